@@ -1,0 +1,579 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Parse IOR output into one typed result.
+
+Supported outputs (see ``docs/parsers-ior.md``):
+
+* IOR 3.x / 4.x text: the ``Options:`` block, the per-iteration ``Results:``
+  table and the ``Summary of all tests:`` table (``-v`` adds ``remove`` rows
+  and ``Max Write:`` lines, both understood).
+* IOR 3.x / 4.x JSON (``-O summaryFormat=JSON``), alone on stdout or
+  surrounded by text (``-O summaryFile=...; cat``).
+* IOR 4.x CSV (``-O summaryFormat=CSV``): per-iteration rows only; IOR
+  prints no summary, so the summary is computed here and marked ``derived``.
+* IOR 2.10 text (``Summary:`` block, ``Operation  Max (MiB)`` table,
+  ``Max Write: X MiB/sec (Y MB/sec)``, ``Run finished:``), as written by
+  ``src/C/IOR.c`` of IOR-2.10.3 (hpc/ior commit a56d39e) and as published
+  in seed 002.
+
+A run that failed raises :class:`~pfsbench.errors.ParseError` quoting IOR's
+own ``ERROR`` line, else its assertion failure, else the MPI or launcher
+abort line; a run without end marker or summary raises quoting the last line.
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from pfsbench.errors import ParseError
+
+OPERATIONS = ('write', 'read')
+
+_UNITS = {'bytes': 1, 'KiB': 2**10, 'MiB': 2**20, 'GiB': 2**30,
+          'TiB': 2**40, 'PiB': 2**50}
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The test parameters IOR echoes back (``None`` where it did not)."""
+
+    api: str | None
+    tasks: int | None
+    tasks_per_node: int | None
+    nodes: int | None
+    transfer_size_bytes: int | None
+    block_size_bytes: int | None
+    segments: int | None
+    file_per_process: bool | None
+    iterations: int | None
+    stonewall_deadline_s: int | None
+    stonewall_wear_out: bool | None
+    test_file: str | None
+    command_line: str | None
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One row of IOR's per-iteration ``Results:`` table (or JSON/CSV)."""
+
+    operation: str
+    iteration: int
+    bw_mib_s: float | None
+    #: IOR's per-iteration IOPS column: transfers / (wr/rd time), which is
+    #: not the summary's OPs (bandwidth / transfer size).
+    iops: float | None
+    latency_s: float | None
+    open_s: float | None
+    wrrd_s: float | None
+    close_s: float | None
+    total_s: float | None
+    #: ``stonewalling pairs accessed min: X max: Y`` printed before the row.
+    stonewall_pairs_min: int | None = None
+    stonewall_pairs_max: int | None = None
+
+
+@dataclass(frozen=True)
+class OperationSummary:
+    """One row of ``Summary of all tests`` (write or read)."""
+
+    operation: str
+    bw_max_mib_s: float | None
+    bw_min_mib_s: float | None
+    bw_mean_mib_s: float | None
+    bw_stddev_mib_s: float | None
+    ops_max_per_s: float | None
+    ops_min_per_s: float | None
+    ops_mean_per_s: float | None
+    ops_stddev_per_s: float | None
+    mean_time_s: float | None
+    stonewall_time_s: float | None = None
+    stonewall_bw_mib_s: float | None = None
+    #: ``Max Write: X MiB/sec (Y MB/sec)``: the decimal-MB figure, only
+    #: where IOR printed that line (2.10, 3.x, ``-v``); never converted.
+    bw_max_mb_s: float | None = None
+    #: True if IOR printed no summary (CSV) and it was computed here.
+    derived: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    """Everything one IOR run reported."""
+
+    version: str | None
+    output_format: str
+    params: Parameters
+    write: OperationSummary | None
+    read: OperationSummary | None
+    iterations: tuple
+    #: ``Pairs deadlineForStonewallingaccessed: N`` (wear-out runs).
+    stonewall_pairs: int | None = None
+
+    def iterations_of(self, operation):
+        """Per-iteration rows of one operation, in iteration order."""
+        return tuple(i for i in self.iterations if i.operation == operation)
+
+    def summary(self, operation):
+        """The :class:`OperationSummary` of ``'write'`` or ``'read'``."""
+        return {'write': self.write, 'read': self.read}[operation]
+
+
+def parse(text, source='<text>'):
+    """Parse one IOR run's stdout (and stderr).
+
+    Args:
+        text: the tool's output, as one string.
+        source: the name quoted in error messages.
+
+    Returns:
+        A :class:`Result`.
+
+    Raises:
+        ParseError: IOR or its launcher failed, the output is truncated,
+            or it is in no format this module knows.
+    """
+    lines = text.splitlines()
+    _raise_on_failure(lines, source)
+    for lineno, line in enumerate(lines):
+        if line.rstrip() == '{':
+            return _parse_json(text, lines, lineno, source)
+        if line.startswith('access,bw(MiB/s),'):
+            return _parse_csv(lines, lineno, source)
+        m = re.match(r'IOR-(\S+): MPI Coordinated Test of Parallel I/O', line)
+        if m:
+            if m.group(1).startswith('2.'):
+                return _parse_text_210(lines, lineno, m.group(1), source)
+            return _parse_text(lines, lineno, m.group(1), source)
+    lineno, line = _last_line(lines)
+    raise ParseError(source, lineno, line,
+                     "expected an 'IOR-<version>: MPI Coordinated Test' "
+                     "banner, a JSON summary or a CSV header")
+
+
+# Failure detection ----------------------------------------------------------
+
+_FAILURE_MARKERS = (
+    # IOR's own error: 'ERROR: ...' (4.x), 'ior ERROR: ...' (3.3),
+    # 'ERROR in f (line n)' (2.10).
+    (re.compile(r'^(?:ior )?ERROR\b'), 'IOR reported an error'),
+    (re.compile(r"Assertion `.*' failed"), 'IOR aborted on a failed assertion'),
+    (re.compile(r'MPI_ABORT was invoked'), 'the run was aborted by MPI'),
+    (re.compile(r'^(prterun|mpirun|mpiexec) (noticed|has exited|detected)'),
+     'the MPI launcher reported a failed process'),
+    (re.compile(r'^srun: error:'), 'srun reported a failed task'),
+    (re.compile(r'^slurmstepd\S*: error:'), 'Slurm cancelled the step'),
+)
+
+
+def _raise_on_failure(lines, source):
+    for pattern, why in _FAILURE_MARKERS:
+        for lineno, line in enumerate(lines, 1):
+            if pattern.search(line):
+                cause = _last_failed_warning(lines[:lineno - 1])
+                detail = f' (after "{cause}")' if cause else ''
+                raise ParseError(source, lineno, line.strip(),
+                                 f'expected a completed IOR run, but '
+                                 f'{why}{detail}')
+
+
+def _last_failed_warning(lines):
+    for line in reversed(lines):
+        if line.startswith('WARNING:') and 'failed' in line:
+            return line.strip()
+    return None
+
+
+def _last_line(lines):
+    for lineno in range(len(lines), 0, -1):
+        if lines[lineno - 1].strip():
+            return lineno, lines[lineno - 1].strip()
+    return 0, ''
+
+
+# Small helpers ---------------------------------------------------------------
+
+def _number(word):
+    """IOR's numbers: 'NA' and '-' (not measured) become None, never 0.0."""
+    if word in ('NA', '-', None):
+        return None
+    return float(word)
+
+
+def _int(word):
+    return None if word in ('NA', '-', None) else int(word)
+
+
+def _human_size(text):
+    """'1 MiB', '65536 bytes', '4 GiB' -> bytes; None if not exact."""
+    m = re.fullmatch(r'\s*([\d.]+)\s*(bytes|[KMGTP]iB)\s*', text or '')
+    if not m:
+        return None
+    value = float(m.group(1)) * _UNITS[m.group(2)]
+    return int(value) if value == int(value) else None
+
+
+def _header_index(header):
+    """Map column names to positions; a repeated name gets '#2', '#3'."""
+    index = {}
+    for pos, name in enumerate(header.split()):
+        key, n = name, 1
+        while key in index:
+            n += 1
+            key = f'{name}#{n}'
+        index[key] = pos
+    return index
+
+
+def _table_row(index, line, lineno, source, what):
+    words = line.split()
+    if len(words) != len(index):
+        raise ParseError(source, lineno, line.strip(),
+                         f'expected {len(index)} columns in {what}')
+    return {name: words[pos] for name, pos in index.items()}
+
+
+def _stats(values):
+    """Max, min, mean and population stddev, as IOR computes them."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return (None,) * 4
+    mean = sum(values) / len(values)
+    var = sum((v - mean) ** 2 for v in values) / len(values)
+    return max(values), min(values), mean, math.sqrt(var)
+
+
+# IOR 3.x / 4.x text ----------------------------------------------------------
+
+_OPTION_RE = re.compile(r'^([A-Za-z][\w /-]*?)\s+: ?(.*)$')
+_PAIRS_RE = re.compile(r'^stonewalling pairs accessed min: (\d+) max: (\d+)')
+
+
+def _parse_text(lines, start, version, source):
+    options = {}
+    command_line = None
+    iterations = []
+    summaries = {}
+    max_mb = {}
+    pairs_total = None
+    finished = False
+    section = 'head'
+    results_index = summary_index = None
+    pending_pairs = None
+    seen_tests = set()
+    for lineno, line in enumerate(lines[start + 1:], start + 2):
+        stripped = line.strip()
+        if line.startswith('Command line') and command_line is None:
+            command_line = line.split(':', 1)[1].strip()
+        elif stripped == 'Options:':
+            section = 'options'
+        elif stripped == 'Results:':
+            section = 'results'
+        elif stripped == 'Summary of all tests:':
+            section = 'summary'
+        elif line.startswith('Finished'):
+            finished = True
+            section = 'done'
+        elif section == 'options' and _OPTION_RE.match(line):
+            key, value = _OPTION_RE.match(line).groups()
+            options.setdefault(key.strip(), value.strip())
+        elif section == 'results' and line.startswith('access '):
+            results_index = _header_index(line)
+        elif section == 'summary' and line.startswith('Operation '):
+            summary_index = _header_index(line)
+        elif _PAIRS_RE.match(line):
+            pending_pairs = tuple(int(g) for g in _PAIRS_RE.match(line).groups())
+        elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
+            pairs_total = int(line.split(':', 1)[1])
+        elif m := re.match(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
+                           r'\(([\d.]+) MB/sec\)', line):
+            max_mb[m.group(1).lower()] = float(m.group(3))
+        elif (section == 'results' and results_index
+              and line.split()[:1] and line.split()[0] in OPERATIONS):
+            row = _table_row(results_index, line, lineno, source,
+                             "the 'Results:' table")
+            iterations.append(_iteration_from_text(row, pending_pairs))
+            pending_pairs = None
+        elif (section == 'summary' and summary_index
+              and line.split()[:1] and line.split()[0] in OPERATIONS):
+            row = _table_row(summary_index, line, lineno, source,
+                             "the 'Summary of all tests' table")
+            if row['Operation'] in summaries or (
+                    seen_tests and row['Test#'] not in seen_tests):
+                raise ParseError(source, lineno, stripped,
+                                 'expected one test per run (IOR scripts '
+                                 'with several tests are not supported)')
+            seen_tests.add(row['Test#'])
+            summaries[row['Operation']] = (row, lineno)
+    if not finished:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         "expected IOR's 'Finished' line (truncated output)")
+    if not summaries:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         "expected a 'write' or 'read' row under "
+                         "'Summary of all tests'")
+    ops = {op: _summary_from_text(row, max_mb.get(op))
+           for op, (row, _) in summaries.items()}
+    any_row = next(iter(summaries.values()))[0]
+    params = Parameters(
+        api=any_row['API'],
+        tasks=int(any_row['#Tasks']),
+        tasks_per_node=int(any_row['tPN']),
+        nodes=_int(options.get('nodes')),
+        transfer_size_bytes=int(any_row['xsize']),
+        block_size_bytes=int(any_row['blksiz']),
+        segments=int(any_row['segcnt']),
+        file_per_process=any_row['fPP'] == '1',
+        iterations=int(any_row['reps']),
+        stonewall_deadline_s=_int(options.get('stonewallingTime')),
+        stonewall_wear_out=(None if 'stoneWallingWearOut' not in options
+                            else options['stoneWallingWearOut'] == '1'),
+        test_file=options.get('test filename'),
+        command_line=command_line,
+    )
+    return Result(version=version, output_format='text', params=params,
+                  write=ops.get('write'), read=ops.get('read'),
+                  iterations=tuple(iterations),
+                  stonewall_pairs=pairs_total)
+
+
+def _iteration_from_text(row, pairs):
+    return Iteration(
+        operation=row['access'], iteration=int(row['iter']),
+        bw_mib_s=_number(row['bw(MiB/s)']), iops=_number(row['IOPS']),
+        latency_s=_number(row['Latency(s)']), open_s=_number(row['open(s)']),
+        wrrd_s=_number(row['wr/rd(s)']), close_s=_number(row['close(s)']),
+        total_s=_number(row['total(s)']),
+        stonewall_pairs_min=pairs[0] if pairs else None,
+        stonewall_pairs_max=pairs[1] if pairs else None)
+
+
+def _summary_from_text(row, max_mb):
+    return OperationSummary(
+        operation=row['Operation'],
+        bw_max_mib_s=_number(row['Max(MiB)']),
+        bw_min_mib_s=_number(row['Min(MiB)']),
+        bw_mean_mib_s=_number(row['Mean(MiB)']),
+        bw_stddev_mib_s=_number(row['StdDev']),
+        ops_max_per_s=_number(row['Max(OPs)']),
+        ops_min_per_s=_number(row['Min(OPs)']),
+        ops_mean_per_s=_number(row['Mean(OPs)']),
+        ops_stddev_per_s=_number(row['StdDev#2']),
+        mean_time_s=_number(row['Mean(s)']),
+        stonewall_time_s=_number(row['Stonewall(s)']),
+        stonewall_bw_mib_s=_number(row['Stonewall(MiB)']),
+        bw_max_mb_s=max_mb)
+
+
+# IOR 3.x / 4.x JSON ----------------------------------------------------------
+
+def _parse_json(text, lines, start, source):
+    offset = sum(len(line) + 1 for line in lines[:start])
+    # splitlines() also splits on '\r'; find the brace in the raw text.
+    offset = text.find('{', max(0, offset - start))
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text[offset:])
+    except json.JSONDecodeError as err:
+        lineno = start + err.lineno
+        bad = lines[lineno - 1].strip() if lineno <= len(lines) else ''
+        if err.pos >= len(text[offset:].rstrip()):
+            lineno, bad = _last_line(lines)
+            why = 'expected the end of the JSON summary (truncated output)'
+        else:
+            why = f'expected valid JSON ({err.msg})'
+        raise ParseError(source, lineno, bad, why) from None
+    if 'Finished' not in doc:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         "expected a 'Finished' key in the JSON summary")
+    tests = doc.get('tests') or []
+    if len(tests) != 1:
+        raise ParseError(source, start + 1, lines[start].strip(),
+                         f'expected one test in the JSON summary, '
+                         f'found {len(tests)}')
+    test = tests[0]
+    iterations = []
+    results = test.get('Results', [])
+    # 3.x nests one list per iteration; 4.x keeps a flat list.
+    flat = [(i, r) for i, group in enumerate(results) for r in group] \
+        if results and isinstance(results[0], list) else \
+        [(None, r) for r in results]
+    counts = {}
+    for rep, r in flat:
+        op = r.get('access')
+        if op not in OPERATIONS:
+            continue
+        rep = counts.get(op, 0) if rep is None else rep
+        counts[op] = rep + 1
+        iterations.append(Iteration(
+            operation=op, iteration=rep, bw_mib_s=r.get('bwMiB'),
+            iops=r.get('iops'), latency_s=r.get('latency'),
+            open_s=r.get('openTime'), wrrd_s=r.get('wrRdTime'),
+            close_s=r.get('closeTime'), total_s=r.get('totalTime')))
+    max_mb = test.get('max', {})
+    ops = {}
+    summary = doc.get('summary') or []
+    for entry in summary:
+        op = entry.get('operation')
+        if op in ops:
+            raise ParseError(source, start + 1, lines[start].strip(),
+                             f"expected one '{op}' entry in 'summary'")
+        ops[op] = OperationSummary(
+            operation=op,
+            bw_max_mib_s=entry.get('bwMaxMIB'),
+            bw_min_mib_s=entry.get('bwMinMIB'),
+            bw_mean_mib_s=entry.get('bwMeanMIB'),
+            bw_stddev_mib_s=entry.get('bwStdMIB'),
+            ops_max_per_s=entry.get('OPsMax'),
+            ops_min_per_s=entry.get('OPsMin'),
+            ops_mean_per_s=entry.get('OPsMean'),
+            ops_stddev_per_s=entry.get('OPsSD'),
+            mean_time_s=entry.get('MeanTime'),
+            stonewall_time_s=entry.get('StoneWallTime'),
+            stonewall_bw_mib_s=entry.get('StoneWallbwMeanMIB'),
+            bw_max_mb_s=max_mb.get(f'{op}MB'))
+    if not ops:
+        raise ParseError(source, start + 1, lines[start].strip(),
+                         "expected a 'write' or 'read' entry in 'summary'")
+    first = summary[0]
+    p = test.get('Parameters', {})
+    o = test.get('Options', {})
+    params = Parameters(
+        api=first.get('API'),
+        tasks=first.get('numTasks'),
+        tasks_per_node=first.get('tasksPerNode'),
+        nodes=o.get('nodes', p.get('nodes')),
+        transfer_size_bytes=first.get('transferSize'),
+        block_size_bytes=first.get('blockSize'),
+        segments=first.get('segmentCount'),
+        file_per_process=bool(first.get('filePerProc')),
+        iterations=first.get('repetitions'),
+        stonewall_deadline_s=p.get('deadlineForStonewall'),
+        stonewall_wear_out=(None if 'stoneWallingWearOut' not in p
+                            else bool(p['stoneWallingWearOut'])),
+        test_file=p.get('testFileName'),
+        command_line=doc.get('Command line'),
+    )
+    return Result(version=doc.get('Version'), output_format='json',
+                  params=params, write=ops.get('write'), read=ops.get('read'),
+                  iterations=tuple(iterations))
+
+
+# IOR 4.x CSV -----------------------------------------------------------------
+
+def _parse_csv(lines, start, source):
+    names = lines[start].strip().split(',')
+    iterations = []
+    row = None
+    for lineno, line in enumerate(lines[start + 1:], start + 2):
+        words = line.strip().split(',')
+        if words[0] not in OPERATIONS:
+            continue
+        if len(words) != len(names):
+            raise ParseError(source, lineno, line.strip(),
+                             f'expected {len(names)} CSV fields '
+                             f'(truncated output?)')
+        row = dict(zip(names, words))
+        iterations.append(Iteration(
+            operation=row['access'], iteration=int(row['iter']),
+            bw_mib_s=_number(row['bw(MiB/s)']), iops=_number(row['IOPS']),
+            latency_s=_number(row['Latency']), open_s=_number(row['open(s)']),
+            wrrd_s=_number(row['wr/rd(s)']), close_s=_number(row['close(s)']),
+            total_s=_number(row['total(s)'])))
+    if row is None:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         'expected a write or read row under the CSV header')
+    xfer_kib = float(row['xfer(KiB)'])
+    ops = {}
+    for op in OPERATIONS:
+        bws = [i.bw_mib_s for i in iterations if i.operation == op]
+        if not bws:
+            continue
+        bw = _stats(bws)
+        # IOR's summary OPs are bandwidth / transfer size (ops_values()).
+        ops[op] = OperationSummary(
+            op, *bw, *(None if v is None else v * 1024 / xfer_kib
+                       for v in bw),
+            mean_time_s=_stats(i.total_s for i in iterations
+                               if i.operation == op)[2],
+            derived=True)
+    reps = {i.iteration for i in iterations}
+    params = Parameters(
+        api=None, tasks=int(row['numTasks']), tasks_per_node=None,
+        nodes=None, transfer_size_bytes=int(xfer_kib * 1024),
+        block_size_bytes=int(float(row['block(KiB)']) * 1024),
+        segments=None, file_per_process=None, iterations=len(reps),
+        stonewall_deadline_s=None, stonewall_wear_out=None, test_file=None,
+        command_line=None)
+    return Result(version=None, output_format='csv', params=params,
+                  write=ops.get('write'), read=ops.get('read'),
+                  iterations=tuple(iterations))
+
+
+# IOR 2.10 text ---------------------------------------------------------------
+
+# Summary row of IOR-2.10.3 SummarizeResults(): eight '%10.2f' figures, some
+# printed without a separator, then the mean time as '%10.5f'.  Matching on
+# the decimals rather than on whitespace also reads copies whose spacing was
+# collapsed (seed 002).
+_ROW_210 = re.compile(r'^(write|read)\s+' + r'(\d+\.\d\d)\s*' * 8
+                      + r'(\d+\.\d{5})(?!\d)')
+_MAX_210 = re.compile(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
+                      r'\(([\d.]+) MB/sec\)')
+
+
+def _parse_text_210(lines, start, version, source):
+    summary = {}
+    rows = {}
+    max_lines = {}
+    finished = False
+    for lineno, line in enumerate(lines[start + 1:], start + 2):
+        stripped = line.strip()
+        if m := re.match(r'^([a-z][a-z ]*?)\s*=\s*(.*)$', stripped):
+            summary.setdefault(m.group(1), m.group(2).strip())
+        elif m := _ROW_210.match(stripped):
+            if m.group(1) in rows:
+                raise ParseError(source, lineno, stripped,
+                                 'expected one test per run (IOR scripts '
+                                 'with several tests are not supported)')
+            rows[m.group(1)] = [float(g) for g in m.groups()[1:]]
+        elif m := _MAX_210.match(stripped):
+            max_lines[m.group(1).lower()] = (float(m.group(2)),
+                                             float(m.group(3)))
+        elif stripped.startswith('Run finished'):
+            finished = True
+    if not finished:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         "expected IOR's 'Run finished' line "
+                         "(truncated output)")
+    if not max_lines:
+        lineno, line = _last_line(lines)
+        raise ParseError(source, lineno, line,
+                         "expected a 'Max Write:' or 'Max Read:' line")
+    ops = {}
+    for op, (mib, mb) in max_lines.items():
+        row = rows.get(op)
+        figures = row[:9] if row else [mib] + [None] * 8
+        ops[op] = OperationSummary(op, *figures, bw_max_mb_s=mb)
+    m = re.match(r'(\d+) \((\d+) per node\)', summary.get('clients', ''))
+    access = summary.get('access', '')
+    api = summary.get('api', '').split(' ')[0] or None
+    params = Parameters(
+        api=api,
+        tasks=int(m.group(1)) if m else None,
+        tasks_per_node=int(m.group(2)) if m else None,
+        nodes=None,
+        transfer_size_bytes=_human_size(summary.get('xfersize')),
+        block_size_bytes=_human_size(summary.get('blocksize')),
+        segments=None,
+        file_per_process=(True if access.startswith('file-per-process')
+                          else False if access.startswith('single-shared')
+                          else None),
+        iterations=_int(summary.get('repetitions')),
+        stonewall_deadline_s=None, stonewall_wear_out=None,
+        test_file=summary.get('test filename'), command_line=None)
+    return Result(version=version, output_format='text-2.10', params=params,
+                  write=ops.get('write'), read=ops.get('read'),
+                  iterations=())
