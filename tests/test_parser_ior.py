@@ -331,3 +331,55 @@ def test_ior_210_truncated_raises():
     cut = runs[0].rsplit('Run finished', 1)[0]
     with pytest.raises(ParseError, match="'Run finished'"):
         ior.parse(cut, source='seed-002')
+
+
+# A real IOR, when one is installed: the output format of the binary the
+# suite will run, including JSON interleaved with stonewall text, which no
+# shared fixture records yet.
+
+REAL_IOR = Path('/opt/ior/bin/ior')
+
+
+@pytest.fixture
+def run_ior(tmp_path):
+    import shutil
+    import subprocess
+    mpirun = shutil.which('mpirun')
+    if not (REAL_IOR.is_file() and mpirun):
+        pytest.skip(f'no IOR at {REAL_IOR} or no mpirun on PATH')
+
+    def run(argv):
+        cmd = [mpirun, '--allow-run-as-root', '--oversubscribe', '-np', '2',
+               *argv]
+        print(' '.join(cmd))
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             timeout=120, cwd=tmp_path)
+        return out.returncode, out.stdout + out.stderr
+    return run
+
+
+def test_real_ior_json_with_stonewall_text(run_ior, tmp_path):
+    from pfsbench.commands.ior import ior_argv
+    argv = ior_argv(str(tmp_path / 'f'), block_size='8m', transfer_size='1m',
+                    iterations=2, file_per_process=True, stonewall_s=1,
+                    summary_json=True, executable=str(REAL_IOR))
+    rc, text = run_ior(argv)
+    assert rc == 0, text
+    result = ior.parse(text, source='real-ior')
+    assert result.output_format == 'json'
+    assert (result.params.tasks, result.params.iterations) == (2, 2)
+    assert result.params.stonewall_deadline_s == 1
+    assert result.write.stonewall_bw_mib_s is not None
+    if 'stonewalling pairs accessed' in text:
+        assert result.stonewall_pairs is not None
+    best = max(i.bw_mib_s for i in result.iterations_of('write'))
+    assert abs(result.write.bw_max_mib_s - best) <= 1e-4
+
+
+def test_real_ior_bad_sizes_quote_its_error(run_ior, tmp_path):
+    rc, text = run_ior([str(REAL_IOR), '-t', '3m', '-b', '4m', '-o',
+                        str(tmp_path / 'bad')])
+    assert rc != 0
+    with pytest.raises(ParseError) as err:
+        ior.parse(text, source='real-ior')
+    assert err.value.line.startswith('ERROR: block size must be a multiple')

@@ -23,7 +23,7 @@ abort line; a run without end marker or summary raises quoting the last line.
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pfsbench.errors import ParseError
 
@@ -367,16 +367,29 @@ def _summary_from_text(row, max_mb):
 
 # IOR 3.x / 4.x JSON ----------------------------------------------------------
 
+# Text IOR prints to stdout in the middle of its JSON (stonewalled runs).
+_JSON_NOISE = re.compile(r'^(stonewalling pairs accessed|Pairs deadlineFor'
+                         r'|WARNING:)')
+
+
 def _parse_json(text, lines, start, source):
-    offset = sum(len(line) + 1 for line in lines[:start])
-    # splitlines() also splits on '\r'; find the brace in the raw text.
-    offset = text.find('{', max(0, offset - start))
+    pairs = []
+    pairs_total = None
+    body = []
+    for line in lines[start:]:
+        if m := _PAIRS_RE.match(line):
+            pairs.append((int(m.group(1)), int(m.group(2))))
+        elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
+            pairs_total = int(line.split(':', 1)[1])
+        # Blank, not drop, so that error line numbers still match the text.
+        body.append('' if _JSON_NOISE.match(line) else line)
+    body = '\n'.join(body)
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[offset:])
+        doc, _ = json.JSONDecoder().raw_decode(body)
     except json.JSONDecodeError as err:
         lineno = start + err.lineno
         bad = lines[lineno - 1].strip() if lineno <= len(lines) else ''
-        if err.pos >= len(text[offset:].rstrip()):
+        if err.pos >= len(body.rstrip()):
             lineno, bad = _last_line(lines)
             why = 'expected the end of the JSON summary (truncated output)'
         else:
@@ -410,6 +423,9 @@ def _parse_json(text, lines, start, source):
             iops=r.get('iops'), latency_s=r.get('latency'),
             open_s=r.get('openTime'), wrrd_s=r.get('wrRdTime'),
             close_s=r.get('closeTime'), total_s=r.get('totalTime')))
+    if pairs and len(pairs) == len(iterations):
+        iterations = [replace(i, stonewall_pairs_min=lo, stonewall_pairs_max=hi)
+                      for i, (lo, hi) in zip(iterations, pairs)]
     max_mb = test.get('max', {})
     ops = {}
     summary = doc.get('summary') or []
@@ -456,7 +472,7 @@ def _parse_json(text, lines, start, source):
     )
     return Result(version=doc.get('Version'), output_format='json',
                   params=params, write=ops.get('write'), read=ops.get('read'),
-                  iterations=tuple(iterations))
+                  iterations=tuple(iterations), stonewall_pairs=pairs_total)
 
 
 # IOR 4.x CSV -----------------------------------------------------------------

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IOR command lines (E11 from seed 002, E14 from seed 003, IO500 phases).
+
+:func:`ior_argv` is the only place that knows IOR's flags; the presets below
+call it with the parameters of their source.  The task count is not an IOR
+flag: the launcher (``srun``, ``mpirun``) sets it, so the presets export
+their scales as constants for the checks' ``num_tasks``.
+"""
+
+import re
+
+#: APIs pfsbench runs (IOR knows more; these are the ones built by Spack).
+APIS = ('POSIX', 'MPIIO', 'HDF5')
+
+#: Seed 002 (E11): tasks -> tasks per node (3 client nodes).
+SEED002_SCALES = {36: 12, 72: 24}
+#: Seed 003 (E14): transfer sizes of the N-to-N sweep.
+SEED003_TRANSFER_SIZES = ('10k', '100k', '1m')
+#: Seed 003: 44.7 GiB per client, as 45775 MiB, the nearest size that is a
+#: multiple of every transfer size above (IOR refuses the rest).
+SEED003_BLOCK_SIZE = '45775m'
+#: Seed 003: clients per node, 1..11.
+SEED003_CLIENTS_PER_NODE = tuple(range(1, 12))
+
+#: IO500 defaults (IO500/io500 src/phase_ior_easy.c, phase_ior_hard.c).
+IO500_EASY_TRANSFER_SIZE = '2m'
+IO500_EASY_BLOCK_SIZE = '9920000m'
+IO500_HARD_TRANSFER_SIZE = '47008'
+IO500_HARD_SEGMENTS = 10000000
+IO500_STONEWALL_S = 300
+#: Data signature (-G) of the IO500 phases: ior-easy uses 271; ior-hard
+#: derives one per run, and any value works while write and read share it
+#: (without one, IOR refuses the verifying read).
+IO500_SIGNATURE = 271
+
+_SIZE_RE = re.compile(r'(\d+)([kmgt]?)', re.IGNORECASE)
+_UNIT = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
+
+
+def size_bytes(size):
+    """IOR's size syntax (``4m``, ``47008``, or an int) in bytes.
+
+    Raises:
+        ValueError: the size is not a whole number with an optional
+            k/m/g/t suffix.
+    """
+    m = _SIZE_RE.fullmatch(str(size))
+    if not m:
+        raise ValueError(f'IOR size {size!r}: expected digits with an '
+                         f'optional k, m, g or t suffix')
+    return int(m.group(1)) * _UNIT[m.group(2).lower()]
+
+
+def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
+             segments=None, iterations=None, file_per_process=False,
+             collective=False, odirect=False, reorder_tasks=False,
+             task_per_node_offset=None, fsync=False, barriers=False,
+             signature=None, stonewall_s=None, stonewall_wear_out=True,
+             stonewall_status_file=None, write=True, read=True,
+             verify_read=False, keep_file=False, summary_json=False,
+             summary_file=None, executable='ior'):
+    """argv of one IOR run.
+
+    Args:
+        test_file: ``-o``; may start with a shell variable (``$SCRATCH/x``).
+        api: one of :data:`APIS`.
+        block_size: ``-b``, bytes per task per segment (``'4g'``).
+        transfer_size: ``-t``; ``block_size`` must be a multiple of it.
+        segments: ``-s``; None leaves IOR's default (1).
+        iterations: ``-i``; None leaves IOR's default (1).
+        file_per_process: ``-F`` (N-to-N) instead of one shared file.
+        collective: ``-c``, collective I/O (MPIIO, HDF5 only).
+        odirect: ``--posix.odirect`` (POSIX only).
+        reorder_tasks: ``-C``, read what a task on another node wrote.
+        task_per_node_offset: ``-Q N``, how far ``-C`` shifts.
+        fsync: ``-e``, fsync on close so writes reach the servers.
+        barriers: ``-g``, barrier between open, I/O and close.
+        signature: ``-G N``, data signature checked by ``verify_read``.
+        stonewall_s: ``-D N``, stop writing after N seconds.
+        stonewall_wear_out: with ``stonewall_s``, let every task catch up
+            to the furthest (``stoneWallingWearOut=1``); without it a
+            shared-file read after a stonewalled write runs off the end.
+        stonewall_status_file: where the write saves the pairs done so that
+            a later read (``read`` only) reads just those.
+        write: run the write phase.
+        read: run the read phase.
+        verify_read: ``-R``, check the data read.
+        keep_file: ``-k``, keep the file (for a later read-only run).
+        summary_json: ``-O summaryFormat=JSON``.
+        summary_file: ``-O summaryFile=PATH``.
+        executable: the IOR binary.
+
+    Returns:
+        the argv list.
+
+    Raises:
+        ValueError: an unknown API, a size IOR would refuse, or an option
+            the API lacks.
+    """
+    if api not in APIS:
+        raise ValueError(f'IOR api {api!r}: expected one of {APIS}')
+    if size_bytes(block_size) % size_bytes(transfer_size):
+        raise ValueError(f'IOR block size {block_size!r} is not a multiple '
+                         f'of the transfer size {transfer_size!r}')
+    if odirect and api != 'POSIX':
+        raise ValueError(f'--posix.odirect needs api POSIX, not {api!r}')
+    if collective and api == 'POSIX':
+        raise ValueError('collective I/O (-c) needs api MPIIO or HDF5')
+    if not (write or read):
+        raise ValueError('IOR run with neither write nor read phase')
+
+    argv = [executable,
+            '-a', api,                          # I/O interface
+            '-b', str(block_size),              # bytes per task per segment
+            '-t', str(transfer_size)]           # bytes per I/O call
+    if odirect:
+        argv += ['--posix.odirect']             # bypass the client page cache
+    if segments is not None:
+        argv += ['-s', str(segments)]           # blocks per task, strided
+    if iterations is not None:
+        argv += ['-i', str(iterations)]         # repetitions: gives the spread
+    if file_per_process:
+        argv += ['-F']                          # N-to-N: one file per task
+    if collective:
+        argv += ['-c']                          # collective MPI-IO calls
+    if reorder_tasks:
+        argv += ['-C']                          # read another node's data
+    if task_per_node_offset is not None:
+        argv += ['-Q', str(task_per_node_offset)]  # shift for -C, in nodes
+    if barriers:
+        argv += ['-g']                          # time phases, not skew
+    if signature is not None:
+        argv += ['-G', str(signature)]          # data pattern seed for -R
+    if fsync:
+        argv += ['-e']                          # fsync on close: data on server
+    if stonewall_s is not None:
+        argv += ['-D', str(stonewall_s)]        # stop writing after N s
+        if stonewall_wear_out:
+            argv += ['-O', 'stoneWallingWearOut=1']  # all tasks do equal work
+    if stonewall_status_file is not None:
+        argv += ['-O', f'stoneWallingStatusFile={stonewall_status_file}']
+    if not read:
+        argv += ['-w']                          # write phase only
+    if not write:
+        argv += ['-r']                          # read phase only
+    if verify_read:
+        argv += ['-R']                          # check what was read
+    if keep_file:
+        argv += ['-k']                          # keep the file for a later read
+    if summary_json:
+        argv += ['-O', 'summaryFormat=JSON']    # machine-readable summary
+    if summary_file is not None:
+        argv += ['-O', f'summaryFile={summary_file}']  # summary to a file
+    argv += ['-o', test_file]                   # test file (prefix with -F)
+    return argv
+
+
+def seed002_mpiio_fpp(test_file, executable='ior'):
+    """Seed 002 (E11): ``IOR -a MPIIO -b 4g -t 4m -i 1 -F -o <file>``.
+
+    Run at 36 and 72 tasks (:data:`SEED002_SCALES`); the argv is the same
+    at both scales.  No cache defeat, as in the source.
+    """
+    return ior_argv(test_file, api='MPIIO', block_size='4g',
+                    transfer_size='4m', iterations=1, file_per_process=True,
+                    executable=executable)
+
+
+def seed003_posix_n_to_n(test_file, transfer_size, iterations=3,
+                         executable='ior'):
+    """Seed 003 (E14): IOR POSIX N-to-N, 44.7 GiB per client.
+
+    The source names only POSIX, file per client, the transfer sizes
+    (:data:`SEED003_TRANSFER_SIZES`) and the data per client; it dropped
+    caches between phases, done here with ``-C`` and ``-e``.  Three
+    iterations (pfsbench's choice) give each figure a spread.
+    """
+    return ior_argv(test_file, api='POSIX', block_size=SEED003_BLOCK_SIZE,
+                    transfer_size=transfer_size, iterations=iterations,
+                    file_per_process=True, reorder_tasks=True, fsync=True,
+                    executable=executable)
+
+
+def _io500(test_file, status_file, phase, **params):
+    if phase not in ('write', 'read'):
+        raise ValueError(f"IO500 phase {phase!r}: expected 'write' or 'read'")
+    write = phase == 'write'
+    return ior_argv(test_file, reorder_tasks=True, task_per_node_offset=1,
+                    barriers=True, fsync=True, keep_file=True,
+                    stonewall_status_file=status_file,
+                    write=write, read=not write, verify_read=not write,
+                    **params)
+
+
+def io500_ior_easy(datadir, phase, api='POSIX',
+                   stonewall_s=IO500_STONEWALL_S, executable='ior'):
+    """IO500 ``ior-easy-write`` / ``ior-easy-read`` (phase 'write'/'read').
+
+    File per process, 2 MiB transfers, a block too large to finish so that
+    the stonewall ends the write; the read reads what the write recorded in
+    the status file and verifies it.
+    """
+    return _io500(f'{datadir}/ior-easy/ior_file_easy',
+                  f'{datadir}/ior-easy/stonewall', phase, api=api,
+                  block_size=IO500_EASY_BLOCK_SIZE,
+                  transfer_size=IO500_EASY_TRANSFER_SIZE,
+                  file_per_process=True, signature=IO500_SIGNATURE,
+                  stonewall_s=stonewall_s if phase == 'write' else None,
+                  executable=executable)
+
+
+def io500_ior_hard(datadir, phase, api='POSIX',
+                   segments=IO500_HARD_SEGMENTS,
+                   stonewall_s=IO500_STONEWALL_S, signature=IO500_SIGNATURE,
+                   executable='ior'):
+    """IO500 ``ior-hard-write`` / ``ior-hard-read`` (phase 'write'/'read').
+
+    One shared file, 47008-byte transfers and blocks (not aligned to any
+    stripe), many segments, stonewalled write.
+    """
+    return _io500(f'{datadir}/ior-hard/file',
+                  f'{datadir}/ior-hard.stonewall', phase, api=api,
+                  block_size=IO500_HARD_TRANSFER_SIZE,
+                  transfer_size=IO500_HARD_TRANSFER_SIZE, segments=segments,
+                  signature=signature,
+                  stonewall_s=stonewall_s if phase == 'write' else None,
+                  executable=executable)

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""pfsbench.commands.ior: exact argv of the presets and the flag rules."""
+
+import pytest
+
+from pfsbench.commands import shell_join
+from pfsbench.commands import ior
+
+
+def test_seed002_is_the_published_command():
+    # Seed 002 ran: IOR -a MPIIO -b 4g -t 4m -i 1 -F -o /gluster/output
+    assert ior.seed002_mpiio_fpp('/gluster/output', executable='IOR') == [
+        'IOR', '-a', 'MPIIO', '-b', '4g', '-t', '4m', '-i', '1', '-F',
+        '-o', '/gluster/output']
+
+
+def test_seed002_scales():
+    assert ior.SEED002_SCALES == {36: 12, 72: 24}
+    assert shell_join(ior.seed002_mpiio_fpp('$SCRATCH/ior/output')) == \
+        'ior -a MPIIO -b 4g -t 4m -i 1 -F -o $SCRATCH/ior/output'
+
+
+@pytest.mark.parametrize('transfer', ior.SEED003_TRANSFER_SIZES)
+def test_seed003_posix_n_to_n(transfer):
+    assert ior.seed003_posix_n_to_n('/scratch/ior/n2n', transfer) == [
+        'ior', '-a', 'POSIX', '-b', '45775m', '-t', transfer, '-i', '3',
+        '-F', '-C', '-e', '-o', '/scratch/ior/n2n']
+
+
+def test_seed003_block_is_44_7_gib():
+    assert round(ior.size_bytes(ior.SEED003_BLOCK_SIZE) / 2**30, 1) == 44.7
+
+
+def test_io500_ior_easy():
+    assert ior.io500_ior_easy('/d', 'write') == [
+        'ior', '-a', 'POSIX', '-b', '9920000m', '-t', '2m', '-F', '-C',
+        '-Q', '1', '-g', '-G', '271', '-e', '-D', '300',
+        '-O', 'stoneWallingWearOut=1',
+        '-O', 'stoneWallingStatusFile=/d/ior-easy/stonewall', '-w', '-k',
+        '-o', '/d/ior-easy/ior_file_easy']
+    assert ior.io500_ior_easy('/d', 'read') == [
+        'ior', '-a', 'POSIX', '-b', '9920000m', '-t', '2m', '-F', '-C',
+        '-Q', '1', '-g', '-G', '271', '-e',
+        '-O', 'stoneWallingStatusFile=/d/ior-easy/stonewall', '-r', '-R',
+        '-k', '-o', '/d/ior-easy/ior_file_easy']
+
+
+def test_io500_ior_hard():
+    assert ior.io500_ior_hard('/d', 'write', segments=1000,
+                              stonewall_s=30) == [
+        'ior', '-a', 'POSIX', '-b', '47008', '-t', '47008', '-s', '1000',
+        '-C', '-Q', '1', '-g', '-G', '271', '-e', '-D', '30',
+        '-O', 'stoneWallingWearOut=1',
+        '-O', 'stoneWallingStatusFile=/d/ior-hard.stonewall', '-w', '-k',
+        '-o', '/d/ior-hard/file']
+    assert '-F' not in ior.io500_ior_hard('/d', 'read')
+    with pytest.raises(ValueError, match='phase'):
+        ior.io500_ior_hard('/d', 'delete')
+
+
+def test_cache_defeat_odirect_json_and_phases():
+    argv = ior.ior_argv('/s/f', transfer_size='1m', block_size='32m',
+                        odirect=True, reorder_tasks=True,
+                        task_per_node_offset=1, fsync=True, read=False,
+                        summary_json=True, summary_file='/s/sum.json',
+                        keep_file=True)
+    assert argv == [
+        'ior', '-a', 'POSIX', '-b', '32m', '-t', '1m', '--posix.odirect',
+        '-C', '-Q', '1', '-e', '-w', '-k', '-O', 'summaryFormat=JSON',
+        '-O', 'summaryFile=/s/sum.json', '-o', '/s/f']
+
+
+def test_stonewall_without_wear_out():
+    argv = ior.ior_argv('/s/f', stonewall_s=1, stonewall_wear_out=False)
+    assert argv[argv.index('-D'):argv.index('-o')] == ['-D', '1']
+
+
+def test_hdf5_collective():
+    argv = ior.ior_argv('/s/h5', api='HDF5', collective=True)
+    assert argv[:3] == ['ior', '-a', 'HDF5'] and '-c' in argv
+
+
+@pytest.mark.parametrize('params, match', [
+    (dict(api='NOSUCHAPI'), 'api'),
+    (dict(block_size='4m', transfer_size='3m'), 'multiple'),
+    (dict(block_size='4x'), 'suffix'),
+    (dict(api='MPIIO', odirect=True), 'POSIX'),
+    (dict(collective=True), 'MPIIO'),
+    (dict(write=False, read=False), 'neither'),
+])
+def test_refused(params, match):
+    with pytest.raises(ValueError, match=match):
+        ior.ior_argv('/s/f', **params)
+
+
+def test_size_bytes():
+    assert ior.size_bytes('4m') == 4 * 2**20
+    assert ior.size_bytes('47008') == 47008
+    assert ior.size_bytes('9920000m') == 9920000 * 2**20
+    assert ior.size_bytes(4096) == 4096
