@@ -66,14 +66,16 @@ def _cmd(name):
     start = next(i for i, w in enumerate(argv) if w.endswith('/ior'))
     flags = argv[start + 1:]
     launcher = argv[:start]
-    sbatch = shlex.split(next(x for x in lines if x.startswith('# sbatch'))[2:])
+    sbatch_line = next(x for x in lines if x.startswith('# sbatch'))
+    sbatch = shlex.split(sbatch_line[2:])
     if '-np' in launcher:
         tasks = int(launcher[launcher.index('-np') + 1])
     elif '-n' in sbatch:
         tasks = int(sbatch[sbatch.index('-n') + 1])
     else:
-        per_node = next(w for w in sbatch if w.startswith('--ntasks-per-node='))
-        tasks = int(sbatch[sbatch.index('-N') + 1]) * int(per_node.split('=')[1])
+        per_node = next(int(w.split('=')[1]) for w in sbatch
+                        if w.startswith('--ntasks-per-node='))
+        tasks = int(sbatch[sbatch.index('-N') + 1]) * per_node
     exit_code = re.search(r'ExitCode=(\d+):(\d+)', '\n'.join(lines))
 
     def opt(flag, default):

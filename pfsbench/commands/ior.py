@@ -132,7 +132,7 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
     if signature is not None:
         argv += ['-G', str(signature)]          # data pattern seed for -R
     if fsync:
-        argv += ['-e']                          # fsync on close: data on server
+        argv += ['-e']                          # fsync at close: on the servers
     if stonewall_s is not None:
         argv += ['-D', str(stonewall_s)]        # stop writing after N s
         if stonewall_wear_out:
@@ -146,7 +146,7 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
     if verify_read:
         argv += ['-R']                          # check what was read
     if keep_file:
-        argv += ['-k']                          # keep the file for a later read
+        argv += ['-k']                          # keep the file for a later -r
     if summary_json:
         argv += ['-O', 'summaryFormat=JSON']    # machine-readable summary
     if summary_file is not None:

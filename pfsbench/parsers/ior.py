@@ -155,7 +155,8 @@ _FAILURE_MARKERS = (
     # IOR's own error: 'ERROR: ...' (4.x), 'ior ERROR: ...' (3.3),
     # 'ERROR in f (line n)' (2.10).
     (re.compile(r'^(?:ior )?ERROR\b'), 'IOR reported an error'),
-    (re.compile(r"Assertion `.*' failed"), 'IOR aborted on a failed assertion'),
+    (re.compile(r"Assertion `.*' failed"),
+     'IOR aborted on a failed assertion'),
     (re.compile(r'MPI_ABORT was invoked'), 'the run was aborted by MPI'),
     (re.compile(r'^(prterun|mpirun|mpiexec) (noticed|has exited|detected)'),
      'the MPI launcher reported a failed process'),
@@ -280,7 +281,8 @@ def _parse_text(lines, start, version, source):
         elif section == 'summary' and line.startswith('Operation '):
             summary_index = _header_index(line)
         elif _PAIRS_RE.match(line):
-            pending_pairs = tuple(int(g) for g in _PAIRS_RE.match(line).groups())
+            pending_pairs = tuple(
+                int(g) for g in _PAIRS_RE.match(line).groups())
         elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
             pairs_total = int(line.split(':', 1)[1])
         elif m := re.match(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
@@ -424,7 +426,8 @@ def _parse_json(text, lines, start, source):
             open_s=r.get('openTime'), wrrd_s=r.get('wrRdTime'),
             close_s=r.get('closeTime'), total_s=r.get('totalTime')))
     if pairs and len(pairs) == len(iterations):
-        iterations = [replace(i, stonewall_pairs_min=lo, stonewall_pairs_max=hi)
+        iterations = [replace(i, stonewall_pairs_min=lo,
+                              stonewall_pairs_max=hi)
                       for i, (lo, hi) in zip(iterations, pairs)]
     max_mb = test.get('max', {})
     ops = {}
