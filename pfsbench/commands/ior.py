@@ -132,7 +132,7 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
     if signature is not None:
         argv += ['-G', str(signature)]          # data pattern seed for -R
     if fsync:
-        argv += ['-e']                          # fsync at close: on the servers
+        argv += ['-e']                          # fsync at close: on servers
     if stonewall_s is not None:
         argv += ['-D', str(stonewall_s)]        # stop writing after N s
         if stonewall_wear_out:
