@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""dd command lines for the streaming experiments (E6, E9, E10; seed 001).
+
+Seed 001 ran, on every node at once::
+
+    dd if=/dev/zero of=$DIR/XX1 bs=1024000 count=50000
+    dd of=/dev/zero if=$DIR/XX1 bs=1024000 count=50000
+
+(the read line writes to /dev/zero, which works but reads as a typo; we read
+into /dev/null).  pfsbench adds ``conv=fdatasync`` to the write so that the
+time dd reports includes getting the data to the file system, not only into
+the client's page cache.
+"""
+
+#: Block size of seed 001 (bytes): 1024000, not 1 MiB.
+SEED001_BLOCK_SIZE = 1024000
+#: Blocks per stream in seed 001: 50 GB files for one stream per node (E6).
+SEED001_COUNT_PER_NODE = 50000
+#: Blocks per stream in seed 001: 5 GB files for 12 streams per node (E10).
+SEED001_COUNT_MULTI_STREAM = 5000
+
+#: Cache-defeat modes the stream runner knows, and what each means.
+CACHE_DEFEAT_MODES = {
+    'drop_caches': 'page cache dropped on every node between write and read',
+    'direct': 'read with O_DIRECT (iflag=direct): the page cache is bypassed',
+    'none': 'nothing defeats the page cache: read figures may come from '
+            'client memory',
+}
+
+
+def dd_write(path, block_size=SEED001_BLOCK_SIZE,
+             count=SEED001_COUNT_PER_NODE, direct=False):
+    """argv of a streaming write of ``block_size * count`` zero bytes.
+
+    Args:
+        path: the file to write (may hold the runner's ``{stream_dir}``).
+        block_size: bytes per write call.
+        count: number of blocks.
+        direct: write with O_DIRECT as well.
+
+    Returns:
+        the argv list.
+    """
+    argv = ['dd',
+            'if=/dev/zero',            # no source I/O: only the target counts
+            f'of={path}',
+            f'bs={block_size}',        # seed 001: bs=1024000
+            f'count={count}',          # file size = bs x count
+            'conv=fdatasync']          # time includes flushing to the FS
+    if direct:
+        argv.append('oflag=direct')    # bypass the client page cache
+    return argv
+
+
+def dd_read(path, block_size=SEED001_BLOCK_SIZE,
+            count=SEED001_COUNT_PER_NODE, direct=False):
+    """argv of a streaming read of the file :func:`dd_write` wrote.
+
+    Args:
+        path: the file to read.
+        block_size: bytes per read call.
+        count: number of blocks.
+        direct: read with O_DIRECT (the cache-defeat mode ``direct``).
+
+    Returns:
+        the argv list.
+    """
+    argv = ['dd',
+            f'if={path}',
+            'of=/dev/null',            # seed 001 wrote to /dev/zero: same effect
+            f'bs={block_size}',
+            f'count={count}']
+    if direct:
+        argv.append('iflag=direct')    # defeat the page cache on read
+    return argv
