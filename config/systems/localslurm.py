@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``localslurm``: the multi-node Slurm test cluster on this host.
+
+Started by ``tests/localslurm/localslurm.sh up`` (4 nodes ``n1``-``n4``, each
+a ``slurmd`` in its own UTS namespace).  Select it with
+``--system localslurm``; it is never auto-detected.  Its ``slurm.conf`` is
+not the system's: when this system is selected and ``SLURM_CONF`` is unset,
+it is pointed at the test cluster's, so no job reaches a real Slurm.
+
+ReFrame's ``squeue`` scheduler is used because the test cluster has no
+accounting (``sacct``).  Open MPI works under ``srun`` only with PMIx
+(``SLURM_MPI_TYPE=pmix``); the ``mpirun`` partition launches with Open MPI's
+own ``mpirun`` inside the allocation.
+"""
+
+import os
+import sys
+
+STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
+                           '/var/tmp/pfsbench-localslurm')
+
+
+def _selected():
+    argv = ' '.join(sys.argv)
+    return ('--system localslurm' in argv or '--system=localslurm' in argv or
+            os.environ.get('RFM_SYSTEM', '').startswith('localslurm'))
+
+
+if _selected():
+    os.environ.setdefault('SLURM_CONF', os.path.join(STATE_DIR, 'slurm.conf'))
+
+_env_vars = [
+    ['SLURM_MPI_TYPE', 'pmix'],                 # Open MPI needs PMIx
+    ['OMPI_MCA_mpi_yield_when_idle', '1'],      # more ranks than cores
+    ['OMPI_ALLOW_RUN_AS_ROOT', '1'],            # CI runs as root
+    ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
+]
+_extras = {
+    'max_nodes': 4,
+    'max_bytes_per_stream': 128 * 2**20,
+}
+# Dropping the page cache needs root; CI is root, a developer may not be.
+_features = ['pfs', 'mpi'] + (['drop_caches'] if os.geteuid() == 0 else [])
+
+site_configuration = {
+    'systems': [
+        {
+            'name': 'localslurm',
+            'descr': 'Slurm test cluster on localhost (tests/localslurm)',
+            'hostnames': ['^pfsbench-localslurm-is-selected-explicitly$'],
+            'modules_system': 'nomod',
+            'partitions': [
+                {
+                    'name': 'srun',
+                    'descr': '4 emulated nodes, srun --mpi=pmix',
+                    'scheduler': 'squeue',
+                    'launcher': 'srun',
+                    'access': ['--partition=debug'],
+                    'environs': ['builtin'],
+                    # '#SBATCH --nodes=N' as well as --ntasks: the node
+                    # count is what the experiments sweep.
+                    'sched_options': {'use_nodes_option': True},
+                    'max_jobs': 4,
+                    'features': _features,
+                    'env_vars': _env_vars,
+                    'extras': _extras,
+                },
+                {
+                    'name': 'mpirun',
+                    'descr': '4 emulated nodes, Open MPI mpirun',
+                    'scheduler': 'squeue',
+                    'launcher': 'mpirun',
+                    'access': ['--partition=debug'],
+                    'environs': ['builtin'],
+                    # '#SBATCH --nodes=N' as well as --ntasks: the node
+                    # count is what the experiments sweep.
+                    'sched_options': {'use_nodes_option': True},
+                    'max_jobs': 4,
+                    'features': _features,
+                    'env_vars': _env_vars,
+                    'extras': _extras,
+                },
+            ],
+        },
+    ],
+}

@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every pfsbench ReFrame check shares: targets, run directory,
+references, cleanup, and sanity through the pure parsers.
+
+A check family subclasses :class:`FileSystemCheck`, declares its sweep as
+``parameter``\\ s, sets its command line from :mod:`pfsbench.commands` in a
+``run_before('run')`` hook, and exposes the parsed result's fields through
+``@performance_function``\\ s.  Where the data comes from:
+
+- the file-system target: the partition's ``extras['targets']`` (validated by
+  :mod:`pfsbench.siteconfig`), else the test's own stage directory;
+- references: ``config/references/<system>.yaml`` (ReFrame 4.10 ``$ref``),
+  one top-level key per check class, ``$index`` on the sweep parameters;
+- the run directory: a fresh ``pfsbench-<test>-<time>-<pid>`` directory
+  under the target, created by the check and removed by the job script itself
+  even when the tool fails (nothing else is ever deleted).
+"""
+
+import os
+import shlex
+import time
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.builtins import (run_after, run_before, variable)
+from reframe.core.exceptions import ConfigError as RfmConfigError
+from reframe.core.exceptions import SanityError
+
+from pfsbench.errors import ConfigError, ParseError
+from pfsbench.siteconfig import check_scratch_dir, home_directories
+
+#: Marker file in every run directory pfsbench creates; ``pfsbench cleanup``
+#: removes only directories that carry it.
+RUN_DIR_MARKER = '.pfsbench-run'
+JOB_EXIT_PREFIX = 'pfsbench-job: exit='
+
+#: Parsed outputs, keyed by (file, mtime, size, parser).
+_PARSED = {}
+
+
+class FileSystemCheck(rfm.RunOnlyRegressionTest):
+    """Base of every pfsbench check (not a test by itself).
+
+    A family declares ``nodes`` (the node count of the job: a ``parameter``
+    where the experiment sweeps it, a ``variable`` otherwise).
+    """
+
+    #: Name of the partition target to benchmark (``extras['targets']``).
+    #: Empty: the first target, or the stage directory where none is set.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    target = variable(str, value='')
+
+    #: Path of the target this run wrote to (set at setup).
+    target_path = variable(str, value='', loggable=True)
+
+    #: File-system type of the target, from its config entry or the mount.
+    target_fstype = variable(str, value='', loggable=True)
+
+    #: The run directory this test created under the target.
+    run_dir = variable(str, value='', loggable=True)
+
+    valid_prog_environs = ['builtin']
+    maintainers = ['pfsbench']
+
+    @run_after('init')
+    def use_reference_file(self):
+        # One reference file per system; a system without one is measured
+        # and logged but never gated.
+        # (config/common.py publishes the directory; an absolute $ref
+        # ignores ReFrame's reference prefix.)
+        prefix = os.environ.get('PFSBENCH_REFERENCES', '')
+        path = os.path.join(prefix, f'{self.current_system.name}.yaml')
+        if prefix and os.path.exists(path):
+            self.reference = {'$ref': path}
+
+    @run_after('setup')
+    def resolve_target(self):
+        part = self.current_partition
+        max_nodes = part.extras.get('max_nodes', 1 if part.launcher_type
+                                    .registered_name == 'local' else None)
+        self.skip_if(max_nodes is not None and self.nodes > max_nodes,
+                     f'{part.fullname} has {max_nodes} node(s); this case '
+                     f'needs {self.nodes}')
+        targets = part.extras.get('targets', [])
+        if self.target:
+            chosen = [t for t in targets if t['name'] == self.target]
+            if not chosen:
+                raise RfmConfigError(
+                    f'{part.fullname}: extras.targets: no target named '
+                    f'{self.target!r}; known: '
+                    f'{[t["name"] for t in targets]}')
+            entry = chosen[0]
+        elif targets:
+            entry = targets[0]
+        else:
+            entry = {'name': 'stage', 'path': self.stagedir}
+
+        field = f'extras.targets[{entry["name"]}].path'
+        try:
+            if self.is_dry_run():
+                # Dry runs render job scripts for other systems: their paths
+                # need not exist here, but '/' or a home is always refused.
+                path = os.path.realpath(os.path.expandvars(entry['path']))
+                if path == '/' or path in home_directories():
+                    check_scratch_dir(entry['path'], part.fullname, field)
+            else:
+                path = check_scratch_dir(entry['path'], part.fullname, field)
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
+
+        self.target_path = path
+        self.target_fstype = entry.get('fstype', '') or _mount_fstype(path)
+        stamp = time.strftime('%Y%m%dT%H%M%S')
+        self.run_dir = os.path.join(
+            path, f'pfsbench-{self.unique_name}-{stamp}-{os.getpid()}')
+
+    @run_before('run')
+    def own_run_dir(self):
+        if not self.is_dry_run():
+            os.makedirs(self.run_dir)
+            with open(os.path.join(self.run_dir, RUN_DIR_MARKER), 'w') as fp:
+                fp.write(f'{self.unique_name}\n')
+
+        # The job script runs these whatever the tool's exit status: the
+        # first records that status (the squeue scheduler cannot), the second
+        # removes exactly the directory this test created.
+        self.postrun_cmds = [f'echo "{JOB_EXIT_PREFIX}$?"',
+                             f'rm -rf {shlex.quote(self.run_dir)}']
+
+    def cache_defeat_mode(self):
+        """``drop_caches`` where the partition has the feature, else
+        ``direct`` (O_DIRECT reads)."""
+        if 'drop_caches' in self.current_partition.features:
+            return 'drop_caches'
+
+        return 'direct'
+
+    def drop_caches_command(self):
+        from pfsbench.siteconfig import DEFAULT_DROP_CACHES
+        return self.current_partition.extras.get('drop_caches_command',
+                                                 DEFAULT_DROP_CACHES)
+
+    def parsed(self, parser):
+        """The job's stdout parsed by ``parser.parse``.
+
+        Parsed once per output file and kept outside the test object, which
+        ReFrame serialises into its reports.
+
+        Raises:
+            SanityError: quoting the parser's message (the tool's own error
+                line when the tool failed).
+        """
+        path = os.path.join(self.stagedir, self.stdout.evaluate())
+        stat = os.stat(path)
+        key = (path, stat.st_mtime_ns, stat.st_size, parser.__name__)
+        if key not in _PARSED:
+            with open(path) as fp:
+                text = fp.read()
+            try:
+                _PARSED[key] = parser.parse(text, os.path.basename(path))
+            except ParseError as err:
+                _PARSED[key] = err
+
+        result = _PARSED[key]
+        if isinstance(result, ParseError):
+            raise SanityError(str(result))
+
+        return result
+
+    @sn.deferrable
+    def assert_parsed(self, parser):
+        self.parsed(parser)
+        return True
+
+    @sn.deferrable
+    def assert_job_exit_zero(self):
+        codes = sn.extractall(rf'^{JOB_EXIT_PREFIX}(\d+)$', self.stdout, 1,
+                              int).evaluate()
+        if not codes:
+            raise SanityError(f'no "{JOB_EXIT_PREFIX}" line: the job script '
+                              f'did not finish')
+        if codes[-1] != 0:
+            raise SanityError(f'the job step exited with {codes[-1]}')
+
+        return True
+
+
+def _mount_fstype(path):
+    """File-system type of the mount holding ``path`` (/proc/self/mounts)."""
+    best, fstype = '', ''
+    try:
+        with open('/proc/self/mounts') as fp:
+            for line in fp:
+                fields = line.split()
+                if len(fields) < 3:
+                    continue
+
+                mnt = fields[1].replace('\\040', ' ')
+                if (path == mnt or path.startswith(mnt.rstrip('/') + '/')) \
+                        and len(mnt) >= len(best):
+                    best, fstype = mnt, fields[2]
+    except OSError:
+        pass
+
+    return fstype

@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Validation of pfsbench's own site-configuration keys and scratch paths.
+
+ReFrame checks the shape of its configuration but accepts any key in a
+partition's ``extras`` and any key in ``sched_options``.  pfsbench reads its
+settings from ``extras``, so this module checks them against
+:data:`EXTRAS_SCHEMA` and names the file, the key and the value on error.
+
+Partition ``extras`` understood by pfsbench (all optional):
+
+``targets``
+    list of file-system targets to benchmark, each a dict with ``name``,
+    ``path`` (``$VAR`` and ``~`` are expanded), optional ``fstype`` and
+    ``descr``.  Without targets, a check writes into its own ReFrame stage
+    directory (the ``local`` laptop default).
+``drop_caches_command``
+    the command that drops a node's page cache; used when the partition has
+    the ``drop_caches`` feature (default: ``sync && echo 3 >
+    /proc/sys/vm/drop_caches``, which needs root).
+``max_nodes``
+    how many nodes a job may use; larger cases of a sweep are skipped.
+``max_bytes_per_stream``
+    caps the source's file sizes (a 50 GB dd file is not for a laptop); the
+    capped size is logged with every figure.
+``spack_env``, ``spack_view``
+    the Spack environment / view whose binaries the checks run.
+"""
+
+import json
+import os
+import pwd
+
+from pfsbench.errors import ConfigError
+
+DEFAULT_DROP_CACHES = 'sync && echo 3 > /proc/sys/vm/drop_caches'
+
+#: key -> (type, description); ``targets`` entries are checked separately.
+EXTRAS_SCHEMA = {
+    'targets': (list, 'file-system targets: [{name, path, fstype, descr}]'),
+    'drop_caches_command': (str, 'command dropping a node page cache'),
+    'max_nodes': (int, 'largest node count a job may use'),
+    'max_bytes_per_stream': (int, 'cap on bytes one stream writes'),
+    'spack_env': (str, 'Spack environment directory'),
+    'spack_view': (str, 'Spack view directory'),
+}
+TARGET_KEYS = {'name': str, 'path': str, 'fstype': str, 'descr': str}
+
+
+def _sched_option_keys():
+    """The ``sched_options`` keys ReFrame's own schema knows."""
+    import reframe
+    schema = os.path.join(os.path.dirname(reframe.__file__), 'schemas',
+                          'config.json')
+    with open(schema) as fp:
+        return set(json.load(fp)['defs']['sched_options']['properties'])
+
+
+def validate_extras(extras, file, where):
+    """Check a partition's ``extras`` against :data:`EXTRAS_SCHEMA`.
+
+    Args:
+        extras: the dict.
+        file: the configuration file, for the message.
+        where: the dotted key of the extras (``systems.0.partitions.1.extras``).
+
+    Raises:
+        ConfigError: an unknown key, a wrong type or a malformed target.
+    """
+    for key, value in extras.items():
+        if key not in EXTRAS_SCHEMA:
+            raise ConfigError(file, f'{where}.{key}', value,
+                              'unknown pfsbench extras key; known: ' +
+                              ', '.join(sorted(EXTRAS_SCHEMA)))
+
+        typ, _ = EXTRAS_SCHEMA[key]
+        if not isinstance(value, typ) or isinstance(value, bool):
+            raise ConfigError(file, f'{where}.{key}', value,
+                              f'expected a {typ.__name__}')
+
+    names = set()
+    for i, target in enumerate(extras.get('targets', [])):
+        tkey = f'{where}.targets.{i}'
+        if not isinstance(target, dict):
+            raise ConfigError(file, tkey, target, 'expected a dict')
+
+        for key, value in target.items():
+            if key not in TARGET_KEYS:
+                raise ConfigError(file, f'{tkey}.{key}', value,
+                                  'unknown target key; known: ' +
+                                  ', '.join(sorted(TARGET_KEYS)))
+
+            if not isinstance(value, TARGET_KEYS[key]):
+                raise ConfigError(file, f'{tkey}.{key}', value,
+                                  'expected a string')
+
+        for key in ('name', 'path'):
+            if not target.get(key):
+                raise ConfigError(file, f'{tkey}.{key}', target.get(key),
+                                  'required')
+
+        if target['name'] in names:
+            raise ConfigError(file, f'{tkey}.name', target['name'],
+                              'duplicate target name')
+
+        names.add(target['name'])
+
+    for key in ('max_nodes', 'max_bytes_per_stream'):
+        if key in extras and extras[key] < 1:
+            raise ConfigError(file, f'{where}.{key}', extras[key],
+                              'must be at least 1')
+
+
+def validate_site_configuration(site_configuration, file):
+    """Validate pfsbench's keys in a ReFrame ``site_configuration`` dict.
+
+    Checks every partition's ``extras`` and every ``sched_options`` key of
+    systems and partitions (ReFrame ignores unknown ones silently).
+
+    Args:
+        site_configuration: the dict ReFrame will load.
+        file: the file it came from, for messages.
+
+    Returns:
+        the same dict, so a config file can end with
+        ``site_configuration = validate_site_configuration({...}, __file__)``.
+
+    Raises:
+        ConfigError: the first problem found.
+    """
+    sched_keys = _sched_option_keys()
+    for i, system in enumerate(site_configuration.get('systems', [])):
+        skey = f'systems.{i}'
+        for key in system.get('sched_options', {}):
+            if key not in sched_keys:
+                raise ConfigError(file, f'{skey}.sched_options.{key}',
+                                  system['sched_options'][key],
+                                  'unknown sched_options key (ReFrame would '
+                                  'ignore it)')
+
+        for j, part in enumerate(system.get('partitions', [])):
+            pkey = f'{skey}.partitions.{j}'
+            for key in part.get('sched_options', {}):
+                if key not in sched_keys:
+                    raise ConfigError(file, f'{pkey}.sched_options.{key}',
+                                      part['sched_options'][key],
+                                      'unknown sched_options key (ReFrame '
+                                      'would ignore it)')
+
+            validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
+
+    return site_configuration
+
+
+def home_directories():
+    """Every home directory this host knows of (passwd and ``$HOME``)."""
+    homes = {os.path.realpath(os.path.expanduser('~'))}
+    try:
+        homes.update(os.path.realpath(p.pw_dir) for p in pwd.getpwall()
+                     if p.pw_dir not in ('', '/'))
+    except OSError:
+        pass
+
+    homes.discard('/')
+    return homes
+
+
+def check_scratch_dir(path, source, field):
+    """Resolve a scratch directory and refuse a dangerous or unusable one.
+
+    pfsbench creates its own sub-directory under the scratch directory and
+    deletes only that, but a wrong path is refused before any job is
+    submitted: it must exist, be a writable directory, and be neither ``/``
+    nor a home directory.
+
+    Args:
+        path: the configured path (``$VAR`` and ``~`` are expanded).
+        source: where the path was configured (file or partition name).
+        field: the key that holds it.
+
+    Returns:
+        the resolved absolute path.
+
+    Raises:
+        ConfigError: naming source, field and value.
+    """
+    expanded = os.path.expandvars(os.path.expanduser(path))
+    if '$' in expanded:
+        raise ConfigError(source, field, path,
+                          'has an undefined environment variable')
+
+    real = os.path.realpath(expanded)
+    if real == '/':
+        raise ConfigError(source, field, path, 'is the root directory')
+
+    if real in home_directories():
+        raise ConfigError(source, field, path,
+                          'is a home directory; give a scratch directory')
+
+    if not os.path.exists(real):
+        raise ConfigError(source, field, path, 'does not exist')
+
+    if not os.path.isdir(real):
+        raise ConfigError(source, field, path, 'is not a directory')
+
+    if not os.access(real, os.W_OK | os.X_OK):
+        raise ConfigError(source, field, path, 'is not writable')
+
+    return real
