@@ -21,6 +21,10 @@ VERBS = [
     'cli_parse',
     'cli_render',
     'cli_check_config',
+    'cli_session_extras',
+    'cli_baseline',
+    'cli_gate',
+    'cli_report',
 ]
 
 

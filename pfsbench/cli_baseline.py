@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench baseline``: record, list, show and delete named baselines."""
+
+import argparse
+import datetime
+import json
+
+from pfsbench.errors import MissingData
+from pfsbench.gate import baseline as bl
+from pfsbench.gate import cliutil
+
+
+def _when(ts):
+    return datetime.datetime.fromtimestamp(
+        ts, datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'baseline',
+        help='record, list, show or delete named baselines',
+        description='A baseline holds the samples of chosen ReFrame '
+                    'sessions per test case and performance variable, with '
+                    'units, in a versioned JSON file (baselines/<name>.json '
+                    'beside the results database; docs/gate.md).',
+        epilog=cliutil.examples(
+            'pfsbench baseline record pre-upgrade --session latest',
+            'pfsbench baseline record lustre-2.15 --since 7d '
+            "--name '^dd_streaming'",
+            'pfsbench baseline list',
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest='action', metavar='ACTION')
+    sub.required = True
+
+    rec = sub.add_parser(
+        'record', help='record a baseline from chosen sessions',
+        description='Record a baseline from the chosen sessions. Every '
+                    'chosen case must hold real measurements (no failed '
+                    'run, no --dry-run) and be configured the same way in '
+                    'every session.',
+        epilog=cliutil.examples(
+            'pfsbench baseline record pre-upgrade --session latest',
+            'pfsbench baseline record pre-upgrade --session 3f2a --session '
+            '9c1e --force',
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rec.add_argument('baseline', metavar='NAME',
+                     help='baseline name: letters, digits, ., _, - '
+                          '(required)')
+    rec.add_argument('--force', action='store_true',
+                     help='replace an existing baseline (default: off)')
+    cliutil.add_source_options(rec)
+    cliutil.add_selection_options(rec, 'sessions to record')
+
+    lst = sub.add_parser(
+        'list', help='list baselines',
+        epilog=cliutil.examples('pfsbench baseline list',
+                                'pfsbench baseline list --format json'),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lst.add_argument('--format', metavar='FMT', choices=('text', 'json'),
+                     default='text',
+                     help='text or json (default: %(default)s)')
+    cliutil.add_source_options(lst)
+
+    show = sub.add_parser(
+        'show', help='show a baseline\'s cases and samples',
+        epilog=cliutil.examples('pfsbench baseline show pre-upgrade'),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    show.add_argument('baseline', metavar='NAME',
+                      help='baseline name (required)')
+    cliutil.add_source_options(show)
+
+    dele = sub.add_parser(
+        'delete', help='delete a baseline',
+        epilog=cliutil.examples('pfsbench baseline delete pre-upgrade'),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    dele.add_argument('baseline', metavar='NAME',
+                      help='baseline name (required)')
+    cliutil.add_source_options(dele)
+
+    sess = sub.add_parser(
+        'sessions', help='list the stored sessions with their tags',
+        description='List the sessions of the results database (or run '
+                    'reports), oldest first, with their test-case count '
+                    'and session extras, to choose a baseline from.',
+        epilog=cliutil.examples('pfsbench baseline sessions',
+                                'pfsbench baseline sessions --db '
+                                'runs/results.db'),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cliutil.add_source_options(sess)
+    return parser
+
+
+def run(args):
+    return {'record': _record, 'list': _list, 'show': _show,
+            'delete': _delete, 'sessions': _sessions}[args.action](args)
+
+
+def _record(args):
+    bl.check_name(args.baseline)
+    results = cliutil.load(args)
+    uuids = cliutil.select_sessions(args, results)
+    data = bl.build(results, uuids, args.baseline,
+                    cliutil.compile_name(args))
+    path = bl.save(data, cliutil.baseline_dir(args), force=args.force)
+    nvals = sum(len(pv['values']) for c in data['cases']
+                for pv in c['perfvars'].values())
+    print(f'baseline {args.baseline!r}: {len(data["cases"])} case(s), '
+          f'{nvals} sample(s) from {len(uuids)} session(s) -> {path}')
+    return 0
+
+
+def _list(args):
+    directory = cliutil.baseline_dir(args)
+    rows = []
+    for name in bl.list_names(directory):
+        data = bl.load(directory, name)
+        rows.append({'name': name, 'created': data.get('created'),
+                     'cases': len(data['cases']),
+                     'sessions': [s['uuid'] for s in data['sessions']]})
+
+    if args.format == 'json':
+        print(json.dumps(rows, indent=1))
+    elif not rows:
+        print(f'no baselines in {directory}')
+    else:
+        for r in rows:
+            print(f'{r["name"]}  created {r["created"]}  {r["cases"]} '
+                  f'case(s)  sessions {", ".join(u[:8] for u in r["sessions"])}')
+
+    return 0
+
+
+def _show(args):
+    data = bl.load(cliutil.baseline_dir(args), args.baseline)
+    print(f'baseline {data["name"]!r} (format {data["format_version"]}), '
+          f'created {data["created"]} from {data["database"]}')
+    for s in data['sessions']:
+        tags = ','.join(f'{k}={v}' for k, v in s.get('extras', {}).items())
+        print(f'  session {s["uuid"]} {_when(s["time_start"])} {tags}')
+
+    for case in data['cases']:
+        print(f'{case["name"]} @{case["system"]}:{case["partition"]}'
+              f'+{case["environ"]}')
+        for var, pv in sorted(case['perfvars'].items()):
+            vals = ' '.join(f'{v:.4g}' for v in pv['values'])
+            print(f'  {var} [{pv["unit"]}]: {vals}')
+
+    return 0
+
+
+def _delete(args):
+    path = bl.delete(cliutil.baseline_dir(args), args.baseline)
+    print(f'deleted baseline {args.baseline!r} ({path})')
+    return 0
+
+
+def _sessions(args):
+    results = cliutil.load(args)
+    ordered = results.ordered_sessions()
+    if not ordered:
+        raise MissingData(f'{results.source}: no sessions stored')
+
+    for s in ordered:
+        tags = ','.join(f'{k}={v}' for k, v in s.extras.items())
+        flags = []
+        if s.num_failures:
+            flags.append(f'{s.num_failures} failed')
+
+        if s.num_aborted:
+            flags.append(f'{s.num_aborted} aborted')
+
+        if s.dry_run:
+            flags.append('dry-run')
+
+        print(f'{s.uuid}  {_when(s.time_start)}  {s.num_cases} case(s)'
+              f'{" (" + ", ".join(flags) + ")" if flags else ""}  {tags}')
+
+    return 0

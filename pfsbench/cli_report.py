@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench report``: render a saved gate record in another format."""
+
+import argparse
+import sys
+
+from pfsbench.gate.cliutil import examples
+from pfsbench.gate.report import FORMATS, load_record, render
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'report',
+        help='render a gate record (pfsbench gate --format json) as text, '
+             'markdown, junit or html',
+        description='Render one gate record, written by pfsbench gate '
+                    '--format json (or --json FILE), in another format. '
+                    'Exits with the record\'s own exit code, so a CI step '
+                    'can render and gate in one go.',
+        epilog=examples(
+            'pfsbench report runs/gate.json --format html --output '
+            'runs/gate.html',
+            'pfsbench report runs/gate.json --format markdown >> '
+            '"$GITHUB_STEP_SUMMARY"',
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument('record', metavar='FILE',
+                        help='the gate record (JSON; required)')
+    parser.add_argument(
+        '--format', metavar='FMT', choices=FORMATS, default='text',
+        help=f'{", ".join(FORMATS)} (default: %(default)s)')
+    parser.add_argument(
+        '-o', '--output', metavar='FILE', default=None,
+        help='write to FILE instead of stdout (default: stdout)')
+    parser.add_argument(
+        '--max-plots', metavar='N', type=int, default=60,
+        help='history plots in the HTML report (default: %(default)s)')
+    return parser
+
+
+def run(args):
+    record = load_record(args.record)
+    text = render(record, args.format, max_plots=args.max_plots)
+    if args.output:
+        with open(args.output, 'w') as fp:
+            fp.write(text)
+    else:
+        sys.stdout.write(text)
+
+    return int(record.get('exit_code', 0))

@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Named baselines: measured samples the gate compares against.
+
+A baseline is one JSON file, ``<runs>/baselines/<name>.json`` next to the
+results database (docs/gate.md, "Baseline file format")::
+
+    {
+      "format_version": 1,
+      "kind": "pfsbench-baseline",
+      "name": "pre-upgrade",
+      "created": "2026-11-22T10:41:25+00:00",
+      "pfsbench_version": "0.1.0",
+      "database": "/.../runs/results.db",
+      "sessions": [{"uuid": ..., "time_start": ..., "extras": {...}, ...}],
+      "cases": [
+        {"name": "dd_streaming %nodes=1 %streams_per_node=1",
+         "system": "local", "partition": "default", "environ": "builtin",
+         "params": {"nodes": "1", "streams_per_node": "1"},
+         "config": {"num_tasks": 1},
+         "perfvars": {"write_bw": {"unit": "MB/s",
+                                   "values": [512.1, 498.7, 505.0],
+                                   "session_index": [0, 0, 0]}}}
+      ]
+    }
+
+``session_index`` points into ``sessions``.  Baselines are measured
+history; references (config/references/) are a separate thing.
+"""
+
+import datetime
+import json
+import os
+import re
+
+from pfsbench import __version__
+from pfsbench.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench.gate.results import CaseKey
+
+FORMAT_VERSION = 1
+KIND = 'pfsbench-baseline'
+_NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,99}')
+
+#: Fail phases after which the performance values are still real numbers
+#: (a reference check failed, the measurement itself is fine).
+USABLE_FAIL_PHASES = ('', 'performance')
+
+
+class BaselineExists(PfsbenchError):
+    """Recording over an existing baseline without ``--force``."""
+
+
+def baseline_dir(db_path):
+    """Where baselines live: ``baselines/`` beside the results database."""
+    return os.path.join(os.path.dirname(os.path.abspath(db_path)),
+                        'baselines')
+
+
+def check_name(name):
+    """Validate a baseline name (letters, digits, ``.``, ``_``, ``-``)."""
+    if not _NAME_RE.fullmatch(name or ''):
+        raise ConfigError('<command line>', 'baseline', name,
+                          'a baseline name is 1-100 letters, digits, '
+                          "'.', '_' or '-', starting with a letter or digit")
+
+    return name
+
+
+def baseline_path(directory, name):
+    return os.path.join(directory, check_name(name) + '.json')
+
+
+def usable(record, var):
+    """The sample of ``var`` in ``record``, or ``None`` if the record holds
+    no real measurement of it."""
+    if record.fail_phase not in USABLE_FAIL_PHASES:
+        return None
+
+    value = record.perf.get(var, (None, None))[0]
+    if value is None:
+        return None
+
+    return float(value)
+
+
+def unusable_reason(record, session):
+    """Why a record holds no measurement, or ``''``."""
+    if session.dry_run:
+        return 'a --dry-run session (performance values are None)'
+
+    if record.fail_phase not in USABLE_FAIL_PHASES:
+        reason = record.fail_reason.splitlines()[0] if record.fail_reason \
+            else 'no reason given'
+        return f'failed in {record.fail_phase}: {reason}'
+
+    if not record.perf:
+        return 'no performance variables'
+
+    if any(v is None for v, _ in record.perf.values()):
+        return 'performance values are None'
+
+    return ''
+
+
+def build(results, session_uuids, name, name_filter=None):
+    """Build a baseline from the chosen sessions.
+
+    Args:
+        results: a :class:`pfsbench.gate.results.Results`.
+        session_uuids: uuids of the sessions to take samples from.
+        name: the baseline's name.
+        name_filter: optional compiled regex; only cases whose name matches
+            (``re.search``) are recorded.
+
+    Returns:
+        The baseline as a dict (see the module docstring).
+
+    Raises:
+        MissingData: no usable sample, or a chosen session stopped early,
+            or a chosen case holds no measurement.
+        ConfigError: the same case was configured differently in two
+            sessions (different ``-S`` variables or task counts).
+    """
+    check_name(name)
+    sessions = [results.sessions[u] for u in session_uuids]
+    sessions.sort(key=lambda s: s.time_start)
+    index = {s.uuid: i for i, s in enumerate(sessions)}
+    cases = {}
+    for session in sessions:
+        if session.num_aborted:
+            raise MissingData(
+                f'session {session.uuid}: stopped early '
+                f'({session.num_aborted} aborted case(s)); choose other '
+                'sessions'
+            )
+
+        records = [r for r in results.by_session(session.uuid)
+                   if name_filter is None or name_filter.search(r.key.name)]
+        for rec in records:
+            why = unusable_reason(rec, session)
+            if why:
+                raise MissingData(f'session {session.uuid}: {rec.key}: {why}')
+
+            entry = cases.get(rec.key)
+            if entry is None:
+                entry = cases[rec.key] = {
+                    **rec.key.as_dict(), 'params': rec.key.params,
+                    'config': dict(rec.config), 'config_session':
+                    session.uuid, 'perfvars': {}
+                }
+            elif entry['config'] != rec.config:
+                field, old, new = _first_difference(entry['config'],
+                                                    rec.config)
+                raise ConfigError(
+                    f'session {session.uuid}', f'{rec.key}: {field}', new,
+                    f'differs from {old!r} in session '
+                    f'{entry["config_session"]}; sessions with different '
+                    'parameters cannot form one baseline'
+                )
+
+            for var, (value, unit) in rec.perf.items():
+                pv = entry['perfvars'].setdefault(
+                    var, {'unit': unit, 'values': [], 'session_index': []}
+                )
+                if pv['unit'] != unit:
+                    raise ConfigError(
+                        f'session {session.uuid}', f'{rec.key}: {var}', unit,
+                        f'unit differs from {pv["unit"]!r} in an earlier '
+                        'session'
+                    )
+
+                pv['values'].append(float(value))
+                pv['session_index'].append(index[session.uuid])
+
+    if not cases:
+        raise MissingData(
+            'no test case selected from session(s) '
+            f'{", ".join(s.uuid for s in sessions)}'
+        )
+
+    for entry in cases.values():
+        del entry['config_session']
+
+    return {
+        'format_version': FORMAT_VERSION,
+        'kind': KIND,
+        'name': name,
+        'created': datetime.datetime.now(
+            datetime.timezone.utc).isoformat(timespec='seconds'),
+        'pfsbench_version': __version__,
+        'database': results.source,
+        'sessions': [s.as_dict() for s in sessions],
+        'cases': [cases[k] for k in sorted(cases)],
+    }
+
+
+def _first_difference(old, new):
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return key, old.get(key), new.get(key)
+
+    return '?', old, new
+
+
+def save(baseline, directory, force=False):
+    """Write a baseline file atomically; return its path."""
+    path = baseline_path(directory, baseline['name'])
+    if os.path.exists(path) and not force:
+        raise BaselineExists(
+            f'{path}: baseline {baseline["name"]!r} exists; delete it '
+            'first or pass --force'
+        )
+
+    os.makedirs(directory, exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as fp:
+        json.dump(baseline, fp, indent=1, sort_keys=False)
+        fp.write('\n')
+
+    os.replace(tmp, path)
+    return path
+
+
+def load(directory, name):
+    """Read and validate a baseline.
+
+    Raises:
+        MissingData: no such baseline (the message lists the known ones).
+        ConfigError: the file is not a valid baseline (names the field).
+    """
+    path = baseline_path(directory, name)
+    try:
+        with open(path) as fp:
+            data = json.load(fp)
+    except FileNotFoundError:
+        known = ', '.join(list_names(directory)) or 'none'
+        raise MissingData(f'{path}: baseline {name!r} not found (known: '
+                          f'{known})') from None
+    except ValueError as err:
+        raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
+
+    validate(data, path)
+    return data
+
+
+def _require(cond, path, field, value, why):
+    if not cond:
+        raise ConfigError(path, field, value, why)
+
+
+def validate(data, path):
+    """Check a decoded baseline against the format; raise ConfigError."""
+    _require(isinstance(data, dict), path, '<top>', type(data).__name__,
+             'a baseline is a JSON object')
+    version = data.get('format_version')
+    _require(version == FORMAT_VERSION, path, 'format_version', version,
+             f'this pfsbench reads baseline format {FORMAT_VERSION}')
+    _require(data.get('kind') == KIND, path, 'kind', data.get('kind'),
+             f'expected {KIND!r}')
+    for key, typ in (('name', str), ('sessions', list), ('cases', list)):
+        _require(isinstance(data.get(key), typ), path, key, data.get(key),
+                 f'expected a {typ.__name__}')
+
+    nsess = len(data['sessions'])
+    for i, case in enumerate(data['cases']):
+        where = f'cases.{i}'
+        _require(isinstance(case, dict), path, where, case, 'expected an '
+                 'object')
+        for key in ('name', 'system', 'partition', 'environ'):
+            _require(isinstance(case.get(key), str), path, f'{where}.{key}',
+                     case.get(key), 'expected a string')
+
+        _require(isinstance(case.get('perfvars'), dict), path,
+                 f'{where}.perfvars', case.get('perfvars'),
+                 'expected an object')
+        for var, pv in case['perfvars'].items():
+            vwhere = f'{where}.perfvars.{var}'
+            _require(isinstance(pv, dict), path, vwhere, pv,
+                     'expected an object')
+            values = pv.get('values')
+            _require(isinstance(values, list) and values and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool)
+                for v in values), path, f'{vwhere}.values', values,
+                'expected a non-empty list of numbers')
+            idx = pv.get('session_index')
+            _require(isinstance(idx, list) and len(idx) == len(values) and
+                     all(isinstance(j, int) and 0 <= j < nsess for j in idx),
+                     path, f'{vwhere}.session_index', idx,
+                     f'expected {len(values)} indexes into sessions')
+            _require(isinstance(pv.get('unit'), str), path, f'{vwhere}.unit',
+                     pv.get('unit'), 'expected a string')
+
+
+def case_key(case):
+    return CaseKey(case['name'], case['system'], case['partition'],
+                   case['environ'])
+
+
+def list_names(directory):
+    """Names of the baselines in ``directory``, sorted."""
+    try:
+        files = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+
+    return sorted(f[:-5] for f in files
+                  if f.endswith('.json') and _NAME_RE.fullmatch(f[:-5]))
+
+
+def delete(directory, name):
+    """Remove a baseline file; return its path."""
+    path = baseline_path(directory, name)
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        known = ', '.join(list_names(directory)) or 'none'
+        raise MissingData(f'{path}: baseline {name!r} not found (known: '
+                          f'{known})') from None
+
+    return path

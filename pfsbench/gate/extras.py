@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tags that can explain a change, for ``reframe --session-extras``.
+
+:func:`collect` reads, on the current host, what differs between two
+nights when a figure moves: the file system holding the target directory
+(type, source, mount options from ``/proc/self/mountinfo``), the kernel,
+the OS, the host, Lustre/BeeGFS client versions when present, the Slurm
+job and nodes when inside a job, and the Spack environment.
+
+ReFrame splits ``--session-extras`` on ``,`` and then on the first ``=``,
+so values cannot hold commas: mount options are joined with ``;``.  Keys
+never clash with ReFrame's own ``session_info`` keys (``hostname`` is
+reserved, so the host is ``node``).
+"""
+
+import os
+import platform
+import re
+
+from pfsbench.errors import ConfigError
+from pfsbench.gate.results import RESERVED_SESSION_KEYS
+
+_KEY_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_.-]*')
+
+
+def _unescape(field):
+    """Undo the octal escapes of mountinfo (``\\040`` is a space)."""
+    return re.sub(r'\\([0-7]{3})', lambda m: chr(int(m.group(1), 8)), field)
+
+
+def parse_mountinfo(text):
+    """Parse ``/proc/<pid>/mountinfo``.
+
+    Args:
+        text: the file's contents.
+
+    Returns:
+        A list of dicts with ``mount_point``, ``fs_type``, ``source``,
+        ``mount_opts`` (per mount) and ``super_opts`` (per superblock),
+        in file order.
+    """
+    mounts = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(' - ')
+        if not sep:
+            continue
+
+        lf, rf = left.split(), right.split()
+        if len(lf) < 6 or len(rf) < 2:
+            continue
+
+        mounts.append({
+            'mount_point': _unescape(lf[4]),
+            'mount_opts': lf[5],
+            'fs_type': rf[0],
+            'source': _unescape(rf[1]),
+            'super_opts': rf[2] if len(rf) > 2 else '',
+        })
+
+    return mounts
+
+
+def mount_of(path, mounts):
+    """The mount that holds ``path`` (longest mount-point prefix; the last
+    one wins when mounts are stacked)."""
+    path = os.path.realpath(path)
+    best = None
+    for m in mounts:
+        mp = m['mount_point']
+        inside = path == mp or path.startswith(mp.rstrip('/') + '/')
+        if inside and (best is None or len(mp) >= len(best['mount_point'])):
+            best = m
+
+    return best
+
+
+def _read(path):
+    try:
+        with open(path) as fp:
+            return fp.read().strip()
+    except OSError:
+        return None
+
+
+def _os_release():
+    text = _read('/etc/os-release') or ''
+    match = re.search(r'^PRETTY_NAME="?([^"\n]*)"?', text, re.M)
+    return match.group(1) if match else None
+
+
+def _clean(value):
+    return str(value).replace(',', ';').replace('\n', ' ').strip()
+
+
+def collect(target, mountinfo_path='/proc/self/mountinfo', environ=None):
+    """Tags of the current host and the file system holding ``target``.
+
+    Args:
+        target: a directory on the file system under test.
+        mountinfo_path: where to read the mount table.
+        environ: the environment (default ``os.environ``).
+
+    Returns:
+        An ordered dict of ``key: value`` strings, without commas.
+
+    Raises:
+        ConfigError: ``target`` does not exist or no mount holds it.
+    """
+    env = os.environ if environ is None else environ
+    if not os.path.exists(target):
+        raise ConfigError('<command line>', 'target', target,
+                          'no such file or directory')
+
+    text = _read(mountinfo_path)
+    if text is None:
+        raise ConfigError(mountinfo_path, '<file>', mountinfo_path,
+                          'cannot read the mount table')
+
+    mount = mount_of(target, parse_mountinfo(text))
+    if mount is None:
+        raise ConfigError(mountinfo_path, 'mount_point', target,
+                          'no mount holds this path')
+
+    tags = {
+        'fs_type': mount['fs_type'],
+        'fs_source': mount['source'],
+        'fs_mount': mount['mount_point'],
+        'fs_mount_opts': mount['mount_opts'],
+        'fs_super_opts': mount['super_opts'],
+        'kernel': platform.release(),
+        'os': _os_release(),
+        'node': platform.node(),
+        'lustre_client': (_read('/sys/fs/lustre/version') or
+                          _read('/proc/fs/lustre/version')),
+        'beegfs_client': _read('/proc/fs/beegfs/version'),
+        'slurm_job_id': env.get('SLURM_JOB_ID'),
+        'slurm_nodelist': env.get('SLURM_JOB_NODELIST'),
+        'spack_env': env.get('SPACK_ENV'),
+    }
+    return {k: _clean(v) for k, v in tags.items() if v}
+
+
+def parse_pairs(pairs, where='--extra'):
+    """``['k=v', ...]`` into a dict, checking keys.
+
+    Raises:
+        ConfigError: no ``=``, a bad key, a reserved key or a comma.
+    """
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition('=')
+        if not sep or not _KEY_RE.fullmatch(key):
+            raise ConfigError('<command line>', where, pair,
+                              'expected KEY=VALUE with a letter, digit, _, '
+                              '. or - key')
+
+        if key in RESERVED_SESSION_KEYS:
+            raise ConfigError('<command line>', where, key,
+                              'reserved by ReFrame\'s session_info')
+
+        if ',' in value:
+            raise ConfigError('<command line>', where, pair,
+                              'ReFrame splits session extras on commas; '
+                              'use ; instead')
+
+        out[key] = value
+
+    return out
+
+
+def format_extras(tags):
+    """``k=v,k=v`` for ``reframe --session-extras``."""
+    return ','.join(f'{k}={v}' for k, v in tags.items())

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One gate report record, rendered to several formats (IOR's
+ior-output.c idea): ``text`` and ``markdown`` (tables), ``json`` (the record
+itself), ``junit`` (XML for CI) and ``html`` (self-contained, with plots).
+
+Every renderer takes the record built by
+:func:`pfsbench.gate.verdict.run_gate` and returns a string.
+"""
+
+import json
+
+from pfsbench.errors import ConfigError
+
+FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
+
+
+def render(record, fmt, max_plots=60):
+    """Render the report record in one format.
+
+    Args:
+        record: the gate report record.
+        fmt: one of :data:`FORMATS`.
+        max_plots: the HTML report plots at most this many histories
+            (non-passing variables and those with change points first).
+
+    Returns:
+        The rendered text.
+    """
+    if fmt == 'json':
+        return json.dumps(record, indent=1) + '\n'
+
+    if fmt == 'text':
+        from pfsbench.gate.report.tables import render_text
+        return render_text(record)
+
+    if fmt == 'markdown':
+        from pfsbench.gate.report.tables import render_markdown
+        return render_markdown(record)
+
+    if fmt == 'junit':
+        from pfsbench.gate.report.junit import render_junit
+        return render_junit(record)
+
+    if fmt == 'html':
+        from pfsbench.gate.report.html import render_html
+        return render_html(record, max_plots=max_plots)
+
+    raise ConfigError('<command line>', 'format', fmt,
+                      f'expected one of {", ".join(FORMATS)}')
+
+
+def load_record(path):
+    """Read a record written with ``pfsbench gate --format json``."""
+    from pfsbench.errors import MissingData
+    try:
+        with open(path) as fp:
+            record = json.load(fp)
+    except FileNotFoundError:
+        raise MissingData(f'{path}: gate record not found') from None
+    except ValueError as err:
+        raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
+
+    if not isinstance(record, dict) or \
+            record.get('kind') != 'pfsbench-gate-report':
+        raise ConfigError(path, 'kind', record.get('kind') if
+                          isinstance(record, dict) else None,
+                          "expected 'pfsbench-gate-report' (write it with "
+                          'pfsbench gate --format json)')
+
+    if record.get('format_version') != 1:
+        raise ConfigError(path, 'format_version',
+                          record.get('format_version'),
+                          'this pfsbench reads report format 1')
+
+    return record

@@ -1,0 +1,509 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Read ReFrame's results: the results database and run report files.
+
+ReFrame 4.10 stores every session's run report (JSON, data version 4.x) in
+an SQLite database (``storage`` in the configuration; table ``sessions``
+with the report in ``json_blob``, table ``metadata`` with
+``schema_version`` 1.0).  ReFrame's own storage class creates the file,
+its indexes and its lock when it opens it, so this module does not use it:
+it opens the database read-only (``mode=ro``), takes a *shared* lock on
+ReFrame's ``.db.lock`` beside it when that file exists (ReFrame holds it
+exclusively while it stores a session), and never writes anything.
+
+A test case's identity is its ReFrame name (check name plus its
+parameters, ``dd_streaming %nodes=2 %streams_per_node=4``), its
+``system:partition`` and its environment.  ``--repeat N`` makes N cases
+that differ only in the hidden ``.repeat_no`` parameter; they share the
+``name`` and so are samples of the same case.  Re-runs (``--reruns``) add
+runs to the report; their cases are samples too.
+"""
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from pfsbench.errors import ConfigError, MissingData, PfsbenchError
+
+#: Results-database schema this module understands (ReFrame 4.x storage).
+DB_SCHEMA_VERSIONS = ('1.0',)
+
+#: Major run-report data version this module understands.
+REPORT_DATA_MAJOR = '4'
+
+#: ``session_info`` keys that ReFrame itself writes (runreport.json, data
+#: version 4.2); every other key is a session extra (``--session-extras``).
+RESERVED_SESSION_KEYS = frozenset({
+    'cmdline', 'config_files', 'data_version', 'hostname', 'log_files',
+    'num_aborted', 'num_cases', 'num_failures', 'num_skipped',
+    'prefix_output', 'prefix_stage', 'session_uuid', 'time_elapsed',
+    'time_end', 'time_end_unix', 'time_start', 'time_start_unix', 'user',
+    'uuid', 'version', 'workdir',
+})
+
+#: Test-case fields that must agree between samples of one case: the run
+#: was configured the same way.  Variables set with ``-S`` are added.
+CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
+
+
+class ResultsError(PfsbenchError):
+    """The results database or a report cannot be read (exit 2)."""
+
+
+def default_runs_dir():
+    """The directory that holds ``results.db`` (``$PFSBENCH_RUNS`` or
+    ``<repo>/runs``, as in config/common.py)."""
+    env = os.environ.get('PFSBENCH_RUNS')
+    if env:
+        return env
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)
+    )))
+    return os.path.join(repo, 'runs')
+
+
+def default_db_path():
+    """``<runs>/results.db``."""
+    return os.path.join(default_runs_dir(), 'results.db')
+
+
+@dataclass(frozen=True, order=True)
+class CaseKey:
+    """Identity of a test case across sessions."""
+
+    name: str
+    system: str
+    partition: str
+    environ: str
+
+    def __str__(self):
+        return f'{self.name} @{self.system}:{self.partition}+{self.environ}'
+
+    @property
+    def check(self):
+        """The check class name (the name without its parameters)."""
+        return self.name.split(' ', 1)[0]
+
+    @property
+    def params(self):
+        """The parameters from the name, ``{'nodes': '2', ...}``."""
+        return parse_params(self.name)
+
+    def as_dict(self):
+        return {'name': self.name, 'system': self.system,
+                'partition': self.partition, 'environ': self.environ}
+
+
+_PARAM_RE = re.compile(r'\s%([^=\s]+)=(\S+)')
+
+
+def parse_params(name):
+    """Parameters of a ReFrame test name, as strings, in order.
+
+    Args:
+        name: ``'dd_streaming %nodes=2 %streams_per_node=4'``.
+
+    Returns:
+        ``{'nodes': '2', 'streams_per_node': '4'}``.
+    """
+    return {k: v for k, v in _PARAM_RE.findall(name)
+            if not k.startswith('.')}
+
+
+@dataclass
+class Session:
+    """One ReFrame session (one ``reframe`` invocation)."""
+
+    uuid: str
+    time_start: float
+    time_end: float
+    reframe_version: str
+    data_version: str
+    hostname: str
+    cmdline: str
+    num_cases: int
+    num_failures: int
+    num_aborted: int
+    num_skipped: int
+    extras: dict = field(default_factory=dict)
+    source: str = ''
+
+    @property
+    def dry_run(self):
+        return bool(re.search(r'(^|\s)--dry-run(\s|$)', self.cmdline))
+
+    @property
+    def setvars(self):
+        """Variables set with ``-S``/``--setvar`` on the command line."""
+        return parse_setvars(self.cmdline)
+
+    def as_dict(self):
+        return {'uuid': self.uuid, 'time_start': self.time_start,
+                'time_end': self.time_end,
+                'reframe_version': self.reframe_version,
+                'hostname': self.hostname, 'cmdline': self.cmdline,
+                'num_cases': self.num_cases,
+                'num_failures': self.num_failures,
+                'num_aborted': self.num_aborted, 'extras': self.extras}
+
+
+def parse_setvars(cmdline):
+    """``-S var=val`` / ``--setvar=var=val`` pairs of a ReFrame cmdline.
+
+    Args:
+        cmdline: the session's ``cmdline`` string.
+
+    Returns:
+        ``{'var': 'val', ...}`` (later settings win).
+    """
+    out = {}
+    words = cmdline.split()
+    for i, word in enumerate(words):
+        spec = None
+        if word in ('-S', '--setvar') and i + 1 < len(words):
+            spec = words[i + 1]
+        elif word.startswith('--setvar='):
+            spec = word[len('--setvar='):]
+        elif word.startswith('-S') and len(word) > 2:
+            spec = word[2:]
+
+        if spec and '=' in spec:
+            var, val = spec.split('=', 1)
+            out[var] = val
+
+    return out
+
+
+@dataclass
+class Record:
+    """One executed test case (one repeat of one case in one session)."""
+
+    key: CaseKey
+    session: str
+    run_index: int
+    repeat: int
+    result: str
+    fail_phase: str
+    fail_reason: str
+    time: float
+    jobid: str
+    nodelist: tuple
+    #: ``{var: (value or None, unit)}``.
+    perf: dict
+    #: Fields that describe how the case was configured (for mismatches).
+    config: dict
+
+
+def _repeat_no(tc):
+    match = re.search(r'%\.repeat_no=(\d+)', tc.get('display_name') or '')
+    return int(match.group(1)) if match else 0
+
+
+def _records_of_report(report, source):
+    """Split one decoded run report into a :class:`Session` and
+    :class:`Record` list."""
+    info = report.get('session_info') or {}
+    try:
+        data_version = str(info['data_version'])
+        uuid = info['uuid']
+    except KeyError as err:
+        raise ResultsError(
+            f'{source}: session_info.{err.args[0]}: missing: not a ReFrame '
+            'run report'
+        ) from None
+
+    if data_version.split('.')[0] != REPORT_DATA_MAJOR:
+        raise ResultsError(
+            f'{source}: session_info.data_version: {data_version!r}: '
+            f'incompatible run report (pfsbench reads {REPORT_DATA_MAJOR}.x, '
+            'written by ReFrame 4)'
+        )
+
+    session = Session(
+        uuid=uuid,
+        time_start=float(info.get('time_start_unix') or 0.0),
+        time_end=float(info.get('time_end_unix') or 0.0),
+        reframe_version=str(info.get('version', '')),
+        data_version=data_version,
+        hostname=str(info.get('hostname', '')),
+        cmdline=str(info.get('cmdline', '')),
+        num_cases=int(info.get('num_cases') or 0),
+        num_failures=int(info.get('num_failures') or 0),
+        num_aborted=int(info.get('num_aborted') or 0),
+        num_skipped=int(info.get('num_skipped') or 0),
+        extras={k: v for k, v in info.items()
+                if k not in RESERVED_SESSION_KEYS},
+        source=source,
+    )
+    setvars = session.setvars
+    records = []
+    for run in report.get('runs') or []:
+        for tc in run.get('testcases') or []:
+            if tc.get('fixture'):
+                continue
+
+            key = CaseKey(tc['name'], tc['system'], tc['partition'],
+                          tc['environ'])
+            perf = {}
+            for pkey, ref in (tc.get('perfvalues') or {}).items():
+                var = pkey.split(':')[-1]
+                perf[var] = (ref[0], ref[4])
+
+            config = {f: tc.get(f) for f in CONFIG_FIELDS if f in tc}
+            config.update({f'-S {k}': v for k, v in setvars.items()})
+            records.append(Record(
+                key=key, session=uuid,
+                run_index=int(tc.get('run_index') or 0),
+                repeat=_repeat_no(tc), result=str(tc.get('result')),
+                fail_phase=tc.get('fail_phase') or '',
+                fail_reason=tc.get('fail_reason') or '',
+                time=float(tc.get('job_completion_time_unix') or
+                           session.time_start),
+                jobid=str(tc.get('jobid') or ''),
+                nodelist=tuple(tc.get('job_nodelist') or ()),
+                perf=perf, config=config,
+            ))
+
+    return session, records
+
+
+class Results:
+    """Sessions and test-case records, from a database or report files.
+
+    Attributes:
+        sessions: ``{uuid: Session}``.
+        records: every :class:`Record`, in session start order.
+        source: the database path or the report files, for messages.
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.sessions = {}
+        self.records = []
+
+    def add_report(self, report, source):
+        session, records = _records_of_report(report, source)
+        if session.uuid in self.sessions:
+            return
+
+        self.sessions[session.uuid] = session
+        self.records.extend(records)
+
+    def finish(self):
+        order = {u: s.time_start for u, s in self.sessions.items()}
+        self.records.sort(key=lambda r: (order[r.session], r.run_index,
+                                         r.repeat))
+        return self
+
+    def ordered_sessions(self):
+        """Sessions, oldest first."""
+        return sorted(self.sessions.values(),
+                      key=lambda s: (s.time_start, s.uuid))
+
+    def by_session(self, uuid):
+        return [r for r in self.records if r.session == uuid]
+
+    def resolve_session(self, spec):
+        """A session uuid from a full uuid, a unique prefix, ``latest`` or
+        ``latest~N`` (N sessions before the latest).
+
+        Raises:
+            MissingData: no such session.
+            ConfigError: an ambiguous prefix.
+        """
+        ordered = self.ordered_sessions()
+        if not ordered:
+            raise MissingData(f'{self.source}: no sessions stored')
+
+        match = re.fullmatch(r'latest(?:~(\d+))?', spec)
+        if match:
+            back = int(match.group(1) or 0)
+            if back >= len(ordered):
+                raise MissingData(
+                    f'{self.source}: session {spec!r}: only '
+                    f'{len(ordered)} sessions stored'
+                )
+
+            return ordered[-1 - back].uuid
+
+        found = [u for u in self.sessions if u.startswith(spec)]
+        if not found:
+            raise MissingData(f'{self.source}: session {spec!r}: not found '
+                              '(see pfsbench baseline sessions)')
+
+        if len(found) > 1:
+            raise ConfigError(self.source, 'session', spec,
+                              f'ambiguous prefix, matches {len(found)} '
+                              'sessions')
+
+        return found[0]
+
+
+@contextlib.contextmanager
+def _reframe_read_lock(db_path, timeout):
+    """Hold a shared lock on ReFrame's ``.db.lock`` if it exists.
+
+    ReFrame (fasteners) takes ``lockf`` locks on that file: exclusive while
+    it writes a session, shared while it reads.  The file is opened
+    read-only and never created.
+    """
+    lock_path = os.path.join(os.path.dirname(db_path), '.db.lock')
+    try:
+        fp = open(lock_path, 'r')
+    except OSError:
+        yield
+        return
+
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                fcntl.lockf(fp, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except OSError as err:
+                if err.errno not in (errno.EACCES, errno.EAGAIN):
+                    break
+
+                if time.monotonic() > deadline:
+                    raise ResultsError(
+                        f'{db_path}: locked: another process (a ReFrame '
+                        f'session storing its report?) holds {lock_path} '
+                        f'for more than {timeout:g} s; retry later'
+                    ) from None
+
+                time.sleep(0.1)
+
+        yield
+    finally:
+        fp.close()
+
+
+def read_database(path, timeout=30.0, since=None):
+    """Load every session of a ReFrame results database, read-only.
+
+    Args:
+        path: the ``results.db`` file.
+        timeout: seconds to wait for a writer to finish.
+        since: if set, only sessions that started at or after this Unix
+            time.
+
+    Returns:
+        A :class:`Results`.
+
+    Raises:
+        MissingData: the file does not exist.
+        ResultsError: the file is locked, not a ReFrame results database,
+            or of an incompatible schema or report version.
+    """
+    if not os.path.exists(path):
+        raise MissingData(f'{path}: results database not found (set '
+                          '--db or PFSBENCH_RUNS; has ReFrame run with '
+                          'storage enabled?)')
+
+    uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
+    results = Results(path)
+    with _reframe_read_lock(path, timeout):
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=timeout)
+        except sqlite3.Error as err:
+            raise ResultsError(f'{path}: cannot open: {err}') from None
+
+        try:
+            try:
+                rows = conn.execute(
+                    'SELECT schema_version FROM metadata').fetchall()
+            except sqlite3.DatabaseError as err:
+                raise ResultsError(
+                    f'{path}: metadata.schema_version: {_why(err)}: not a '
+                    'ReFrame results database'
+                ) from None
+
+            found = rows[0][0] if rows else None
+            if found not in DB_SCHEMA_VERSIONS:
+                raise ResultsError(
+                    f'{path}: metadata.schema_version: {found!r}: '
+                    'incompatible results database (pfsbench reads '
+                    f'{", ".join(DB_SCHEMA_VERSIONS)}, ReFrame 4.x)'
+                )
+
+            query = 'SELECT uuid, json_blob FROM sessions'
+            args = ()
+            if since is not None:
+                query += ' WHERE session_start_unix >= ?'
+                args = (since,)
+
+            try:
+                cursor = conn.execute(query + ' ORDER BY session_start_unix',
+                                      args)
+                for uuid, blob in cursor:
+                    try:
+                        report = json.loads(blob)
+                    except (TypeError, ValueError) as err:
+                        raise ResultsError(
+                            f'{path}: sessions[{uuid}].json_blob: not '
+                            f'JSON: {err}'
+                        ) from None
+
+                    results.add_report(report, f'{path}[{uuid}]')
+            except sqlite3.OperationalError as err:
+                raise ResultsError(f'{path}: {_why(err)}') from None
+        finally:
+            conn.close()
+
+    return results.finish()
+
+
+def _why(err):
+    msg = str(err)
+    if 'locked' in msg:
+        return (f'{msg} (another process is writing it; retry later)')
+
+    return msg
+
+
+def _uri_quote(path):
+    from urllib.parse import quote
+    return quote(path, safe='/')
+
+
+def read_reports(paths):
+    """Load run report files (``run-report-*.json``).
+
+    Args:
+        paths: report file names.
+
+    Returns:
+        A :class:`Results`.
+
+    Raises:
+        MissingData: a file does not exist.
+        ResultsError: a file is not JSON or not a ReFrame 4 run report.
+    """
+    results = Results(', '.join(paths))
+    for path in paths:
+        try:
+            with open(path) as fp:
+                report = json.load(fp)
+        except FileNotFoundError:
+            raise MissingData(f'{path}: run report not found') from None
+        except (OSError, ValueError) as err:
+            raise ResultsError(f'{path}: cannot read run report: {err}') \
+                from None
+
+        results.add_report(report, path)
+
+    return results.finish()
+
+
+def load_results(db=None, reports=None, since=None):
+    """Load results from report files if given, else from the database."""
+    if reports:
+        return read_reports(reports)
+
+    return read_database(db or default_db_path(), since=since)

@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Statistics of the gate, stdlib only (pyperf style).
+
+The gate compares the mean of a variable's current samples with the mean
+of its baseline samples as a *relative change* ``mean(cur)/mean(base) - 1``
+and gives a confidence interval for it:
+
+* work on the log of the ratio of means, ``d = ln(mean(cur)/mean(base))``;
+* its variance by the delta method is ``a + b`` with
+  ``a = var(cur)/(n_cur*mean(cur)**2)`` and
+  ``b = var(base)/(n_base*mean(base)**2)`` (squared coefficient of
+  variation over n, per side);
+* Welch-Satterthwaite degrees of freedom
+  ``nu = (a+b)**2 / (a**2/(n_cur-1) + b**2/(n_base-1))``;
+* interval ``d +- t(1-alpha/2, nu) * sqrt(a+b)``, mapped back with
+  ``exp(.) - 1``, so the interval on the relative change is asymmetric and
+  never goes below -100 %.
+
+docs/gate.md gives the derivation and the verdict rules built on it.
+"""
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from pfsbench.errors import NotEnoughSamples
+
+
+def _betacf(a, b, x):
+    """Continued fraction of the incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = tiny if abs(d) < tiny else d
+    d = 1.0 / d
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = tiny if abs(d) < tiny else d
+        c = 1.0 + aa / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+
+    return h
+
+
+def _betainc(a, b, x):
+    """Regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+
+    if x >= 1.0:
+        return 1.0
+
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    front = math.exp(lbeta + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t, df):
+    """Cumulative distribution function of Student's t.
+
+    Args:
+        t: the point.
+        df: degrees of freedom (> 0, need not be an integer).
+
+    Returns:
+        P(T <= t).
+    """
+    if df <= 0:
+        raise ValueError(f'degrees of freedom must be > 0, got {df}')
+
+    if math.isinf(df):
+        return statistics.NormalDist().cdf(t)
+
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_quantile(p, df):
+    """Quantile (inverse CDF) of Student's t, by bisection on :func:`t_cdf`.
+
+    Args:
+        p: probability in (0, 1).
+        df: degrees of freedom (> 0).
+
+    Returns:
+        t such that P(T <= t) = p, to about 1e-10.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f'p must be in (0, 1), got {p}')
+
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+
+    if math.isinf(df) or df > 1e7:
+        return statistics.NormalDist().inv_cdf(p)
+
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2.0
+        if hi > 1e12:
+            return math.inf
+
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+
+    return 0.5 * (lo + hi)
+
+
+def welch_df(a, na, b, nb):
+    """Welch-Satterthwaite degrees of freedom.
+
+    Args:
+        a: variance of the first mean (s1**2/n1, or its log-scale analogue).
+        na: number of samples behind ``a``.
+        b: variance of the second mean.
+        nb: number of samples behind ``b``.
+
+    Returns:
+        The effective degrees of freedom (``inf`` if both variances are 0).
+    """
+    num = (a + b) ** 2
+    den = 0.0
+    if a > 0:
+        den += a * a / (na - 1)
+
+    if b > 0:
+        den += b * b / (nb - 1)
+
+    return math.inf if den == 0.0 else num / den
+
+
+def median_abs_dev(values):
+    """Median absolute deviation from the median (not scaled).
+
+    Args:
+        values: at least one number.
+
+    Returns:
+        median(|x - median(values)|).
+    """
+    med = statistics.median(values)
+    return statistics.median(abs(x - med) for x in values)
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """Relative change of the current mean over the baseline mean.
+
+    Attributes:
+        change: point estimate, ``mean_cur/mean_base - 1``.
+        low: lower end of the confidence interval on ``change``.
+        high: upper end of the confidence interval on ``change``.
+        confidence: the interval's coverage, e.g. 0.95.
+        df: Welch degrees of freedom used for the t quantile.
+        cv2_base: squared coefficient of variation of one baseline sample.
+        cv2_cur: squared coefficient of variation of one current sample.
+        n_base: number of baseline samples.
+        n_cur: number of current samples.
+        borrowed: ``'base'`` or ``'cur'`` if that side had one sample and
+            took its spread from the other side, else ``''``.
+    """
+
+    change: float
+    low: float
+    high: float
+    confidence: float
+    df: float
+    cv2_base: float
+    cv2_cur: float
+    n_base: int
+    n_cur: int
+    borrowed: str = ''
+
+
+def ratio_interval(base, cur, confidence=0.95):
+    """Confidence interval of the relative change of means (log-ratio,
+    delta method, Welch degrees of freedom).
+
+    One side may have a single sample: it then borrows the other side's
+    coefficient of variation (the same relative noise is assumed), and the
+    degrees of freedom are the other side's ``n - 1``.
+
+    Args:
+        base: baseline samples (positive numbers).
+        cur: current samples (positive numbers).
+        confidence: coverage of the interval, in (0, 1).
+
+    Returns:
+        A :class:`RatioInterval`.
+
+    Raises:
+        NotEnoughSamples: a side is empty, both sides have one sample, or a
+            mean is not positive.
+    """
+    nb, nc = len(base), len(cur)
+    if nb == 0 or nc == 0:
+        raise NotEnoughSamples(
+            f'need samples on both sides, got {nb} baseline and {nc} current'
+        )
+
+    if nb < 2 and nc < 2:
+        raise NotEnoughSamples(
+            'need at least 2 samples on one side to estimate the spread, '
+            f'got {nb} baseline and {nc} current'
+        )
+
+    mb, mc = statistics.fmean(base), statistics.fmean(cur)
+    if mb <= 0 or mc <= 0:
+        raise NotEnoughSamples(
+            f'means must be positive for a ratio, got baseline {mb!r} and '
+            f'current {mc!r}'
+        )
+
+    borrowed = ''
+    cv2b = statistics.variance(base) / mb ** 2 if nb > 1 else None
+    cv2c = statistics.variance(cur) / mc ** 2 if nc > 1 else None
+    if cv2b is None:
+        cv2b, borrowed = cv2c, 'base'
+    elif cv2c is None:
+        cv2c, borrowed = cv2b, 'cur'
+
+    a, b = cv2c / nc, cv2b / nb
+    if borrowed == 'base':
+        df = nc - 1 if a + b > 0 else math.inf
+    elif borrowed == 'cur':
+        df = nb - 1 if a + b > 0 else math.inf
+    else:
+        df = welch_df(a, nc, b, nb)
+
+    d = math.log(mc / mb)
+    half = 0.0
+    if a + b > 0:
+        half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(a + b)
+
+    return RatioInterval(
+        change=math.expm1(d), low=math.expm1(d - half),
+        high=math.expm1(d + half), confidence=confidence, df=df,
+        cv2_base=cv2b, cv2_cur=cv2c, n_base=nb, n_cur=nc, borrowed=borrowed
+    )
+
+
+def repeats_to_settle(interval, threshold, max_repeats=1000):
+    """Repeats per side that would move the interval off ``threshold``.
+
+    Assumes the point estimate and both coefficients of variation stay as
+    measured and that the baseline and the run both get ``n`` repeats.
+
+    Args:
+        interval: a :class:`RatioInterval` that straddles ``threshold``.
+        threshold: relative change the interval must not contain
+            (``-tol`` or ``+tol``).
+        max_repeats: give up beyond this many.
+
+    Returns:
+        The smallest such ``n`` (>= 2), or ``None`` if more than
+        ``max_repeats`` would be needed (the change sits on the threshold).
+    """
+    margin = abs(math.log1p(interval.change) - math.log1p(threshold))
+    cv2 = interval.cv2_base + interval.cv2_cur
+    if margin == 0.0:
+        return None
+
+    for n in range(2, max_repeats + 1):
+        a = interval.cv2_cur / n
+        b = interval.cv2_base / n
+        df = welch_df(a, n, b, n)
+        half = t_quantile(0.5 + interval.confidence / 2.0, df) * math.sqrt(
+            cv2 / n
+        )
+        if half < margin:
+            return n
+
+    return None

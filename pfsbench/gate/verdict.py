@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate: latest run versus a baseline, per test case and variable.
+
+:func:`decide` is the verdict rule, :func:`compare` applies it to every
+baseline case, and :func:`run_gate` builds the one report record that
+every output format renders (pfsbench.gate.report).
+"""
+
+import datetime
+import math
+import statistics
+from collections import defaultdict
+
+from pfsbench import __version__
+from pfsbench.errors import ConfigError, NotEnoughSamples
+from pfsbench.gate import baseline as bl
+from pfsbench.gate import changepoints as cp
+from pfsbench.gate.stats import ratio_interval, repeats_to_settle
+
+REPORT_FORMAT_VERSION = 1
+VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
+            'ignored')
+
+
+def decide(interval, tolerance, direction):
+    """Verdict of one variable from its change interval.
+
+    In the variable's *worse* direction (down for ``higher``, up for
+    ``lower``):
+
+    * ``regression``: the whole interval lies beyond the tolerance
+      (``high < -tol`` for higher-is-better);
+    * ``improvement``: the whole interval lies beyond the tolerance the
+      other way (``low > +tol``);
+    * ``inconclusive``: the interval contains the worse-side threshold, so
+      the data can neither show a regression nor rule one out;
+    * ``pass``: the interval excludes a loss bigger than the tolerance.
+
+    Args:
+        interval: a :class:`pfsbench.gate.stats.RatioInterval`.
+        tolerance: the smallest relative change that matters (0.05).
+        direction: ``'higher'`` or ``'lower'`` is better.
+
+    Returns:
+        ``(verdict, threshold)`` where ``threshold`` is the worse-side
+        limit (``-tol`` or ``+tol``).
+    """
+    lo, hi = interval.low, interval.high
+    if direction == 'higher':
+        if hi < -tolerance:
+            return 'regression', -tolerance
+
+        if lo > tolerance:
+            return 'improvement', -tolerance
+
+        if lo < -tolerance:
+            return 'inconclusive', -tolerance
+
+        return 'pass', -tolerance
+
+    if direction == 'lower':
+        if lo > tolerance:
+            return 'regression', tolerance
+
+        if hi < -tolerance:
+            return 'improvement', tolerance
+
+        if hi > tolerance:
+            return 'inconclusive', tolerance
+
+        return 'pass', tolerance
+
+    raise ValueError(f'direction must be higher or lower, got {direction!r}')
+
+
+def fixed_tolerance_verdict(base, cur, tolerance, direction):
+    """What a fixed ReFrame-style reference would say: the current mean
+    against the baseline mean with a plain ``-tol`` bound, no statistics.
+
+    Returns:
+        ``'regression'`` or ``'pass'``.
+    """
+    change = statistics.fmean(cur) / statistics.fmean(base) - 1.0
+    if direction == 'higher':
+        return 'regression' if change < -tolerance else 'pass'
+
+    return 'regression' if change > tolerance else 'pass'
+
+
+def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
+    """Verdict of one variable from its samples.
+
+    Args:
+        base: baseline samples.
+        cur: current samples.
+        tolerance: smallest relative change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples than this give ``inconclusive``.
+
+    Returns:
+        A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
+        ``df``, ``repeats_needed`` (for ``inconclusive``).
+    """
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None}
+    try:
+        iv = ratio_interval(base, cur, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    verdict, threshold = decide(iv, tolerance, direction)
+    if len(cur) < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{len(cur)} current sample(s), the gate needs '
+                         f'{min_samples}')
+        return out
+
+    out['verdict'] = verdict
+    pct = f'{confidence:.0%}'
+    if verdict == 'inconclusive':
+        need = repeats_to_settle(iv, threshold)
+        out['repeats_needed'] = need
+        need_txt = (f'about {need} repeats per side would settle it'
+                    if need else 'the change sits on the tolerance; more '
+                    'repeats will not settle it')
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: noise '
+                         f'is larger than the tolerance; {need_txt}')
+    elif verdict == 'regression':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{threshold:+.1%}')
+    elif verdict == 'improvement':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{-threshold:+.1%}')
+    else:
+        out['reason'] = (f'the {pct} interval excludes a change worse than '
+                         f'{threshold:+.1%}')
+
+    if iv.borrowed:
+        out['reason'] += (f'; one {"baseline" if iv.borrowed == "base" else "current"}'
+                          ' sample, spread taken from the other side')
+
+    return out
+
+
+def select_current(results, session_uuids, keys):
+    """The latest session's records of each case among ``session_uuids``.
+
+    Returns:
+        ``{CaseKey: (session uuid, [Record, ...])}``.
+    """
+    chosen = set(session_uuids)
+    start = {u: s.time_start for u, s in results.sessions.items()}
+    latest = {}
+    for rec in results.records:
+        if rec.session not in chosen or rec.key not in keys:
+            continue
+
+        prev = latest.get(rec.key)
+        if prev is None or start[rec.session] > start[prev]:
+            latest[rec.key] = rec.session
+
+    out = {}
+    for rec in results.records:
+        if latest.get(rec.key) == rec.session:
+            out.setdefault(rec.key, (rec.session, []))[1].append(rec)
+
+    return out
+
+
+def _mean_or_none(values):
+    return statistics.fmean(values) if values else None
+
+
+def compare(baseline, results, session_uuids, config, name_filter=None):
+    """Compare the current sessions with a baseline.
+
+    Args:
+        baseline: a validated baseline dict.
+        results: the loaded :class:`~pfsbench.gate.results.Results`.
+        session_uuids: the sessions that make up "the current run".
+        config: a :class:`~pfsbench.gate.config.GateConfig`.
+        name_filter: optional compiled regex on the case name.
+
+    Returns:
+        ``(rows, missing, new_cases)``: one dict per variable, one dict per
+        baseline case without a usable current measurement, and the names
+        of current cases that the baseline lacks.
+
+    Raises:
+        ConfigError: a case ran with a different configuration than in the
+            baseline (``-S`` variables, task counts), or a unit changed.
+    """
+    cases = [c for c in baseline['cases']
+             if name_filter is None or name_filter.search(c['name'])]
+    keys = {bl.case_key(c): c for c in cases}
+    current = select_current(results, session_uuids, set(keys))
+    rows, missing = [], []
+    for key in sorted(keys):
+        case = keys[key]
+        if key not in current:
+            missing.append({'case': str(key), 'reason': 'not in the '
+                            'current session(s)'})
+            continue
+
+        sess_uuid, records = current[key]
+        session = results.sessions[sess_uuid]
+        bad = [(r, bl.unusable_reason(r, session)) for r in records]
+        bad = [(r, why) for r, why in bad if why]
+        if bad:
+            rec, why = bad[0]
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': f'{len(bad)} of {len(records)} '
+                            f'repeat(s) unusable: {why}'})
+            continue
+
+        if session.num_aborted:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': f'session stopped early '
+                            f'({session.num_aborted} aborted case(s))'})
+            continue
+
+        for rec in records:
+            if rec.config != case.get('config', {}):
+                field, old, new = bl._first_difference(case.get('config', {}),
+                                                       rec.config)
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {field}', new,
+                    f'differs from the baseline\'s {old!r}: the run was '
+                    'configured differently; record a new baseline'
+                )
+
+        for var in sorted(case['perfvars']):
+            pv = case['perfvars'][var]
+            unit = pv['unit']
+            tol, direction, ignore = config.settings_for(key.check, var, unit)
+            cur = [rec.perf[var][0] for rec in records if var in rec.perf]
+            units = {rec.perf[var][1] for rec in records if var in rec.perf}
+            row = {
+                'case': str(key), 'name': key.name, 'check': key.check,
+                'params': key.params, 'system': key.system,
+                'partition': key.partition, 'environ': key.environ,
+                'var': var, 'unit': unit, 'direction': direction,
+                'tolerance': tol, 'session': sess_uuid,
+                'base': {'n': len(pv['values']),
+                         'mean': _mean_or_none(pv['values']),
+                         'values': pv['values']},
+                'cur': {'n': len(cur), 'mean': _mean_or_none(cur),
+                        'values': [float(v) for v in cur]},
+            }
+            if units and units != {unit}:
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {var}',
+                    ', '.join(sorted(units)),
+                    f'unit differs from the baseline\'s {unit!r}'
+                )
+
+            if not cur:
+                missing.append({'case': str(key), 'session': sess_uuid,
+                                'var': var, 'reason': f'variable {var} not '
+                                'reported'})
+                continue
+
+            if ignore:
+                row.update(verdict='ignored', reason='ignored in '
+                           f'{config.path}', change=None, low=None,
+                           high=None, df=None, repeats_needed=None)
+            else:
+                row.update(judge(pv['values'], cur, tol, direction,
+                                 config.confidence, config.min_samples))
+
+            row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
+                pv['values'], cur, tol, direction
+            ) if direction else None
+            rows.append(row)
+
+    new_cases = sorted({str(r.key) for r in results.records
+                        if r.session in set(session_uuids) and
+                        r.key not in keys and
+                        (name_filter is None or
+                         name_filter.search(r.key.name))})
+    return rows, missing, new_cases
+
+
+def history(results, rows, baseline, config):
+    """Per-session means of every compared variable, with change points.
+
+    Returns:
+        A list of dicts, one per row in ``rows``, with the series, the
+        baseline band and the change points (each naming the session where
+        the step began and the tags that differ from the session before).
+    """
+    wanted = {(r['case'], r['var']) for r in rows}
+    ordered = results.ordered_sessions()[-config.history_sessions:]
+    pos = {s.uuid: i for i, s in enumerate(ordered)}
+    series = defaultdict(lambda: defaultdict(list))
+    nodes = defaultdict(set)
+    for rec in results.records:
+        if rec.session not in pos:
+            continue
+
+        skey = str(rec.key)
+        nodes[(skey, rec.session)].update(rec.nodelist)
+        if rec.fail_phase not in bl.USABLE_FAIL_PHASES:
+            continue
+
+        for var, (value, _) in rec.perf.items():
+            if value is not None and (skey, var) in wanted:
+                series[(skey, var)][rec.session].append(float(value))
+
+    out = []
+    for row in rows:
+        per_sess = series.get((row['case'], row['var']), {})
+        uuids = sorted(per_sess, key=lambda u: pos[u])
+        points = [{'session': u, 'time': ordered[pos[u]].time_start,
+                   'mean': statistics.fmean(per_sess[u]),
+                   'n': len(per_sess[u])} for u in uuids]
+        base_vals = row['base']['values']
+        band = {'mean': statistics.fmean(base_vals),
+                'min': min(base_vals), 'max': max(base_vals)}
+        changes = []
+        means = [p['mean'] for p in points]
+        if len(means) >= 2 * config.changepoint_min_segment and \
+                all(m > 0 for m in means):
+            min_change = config.changepoint_min_change
+            if min_change is None:
+                min_change = row['tolerance']
+
+            for c in cp.detect(means, threshold=config.changepoint_threshold,
+                               min_segment=config.changepoint_min_segment,
+                               min_change=min_change):
+                before = results.sessions[uuids[c.index - 1]]
+                after = results.sessions[uuids[c.index]]
+                tags_b = _tags(before, nodes[(row['case'], before.uuid)])
+                tags_a = _tags(after, nodes[(row['case'], after.uuid)])
+                changes.append({
+                    'index': c.index, 'session': after.uuid,
+                    'time': after.time_start, 'previous_session':
+                    before.uuid, 'before': c.before, 'after': c.after,
+                    'change': c.change, 'score': c.score,
+                    'tags_changed': {k: list(v) for k, v in
+                                     cp.extras_diff(tags_b, tags_a).items()},
+                })
+
+        out.append({'case': row['case'], 'check': row['check'],
+                    'var': row['var'], 'unit': row['unit'],
+                    'points': points, 'baseline': band,
+                    'changepoints': changes})
+
+    return out
+
+
+def _tags(session, nodelist):
+    tags = {str(k): str(v) for k, v in session.extras.items()}
+    tags['reframe_version'] = session.reframe_version
+    tags['hostname'] = session.hostname
+    if nodelist:
+        tags['job_nodelist'] = ','.join(sorted(nodelist))
+
+    return tags
+
+
+def exit_code(summary, missing, config):
+    """0 pass, 1 regression, 3 missing data (and inconclusive if the site
+    chose so in gate.yaml).  A regression wins over missing data."""
+    if summary.get('regression'):
+        return 1
+
+    if missing or not sum(summary.values()):
+        return 3
+
+    if summary.get('inconclusive') and config.inconclusive_exit == 3:
+        return 3
+
+    return 0
+
+
+def run_gate(baseline, results, session_uuids, config, name_filter=None,
+             with_history=True, baseline_path=''):
+    """Compare, collect history and change points, and build the record.
+
+    Returns:
+        The report record (a JSON-serialisable dict) that every format
+        renders; ``record['exit_code']`` is the gate's exit code.
+    """
+    rows, missing, new_cases = compare(baseline, results, session_uuids,
+                                       config, name_filter)
+    summary = {v: 0 for v in VERDICTS if v != 'missing'}
+    for row in rows:
+        summary[row['verdict']] += 1
+
+    hist = history(results, rows, baseline, config) if with_history else []
+    sessions = [results.sessions[u].as_dict() for u in session_uuids]
+    record = {
+        'kind': 'pfsbench-gate-report',
+        'format_version': REPORT_FORMAT_VERSION,
+        'created': datetime.datetime.now(
+            datetime.timezone.utc).isoformat(timespec='seconds'),
+        'pfsbench_version': __version__,
+        'source': results.source,
+        'baseline': {'name': baseline['name'], 'path': baseline_path,
+                     'created': baseline.get('created'),
+                     'sessions': [s['uuid'] for s in baseline['sessions']],
+                     'extras': [s.get('extras', {})
+                                for s in baseline['sessions']]},
+        'current_sessions': sessions,
+        'settings': {'config': config.path, 'confidence': config.confidence,
+                     'tolerance': config.tolerance,
+                     'inconclusive_exit': config.inconclusive_exit,
+                     'method': 'welch-log-ratio'},
+        'results': rows,
+        'missing': missing,
+        'new_cases': new_cases,
+        'history': hist,
+        'summary': {**summary, 'missing': len(missing)},
+    }
+    record['exit_code'] = exit_code(summary, missing, config)
+    return record
