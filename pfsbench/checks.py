@@ -17,8 +17,6 @@ A check family subclasses :class:`FileSystemCheck`, declares its sweep as
 """
 
 import os
-import shlex
-import time
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -27,13 +25,11 @@ from reframe.core.builtins import (run_after, run_before, variable)
 from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.exceptions import SanityError
 
+from pfsbench import rundir
 from pfsbench.errors import ConfigError, ParseError
-from pfsbench.siteconfig import check_scratch_dir, home_directories
+from pfsbench.siteconfig import check_scratch_dir
 
-#: Marker file in every run directory pfsbench creates; ``pfsbench cleanup``
-#: removes only directories that carry it.
-RUN_DIR_MARKER = '.pfsbench-run'
-JOB_EXIT_PREFIX = 'pfsbench-job: exit='
+JOB_EXIT_PREFIX = rundir.JOB_EXIT_PREFIX
 
 #: Parsed outputs, keyed by (file, mtime, size, parser).
 _PARSED = {}
@@ -100,35 +96,27 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
         field = f'extras.targets[{entry["name"]}].path'
         try:
-            if self.is_dry_run():
-                # Dry runs render job scripts for other systems: their paths
-                # need not exist here, but '/' or a home is always refused.
-                path = os.path.realpath(os.path.expandvars(entry['path']))
-                if path == '/' or path in home_directories():
-                    check_scratch_dir(entry['path'], part.fullname, field)
-            else:
-                path = check_scratch_dir(entry['path'], part.fullname, field)
+            # Dry runs render job scripts for other systems: their paths
+            # need not exist here, but '/' or a home is always refused.
+            path = check_scratch_dir(entry['path'], part.fullname, field,
+                                     must_exist=not self.is_dry_run())
         except ConfigError as err:
             raise RfmConfigError(str(err)) from None
 
         self.target_path = path
         self.target_fstype = entry.get('fstype', '') or _mount_fstype(path)
-        stamp = time.strftime('%Y%m%dT%H%M%S')
-        self.run_dir = os.path.join(
-            path, f'pfsbench-{self.unique_name}-{stamp}-{os.getpid()}')
+        self.run_dir = os.path.join(path,
+                                    rundir.run_dir_name(self.unique_name))
 
     @run_before('run')
     def own_run_dir(self):
         if not self.is_dry_run():
-            os.makedirs(self.run_dir)
-            with open(os.path.join(self.run_dir, RUN_DIR_MARKER), 'w') as fp:
-                fp.write(f'{self.unique_name}\n')
+            rundir.create(self.run_dir, self.unique_name)
 
         # The job script runs these whatever the tool's exit status: the
         # first records that status (the squeue scheduler cannot), the second
         # removes exactly the directory this test created.
-        self.postrun_cmds = [f'echo "{JOB_EXIT_PREFIX}$?"',
-                             f'rm -rf {shlex.quote(self.run_dir)}']
+        self.postrun_cmds = rundir.job_epilogue(self.run_dir)
 
     def cache_defeat_mode(self):
         """``drop_caches`` where the partition has the feature, else

@@ -21,6 +21,7 @@ VERBS = [
     'cli_parse',
     'cli_render',
     'cli_check_config',
+    'cli_cleanup',
     'cli_session_extras',
     'cli_baseline',
     'cli_gate',

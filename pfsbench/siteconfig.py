@@ -164,7 +164,7 @@ def home_directories():
     return homes
 
 
-def check_scratch_dir(path, source, field):
+def check_scratch_dir(path, source, field, must_exist=True):
     """Resolve a scratch directory and refuse a dangerous or unusable one.
 
     pfsbench creates its own sub-directory under the scratch directory and
@@ -176,6 +176,8 @@ def check_scratch_dir(path, source, field):
         path: the configured path (``$VAR`` and ``~`` are expanded).
         source: where the path was configured (file or partition name).
         field: the key that holds it.
+        must_exist: also check that it exists and is writable here (off for
+            job scripts rendered for another machine).
 
     Returns:
         the resolved absolute path.
@@ -184,7 +186,7 @@ def check_scratch_dir(path, source, field):
         ConfigError: naming source, field and value.
     """
     expanded = os.path.expandvars(os.path.expanduser(path))
-    if '$' in expanded:
+    if '$' in expanded and must_exist:
         raise ConfigError(source, field, path,
                           'has an undefined environment variable')
 
@@ -196,6 +198,9 @@ def check_scratch_dir(path, source, field):
         raise ConfigError(source, field, path,
                           'is a home directory; give a scratch directory')
 
+    if not must_exist:
+        return real
+
     if not os.path.exists(real):
         raise ConfigError(source, field, path, 'does not exist')
 
@@ -206,3 +211,166 @@ def check_scratch_dir(path, source, field):
         raise ConfigError(source, field, path, 'is not writable')
 
     return real
+
+
+def _load_module(path):
+    import importlib.util
+    name = 'pfsbench_config_' + os.path.basename(path)[:-3]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_site_configuration(config_dir, systems=None):
+    """Merge ``common.py`` and ``systems/*.py`` of a config directory.
+
+    Every system file is validated with :func:`validate_site_configuration`;
+    ``local`` (which matches every host) is placed last.
+
+    Args:
+        config_dir: the directory holding ``common.py`` and ``systems/``.
+        systems: names of the systems to keep (default: all).
+
+    Returns:
+        (the merged ``site_configuration`` dict, the common module).
+
+    Raises:
+        ConfigError: naming the system file, key and value.
+    """
+    import glob
+
+    common = _load_module(os.path.join(config_dir, 'common.py'))
+    config = dict(common.site_configuration)
+    merged = []
+    for path in sorted(glob.glob(os.path.join(config_dir, 'systems',
+                                              '*.py'))):
+        try:
+            site = _load_module(path).site_configuration
+        except AttributeError:
+            raise ConfigError(os.path.relpath(path), 'site_configuration',
+                              None, 'missing') from None
+
+        validate_site_configuration(site, os.path.relpath(path))
+        for system in site.get('systems', []):
+            if not systems or system['name'] in systems:
+                system.setdefault('prefix', common.RUNS)
+                merged.append(system)
+
+    merged.sort(key=lambda s: s['name'] == 'local')
+    config['systems'] = merged
+    return config, common
+
+
+def validate_reference_file(path, partitions=None):
+    """Check a ``config/references/<system>.yaml`` file.
+
+    Each top-level key is a check class; under it an optional ``$index``
+    (a list of attribute names) and as many levels of keys as the index has
+    entries, then ``variable: [value, lower, upper, unit]`` with ``lower <=
+    0 <= upper`` (either may be null), or ``['$xfail', reason, [...]]``.
+
+    Args:
+        path: the YAML file.
+        partitions: known ``system:partition`` names, to check a
+            ``$partition`` index level against (optional).
+
+    Returns:
+        the number of reference tuples found.
+
+    Raises:
+        ConfigError: naming the file, the dotted key and the value.
+    """
+    import yaml
+
+    rel = os.path.relpath(path)
+    try:
+        with open(path) as fp:
+            data = yaml.safe_load(fp)
+    except yaml.YAMLError as err:
+        mark = getattr(err, 'problem_mark', None)
+        where = f'line {mark.line + 1}' if mark else '?'
+        raise ConfigError(rel, where, getattr(err, 'problem', str(err)),
+                          'not valid YAML') from None
+    except OSError as err:
+        raise ConfigError(rel, '-', path, err.strerror) from None
+
+    if data is None:
+        data = {}
+
+    if not isinstance(data, dict):
+        raise ConfigError(rel, '(top)', data,
+                          'expected a mapping of check names')
+
+    count = 0
+    for check, body in data.items():
+        if not isinstance(body, dict):
+            raise ConfigError(rel, check, body, 'expected a mapping')
+
+        index = body.get('$index', None)
+        if index is not None and (not isinstance(index, list) or not all(
+                isinstance(i, str) for i in index) or not index):
+            raise ConfigError(rel, f'{check}.$index', index,
+                              'expected a list of attribute names')
+
+        levels = index or ['$partition']
+        entries = {k: v for k, v in body.items() if k != '$index'}
+        count += _validate_ref_level(rel, check, entries, levels,
+                                     partitions)
+
+    return count
+
+
+def _validate_ref_level(rel, key, node, levels, partitions):
+    if not levels:
+        if not isinstance(node, dict):
+            raise ConfigError(rel, key, node,
+                              'expected variable: [value, lower, upper, '
+                              'unit]')
+        for var, ref in node.items():
+            _validate_ref_tuple(rel, f'{key}.{var}', ref)
+        return len(node)
+
+    if not isinstance(node, dict):
+        raise ConfigError(rel, key, node,
+                          f'expected a mapping keyed by {levels[0]}')
+
+    count = 0
+    for subkey, sub in node.items():
+        if (levels[0] == '$partition' and partitions is not None and
+                subkey not in partitions and subkey != '*'):
+            raise ConfigError(rel, f'{key}.{subkey}', subkey,
+                              'unknown system:partition; known: ' +
+                              ', '.join(sorted(partitions)))
+        count += _validate_ref_level(rel, f'{key}.{subkey}', sub, levels[1:],
+                                     partitions)
+    return count
+
+
+def _validate_ref_tuple(rel, key, ref):
+    if isinstance(ref, list) and ref and ref[0] == '$xfail':
+        if len(ref) != 3:
+            raise ConfigError(rel, key, ref,
+                              "expected ['$xfail', reason, [value, lower, "
+                              "upper, unit]]")
+        ref = ref[2]
+
+    def number(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    if not isinstance(ref, list) or len(ref) not in (3, 4):
+        raise ConfigError(rel, key, ref,
+                          'expected [value, lower, upper, unit]')
+
+    value, lower, upper = ref[:3]
+    if not number(value):
+        raise ConfigError(rel, key, ref, 'the reference value must be a '
+                                         'number')
+    if lower is not None and (not number(lower) or lower > 0):
+        raise ConfigError(rel, key, ref, 'the lower threshold must be a '
+                                         'number <= 0 or null')
+    if upper is not None and (not number(upper) or upper < 0):
+        raise ConfigError(rel, key, ref, 'the upper threshold must be a '
+                                         'number >= 0 or null')
+    if len(ref) == 4 and not isinstance(ref[3], str):
+        raise ConfigError(rel, key, ref, 'the unit must be a string')

@@ -15,12 +15,18 @@ import shlex
 def shell_join(argv):
     """Quote an argv list for a POSIX shell (the job script).
 
-    Words that are shell variable references (``$DIR/f``) stay unquoted so
-    the job script expands them, and so do ``{placeholder}`` words, which
-    bash leaves alone (no comma, no ``..``) and the stream runner fills in.
+    Words that start with a shell variable (``$DIR/f``) are double-quoted
+    so the job script expands them; ``{placeholder}`` words stay bare: bash
+    leaves them alone (no comma, no ``..``) and the stream runner fills in.
     """
-    return ' '.join(w if _needs_no_quotes(w) else shlex.quote(w)
-                    for w in argv)
+    return ' '.join(_quote(w) for w in argv)
+
+
+def _quote(word):
+    if word.startswith('$') and _PLAIN.match(word):
+        return f'"{word}"'
+
+    return word if _needs_no_quotes(word) else shlex.quote(word)
 
 
 _PLAIN = re.compile(r'^[A-Za-z0-9_@%+=:,./{}$-]+$')
@@ -33,4 +39,4 @@ def _needs_no_quotes(word):
     if '{' in word and (',' in word or '..' in word):
         return False    # bash would brace-expand it
 
-    return '$' not in word or word.startswith('$')
+    return '$' not in word

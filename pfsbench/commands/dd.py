@@ -73,3 +73,40 @@ def dd_read(path, block_size=SEED001_BLOCK_SIZE,
     if direct:
         argv.append('iflag=direct')    # defeat the page cache on read
     return argv
+
+
+def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
+                 count=SEED001_COUNT_PER_NODE, fan_out=1,
+                 cache_defeat='direct', drop_caches_command=None,
+                 barrier_timeout=3600, python=None):
+    """argv of one launcher task of a dd streaming experiment.
+
+    The ReFrame checks (``reframe-checks/dd``) and ``pfsbench render`` both
+    call this, so their job scripts run the same command.  Each stream
+    writes ``{stream_dir}/XX1`` (seed 001's file name) in its own directory.
+
+    Args:
+        run_dir: the run directory (may be a ``$VARIABLE`` in a template).
+        block_size: bytes per dd block.
+        count: blocks per stream.
+        fan_out: streams this task runs.
+        cache_defeat: ``drop_caches``, ``direct`` or ``none``.
+        drop_caches_command: the partition's command for ``drop_caches``.
+        barrier_timeout: seconds a stream waits for the others.
+        python: interpreter with pfsbench installed (default: this one).
+
+    Returns:
+        the argv list.
+    """
+    from pfsbench.commands.streams import runner
+
+    path = '{stream_dir}/XX1'
+    kwargs = {} if python is None else {'python': python}
+    return runner(
+        run_dir=run_dir,
+        write_argv=dd_write(path, block_size, count),
+        read_argv=dd_read(path, block_size, count,
+                          direct=(cache_defeat == 'direct')),
+        fan_out=fan_out, cache_defeat=cache_defeat,
+        drop_caches_command=drop_caches_command,
+        barrier_timeout=barrier_timeout, **kwargs)

@@ -26,7 +26,6 @@ from reframe.core.builtins import (parameter, performance_function,
 
 from pfsbench.checks import FileSystemCheck
 from pfsbench.commands import dd, shell_join
-from pfsbench.commands.streams import runner
 from pfsbench.parsers import streams
 
 
@@ -104,17 +103,12 @@ class dd_streaming_base(FileSystemCheck):
 
     @run_before('run')
     def set_command_line(self):
-        path = '{stream_dir}/XX1'     # seed 001's file name, one dir each
-        direct_read = self.cache_defeat == 'direct'
-        argv = runner(
-            run_dir=self.run_dir,
-            write_argv=dd.dd_write(path, self.block_size, self.count),
-            read_argv=dd.dd_read(path, self.block_size, self.count,
-                                 direct=direct_read),
-            fan_out=self.fan_out, cache_defeat=self.cache_defeat,
+        self.executable = shell_join(dd.streams_argv(
+            run_dir=self.run_dir, block_size=self.block_size,
+            count=self.count, fan_out=self.fan_out,
+            cache_defeat=self.cache_defeat,
             drop_caches_command=self.drop_caches_command(),
-            barrier_timeout=self.barrier_timeout)
-        self.executable = shell_join(argv)
+            barrier_timeout=self.barrier_timeout))
 
     @sanity_function
     def assert_streams_completed(self):

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench check-config``: validate site configs and reference files."""
+
+import argparse
+import glob
+import os
+
+from pfsbench.siteconfig import (load_site_configuration,
+                                 validate_reference_file)
+
+EPILOG = '''Examples:
+  pfsbench check-config
+  pfsbench check-config --config-dir /site/pfsbench-config
+'''
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'check-config', help='validate site configurations and references',
+        description="Load every system file and every reference file and "
+                    "check pfsbench's keys (ReFrame ignores unknown extras "
+                    "and sched_options keys silently).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    default = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), 'config')
+    parser.add_argument('--config-dir', default=default, metavar='DIR',
+                        help='the config directory (default: %(default)s)')
+    return parser
+
+
+def run(args):
+    config, _ = load_site_configuration(args.config_dir)
+    partitions = {f'{s["name"]}:{p["name"]}' for s in config['systems']
+                  for p in s.get('partitions', [])}
+    systems = {s['name'] for s in config['systems']}
+    print(f'systems: {", ".join(sorted(systems))} '
+          f'({len(partitions)} partitions): ok')
+    refs = sorted(glob.glob(os.path.join(args.config_dir, 'references',
+                                         '*.yaml')))
+    for path in refs:
+        count = validate_reference_file(path, partitions)
+        system = os.path.basename(path)[:-5]
+        note = '' if system in systems else ' (no such system: unused)'
+        print(f'{os.path.relpath(path)}: {count} reference(s): ok{note}')
+
+    return 0

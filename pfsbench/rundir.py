@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Run directories: what pfsbench creates on a target, and so may delete.
+
+Every run writes only inside a fresh ``pfsbench-<name>-<time>-<id>``
+directory under the target, marked with :data:`MARKER`.  The job script that
+uses it removes it at its end, whatever the tool's exit status; ``pfsbench
+cleanup`` removes leftovers of killed jobs, and only marked directories.
+"""
+
+import os
+import shlex
+import shutil
+import time
+
+#: Marker file in every run directory pfsbench creates.
+MARKER = '.pfsbench-run'
+#: The job script's record of the tool's exit status (the ``squeue``
+#: scheduler of ReFrame cannot see exit codes).
+JOB_EXIT_PREFIX = 'pfsbench-job: exit='
+
+
+def run_dir_name(name, unique=None):
+    """``pfsbench-<name>-<YYYYmmddTHHMMSS>-<unique>`` (unique: our PID)."""
+    stamp = time.strftime('%Y%m%dT%H%M%S')
+    return f'pfsbench-{name}-{stamp}-{unique or os.getpid()}'
+
+
+def create(path, owner):
+    """Create the run directory ``path`` and its marker naming ``owner``."""
+    os.makedirs(path)
+    with open(os.path.join(path, MARKER), 'w') as fp:
+        fp.write(f'{owner}\n')
+
+
+def job_epilogue(run_dir):
+    """Job-script lines run after the tool, whatever its exit status."""
+    quoted = (f'"{run_dir}"' if run_dir.startswith('$')
+              else shlex.quote(run_dir))
+    return [f'echo "{JOB_EXIT_PREFIX}$?"',
+            f'rm -rf {quoted}']
+
+
+def leftovers(directory):
+    """Marked run directories directly under ``directory``."""
+    found = []
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if (name.startswith('pfsbench-') and os.path.isdir(path) and
+                not os.path.islink(path) and
+                os.path.isfile(os.path.join(path, MARKER))):
+            found.append(path)
+
+    return found
+
+
+def remove(path):
+    """Remove a run directory, refusing anything without the marker."""
+    if not os.path.isfile(os.path.join(path, MARKER)):
+        raise ValueError(f'{path}: no {MARKER} marker: not a pfsbench run '
+                         f'directory, not removing it')
+
+    shutil.rmtree(path)
