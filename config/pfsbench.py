@@ -18,10 +18,17 @@ sys.path.insert(0, os.path.dirname(CONFIG_DIR))
 from pfsbench.errors import ConfigError                      # noqa: E402
 from pfsbench.siteconfig import load_site_configuration      # noqa: E402
 
-try:
-    site_configuration, _ = load_site_configuration(
-        CONFIG_DIR, [s for s in os.environ.get('PFSBENCH_SYSTEMS',
-                                               '').split(',') if s])
-except ConfigError as err:
-    # One line, no traceback: the file, the key, the value, the reason.
-    raise SystemExit(f'pfsbench: error: {err}') from None
+
+
+def _merged():
+    wanted = [s for s in os.environ.get('PFSBENCH_SYSTEMS', '').split(',')
+              if s]
+    try:
+        return load_site_configuration(CONFIG_DIR, wanted)[0]
+    except ConfigError as err:
+        # One line, no traceback: the file, the key, the value, the reason.
+        raise SystemExit(f'pfsbench: error: {err}') from None
+
+
+# ReFrame requires a plain top-level assignment to this name.
+site_configuration = _merged()

@@ -53,12 +53,18 @@ def _env_int(names, default):
 
 def task_identity():
     """(rank, number of tasks, local rank on the node, node name) of this
-    process, from whichever launcher started it (Slurm, Open MPI, PMIx)."""
-    rank = _env_int(['SLURM_PROCID', 'OMPI_COMM_WORLD_RANK', 'PMIX_RANK',
-                     'PMI_RANK'], 0)
-    ntasks = _env_int(['SLURM_NTASKS', 'OMPI_COMM_WORLD_SIZE', 'PMI_SIZE'], 1)
-    local = _env_int(['SLURM_LOCALID', 'OMPI_COMM_WORLD_LOCAL_RANK',
-                      'MPI_LOCALRANKID'], 0)
+    process, from whichever launcher started it.
+
+    MPI launchers' variables come first: ``mpirun`` inside a Slurm job
+    inherits the batch step's ``SLURM_PROCID=0``, which would make every
+    rank think it is rank 0.
+    """
+    rank = _env_int(['OMPI_COMM_WORLD_RANK', 'PMIX_RANK', 'PMI_RANK',
+                     'SLURM_PROCID'], 0)
+    ntasks = _env_int(['OMPI_COMM_WORLD_SIZE', 'PMI_SIZE', 'SLURM_NTASKS'],
+                      1)
+    local = _env_int(['OMPI_COMM_WORLD_LOCAL_RANK', 'MPI_LOCALRANKID',
+                      'SLURM_LOCALID'], 0)
     node = os.environ.get('SLURMD_NODENAME') or socket.gethostname()
     return rank, ntasks, local, node.split('.')[0]
 

@@ -32,6 +32,7 @@ if _selected():
 _env_vars = [
     ['SLURM_MPI_TYPE', 'pmix'],                 # Open MPI needs PMIx
     ['OMPI_MCA_mpi_yield_when_idle', '1'],      # more ranks than cores
+    ['PMIX_MCA_gds', 'hash'],                   # shm gds crashes here
     ['OMPI_ALLOW_RUN_AS_ROOT', '1'],            # CI runs as root
     ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
 ]
