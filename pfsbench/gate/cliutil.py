@@ -22,6 +22,10 @@ def add_source_options(parser):
         help='read these ReFrame run report files instead of the database; '
              'repeatable (default: none)')
     group.add_argument(
+        '--lock-timeout', metavar='SECONDS', type=float, default=30.0,
+        help='wait this long for a ReFrame session that is writing the '
+             'database (default: %(default)s)')
+    group.add_argument(
         '--baseline-dir', metavar='DIR', default=None,
         help='where baselines live (default: baselines/ beside the '
              'database)')
@@ -91,7 +95,8 @@ def load(args):
         if not os.path.exists(path):
             raise MissingData(f'{path}: run report not found')
 
-    return load_results(db=db_path(args), reports=args.report)
+    return load_results(db=db_path(args), reports=args.report,
+                        timeout=args.lock_timeout)
 
 
 def select_sessions(args, results):

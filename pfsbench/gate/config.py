@@ -65,6 +65,7 @@ class GateConfig:
     tolerance: float = 0.05
     inconclusive_exit: int = 0
     min_samples: int = 2
+    sample_unit: str = 'repeat'
     changepoint_threshold: float = 5.0
     changepoint_min_segment: int = 3
     changepoint_min_change: float = None
@@ -126,7 +127,7 @@ def _num(path, key, value, lo, hi, integer=False, lo_open=False):
 
 
 _TOP_KEYS = {'format_version', 'confidence', 'tolerance',
-             'inconclusive_exit', 'min_samples', 'changepoints',
+             'inconclusive_exit', 'min_samples', 'sample_unit', 'changepoints',
              'history_sessions', 'variables'}
 _CP_KEYS = {'threshold', 'min_segment', 'min_change'}
 _VAR_KEYS = {'tolerance', 'direction', 'ignore'}
@@ -171,6 +172,13 @@ def parse(data, path):
     if 'min_samples' in data:
         cfg.min_samples = _num(path, 'min_samples', data['min_samples'], 1,
                                1000, integer=True)
+
+    if 'sample_unit' in data:
+        if data['sample_unit'] not in ('repeat', 'session'):
+            raise ConfigError(path, 'sample_unit', data['sample_unit'],
+                              'expected repeat or session')
+
+        cfg.sample_unit = data['sample_unit']
 
     if 'history_sessions' in data:
         cfg.history_sessions = _num(path, 'history_sessions',

@@ -501,9 +501,10 @@ def read_reports(paths):
     return results.finish()
 
 
-def load_results(db=None, reports=None, since=None):
+def load_results(db=None, reports=None, since=None, timeout=30.0):
     """Load results from report files if given, else from the database."""
     if reports:
         return read_reports(reports)
 
-    return read_database(db or default_db_path(), since=since)
+    return read_database(db or default_db_path(), timeout=timeout,
+                         since=since)

@@ -19,6 +19,7 @@ and gives a confidence interval for it:
 docs/gate.md gives the derivation and the verdict rules built on it.
 """
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -94,6 +95,7 @@ def t_cdf(t, df):
     return 1.0 - tail if t >= 0 else tail
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(p, df):
     """Quantile (inverse CDF) of Student's t, by bisection on :func:`t_cdf`.
 

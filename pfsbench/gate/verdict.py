@@ -146,6 +146,15 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
     return out
 
 
+def session_means(perfvar):
+    """Per-session means of a baseline variable, in session order."""
+    groups = defaultdict(list)
+    for value, idx in zip(perfvar['values'], perfvar['session_index']):
+        groups[idx].append(value)
+
+    return [statistics.fmean(groups[i]) for i in sorted(groups)]
+
+
 def select_current(results, session_uuids, keys):
     """The latest session's records of each case among ``session_uuids``.
 
@@ -264,13 +273,24 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                 'reported'})
                 continue
 
+            base_vals, cur_vals = pv['values'], cur
+            if config.sample_unit == 'session':
+                # One sample per session: the baseline's session means
+                # against this session's mean, so night-to-night drift
+                # counts as noise (a prediction interval, docs/gate.md).
+                base_vals = session_means(pv)
+                cur_vals = [statistics.fmean(cur)]
+                row['base']['session_means'] = base_vals
+
             if ignore:
                 row.update(verdict='ignored', reason='ignored in '
                            f'{config.path}', change=None, low=None,
                            high=None, df=None, repeats_needed=None)
             else:
-                row.update(judge(pv['values'], cur, tol, direction,
-                                 config.confidence, config.min_samples))
+                row.update(judge(base_vals, cur_vals, tol, direction,
+                                 config.confidence,
+                                 1 if config.sample_unit == 'session'
+                                 else config.min_samples))
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
@@ -410,6 +430,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'settings': {'config': config.path, 'confidence': config.confidence,
                      'tolerance': config.tolerance,
                      'inconclusive_exit': config.inconclusive_exit,
+                     'sample_unit': config.sample_unit,
                      'method': 'welch-log-ratio'},
         'results': rows,
         'missing': missing,

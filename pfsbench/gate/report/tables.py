@@ -42,11 +42,14 @@ def headline(record):
     parts = [f'{s.get(v, 0)} {v}' for v in
              ('regression', 'inconclusive', 'improvement', 'pass',
               'ignored', 'missing') if s.get(v)]
-    verdict = {0: 'PASS', 1: 'REGRESSION', 3: 'MISSING DATA'}.get(
-        record['exit_code'], str(record['exit_code']))
-    if record['exit_code'] == 3 and not s.get('missing') and \
-            s.get('inconclusive'):
+    if s.get('regression'):
+        verdict = 'REGRESSION'
+    elif s.get('missing') or not any(s.values()):
+        verdict = 'MISSING DATA'
+    elif s.get('inconclusive'):
         verdict = 'INCONCLUSIVE'
+    else:
+        verdict = 'PASS'
 
     return verdict, ', '.join(parts) or 'nothing compared'
 
@@ -119,7 +122,9 @@ def render_text(record):
 
     cps = changepoint_lines(record)
     if cps:
-        out.append('')
+        if out[-1]:
+            out.append('')
+
         out.append('change points:')
         out.extend(f'  {line}' for line in cps)
 

@@ -1,0 +1,350 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's verbs through ``pfsbench.cli.main(argv)``, in process, on
+synthetic ReFrame results databases (ReFrame's storage schema 1.0)."""
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+
+import pytest
+
+from pfsbench import cli
+from pfsbench.gate import synth
+
+GATE_VERBS = ['cli_session_extras', 'cli_baseline', 'cli_gate', 'cli_report']
+CASE1 = 'dd_stream_per_node %nodes=1'
+CASE2 = 'dd_stream_per_node %nodes=2'
+DAY = 86400.0
+
+
+@pytest.fixture(autouse=True)
+def only_gate_verbs(monkeypatch):
+    # Other developers' verbs may not be importable yet; the registry
+    # mechanism is the same with ours alone.
+    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+
+
+def run(argv, capsys):
+    print('+ pfsbench ' + ' '.join(argv))
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    # The first line is the command echoed above (so a failure shows it).
+    return code, out.split('\n', 1)[1], err
+
+
+def nightly(t, scale=1.0, extras=None, **kwargs):
+    return synth.session(
+        {CASE1: [scale * v for v in (500.0, 505.0, 495.0)],
+         CASE2: [scale * v for v in (900.0, 910.0, 890.0)]},
+        time_start=t, extras=extras or {'fs_version': '1.8'}, **kwargs)
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / 'runs' / 'results.db'
+    path.parent.mkdir()
+    synth.write_database(str(path), [nightly(0.0), nightly(DAY)])
+    return path
+
+
+def add(db, *reports):
+    synth.write_database(str(db), list(reports))
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_baseline_round_trip(db, capsys):
+    code, out, err = run(['baseline', 'record', 'pre-upgrade', '--since',
+                          '1970-01-01', '--db', str(db)], capsys)
+    assert code == 0, err
+    assert '2 case(s), 12 sample(s) from 2 session(s)' in out
+    path = db.parent / 'baselines' / 'pre-upgrade.json'
+    data = json.loads(path.read_text())
+    assert data['format_version'] == 1
+    case = {c['name']: c for c in data['cases']}[CASE1]
+    assert case['params'] == {'nodes': '1'}
+    assert case['perfvars']['write_bw']['unit'] == 'MB/s'
+    assert sorted(case['perfvars']['write_bw']['values']) == \
+        [495.0, 495.0, 500.0, 500.0, 505.0, 505.0]
+
+    code, out, _ = run(['baseline', 'list', '--db', str(db)], capsys)
+    assert code == 0 and out.startswith('pre-upgrade ')
+    code, out, _ = run(['baseline', 'show', 'pre-upgrade', '--db', str(db)],
+                       capsys)
+    assert code == 0 and 'write_bw [MB/s]: 500 505 495' in out
+    code, _, err = run(['baseline', 'record', 'pre-upgrade', '--db',
+                        str(db)], capsys)
+    assert code == 2 and 'exists' in err
+    code, _, _ = run(['baseline', 'delete', 'pre-upgrade', '--db', str(db)],
+                     capsys)
+    assert code == 0 and not path.exists()
+
+
+def test_unknown_baseline_names_the_known_ones(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    code, _, err = run(['gate', '-b', 'post', '--db', str(db)], capsys)
+    assert code == 3
+    assert err.startswith('pfsbench: error: ')
+    assert "baseline 'post' not found (known: pre)" in err
+    code, _, err = run(['baseline', 'delete', 'post', '--db', str(db)],
+                       capsys)
+    assert code == 3 and "'post' not found" in err
+
+
+def test_bad_baseline_name_and_file(db, capsys):
+    code, _, err = run(['baseline', 'record', '../x', '--db', str(db)],
+                       capsys)
+    assert code == 2 and "baseline: '../x'" in err
+    bdir = db.parent / 'baselines'
+    bdir.mkdir()
+    (bdir / 'old.json').write_text(json.dumps({'format_version': 7}))
+    code, _, err = run(['gate', '-b', 'old', '--db', str(db)], capsys)
+    assert code == 2
+    assert 'old.json:format_version: 7:' in err
+
+
+def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys):
+    run(['baseline', 'record', 'pre', '--since', '1970-01-01', '--db',
+         str(db)], capsys)
+    add(db, nightly(2 * DAY, scale=1.001))
+    code, out, err = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 0, out + err
+    assert out.startswith('pfsbench gate: PASS: 2 pass')
+    add(db, nightly(3 * DAY, scale=0.8, extras={'fs_version': '2.0'}))
+    before = digest(db)
+    code, out, err = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                          'json'], capsys)
+    assert code == 1, err
+    record = json.loads(out)
+    bad = [(r['name'], r['var']) for r in record['results']
+           if r['verdict'] == 'regression']
+    assert bad == [(CASE1, 'write_bw'), (CASE2, 'write_bw')]
+    row = record['results'][0]
+    assert row['change'] == pytest.approx(-0.2, abs=1e-9)
+    assert row['low'] < -0.2 < row['high']
+    # The database was opened read-only: not one byte changed, no lock or
+    # journal file appeared.
+    assert digest(db) == before
+    assert sorted(os.listdir(db.parent)) == ['baselines', 'results.db']
+
+
+def test_gate_text_names_regressed_variables(db, capsys):
+    run(['baseline', 'record', 'pre', '--since', '1970-01-01', '--db',
+         str(db)], capsys)
+    add(db, nightly(2 * DAY, scale=0.8))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 1
+    assert f'regression: {CASE1} @local:default+builtin write_bw: ' in out
+
+
+def test_nothing_selected_is_missing_data(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db), '--name',
+                        'no_such_check'], capsys)
+    assert code == 3 and 'no test case selected' in err
+
+
+def test_zero_test_cases_is_missing_data(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    add(db, synth.make_report([], time_start=2 * DAY))
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3 and 'ran zero test cases' in err
+
+
+def test_baseline_case_absent_is_missing_data(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    add(db, synth.session({CASE1: [500.0, 501.0, 499.0]},
+                          time_start=2 * DAY))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3
+    assert f'missing: {CASE2} @local:default+builtin: not in the current' \
+        in out
+
+
+def test_failed_and_dry_run_sessions_are_missing_data(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    sid = 'f' * 8 + '-0000-0000-0000-000000000000'
+    cases = [synth.make_testcase(sid, 0, 0, CASE1, {'write_bw': (None, 'MB/s')},
+                                 result='fail', fail_phase='sanity',
+                                 fail_reason='sanity error: no end marker'),
+             synth.make_testcase(sid, 0, 1, CASE2,
+                                 {'write_bw': (900.0, 'MB/s')})]
+    add(db, synth.make_report(cases, time_start=2 * DAY, session_uuid=sid))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3
+    assert 'failed in sanity: sanity error: no end marker' in out
+
+    dry = synth.session({CASE1: [None] * 3, CASE2: [None] * 3},
+                        time_start=3 * DAY, cmdline='reframe -r --dry-run')
+    add(db, dry)
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3 and 'a --dry-run session' in out
+
+
+def test_session_that_stopped_early(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    rep = nightly(2 * DAY)
+    rep['session_info']['num_aborted'] = 1
+    add(db, rep)
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3 and 'stopped early' in out
+
+
+def test_different_parameters_are_an_input_error(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    add(db, nightly(2 * DAY, cmdline='reframe -r -S count=10'))
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 2
+    assert "-S count: '10': differs from the baseline's None" in err
+    code, _, err = run(['baseline', 'record', 'mixed', '--since',
+                        '1970-01-01', '--db', str(db)], capsys)
+    assert code == 2 and 'sessions with different parameters' in err
+
+
+def test_missing_database(tmp_path, capsys):
+    missing = tmp_path / 'nowhere' / 'results.db'
+    code, _, err = run(['baseline', 'sessions', '--db', str(missing)],
+                       capsys)
+    assert code == 3
+    assert f'{missing}: results database not found' in err
+    assert not missing.parent.exists()
+
+
+def test_incompatible_database(tmp_path, capsys):
+    old = tmp_path / 'old.db'
+    synth.write_database(str(old), [nightly(0.0)], schema_version='0.9')
+    code, _, err = run(['baseline', 'sessions', '--db', str(old)], capsys)
+    assert code == 2
+    assert "metadata.schema_version: '0.9': incompatible" in err
+    notdb = tmp_path / 'not.db'
+    notdb.write_text('hello')
+    code, _, err = run(['baseline', 'sessions', '--db', str(notdb)], capsys)
+    assert code == 2 and 'not a ReFrame results database' in err
+    report = nightly(0.0)
+    report['session_info']['data_version'] = '3.1'
+    newer = tmp_path / 'v3.db'
+    synth.write_database(str(newer), [report])
+    code, _, err = run(['baseline', 'sessions', '--db', str(newer)], capsys)
+    assert code == 2 and "data_version: '3.1': incompatible" in err
+
+
+def test_locked_database(db, capsys):
+    # ReFrame holds .db.lock exclusively while it stores a session.
+    lock = db.parent / '.db.lock'
+    with open(lock, 'a+') as fp:
+        fcntl.lockf(fp, fcntl.LOCK_EX)
+        pid = os.fork()
+        if pid == 0:   # a lockf lock is per process: test from a child
+            code = cli.main(['baseline', 'sessions', '--db', str(db),
+                             '--lock-timeout', '0.3'])
+            os._exit(code)
+
+        _, status = os.waitpid(pid, 0)
+
+    assert os.waitstatus_to_exitcode(status) == 2
+    # SQLite's own lock: a writer in an exclusive transaction.
+    os.remove(lock)
+    conn = sqlite3.connect(str(db))
+    conn.execute('BEGIN EXCLUSIVE')
+    code, _, err = run(['baseline', 'sessions', '--db', str(db),
+                        '--lock-timeout', '0.2'], capsys)
+    conn.rollback()
+    conn.close()
+    assert code == 2 and 'database is locked' in err
+
+
+def test_locked_database_message(db, capfd):
+    lock = db.parent / '.db.lock'
+    with open(lock, 'a+') as fp:
+        fcntl.lockf(fp, fcntl.LOCK_EX)
+        pid = os.fork()
+        if pid == 0:
+            os._exit(cli.main(['baseline', 'sessions', '--db', str(db),
+                               '--lock-timeout', '0.2']))
+
+        os.waitpid(pid, 0)
+
+    err = capfd.readouterr().err
+    assert f'{db}: locked: another process' in err
+
+
+def test_run_reports_instead_of_database(tmp_path, capsys):
+    paths = []
+    for i, rep in enumerate([nightly(0.0), nightly(DAY, scale=0.7)]):
+        p = tmp_path / f'run-report-{i}.json'
+        p.write_text(json.dumps(rep))
+        paths.append(str(p))
+
+    code, _, err = run(['baseline', 'record', 'pre', '--report', paths[0],
+                        '--baseline-dir', str(tmp_path / 'b')], capsys)
+    assert code == 0, err
+    code, out, _ = run(['gate', '-b', 'pre', '--report', paths[0],
+                        '--report', paths[1], '--baseline-dir',
+                        str(tmp_path / 'b')], capsys)
+    assert code == 1 and 'regression' in out
+
+
+def test_gate_config_errors_name_file_key_value(db, tmp_path, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    bad = tmp_path / 'gate.yaml'
+    bad.write_text('tolerance: 0.05\nvariables:\n  write_bw:\n'
+                   '    direction: sideways\n')
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db), '--config',
+                        str(bad)], capsys)
+    assert code == 2
+    assert f"{bad}:variables.write_bw.direction: 'sideways': expected " \
+        'higher or lower' in err
+    bad.write_text('tolerance: -1\n')
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db), '--config',
+                        str(bad)], capsys)
+    assert code == 2 and 'tolerance: -1: expected a number in (0.0' in err
+
+
+def test_unknown_unit_asks_for_a_direction(tmp_path, capsys):
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [synth.session({CASE1: [1.0, 1.1, 0.9]},
+                                                 time_start=0.0,
+                                                 unit='furlongs')])
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    code, _, err = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 2
+    assert "write_bw.direction: 'furlongs': unknown unit" in err
+
+
+def test_inconclusive_exit_is_the_sites_choice(db, tmp_path, capsys):
+    add(db, synth.session({CASE1: [500.0, 700.0, 350.0],
+                           CASE2: [900.0, 1200.0, 650.0]},
+                          time_start=2 * DAY))
+    run(['baseline', 'record', 'noisy', '--db', str(db)], capsys)
+    add(db, synth.session({CASE1: [500.0, 690.0, 345.0],
+                           CASE2: [890.0, 1190.0, 640.0]},
+                          time_start=3 * DAY))
+    code, out, _ = run(['gate', '-b', 'noisy', '--db', str(db)], capsys)
+    assert code == 0, out
+    assert out.startswith('pfsbench gate: INCONCLUSIVE: 2 inconclusive')
+    assert 'repeats per side would settle it' in out
+    strict = tmp_path / 'strict.yaml'
+    strict.write_text('inconclusive_exit: 3\n')
+    code, _, _ = run(['gate', '-b', 'noisy', '--db', str(db), '--config',
+                      str(strict)], capsys)
+    assert code == 3
+
+
+def test_session_extras_cli(tmp_path, capsys):
+    code, out, _ = run(['session-extras', '--target', str(tmp_path),
+                        '--extra', 'spack_hash=abc1234'], capsys)
+    assert code == 0
+    pairs = dict(p.split('=', 1) for p in out.strip().split(','))
+    assert pairs['spack_hash'] == 'abc1234'
+    assert pairs['fs_type'] and pairs['kernel'] == os.uname().release
+    assert 'hostname' not in pairs      # reserved by ReFrame
+    code, _, err = run(['session-extras', '--target', str(tmp_path),
+                        '--extra', 'hostname=x'], capsys)
+    assert code == 2 and 'reserved' in err
+    code, _, err = run(['session-extras', '--target',
+                        str(tmp_path / 'nope')], capsys)
+    assert code == 2 and 'no such file' in err

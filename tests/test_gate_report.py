@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reports: one record rendered to text, Markdown, JUnit and HTML; history
+with change points named by session and by the tags that changed."""
+
+import base64
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pfsbench import cli
+from pfsbench.gate import baseline as bl
+from pfsbench.gate import config as gate_config
+from pfsbench.gate import synth
+from pfsbench.gate.report import render
+from pfsbench.gate.results import read_database
+from pfsbench.gate.verdict import run_gate
+
+NIGHTS, STEP_AT = 30, 20
+
+
+@pytest.fixture(scope='module')
+def record(tmp_path_factory):
+    """30 nights of 4 cases; from night 20 on, -20 % and fs_version 2.0;
+    the baseline is nights 0-2."""
+    db = str(tmp_path_factory.mktemp('runs') / 'results.db')
+    reports = list(synth.nightly_history(NIGHTS, 4, repeats=3, noise=0.02,
+                                         step_night=STEP_AT, step=-0.2,
+                                         variables=('write_bw', 'read_bw')))
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = bl.build(results, uuids[:3], 'pre-upgrade')
+    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    rec['_uuids'] = uuids
+    return rec
+
+
+def test_record_verdicts(record):
+    assert record['exit_code'] == 1
+    assert record['summary']['regression'] == 8      # 4 cases x 2 variables
+    assert all(-0.25 < r['change'] < -0.15 for r in record['results'])
+
+
+def test_change_point_names_session_and_tags(record):
+    uuids = record['_uuids']
+    for hist in record['history']:
+        assert len(hist['points']) == NIGHTS
+        [cp] = hist['changepoints']
+        assert cp['session'] == uuids[STEP_AT]
+        assert cp['previous_session'] == uuids[STEP_AT - 1]
+        assert cp['tags_changed'] == {'fs_version': ['1.8', '2.0']}
+        assert cp['change'] == pytest.approx(-0.2, abs=0.03)
+
+
+def test_text_and_markdown(record):
+    text = render(record, 'text')
+    assert text.startswith('pfsbench gate: REGRESSION: 8 regression')
+    assert "fs_version: '1.8' -> '2.0'" in text
+    md = render(record, 'markdown')
+    assert md.startswith('# pfsbench gate: REGRESSION')
+    assert md.count('| **regression** |') == 8
+
+
+def test_junit_parses(record):
+    xml = render(record, 'junit')
+    root = ET.fromstring(xml.split('\n', 1)[1])
+    suite = root.find('testsuite')
+    assert suite.get('tests') == '8' and suite.get('failures') == '8'
+    cases = suite.findall('testcase')
+    assert len(cases) == 8
+    assert all(c.find('failure') is not None for c in cases)
+    assert 'write_bw' in cases[-1].get('name') or \
+        'read_bw' in cases[-1].get('name')
+
+
+def test_html_embeds_nonempty_images(record):
+    html = render(record, 'html')
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
+                        html)
+    # 2 scaling curves (read_bw, write_bw vs nodes) + 8 histories.
+    assert len(images) == 10
+    for data in images:
+        png = base64.b64decode(data)
+        assert png.startswith(b'\x89PNG') and len(png) > 2000
+
+    assert '<h2>Scaling</h2>' in html and '<h2>History</h2>' in html
+    assert 'http' not in html.split('<body>')[1].replace(
+        'http://www.w3.org', '')     # self-contained: nothing fetched
+
+
+def test_report_verb_renders_saved_record(record, tmp_path, monkeypatch,
+                                          capsys):
+    monkeypatch.setattr(cli, 'VERBS', ['cli_report'])
+    path = tmp_path / 'gate.json'
+    path.write_text(json.dumps(record))
+    out = tmp_path / 'gate.html'
+    code = cli.main(['report', str(path), '--format', 'html', '--output',
+                     str(out)])
+    assert code == 1           # the record's own exit code
+    assert out.read_text().startswith('<!DOCTYPE html>')
+    bad = tmp_path / 'bad.json'
+    bad.write_text('{"kind": "something else"}')
+    code = cli.main(['report', str(bad)])
+    assert code == 2
+    assert "kind: 'something else'" in capsys.readouterr().err

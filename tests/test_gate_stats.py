@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Statistics and verdicts of the gate: known inputs, known answers."""
+
+import math
+import statistics
+
+import pytest
+
+from pfsbench.errors import NotEnoughSamples
+from pfsbench.gate.stats import (ratio_interval, repeats_to_settle, t_cdf,
+                                 t_quantile, welch_df)
+from pfsbench.gate.verdict import decide, fixed_tolerance_verdict, judge
+
+
+@pytest.mark.parametrize('df, expected', [
+    # Two-sided 95 % critical values from any t table.
+    (1, 12.7062047), (2, 4.3026527), (3, 3.1824463), (4, 2.7764451),
+    (9, 2.2621572), (10, 2.2281389), (30, 2.0422725), (1000, 1.9623391),
+])
+def test_t_quantile_matches_tables(df, expected):
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-6)
+
+
+def test_t_cdf_known_values_and_symmetry():
+    assert t_cdf(0.0, 5) == pytest.approx(0.5)
+    # Cauchy (df=1): P(T <= 1) = 3/4.
+    assert t_cdf(1.0, 1) == pytest.approx(0.75, abs=1e-12)
+    assert t_cdf(-2.0, 7) == pytest.approx(1 - t_cdf(2.0, 7))
+    assert t_quantile(0.025, 6) == pytest.approx(-t_quantile(0.975, 6))
+
+
+def test_welch_df_equal_variances_and_sizes():
+    # Equal variances and sizes: 2(n-1).
+    assert welch_df(0.5, 5, 0.5, 5) == pytest.approx(8.0)
+    assert math.isinf(welch_df(0.0, 3, 0.0, 3))
+
+
+def test_ratio_interval_against_hand_computation():
+    base = [100.0, 102.0, 98.0]
+    cur = [90.0, 91.0, 89.0]
+    iv = ratio_interval(base, cur, 0.95)
+    # By hand: means 100 and 90; variances 4 and 1.
+    a = 1.0 / (3 * 90.0 ** 2)     # var(cur)/(n mean^2)
+    b = 4.0 / (3 * 100.0 ** 2)
+    df = (a + b) ** 2 / (a * a / 2 + b * b / 2)
+    t = t_quantile(0.975, df)
+    d = math.log(0.9)
+    assert iv.change == pytest.approx(-0.1)
+    assert iv.df == pytest.approx(df)
+    assert df == pytest.approx(3.1272, abs=1e-3)
+    assert iv.low == pytest.approx(math.exp(d - t * math.sqrt(a + b)) - 1)
+    assert iv.high == pytest.approx(math.exp(d + t * math.sqrt(a + b)) - 1)
+    assert iv.low == pytest.approx(-0.13623, abs=1e-4)
+    assert iv.high == pytest.approx(-0.06225, abs=1e-4)
+
+
+def test_ratio_interval_covers_at_nominal_rate():
+    # Monte Carlo coverage check of the method on normal data with a known
+    # 10 % drop: the 95 % interval must contain -0.1 about 95 % of the time.
+    import random
+    rng = random.Random(42)
+    hits, trials = 0, 2000
+    for _ in range(trials):
+        base = [rng.gauss(100, 5) for _ in range(5)]
+        cur = [rng.gauss(90, 5) for _ in range(5)]
+        iv = ratio_interval(base, cur)
+        hits += iv.low <= -0.1 <= iv.high
+
+    assert 0.93 <= hits / trials <= 0.97
+
+
+def test_single_sample_borrows_spread():
+    iv = ratio_interval([100.0, 110.0, 90.0], [80.0])
+    assert iv.borrowed == 'cur'
+    assert iv.df == 2
+    assert iv.cv2_cur == iv.cv2_base
+
+
+def test_not_enough_samples():
+    with pytest.raises(NotEnoughSamples):
+        ratio_interval([100.0], [90.0])
+
+    with pytest.raises(NotEnoughSamples):
+        ratio_interval([], [90.0, 91.0])
+
+
+class _IV:
+    def __init__(self, low, high):
+        self.low, self.high = low, high
+
+
+@pytest.mark.parametrize('low, high, direction, verdict', [
+    (-0.20, -0.10, 'higher', 'regression'),
+    (-0.08, +0.02, 'higher', 'inconclusive'),
+    (-0.04, +0.02, 'higher', 'pass'),
+    (+0.04, +0.20, 'higher', 'pass'),        # may be better, not shown
+    (+0.06, +0.20, 'higher', 'improvement'),
+    (+0.10, +0.20, 'lower', 'regression'),   # a time went up 10-20 %
+    (-0.02, +0.08, 'lower', 'inconclusive'),
+    (-0.02, +0.04, 'lower', 'pass'),
+    (-0.20, -0.06, 'lower', 'improvement'),
+])
+def test_decide(low, high, direction, verdict):
+    assert decide(_IV(low, high), 0.05, direction)[0] == verdict
+
+
+def test_judge_known_regression_and_pass():
+    base = [100.0, 101.0, 99.0, 100.5, 99.5]
+    assert judge(base, [80.0, 81.0, 79.0], 0.05, 'higher')['verdict'] == \
+        'regression'
+    assert judge(base, [100.2, 99.8, 100.1], 0.05, 'higher')['verdict'] == \
+        'pass'
+    # A time that went from 10 s to 12 s is a regression.
+    assert judge([10.0, 10.1, 9.9], [12.0, 12.1, 11.9], 0.05,
+                 'lower')['verdict'] == 'regression'
+
+
+def test_judge_inconclusive_reports_repeats_needed():
+    base = [100.0, 120.0, 85.0]
+    cur = [95.0, 110.0, 80.0]
+    out = judge(base, cur, 0.05, 'higher')
+    assert out['verdict'] == 'inconclusive'
+    assert out['repeats_needed'] is not None and out['repeats_needed'] > 3
+    assert f'about {out["repeats_needed"]} repeats' in out['reason']
+    # With that many repeats at the same means and spreads the verdict
+    # settles: build such samples and check.
+    n = out['repeats_needed']
+    mb, mc = statistics.fmean(base), statistics.fmean(cur)
+    sb, sc = statistics.stdev(base), statistics.stdev(cur)
+    import random
+    rng = random.Random(1)
+
+    def exact(mean, sd):
+        xs = [rng.gauss(0, 1) for _ in range(n)]
+        m, s = statistics.fmean(xs), statistics.stdev(xs)
+        return [mean + sd * (x - m) / s for x in xs]
+
+    settled = judge(exact(mb, sb), exact(mc, sc), 0.05, 'higher')
+    assert settled['verdict'] != 'inconclusive'
+
+
+def test_repeats_to_settle_none_on_threshold():
+    iv = ratio_interval([100.0, 110.0, 90.0], [95.0, 105.0, 85.0])
+    assert repeats_to_settle(iv, iv.change) is None
+
+
+def test_too_few_current_samples_is_inconclusive():
+    out = judge([100.0, 101.0, 99.0], [50.0], 0.05, 'higher', min_samples=2)
+    assert out['verdict'] == 'inconclusive'
+    assert '1 current sample' in out['reason']
+
+
+def test_fixed_tolerance_verdict():
+    assert fixed_tolerance_verdict([100.0], [89.0], 0.10, 'higher') == \
+        'regression'
+    assert fixed_tolerance_verdict([100.0], [91.0], 0.10, 'higher') == 'pass'
+    assert fixed_tolerance_verdict([10.0], [11.5], 0.10, 'lower') == \
+        'regression'
