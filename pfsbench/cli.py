@@ -52,7 +52,9 @@ def main(argv=None):
     """Run the CLI; return the exit code (0 pass, 1 regression, 2 error,
     3 missing data)."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv    # verbs that record how they were called use this
     try:
         return args._run(args)
     except PfsbenchError as err:

@@ -2,6 +2,7 @@
 """``pfsbench render EXPERIMENT``: an sbatch script without ReFrame."""
 
 import argparse
+import shlex
 import sys
 
 from pfsbench.render import EXPERIMENTS, render
@@ -58,8 +59,9 @@ def add_parser(subparsers):
 
 
 def run(args):
-    shown = ' '.join(['pfsbench', 'render'] + sys.argv[2:]) \
-        if len(sys.argv) > 2 and sys.argv[1] == 'render' else None
+    # The header records how to render the script again, quoted for a shell.
+    verb = args.argv.index('render')
+    shown = 'pfsbench ' + shlex.join(args.argv[verb:])
     text = render(args.experiment, args.target, nodes=args.nodes,
                   tasks_per_node=args.tasks_per_node, time=args.time,
                   sbatch_options=args.sbatch_option,

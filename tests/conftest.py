@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared test helpers: where things are, running reframe, the Slurm cluster.
+
+``reframe`` runs as a subprocess with ``PFSBENCH_RUNS`` pointing at a fresh
+temporary directory, so tests never touch the repository's ``runs/``.  The
+``localslurm`` fixture brings the test cluster up (root only) and skips with
+the reason when it cannot.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / 'shared'
+FIXTURES = SHARED / 'fixtures'
+CONFIG = REPO / 'config' / 'pfsbench.py'
+CHECKS = REPO / 'reframe-checks'
+LOCALSLURM = REPO / 'tests' / 'localslurm' / 'localslurm.sh'
+
+
+def fixture_dir(tool):
+    """``../shared/fixtures/<tool>``, or skip the module saying why."""
+    path = FIXTURES / tool
+    if not path.is_dir():
+        pytest.skip(f'shared fixtures not found at {path} (clone the repo '
+                    f'with ../shared beside it)', allow_module_level=True)
+    return path
+
+
+def reframe_bin():
+    exe = Path(sys.executable).with_name('reframe')
+    return str(exe) if exe.exists() else shutil.which('reframe')
+
+
+def run_reframe(args, runs_dir, env=None, timeout=900):
+    """Run ``reframe -C config/pfsbench.py ARGS`` with its own runs dir.
+
+    Returns:
+        the CompletedProcess (stdout and stderr as text); the command is
+        printed so a failing case can be rerun by hand.
+    """
+    full_env = dict(os.environ)
+    full_env['PFSBENCH_RUNS'] = str(runs_dir)
+    full_env.pop('PFSBENCH_SCRATCH', None)
+    full_env.update(env or {})
+    cmd = [reframe_bin(), '-C', str(CONFIG)] + list(args)
+    print('+', ' '.join(cmd))
+    return subprocess.run(cmd, cwd=REPO, env=full_env, timeout=timeout,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+
+
+def slurm_env():
+    """The environment that points Slurm clients at the test cluster."""
+    out = subprocess.run(['bash', str(LOCALSLURM), 'env'],
+                         stdout=subprocess.PIPE, universal_newlines=True,
+                         check=True).stdout
+    env = {}
+    for line in out.splitlines():
+        if line.startswith('export '):
+            key, _, value = line[len('export '):].partition('=')
+            env[key] = value.strip('\'"')
+    return env
+
+
+@pytest.fixture(scope='session')
+def localslurm():
+    """The localhost Slurm cluster, up; its client environment."""
+    if os.geteuid() != 0:
+        pytest.skip('the localhost Slurm cluster needs root (munge, slurmd '
+                    'in UTS namespaces)')
+    if os.environ.get('PFSBENCH_NO_SLURM'):
+        pytest.skip('PFSBENCH_NO_SLURM is set')
+    proc = subprocess.run(['bash', str(LOCALSLURM), 'up'],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+    if proc.returncode != 0:
+        pytest.fail(f'localslurm.sh up failed:\n{proc.stdout}')
+    return slurm_env()

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench render``: job scripts from the checks' own command builders.
+
+The committed scripts in slurm-templates/ must be exactly what their own
+header's command renders today (so they cannot drift from the checks), and a
+rendered dd script must run for real through the localhost Slurm cluster.
+"""
+
+import contextlib
+import io
+import shlex
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPO
+from pfsbench.cli import main
+from pfsbench.commands import dd, shell_join
+from pfsbench.parsers import streams
+from pfsbench.render import render
+
+TEMPLATES = sorted((REPO / 'slurm-templates').glob('*.sbatch'))
+
+
+def _cli(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize('path', TEMPLATES, ids=lambda p: p.name)
+def test_committed_template_is_current(path, tmp_path):
+    text = path.read_text()
+    header = next(ln for ln in text.splitlines()
+                  if ln.startswith('# Rendered by: pfsbench render '))
+    argv = shlex.split(header[len('# Rendered by: pfsbench '):])
+    out = tmp_path / 'again.sbatch'
+    argv[argv.index('-o') + 1] = str(out)
+    code, _, err = _cli(argv)
+    assert code == 0, err
+    again = out.read_text().replace(str(out), path.name)
+    assert again == text, f'{path.name} is stale: render it again'
+
+
+def test_e6_at_64_nodes_runs_seed001_dd():
+    text = render('E6', '/lustre/scratch/$USER/pfsbench', nodes=64)
+    assert '#SBATCH --nodes=64\n' in text
+    assert '#SBATCH --ntasks-per-node=1\n' in text
+    assert ("'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 count=50000 "
+            "conv=fdatasync'") in text
+    # The same command the ReFrame check runs.
+    assert shell_join(dd.streams_argv('$RUN_DIR', cache_defeat='drop_caches',
+                                      python='python3')) in text
+    assert text.rstrip().endswith('rm -rf "$RUN_DIR"')
+
+
+def test_e11_reproduces_seed002():
+    text = render('E11', '/gluster', tasks_per_node=24)
+    assert 'srun ior -a MPIIO -b 4g -t 4m -i 1 -F -o "$RUN_DIR/output"' in text
+    assert '#SBATCH --nodes=3\n#SBATCH --ntasks-per-node=24\n' in text
+
+
+@pytest.mark.parametrize('argv,fragment', [
+    (['render', 'E6', '--target', '/'], "--target: '/': is the root"),
+    (['render', 'E99', '--target', '/x'], "EXPERIMENT: 'E99': unknown"),
+    (['render', 'E6', '--target', '/x"y'], 'must not contain quotes'),
+])
+def test_bad_input_is_one_line_exit_2(argv, fragment):
+    code, out, err = _cli(argv)
+    assert code == 2 and out == ''
+    assert err.startswith('pfsbench: error: <command line>:')
+    assert fragment in err and err.count('\n') == 1
+
+
+@pytest.mark.slurm
+def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
+    target = tmp_path / 'scratch'
+    target.mkdir()
+    script = tmp_path / 'e10.sbatch'
+    code, _, err = _cli(['render', 'E10', '--nodes', '2',
+                         '--tasks-per-node', '2', '--count', '20',
+                         '--target', str(target), '--time', '00:05:00',
+                         '--python', __import__('sys').executable,
+                         '-o', str(script)])
+    assert code == 0, err
+    env = dict(__import__('os').environ, **localslurm)
+    out = subprocess.run(['sbatch', '--parsable', '--chdir', str(tmp_path),
+                          str(script)], env=env, stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    jobid = out.strip().split(';')[0]
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        q = subprocess.run(['squeue', '-h', '-j', jobid], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True).stdout
+        if not q.strip():
+            break
+        time.sleep(0.5)
+    text = (tmp_path / f'pfsbench-E10-{jobid}.out').read_text()
+    result = streams.parse(text, 'job')
+    assert result.streams == 4 and result.nodes == ('n1', 'n2')
+    assert result.write.bytes == 4 * 20 * 1024000
+    assert 'pfsbench-job: exit=0' in text
+    assert list(target.iterdir()) == []     # the run directory is gone
