@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ReFrame configuration of pfsbench: ``reframe -C config/pfsbench.py``.
 
+Also validates each system's reference file (``config/references/``, or
+``$PFSBENCH_REFERENCES``): ReFrame would only skip the tests of a malformed
+one, with a warning, and exit 0.
+
 Merges ``config/common.py`` with every ``config/systems/*.py`` (one file per
 system, CSCS-style) and validates pfsbench's own keys (partition ``extras``,
 ``sched_options``) with :mod:`pfsbench.siteconfig`, because ReFrame accepts
@@ -16,7 +20,8 @@ CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(CONFIG_DIR))
 
 from pfsbench.errors import ConfigError                      # noqa: E402
-from pfsbench.siteconfig import load_site_configuration      # noqa: E402
+from pfsbench.siteconfig import (load_site_configuration,    # noqa: E402
+                                 validate_reference_file)
 
 
 
@@ -24,7 +29,15 @@ def _merged():
     wanted = [s for s in os.environ.get('PFSBENCH_SYSTEMS', '').split(',')
               if s]
     try:
-        return load_site_configuration(CONFIG_DIR, wanted)[0]
+        config = load_site_configuration(CONFIG_DIR, wanted)[0]
+        # ReFrame only warns about a malformed reference file and skips the
+        # test, so a run could select nothing and still exit 0: refuse here.
+        refs = os.environ['PFSBENCH_REFERENCES']     # set by common.py
+        for system in config['systems']:
+            path = os.path.join(refs, f'{system["name"]}.yaml')
+            if os.path.exists(path):
+                validate_reference_file(path)
+        return config
     except ConfigError as err:
         # One line, no traceback: the file, the key, the value, the reason.
         raise SystemExit(f'pfsbench: error: {err}') from None

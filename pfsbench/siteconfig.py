@@ -213,6 +213,12 @@ def check_scratch_dir(path, source, field, must_exist=True):
     return real
 
 
+def _shown(path):
+    """A path as messages show it: relative when below the working dir."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith('..') else rel
+
+
 def _load_module(path):
     import importlib.util
     name = 'pfsbench_config_' + os.path.basename(path)[:-3]
@@ -248,10 +254,10 @@ def load_site_configuration(config_dir, systems=None):
         try:
             site = _load_module(path).site_configuration
         except AttributeError:
-            raise ConfigError(os.path.relpath(path), 'site_configuration',
+            raise ConfigError(_shown(path), 'site_configuration',
                               None, 'missing') from None
 
-        validate_site_configuration(site, os.path.relpath(path))
+        validate_site_configuration(site, _shown(path))
         for system in site.get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)
@@ -283,7 +289,7 @@ def validate_reference_file(path, partitions=None):
     """
     import yaml
 
-    rel = os.path.relpath(path)
+    rel = _shown(path)
     try:
         with open(path) as fp:
             data = yaml.safe_load(fp)

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The dd streaming family run through the real ``reframe`` command.
+
+On ``local`` (no scheduler), as dry runs for the example production system,
+with bad input, and on the localhost Slurm cluster with 2 nodes x 2 streams.
+Every case prints the reframe command it ran.
+"""
+
+import glob
+import os
+import re
+
+import pytest
+
+from conftest import CHECKS, run_reframe
+
+DD = str(CHECKS / 'dd')
+
+
+def _job_script(runs, system, partition, test):
+    paths = glob.glob(f'{runs}/output/{system}/{partition}/builtin/'
+                      f'{test}_*/rfm_job.sh') or glob.glob(
+        f'{runs}/stage/{system}/{partition}/builtin/{test}_*/rfm_job.sh')
+    assert paths, f'no job script for {test} under {runs}'
+    return open(paths[0]).read()
+
+
+def _perflog(runs, system, partition, test):
+    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
+    with open(path) as fp:
+        header, *records = fp.read().splitlines()
+    return header, records
+
+
+def _perf(record, name):
+    return float(re.search(rf'\|{name}=([0-9.e+-]+)\|', record).group(1))
+
+
+@pytest.mark.parametrize('system', ['local', 'localslurm'])
+def test_listing_shows_the_three_families(tmp_path, system):
+    proc = run_reframe(['--system', system, '-c', DD, '-l'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    for name in ('dd_stream_per_node %nodes=64',
+                 'dd_streams_one_node %streams_per_node=12',
+                 'dd_streams_per_node %nodes=64 %streams_per_node=12'):
+        assert name in proc.stdout
+    assert 'Found 26 check(s)' in proc.stdout
+
+
+def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
+    proc = run_reframe(['--system', 'example_lustre', '-c', DD,
+                        '-n', 'dd_stream_per_node', '-P', 'nodes=64',
+                        '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    script = _job_script(tmp_path, 'example_lustre', 'compute',
+                         'dd_stream_per_node')
+    for line in ('#SBATCH --nodes=64', '#SBATCH --ntasks-per-node=1',
+                 '#SBATCH --constraint=lustre', '#SBATCH --exclusive'):
+        assert line in script.splitlines()
+    assert ("--write 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
+            "count=50000 conv=fdatasync'") in script
+    assert "--read 'dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
+           "count=50000'" in script
+    assert "--drop-caches-command 'sudo -n /usr/local/sbin/drop-caches'" \
+        in script
+    assert re.search(r"^srun .* --run-dir '/lustre/scratch/[^']+/pfsbench/"
+                     r"pfsbench-dd_stream_per_node", script, re.M)
+    # A dry run's records (all None) stay out of the real perflogs.
+    assert not os.path.exists(tmp_path / 'perflogs')
+    assert not os.path.exists(tmp_path / 'results.db')
+
+
+def test_quick_run_on_local(tmp_path):
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=2', '-r'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 1/1 test case(s)' in proc.stdout
+    header, records = _perflog(tmp_path, 'local', 'default',
+                               'dd_streams_one_node')
+    assert len(records) == 1
+    write_bw = _perf(records[0], 'write_bw')
+    assert write_bw > 0
+    assert _perf(records[0], 'write_bw_conservative') <= _perf(
+        records[0], 'write_bw_sum') * 1.0001
+    assert '|cache_defeat|' in header and '|direct|' in records[0]
+    # Nothing left behind: ReFrame removed the stage dir of a passed test.
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+def test_failed_dd_still_removes_its_run_directory(tmp_path):
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-S', 'count=0',
+                        '-S', 'block_size=0', '-r'], tmp_path)
+    assert proc.returncode != 0
+    # The sanity message quotes dd's own error line (quotes vary by locale).
+    assert re.search(r'Reason: sanity error: rfm_job.out:\d+: stream 0 '
+                     r'write exited with 1, got: "dd: invalid number: .0.',
+                     proc.stdout)
+    stage = glob.glob(f'{tmp_path}/stage/local/default/builtin/'
+                      f'dd_streams_one_node_*')
+    assert stage, 'the failed test keeps its stage directory'
+    assert not glob.glob(f'{stage[0]}/pfsbench-*')
+
+
+@pytest.mark.parametrize('scratch,why', [
+    ('/', "'/': is the root directory"),
+    ('~', 'is a home directory'),
+    ('/nonexistent/pfsbench-scratch', 'does not exist'),
+])
+def test_bad_scratch_fails_before_submission(tmp_path, scratch, why):
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-r'], tmp_path,
+                       env={'PFSBENCH_SCRATCH': os.path.expanduser(scratch)})
+    assert proc.returncode != 0
+    assert 'local:default:extras.targets[scratch].path:' in proc.stdout
+    assert why in proc.stdout
+    assert 'Failing phase: setup' in proc.stdout
+    assert 'Traceback' not in proc.stdout
+    assert not glob.glob(f'{tmp_path}/stage/**/rfm_job.sh', recursive=True)
+
+
+def test_malformed_reference_file_is_named(tmp_path):
+    refs = tmp_path / 'refs'
+    refs.mkdir()
+    (refs / 'local.yaml').write_text(
+        'dd_streams_one_node:\n  "local:default":\n    write_bw: fast\n')
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node', '-l'],
+                       tmp_path / 'runs',
+                       env={'PFSBENCH_REFERENCES': str(refs)})
+    # Not a warning and a silent skip (ReFrame's own behaviour): an error.
+    assert proc.returncode != 0
+    assert (f"pfsbench: error: {refs / 'local.yaml'}:dd_streams_one_node."
+            f"local:default.write_bw: 'fast': expected [value, lower, upper, "
+            f"unit]") in proc.stdout
+    assert 'Traceback' not in proc.stdout
+
+
+def test_unknown_system_is_an_error(tmp_path):
+    proc = run_reframe(['--system', 'nosuchsystem', '-c', DD, '-l'],
+                       tmp_path)
+    assert proc.returncode != 0
+    assert 'nosuchsystem' in proc.stdout
+
+
+@pytest.mark.slurm
+def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', DD,
+                        '-n', 'dd_streams_per_node', '-P', 'nodes=2',
+                        '-P', 'streams_per_node=2', '-r'], tmp_path,
+                       env=localslurm)
+    assert proc.returncode == 0, proc.stdout
+    script = _job_script(tmp_path, 'localslurm', 'srun',
+                         'dd_streams_per_node').splitlines()
+    assert '#SBATCH --nodes=2' in script
+    assert '#SBATCH --ntasks-per-node=2' in script
+    assert '#SBATCH --ntasks=4' in script
+    assert any(ln.startswith('srun ') and '--fan-out 1' in ln
+               for ln in script)
+    out = glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
+                    f'dd_streams_per_node_*/rfm_job.out')[0]
+    text = open(out).read()
+    # Four streams on two distinct emulated nodes, caches dropped on each.
+    assert re.findall(r'^s000[0-3]/(n\d)/write: ', text, re.M).count(
+        'n1') >= 1
+    assert {'n1', 'n2'} == set(re.findall(r'drop_caches node=(n\d)', text))
+    _, records = _perflog(tmp_path, 'localslurm', 'srun',
+                          'dd_streams_per_node')
+    assert _perf(records[-1], 'write_node_bw_min') > 0
+    assert _perf(records[-1], 'start_skew') < 5
