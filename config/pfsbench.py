@@ -17,11 +17,18 @@ import os
 import sys
 
 CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(CONFIG_DIR))
 
-from pfsbench.errors import ConfigError                      # noqa: E402
-from pfsbench.siteconfig import (load_site_configuration,    # noqa: E402
-                                 validate_reference_file)
+# ReFrame appends this directory to sys.path while it loads this file, where
+# 'pfsbench' would mean this very file; put the repository first for the
+# import only.  sys.path must be left exactly as found: ReFrame removes its
+# entry by position afterwards.
+sys.path.insert(0, os.path.dirname(CONFIG_DIR))
+try:
+    from pfsbench.errors import ConfigError
+    from pfsbench.siteconfig import (load_site_configuration,
+                                     validate_reference_file)
+finally:
+    del sys.path[0]
 
 
 

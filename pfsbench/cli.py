@@ -22,6 +22,7 @@ VERBS = [
     'cli_render',
     'cli_check_config',
     'cli_cleanup',
+    'cli_summary',
     'cli_session_extras',
     'cli_baseline',
     'cli_gate',

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench summary``: the figures of the last ReFrame run, one table per
+check family."""
+
+import argparse
+import os
+
+from pfsbench.summary import latest_report, render_text
+
+EPILOG = '''Examples:
+  pfsbench summary
+  pfsbench summary --report runs/reports/run-report-3f2a....json
+'''
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        'summary', help='summarise the last ReFrame run (a table per family)',
+        description=__doc__, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    default_runs = os.environ.get('PFSBENCH_RUNS', os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'runs'))
+    parser.add_argument('--runs', default=default_runs, metavar='DIR',
+                        help='the runs directory (default: $PFSBENCH_RUNS '
+                             'or runs/: %(default)s)')
+    parser.add_argument('--report', metavar='FILE',
+                        help='a run report (default: the newest under '
+                             'RUNS/reports)')
+    return parser
+
+
+def run(args):
+    print(render_text(args.report or latest_report(args.runs)), end='')
+    return 0

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A compact summary of one ReFrame run report: a table per check family.
+
+Rows are the performance variables, columns the test cases of the family
+(its sweep), so a scaling sweep reads like the sources' tables.  Failed
+cases show their failure reason below the table.
+"""
+
+import glob
+import json
+import os
+
+from pfsbench.errors import ConfigError, MissingData
+from pfsbench.siteconfig import _shown
+
+
+def latest_report(runs_dir):
+    """The newest ``reports/run-report-*.json`` under ``runs_dir``."""
+    paths = glob.glob(os.path.join(runs_dir, 'reports', 'run-report-*.json'))
+    if not paths:
+        raise MissingData(f'{runs_dir}/reports: no ReFrame run report')
+    return max(paths, key=os.path.getmtime)
+
+
+def load_cases(path):
+    """Test cases of the last run in a report (after any retries)."""
+    try:
+        with open(path) as fp:
+            report = json.load(fp)
+        runs = report['runs']
+    except (OSError, ValueError, KeyError) as err:
+        raise ConfigError(path, 'runs', None,
+                          f'not a ReFrame run report ({err})') from None
+
+    cases = {}
+    for run in runs:
+        for case in run['testcases']:
+            key = (case['display_name'], case['system'], case['partition'],
+                   case['environ'])
+            cases[key] = case       # later runs (retries) win
+    return report['session_info'], list(cases.values())
+
+
+def _fmt(value):
+    if value is None:
+        return '-'
+    if abs(value) >= 100:
+        return f'{value:.0f}'
+    if abs(value) >= 1:
+        return f'{value:.3g}'
+    return f'{value:.2g}'
+
+
+def render_text(path):
+    """The summary of the report at ``path`` as text."""
+    info, cases = load_cases(path)
+    lines = [f'pfsbench summary of session {info["uuid"][:8]}: '
+             f'{info["num_cases"]} case(s), {info["num_failures"]} '
+             f'failure(s), {info.get("num_skipped", 0)} skipped '
+             f'({_shown(path)})']
+    families = {}
+    for case in cases:
+        families.setdefault(case['display_name'].split(' ')[0],
+                            []).append(case)
+
+    failures = []
+    for family, members in families.items():
+        lines.append('')
+        lines += _family_table(family, members)
+        failures += [(c['display_name'], c['system'], c['partition'],
+                      c.get('fail_reason')) for c in members
+                     if c['result'] == 'fail']
+
+    for name, system, part, reason in failures:
+        lines.append('')
+        lines.append(f'FAILED {name} @{system}:{part}: {reason}')
+
+    return '\n'.join(lines) + '\n'
+
+
+def _labels(members):
+    """Short labels: only the parameters that differ between the cases."""
+    params = [dict(p.lstrip('%').split('=', 1) for p in
+                   c['display_name'].split(' ')[1:] if '=' in p)
+              for c in members]
+    keys = [k for k in params[0] if len({p.get(k) for p in params}) > 1]
+    parts = {f'{c["system"]}:{c["partition"]}' for c in members}
+    labels = []
+    for case, p in zip(members, params):
+        label = ' '.join(f'{k}={p[k]}' for k in keys)
+        if len(parts) > 1:
+            label += f' @{case["system"]}:{case["partition"]}'
+        labels.append(label.strip() or 'case')
+    return labels, sorted(parts)
+
+
+def _family_table(family, members):
+    labels, parts = _labels(members)
+    figures = {}
+    for label, case in zip(labels, members):
+        for key, pv in (case.get('perfvalues') or {}).items():
+            figures.setdefault((key.split(':')[-1], pv[4]), {})[label] = pv[0]
+
+    results = [c['result'] for c in members]
+    head = f'{family} on {", ".join(parts)}'
+    if not figures:
+        return [head, '  ' + ', '.join(f'{lb}: {r}' for lb, r in
+                                       zip(labels, results))]
+
+    if len(members) <= 6:       # cases as columns: a sweep reads across
+        rows = [['figure', 'unit'] + labels, ['', ''] + results]
+        rows += [[var, unit] + [_fmt(v.get(lb)) for lb in labels]
+                 for (var, unit), v in figures.items()]
+        align_left = 2
+    else:                       # long sweeps: cases as rows
+        rows = [['case', 'result'] + [f'{var} ({unit})'
+                                      for var, unit in figures]]
+        rows += [[lb, r] + [_fmt(figures[f].get(lb)) for f in figures]
+                 for lb, r in zip(labels, results)]
+        align_left = 2
+
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = [head]
+    for row in rows:
+        out.append('  ' + '  '.join(
+            cell.ljust(w) if i < align_left else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    return out
