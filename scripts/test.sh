@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Set up and run the tests.  As root, installs the Debian packages the
+# integration tests use and lets them bring up the localhost Slurm cluster
+# (tests/localslurm), which is stopped again afterwards if this run started
+# it.  Without root, the Slurm tests skip and say so.  Arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    wanted=(slurm-wlm munge openmpi-bin libopenmpi-dev bonnie++ fio
+            shellcheck)
+    missing=()
+    for pkg in "${wanted[@]}"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        echo "pfsbench: installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            "${missing[@]}" >/dev/null
+    fi
+fi
+
+scripts/setup.sh --test
+
+cluster_was_up=yes
+if ! bash tests/localslurm/localslurm.sh status >/dev/null 2>&1; then
+    cluster_was_up=no
+fi
+
+status=0
+.venv/bin/python -m pytest -ra "$@" || status=$?
+
+if [ "$cluster_was_up" = no ] && [ "$(id -u)" = 0 ]; then
+    bash tests/localslurm/localslurm.sh down >/dev/null 2>&1 || true
+fi
+exit "$status"
