@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IOR bandwidth sweep (issue 3): API x access x transfer size x scale.
+
+The general IOR family: write and read bandwidth of POSIX, MPI-IO and HDF5
+(where the IOR build has it), one file per process or one shared file,
+transfer sizes from 4 KiB to 16 MiB including seed 003's 10K/100K/1M and
+IO500's 47008 bytes, over nodes and tasks per node.  Caches are defeated
+between write and read (see ``ior_base``); stonewalling with wear-out,
+O_DIRECT, block size and repetitions are variables (``-S``).
+
+Figures: Max/mean/min/stddev of write and read over the repetitions.
+References: ``config/references/<system>.yaml``, key ``ior_bandwidth``,
+``$index: [$partition, api, access, transfer_size, nodes, tasks_per_node]``.
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility as util
+from reframe.core.builtins import parameter, run_after
+
+_base = util.import_module_from_file(
+    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
+
+
+@rfm.simple_test
+class ior_bandwidth(_base.ior_bandwidth_base):
+    """IOR write/read bandwidth over API, access, transfer size and scale."""
+
+    descr = 'IOR bandwidth sweep: API, access, transfer size, nodes, tasks'
+    api = parameter(['POSIX', 'MPIIO', 'HDF5'], type=str, loggable=True)
+    access = parameter(['fpp', 'shared'], type=str, loggable=True)
+    transfer_size = parameter(['4k', '10k', '47008', '64k', '100k', '1m',
+                               '4m', '16m'], type=str, loggable=True)
+    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
+    tasks_per_node = parameter([1, 2, 4, 12, 24], type=int, loggable=True)
+    tags = {'full'}
+
+    @run_after('init')
+    def tag_quick_cases(self):
+        # The smallest POSIX cases are the quick suite.
+        if (self.api == 'POSIX' and self.transfer_size == '1m'
+                and self.nodes * self.tasks_per_node <= 4):
+            self.tags |= {'quick'}

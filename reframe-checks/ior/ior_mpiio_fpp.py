@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IOR MPI-IO, one file per process, of seed 002 (E11 in EXPERIMENTS.md).
+
+Seed 002 benchmarked GlusterFS 3.2 from three client nodes with
+``IOR -a MPIIO -b 4g -t 4m -i 1 -F`` at 36 tasks (12 per node) and 72
+tasks (24 per node), and compared configurations: interconnect (InfiniBand
+vs GigE), volume type (striped vs distributed), server memory and server
+count.  Here a configuration is a partition (the client network) or a
+file-system target (the volume): ``-P fs_target=striped,distributed``
+runs both targets in one session, and every partition selected runs too.
+
+By default the job runs exactly the source's command line (no cache
+defeat: ``cache_defeat=none``).  Figures: Max Write / Max Read, as the
+source published them.  References: key ``ior_mpiio_fpp_bandwidth``,
+``$index: [$partition, target_name, tasks]`` (config/references/
+example_seed002.yaml carries the source's figures).
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility as util
+from reframe.core.builtins import parameter, run_after, variable
+
+from pfsbench.commands import ior
+
+_base = util.import_module_from_file(
+    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
+
+
+@rfm.simple_test
+class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
+    """E11: IOR MPI-IO file per process, 36 and 72 tasks on 3 nodes."""
+
+    descr = ('E11 (seed 002): IOR -a MPIIO -b 4g -t 4m -i 1 -F, 36 and 72 '
+             'tasks on 3 nodes')
+    tasks = parameter(sorted(ior.SEED002_SCALES), type=int, loggable=True)
+
+    #: File-system target to write (a name in the partition's
+    #: ``extras['targets']``); empty: the first.  A parameter, so that two
+    #: targets are compared in one run.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['']``
+    fs_target = parameter([''], type=str, loggable=True)
+
+    nodes = variable(int, value=3, loggable=True)
+    tasks_per_node = variable(int, value=0, loggable=True)
+    api = variable(str, value='MPIIO', loggable=True)
+    access = variable(str, value='fpp', loggable=True)
+    transfer_size = variable(str, value='4m', loggable=True)
+    block_size = '4g'
+    repetitions = 1
+    cache_defeat = 'none'
+    test_file_name = 'output'     # seed 002: -o /gluster/output
+    tags = {'E11', 'full'}
+
+    @run_after('init')
+    def place_the_tasks(self):
+        self.tasks_per_node = ior.SEED002_SCALES[self.tasks]
+        self.nodes = self.tasks // self.tasks_per_node
+        if self.fs_target:
+            self.target = self.fs_target
+
+    def ior_steps(self):
+        # The source's exact argv where nothing was changed; otherwise the
+        # same parameters with this run's cap and cache defeat.
+        source = (self.cache_defeat == 'none' and not self.size_capped
+                  and (self.api, self.access, self.transfer_size,
+                       self.block_size, self.segments, self.repetitions,
+                       self.odirect, self.stonewall_s) ==
+                  ('MPIIO', 'fpp', '4m', '4g', 1, 1, False, 0))
+        if not source:
+            return super().ior_steps()
+
+        argv = ior.seed002_mpiio_fpp(self.test_file(),
+                                     executable=self.ior_path)
+        return [_base.Step('write+read', 'ior', tuple(argv))]
