@@ -156,3 +156,27 @@ def test_fixed_tolerance_verdict():
     assert fixed_tolerance_verdict([100.0], [91.0], 0.10, 'higher') == 'pass'
     assert fixed_tolerance_verdict([10.0], [11.5], 0.10, 'lower') == \
         'regression'
+
+
+def test_zero_on_both_sides_passes():
+    out = judge([0.0, 0.0, 0.0], [0.0, 0.0], 0.05, 'lower')
+    assert out['verdict'] == 'pass' and out['change'] == 0.0
+    # Zero only in the baseline: no ratio, so no claim either way.
+    assert judge([0.0, 0.0], [0.1, 0.2], 0.05, 'lower')['verdict'] == \
+        'inconclusive'
+    assert fixed_tolerance_verdict([0.0, 0.0], [0.0], 0.10, 'lower') is None
+
+
+def test_repeats_to_settle_hand_checked():
+    # cv 10 % per sample on both sides, change -20 %, threshold -5 %:
+    # margin = ln(0.95) - ln(0.8) = 0.1719; need t(nu) * sqrt(0.02/n) below
+    # it.  n=5: nu=8, t=2.306, 2.306*0.0632 = 0.146 < 0.172; n=4: nu=6,
+    # t=2.447, 2.447*0.0707 = 0.173 > 0.172.  So 5.
+    from pfsbench.gate.stats import RatioInterval
+    iv = RatioInterval(change=-0.2, low=-0.5, high=0.1, confidence=0.95,
+                       df=4, cv2_base=0.01, cv2_cur=0.01, n_base=3,
+                       n_cur=3)
+    assert repeats_to_settle(iv, -0.05) == 5
+    huge = RatioInterval(change=-0.06, low=-0.9, high=2.0, confidence=0.95,
+                         df=4, cv2_base=1.0, cv2_cur=1.0, n_base=3, n_cur=3)
+    assert repeats_to_settle(huge, -0.05) == 1001

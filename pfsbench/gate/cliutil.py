@@ -42,7 +42,9 @@ def add_selection_options(parser, what):
         '--since', metavar='AGE', default=None,
         help=f'{what}: every session started within AGE (30m, 12h, 7d) or '
              'since a date (2026-11-01 or 2026-11-01T18:00); for each case '
-             'the latest of them counts (default: off)')
+             'the latest of them counts; use it for nightlies: ReFrame '
+             'stores no session when zero tests ran, so "latest" would be '
+             'an old run (default: off)')
     group.add_argument(
         '-n', '--name', metavar='REGEX', default=None,
         help='only test cases whose name matches REGEX (re.search; '

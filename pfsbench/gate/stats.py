@@ -280,8 +280,9 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
         max_repeats: give up beyond this many.
 
     Returns:
-        The smallest such ``n`` (>= 2), or ``None`` if more than
-        ``max_repeats`` would be needed (the change sits on the threshold).
+        The smallest such ``n`` (>= 2); ``max_repeats + 1`` if more than
+        ``max_repeats`` would be needed; ``None`` if the change sits
+        exactly on the threshold (no number of repeats settles it).
     """
     margin = abs(math.log1p(interval.change) - math.log1p(threshold))
     cv2 = interval.cv2_base + interval.cv2_cur
@@ -298,4 +299,4 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
         if half < margin:
             return n
 
-    return None
+    return max_repeats + 1

@@ -20,15 +20,18 @@ def make_testcase(session_uuid, run_index, index, name, perf, *,
                   system='local', partition='default', environ='builtin',
                   repeat=None, result='pass', fail_phase=None,
                   fail_reason=None, time=0.0, nodelist=('n1',),
-                  num_tasks=1):
+                  num_tasks=1, pad=0):
     """One test-case entry of a run report.
 
     Args:
         perf: ``{var: (value, unit)}``; a value may be ``None``.
         repeat: ``--repeat`` index, shown in ``display_name``.
+        pad: bytes of filler (a real test case holds ~4 kB of fields the
+            gate does not read).
     """
     display = name if repeat is None else f'{name} %.repeat_no={repeat}'
     return {
+        'descr': 'x' * pad,
         'name': name, 'display_name': display, 'system': system,
         'partition': partition, 'environ': environ, 'fixture': False,
         'result': result, 'fail_phase': fail_phase,
@@ -127,7 +130,7 @@ def write_database(path, reports, schema_version=SCHEMA_VERSION):
 
 def nightly_history(nights, cases, *, repeats=3, noise=0.05, step_night=None,
                     step=0.0, seed=0, day=86400.0, start=1.7e9,
-                    variables=('write_bw',)):
+                    variables=('write_bw',), pad=0):
     """Reports of ``nights`` nightly sessions of ``cases`` test cases.
 
     Every case's figures are ``100 * (1 + noise * N(0, 1))`` MB/s, times
@@ -151,7 +154,8 @@ def nightly_history(nights, cases, *, repeats=3, noise=0.05, step_night=None,
                 perf = {var: (100.0 * scale * (1.0 + noise * rng.gauss(0, 1)),
                               'MB/s') for var in variables}
                 entries.append(make_testcase(sid, 0, len(entries), name, perf,
-                                             repeat=rep, time=t0 + 1))
+                                             repeat=rep, time=t0 + 1,
+                                             pad=pad))
 
         yield make_report(entries, time_start=t0, session_uuid=sid, extras={
             'fs_type': 'lustre', 'fs_version': '2.0' if after else '1.8'})

@@ -78,9 +78,14 @@ def fixed_tolerance_verdict(base, cur, tolerance, direction):
     against the baseline mean with a plain ``-tol`` bound, no statistics.
 
     Returns:
-        ``'regression'`` or ``'pass'``.
+        ``'regression'``, ``'pass'``, or ``None`` if the baseline mean is
+        not positive (no ratio).
     """
-    change = statistics.fmean(cur) / statistics.fmean(base) - 1.0
+    mean_base = statistics.fmean(base)
+    if mean_base <= 0:
+        return None
+
+    change = statistics.fmean(cur) / mean_base - 1.0
     if direction == 'higher':
         return 'regression' if change < -tolerance else 'pass'
 
@@ -104,6 +109,13 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
     """
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None}
+    if base and cur and not any(base) and not any(cur):
+        # A spread or a skew of exactly 0 on both sides (one stream): no
+        # ratio exists, and nothing changed.
+        out.update(verdict='pass', reason='0 in the baseline and now',
+                   change=0.0, low=0.0, high=0.0)
+        return out
+
     try:
         iv = ratio_interval(base, cur, confidence)
     except NotEnoughSamples as err:
@@ -123,9 +135,13 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
     if verdict == 'inconclusive':
         need = repeats_to_settle(iv, threshold)
         out['repeats_needed'] = need
-        need_txt = (f'about {need} repeats per side would settle it'
-                    if need else 'the change sits on the tolerance; more '
-                    'repeats will not settle it')
+        if need is None:
+            need_txt = ('the change sits on the tolerance; more repeats '
+                        'will not settle it')
+        elif need > 1000:
+            need_txt = 'more than 1000 repeats per side would be needed'
+        else:
+            need_txt = f'about {need} repeats per side would settle it'
         out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
                          f' contains the tolerance {threshold:+.1%}: noise '
                          f'is larger than the tolerance; {need_txt}')

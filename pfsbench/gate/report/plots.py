@@ -11,6 +11,10 @@ SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
                   'procs_per_node', 'threads', 'clients_per_node')
 
 
+#: Series drawn in one scaling plot; more would hide each other.
+MAX_LINES = 8
+
+
 def _pyplot():
     import matplotlib
     matplotlib.use('Agg')
@@ -84,7 +88,10 @@ def scaling_plot(title, xparam, lines):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     unit = ''
-    for i, (label, rows) in enumerate(sorted(lines.items())):
+    if len(lines) > MAX_LINES:
+        title += f' (first {MAX_LINES} of {len(lines)} series)'
+
+    for i, (label, rows) in enumerate(sorted(lines.items())[:MAX_LINES]):
         rows = sorted(rows, key=lambda r: _numeric(r['params'][xparam]))
         xs = [_numeric(r['params'][xparam]) for r in rows]
         cur = [r['cur']['mean'] for r in rows]

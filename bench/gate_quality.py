@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""How often does the gate cry wolf, and how often does it see a real loss?
+
+Runs the dd family's one-stream case (``dd_stream_per_node %nodes=1``) on a
+loop-mounted ext4 file system whose block device is throttled with the
+cgroup block-I/O controller (v1 ``blkio.throttle.*_bps_device``, or v2
+``io.max``), in several ReFrame sessions per condition:
+
+* ``natural``: no throttle (this VM's real noise, within and between
+  sessions);
+* ``cap``: read and write capped at B bytes/s (the unchanged target);
+* ``cap-5``, ``cap-10``, ``cap-20``: capped at 0.95 B, 0.90 B, 0.80 B (a
+  slowdown of known size; the measured size is printed too, since dd's
+  fdatasync and O_DIRECT overheads do not scale with the cap).
+
+Every session runs ``--repeat`` repeats serially (``--exec-policy serial``,
+so repeats never share the cap).  Then, for 3, 5 and 10 repeats, it draws
+trials: a baseline of R samples from one session of the unchanged
+condition and a current run of R samples from *another* session (so
+night-to-night drift is in the trials, as in a real nightly), and asks
+
+* the gate (95 % Welch log-ratio interval, tolerance 5 %), and
+* a fixed ReFrame-style reference: current mean below -10 % of the
+  baseline mean,
+
+whether it is a regression.  False-alarm rate = regressions on unchanged
+trials; detection rate = regressions on slowed trials.
+
+Needs root, a free loop device and a writable cgroup block-I/O controller.
+Prints every command it runs.  About 10 minutes with the defaults.
+
+Usage: python3 bench/gate_quality.py [--sessions 3] [--repeats 10]
+"""
+
+import argparse
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from pfsbench.gate.results import read_database          # noqa: E402
+from pfsbench.gate.verdict import fixed_tolerance_verdict, judge  # noqa: E402
+
+CASE = 'dd_stream_per_node %nodes=1'
+VARIABLES = ('write_bw', 'read_bw')
+# The unthrottled condition runs last in each round: a cap set right after
+# "no limit" lets the first transfers through faster.
+CONDITIONS = (('cap', 1.0), ('cap-5', 0.95), ('cap-10', 0.90),
+              ('cap-20', 0.80), ('natural', None))
+
+
+def sh(cmd, check=True, **kwargs):
+    print('+ ' + (cmd if isinstance(cmd, str) else shlex.join(cmd)),
+          flush=True)
+    return subprocess.run(cmd, check=check, text=True,
+                          shell=isinstance(cmd, str), **kwargs)
+
+
+class Throttle:
+    """A cgroup that caps one block device's read and write bandwidth."""
+
+    def __init__(self, devno):
+        self.devno = devno
+        v1 = '/sys/fs/cgroup/blkio'
+        v2 = '/sys/fs/cgroup/unified'
+        if os.path.exists(os.path.join(v1, 'blkio.throttle.read_bps_device')):
+            self.path = os.path.join(v1, 'pfsbench-gate-bench')
+            self.v2 = False
+        elif 'io' in open(os.path.join(v2, 'cgroup.controllers')).read():
+            self.path = os.path.join(v2, 'pfsbench-gate-bench')
+            self.v2 = True
+        else:
+            sys.exit('no cgroup block-I/O controller (v1 blkio or v2 io) is '
+                     'writable here')
+
+        os.makedirs(self.path, exist_ok=True)
+
+    def _write(self, name, text):
+        print(f'+ echo "{text}" > {self.path}/{name}', flush=True)
+        with open(os.path.join(self.path, name), 'w') as fp:
+            fp.write(text)
+
+    def set(self, bps):
+        if self.v2:
+            limit = 'max' if bps is None else str(int(bps))
+            self._write('io.max', f'{self.devno} rbps={limit} wbps={limit}')
+        else:
+            # 0 removes a v1 limit.
+            limit = 0 if bps is None else int(bps)
+            self._write('blkio.throttle.read_bps_device',
+                        f'{self.devno} {limit}')
+            self._write('blkio.throttle.write_bps_device',
+                        f'{self.devno} {limit}')
+
+    def remove(self):
+        try:
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+def setup_loop(work, size='2G'):
+    img = os.path.join(work, 'fs.img')
+    mnt = os.path.join(work, 'mnt')
+    os.makedirs(mnt, exist_ok=True)
+    sh(['truncate', '-s', size, img])
+    sh(['mkfs.ext4', '-q', '-F', img])
+    loop = sh(['losetup', '-f', '--show', img],
+              capture_output=True).stdout.strip()
+    sh(['mount', loop, mnt])
+    with open(f'/sys/block/{os.path.basename(loop)}/dev') as fp:
+        devno = fp.read().strip()
+
+    return loop, mnt, devno
+
+
+def teardown_loop(loop, mnt):
+    subprocess.run(['umount', mnt], check=False)
+    subprocess.run(['losetup', '-d', loop], check=False)
+
+
+def run_sessions(args, throttle, mnt, runs):
+    env = dict(os.environ, PFSBENCH_RUNS=runs, PFSBENCH_SCRATCH=mnt)
+    reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
+    for session in range(args.sessions):
+        for cond, factor in CONDITIONS:
+            throttle.set(None if factor is None else factor * args.cap)
+            cmd = (f'echo $$ > {throttle.path}/cgroup.procs && exec '
+                   f'{reframe} -C config/pfsbench.py -c reframe-checks/dd '
+                   f'-n dd_stream_per_node -t quick -r --repeat {args.repeats} '
+                   f'--exec-policy serial -S count={args.count} '
+                   f'--session-extras bench_condition={cond},'
+                   f'bench_session={session}')
+            t0 = time.time()
+            for attempt in range(2):
+                # ReFrame exits 1 when a test fails; the session is then
+                # stored all the same and collect() skips failed cases.
+                # Without a stored session (e.g. the config was being
+                # edited), try once more.
+                proc = sh(cmd, check=False, cwd=REPO, env=env,
+                          stdout=subprocess.DEVNULL)
+                if proc.returncode == 0:
+                    break
+
+                print(f'  warning: reframe exited {proc.returncode}',
+                      flush=True)
+
+            print(f'  {cond} session {session}: {time.time() - t0:.0f} s',
+                  flush=True)
+
+    throttle.set(None)
+
+
+def collect(runs):
+    """``{cond: {var: [[values of session 0], [session 1], ...]}}``."""
+    results = read_database(os.path.join(runs, 'results.db'))
+    pools = {}
+    for sess in results.ordered_sessions():
+        cond = sess.extras.get('bench_condition')
+        if cond is None:
+            continue
+
+        for var in VARIABLES:
+            vals = [r.perf[var][0] for r in results.by_session(sess.uuid)
+                    if r.key.name == CASE and r.perf.get(var, (None,))[0]
+                    and r.fail_phase in ('', 'performance')]
+            if not vals:
+                continue
+
+            pools.setdefault(cond, {}).setdefault(var, []).append(vals)
+
+    return pools
+
+
+def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10):
+    """Regression rates of the gate and of a fixed -10 % reference."""
+    base_sessions = pools['natural' if cond == 'natural' else 'cap'][var]
+    cur_sessions = pools[cond][var]
+    gate = fixed_hits = inconclusive = 0
+    for _ in range(count):
+        b = rng.randrange(len(base_sessions))
+        choices = [c for c in range(len(cur_sessions))
+                   if cond not in ('natural', 'cap') or c != b]
+        c = rng.choice(choices)
+        base = rng.sample(base_sessions[b], repeats)
+        cur = rng.sample(cur_sessions[c], repeats)
+        verdict = judge(base, cur, tol, 'higher')['verdict']
+        gate += verdict == 'regression'
+        inconclusive += verdict == 'inconclusive'
+        fixed_hits += fixed_tolerance_verdict(base, cur, fixed,
+                                              'higher') == 'regression'
+
+    return gate / count, inconclusive / count, fixed_hits / count
+
+
+def report(pools, args):
+    rng = random.Random(args.seed)
+    print()
+    print('Measured pools (mean MB/s per condition, CV within sessions, '
+          'CV of session means):')
+    for cond, _ in CONDITIONS:
+        for var in VARIABLES:
+            sessions = pools[cond][var]
+            allv = [v for s in sessions for v in s]
+            mean = sum(allv) / len(allv)
+            means = [sum(s) / len(s) for s in sessions]
+            within = sum((_cv(s) for s in sessions)) / len(sessions)
+            ref = pools['cap'][var]
+            refmean = sum(v for s in ref for v in s) / sum(len(s) for s in ref)
+            print(f'  {cond:8} {var:9} mean {mean:8.1f}  n={len(allv):3}  '
+                  f'CV within {within:6.1%}  CV between {_cv(means):6.1%}  '
+                  f'vs cap {mean / refmean - 1:+6.1%}')
+
+    print()
+    print(f'Trials: {args.trials} per cell; gate = 95 % Welch log-ratio '
+          'interval, tolerance 5 % (regression only if the whole interval '
+          'is below -5 %); fixed = mean below -10 % of the baseline mean.')
+    print()
+    header = (f'{"variable":9} {"condition":9} {"true":>6} {"R":>3} '
+              f'{"gate regr.":>10} {"gate inconcl.":>13} '
+              f'{"fixed -10% regr.":>16}')
+    print(header)
+    print('-' * len(header))
+    for var in VARIABLES:
+        for cond, factor in CONDITIONS:
+            if var == 'write_bw' and factor not in (None, 1.0):
+                # dd writes through the page cache and fdatasync; with
+                # cgroup v1 the loop device's writeback is not charged to
+                # the cgroup, so the cap does not set the write rate.
+                continue
+
+            true = 'none' if factor in (None, 1.0) else f'-{1 - factor:.0%}'
+            for repeats in (3, 5, 10):
+                if repeats > min(len(s) for s in pools[cond][var]):
+                    continue
+
+                g, inc, f = trials(pools, var, cond, repeats, args.trials,
+                                   rng)
+                print(f'{var:9} {cond:9} {true:>6} {repeats:3} {g:10.1%} '
+                      f'{inc:13.1%} {f:16.1%}')
+
+    print()
+    print('Rows with true = none are false-alarm rates; the others are '
+          'detection rates.')
+
+
+def _cv(values):
+    if len(values) < 2:
+        return 0.0
+
+    m = sum(values) / len(values)
+    var = sum((v - m) ** 2 for v in values) / (len(values) - 1)
+    return var ** 0.5 / m
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--sessions', type=int, default=3,
+                        help='sessions per condition (default: 3)')
+    parser.add_argument('--repeats', type=int, default=10,
+                        help='repeats per session (default: 10)')
+    parser.add_argument('--cap', type=float, default=40 * 2**20,
+                        help='unchanged cap B in bytes/s (default: 40 MiB/s)')
+    parser.add_argument('--count', type=int, default=64,
+                        help='dd blocks of 1024000 bytes (default: 64; '
+                             'transfers much longer than the throttle\'s '
+                             '100 ms slices keep the cap proportional)')
+    parser.add_argument('--trials', type=int, default=2000,
+                        help='resampled trials per cell (default: 2000)')
+    parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--work', default=None,
+                        help='work directory (default: a new /tmp dir); '
+                             'with an existing runs/results.db, only the '
+                             'trials are redone')
+    args = parser.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')
+    runs = os.path.join(work, 'runs')
+    print(f'work directory: {work}')
+    if not os.path.exists(os.path.join(runs, 'results.db')):
+        if os.geteuid() != 0:
+            sys.exit('needs root (loop device, mount, cgroup)')
+
+        loop, mnt, devno = setup_loop(work)
+        throttle = Throttle(devno)
+        try:
+            t0 = time.time()
+            run_sessions(args, throttle, mnt, runs)
+            print(f'measurements: {time.time() - t0:.0f} s')
+        finally:
+            throttle.set(None)
+            teardown_loop(loop, mnt)
+            # Move ourselves out before removing the group.
+            throttle.remove()
+
+    report(collect(runs), args)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Wall time of the gate over a year of nightly history.
+
+Builds a synthetic ReFrame results database (ReFrame 4.10's SQLite schema,
+data version 4.2 reports) of ``--nights`` sessions x ``--cases`` test cases
+x ``--repeats`` repeats with two performance variables each, every test
+case padded to ``--pad`` bytes of JSON (a real dd test case is ~4.4 kB),
+with a -15 % step at night 300.  Then times each stage of
+``pfsbench gate``: reading the database, recording a baseline, comparing
+the last night, history and change points over every variable, and
+rendering text, JUnit and HTML (60 plots).
+
+Usage: python3 bench/gate_speed.py [--nights 365] [--cases 500]
+"""
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from pfsbench.gate import baseline as bl                   # noqa: E402
+from pfsbench.gate import config as gate_config            # noqa: E402
+from pfsbench.gate import synth                            # noqa: E402
+from pfsbench.gate.report import render                    # noqa: E402
+from pfsbench.gate.results import read_database            # noqa: E402
+from pfsbench.gate.verdict import compare, history, run_gate  # noqa: E402
+
+
+class Timer:
+    def __init__(self):
+        self.rows = []
+
+    def __call__(self, label, fn, *args, **kwargs):
+        t0 = time.perf_counter()
+        out = fn(*args, **kwargs)
+        dt = time.perf_counter() - t0
+        self.rows.append((label, dt))
+        print(f'{label:55} {dt:8.2f} s', flush=True)
+        return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--nights', type=int, default=365)
+    parser.add_argument('--cases', type=int, default=500)
+    parser.add_argument('--repeats', type=int, default=3)
+    parser.add_argument('--pad', type=int, default=4000,
+                        help='bytes of filler per test case (default 4000)')
+    parser.add_argument('--work', default=None,
+                        help='directory for results.db (default: new tmp)')
+    args = parser.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-speed-')
+    db = os.path.join(work, 'results.db')
+    timer = Timer()
+    print(f'python3 {" ".join(sys.argv)}')
+    print(f'database: {db}')
+    if not os.path.exists(db):
+        def build():
+            batch = []
+            for rep in synth.nightly_history(
+                    args.nights, args.cases, repeats=args.repeats,
+                    noise=0.05, step_night=300, step=-0.15,
+                    variables=('write_bw', 'read_bw'), pad=args.pad):
+                batch.append(rep)
+                if len(batch) == 20:
+                    synth.write_database(db, batch)
+                    batch = []
+
+            synth.write_database(db, batch)
+
+        timer('generate the synthetic database (not gate time)', build)
+
+    size = os.path.getsize(db) / 2**20
+    print(f'{args.nights} nights x {args.cases} cases x {args.repeats} '
+          f'repeats x 2 variables; database {size:.0f} MiB')
+    results = timer('read the database (read-only, all sessions)',
+                    read_database, db)
+    print(f'  {len(results.sessions)} sessions, {len(results.records)} '
+          'test-case records')
+    uuids = [s.uuid for s in results.ordered_sessions()]
+    base = timer('record a baseline from the first 5 nights', bl.build,
+                 results, uuids[:5], 'speed')
+    cfg = gate_config.GateConfig()
+    rows, missing, _ = timer('compare the last night (verdicts)', compare,
+                             base, results, [uuids[-1]], cfg)
+    hist = timer('history + change points of every variable', history,
+                 results, rows, base, cfg)
+    ncp = sum(len(h['changepoints']) for h in hist)
+    print(f'  {len(rows)} variables, {ncp} change points, '
+          f'{sum(r["verdict"] == "regression" for r in rows)} regressions')
+    record = timer('run_gate (compare + history, as the CLI does)', run_gate,
+                   base, results, [uuids[-1]], cfg)
+    timer('render text', render, record, 'text')
+    timer('render JUnit', render, record, 'junit')
+    timer('render HTML (60 history plots + scaling plots)', render, record,
+          'html', 60)
+    total = sum(dt for label, dt in timer.rows
+                if not label.startswith(('generate', 'compare', 'history')))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f'gate end to end (read + baseline + run_gate + 3 renders): '
+          f'{total:.1f} s; peak RSS {peak:.0f} MiB')
+
+
+if __name__ == '__main__':
+    main()
