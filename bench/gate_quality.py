@@ -134,7 +134,8 @@ def run_sessions(args, throttle, mnt, runs):
             throttle.set(None if factor is None else factor * args.cap)
             cmd = (f'echo $$ > {throttle.path}/cgroup.procs && exec '
                    f'{reframe} -C config/pfsbench.py -c reframe-checks/dd '
-                   f'-n dd_stream_per_node -t quick -r --repeat {args.repeats} '
+                   '-n dd_stream_per_node -t quick -r '
+                   f'--repeat {args.repeats} '
                    f'--exec-policy serial -S count={args.count} '
                    f'--session-extras bench_condition={cond},'
                    f'bench_session={session}')

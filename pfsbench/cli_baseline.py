@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench baseline``: record, list, show and delete named baselines."""
 
-import argparse
 import datetime
 import json
 
@@ -29,7 +28,7 @@ def add_parser(subparsers):
             "--name '^dd_streaming'",
             'pfsbench baseline list',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     sub = parser.add_subparsers(dest='action', metavar='ACTION')
     sub.required = True
@@ -45,7 +44,7 @@ def add_parser(subparsers):
             'pfsbench baseline record pre-upgrade --session 3f2a --session '
             '9c1e --force',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     rec.add_argument('baseline', metavar='NAME',
                      help='baseline name: letters, digits, ., _, - '
@@ -59,7 +58,7 @@ def add_parser(subparsers):
         'list', help='list baselines',
         epilog=cliutil.examples('pfsbench baseline list',
                                 'pfsbench baseline list --format json'),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     lst.add_argument('--format', metavar='FMT', choices=('text', 'json'),
                      default='text',
@@ -69,7 +68,7 @@ def add_parser(subparsers):
     show = sub.add_parser(
         'show', help='show a baseline\'s cases and samples',
         epilog=cliutil.examples('pfsbench baseline show pre-upgrade'),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     show.add_argument('baseline', metavar='NAME',
                       help='baseline name (required)')
@@ -78,7 +77,7 @@ def add_parser(subparsers):
     dele = sub.add_parser(
         'delete', help='delete a baseline',
         epilog=cliutil.examples('pfsbench baseline delete pre-upgrade'),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     dele.add_argument('baseline', metavar='NAME',
                       help='baseline name (required)')
@@ -92,7 +91,7 @@ def add_parser(subparsers):
         epilog=cliutil.examples('pfsbench baseline sessions',
                                 'pfsbench baseline sessions --db '
                                 'runs/results.db'),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     cliutil.add_source_options(sess)
     return parser
@@ -132,8 +131,9 @@ def _list(args):
         print(f'no baselines in {directory}')
     else:
         for r in rows:
+            uuids = ', '.join(u[:8] for u in r['sessions'])
             print(f'{r["name"]}  created {r["created"]}  {r["cases"]} '
-                  f'case(s)  sessions {", ".join(u[:8] for u in r["sessions"])}')
+                  f'case(s)  sessions {uuids}')
 
     return 0
 

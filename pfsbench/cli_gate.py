@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench gate``: the latest run against a baseline, with a verdict."""
 
-import argparse
 import os
 import sys
 
@@ -35,7 +34,7 @@ def add_parser(subparsers):
             "pfsbench gate --baseline pre-upgrade --name '^dd_streaming' "
             '--format json > gate.json',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=cliutil.Formatter,
     )
     parser.add_argument(
         '-b', '--baseline', metavar='NAME', required=True,

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench report``: render a saved gate record in another format."""
 
-import argparse
 import sys
 
-from pfsbench.gate.cliutil import examples
+from pfsbench.gate.cliutil import Formatter, examples
 from pfsbench.gate.report import FORMATS, load_record, render
 
 
@@ -23,7 +22,7 @@ def add_parser(subparsers):
             'pfsbench report runs/gate.json --format markdown >> '
             '"$GITHUB_STEP_SUMMARY"',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     parser.add_argument('record', metavar='FILE',
                         help='the gate record (JSON; required)')

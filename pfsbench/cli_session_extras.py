@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench session-extras``: tags for ``reframe --session-extras``."""
 
-import argparse
 import json
 
 from pfsbench.gate import extras
-from pfsbench.gate.cliutil import examples
+from pfsbench.gate.cliutil import Formatter, examples
 
 
 def add_parser(subparsers):
@@ -27,7 +26,7 @@ def add_parser(subparsers):
             '--extra spack_hash=abc1234)"',
             'pfsbench session-extras --target /tmp --format json',
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     parser.add_argument(
         '--target', metavar='DIR', required=True,

@@ -168,7 +168,8 @@ def test_baseline_case_absent_is_missing_data(db, capsys):
 def test_failed_and_dry_run_sessions_are_missing_data(db, capsys):
     run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
     sid = 'f' * 8 + '-0000-0000-0000-000000000000'
-    cases = [synth.make_testcase(sid, 0, 0, CASE1, {'write_bw': (None, 'MB/s')},
+    cases = [synth.make_testcase(sid, 0, 0, CASE1,
+                                 {'write_bw': (None, 'MB/s')},
                                  result='fail', fail_phase='sanity',
                                  fail_reason='sanity error: no end marker'),
              synth.make_testcase(sid, 0, 1, CASE2,
@@ -348,3 +349,65 @@ def test_session_extras_cli(tmp_path, capsys):
     code, _, err = run(['session-extras', '--target',
                         str(tmp_path / 'nope')], capsys)
     assert code == 2 and 'no such file' in err
+
+
+def test_session_sample_unit_absorbs_night_to_night_drift(tmp_path, capsys):
+    # Tight repeats within a night, but nights differ by several %: per
+    # repeat the last night looks 8 % slower; per session it is within the
+    # nights' own drift.
+    db = tmp_path / 'results.db'
+    levels = [500.0, 540.0, 470.0, 520.0, 480.0]
+    reports = [synth.session({CASE1: [v * f for f in (0.998, 1.0, 1.002)]},
+                             time_start=i * DAY)
+               for i, v in enumerate(levels)]
+    reports.append(synth.session({CASE1: [462.0, 463.0, 461.0]},
+                                 time_start=5 * DAY))
+    synth.write_database(str(db), reports)
+    code, _, err = run(['baseline', 'record', 'five-nights', '--since',
+                        '1970-01-01', '--session', 'x', '--db', str(db)],
+                       capsys)
+    assert code == 2 and 'give --session or --since, not both' in err
+    code, _, _ = run(['baseline', 'record', 'five-nights', '--db', str(db),
+                      '--session', 'latest~5', '--session', 'latest~4',
+                      '--session', 'latest~3', '--session', 'latest~2',
+                      '--session', 'latest~1'], capsys)
+    assert code == 0
+    code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db)],
+                       capsys)
+    assert code == 1 and out.startswith('pfsbench gate: REGRESSION')
+    per_session = tmp_path / 'gate.yaml'
+    per_session.write_text('sample_unit: session\n')
+    code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db),
+                        '--config', str(per_session), '--format', 'json'],
+                       capsys)
+    assert code == 0
+    [row] = json.loads(out)['results']
+    assert row['verdict'] == 'inconclusive'
+    assert row['base']['session_means'] == pytest.approx(levels)
+    assert row['df'] == 4          # k - 1 baseline sessions
+
+
+def test_mountinfo_parsing_and_spack_lock(tmp_path):
+    from pfsbench.gate import extras
+    text = ('22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n'
+            '40 22 0:35 / /mnt/my\\040scratch rw,noatime - lustre '
+            '10.0.0.1@o2ib:/fs rw,flock,lazystatfs\n')
+    mounts = extras.parse_mountinfo(text)
+    assert mounts[1]['mount_point'] == '/mnt/my scratch'
+    assert extras.mount_of('/mnt/my scratch/run1', mounts)['fs_type'] == \
+        'lustre'
+    assert extras.mount_of('/home', mounts)['fs_type'] == 'ext4'
+    info = tmp_path / 'mountinfo'
+    info.write_text(text.replace('/mnt/my\\040scratch', str(tmp_path)))
+    env = tmp_path / 'env'
+    env.mkdir()
+    (env / 'spack.lock').write_text('{"roots": []}')
+    tags = extras.collect(str(tmp_path), mountinfo_path=str(info),
+                          environ={'SPACK_ENV': str(env),
+                                   'SLURM_JOB_ID': '42'})
+    assert tags['fs_type'] == 'lustre'
+    assert tags['fs_mount_opts'] == 'rw;noatime'
+    assert tags['fs_super_opts'] == 'rw;flock;lazystatfs'
+    assert tags['slurm_job_id'] == '42'
+    assert len(tags['spack_lock']) == 12
+    assert all(',' not in v for v in tags.values())

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Options and helpers shared by the gate's CLI verbs."""
 
+import argparse
 import datetime
 import os
 import re
@@ -134,3 +135,14 @@ def select_sessions(args, results):
 
 def examples(*lines):
     return 'Examples:\n' + '\n'.join(f'  {line}' for line in lines)
+
+
+class Formatter(argparse.HelpFormatter):
+    """Wraps descriptions, keeps the *Examples* epilog line by line."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith('Examples:'):
+            return ''.join(indent + line
+                           for line in text.splitlines(keepends=True))
+
+        return super()._fill_text(text, width, indent)

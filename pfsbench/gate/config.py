@@ -146,7 +146,8 @@ def parse(data, path):
     for key in data:
         if key not in _TOP_KEYS:
             raise ConfigError(path, key, data[key],
-                              f'unknown key (known: {", ".join(sorted(_TOP_KEYS))})')
+                              'unknown key (known: ' +
+                              ', '.join(sorted(_TOP_KEYS)) + ')')
 
     version = data.get('format_version', FORMAT_VERSION)
     if version != FORMAT_VERSION:
@@ -192,7 +193,8 @@ def parse(data, path):
     for key in cps:
         if key not in _CP_KEYS:
             raise ConfigError(path, f'changepoints.{key}', cps[key],
-                              f'unknown key (known: {", ".join(sorted(_CP_KEYS))})')
+                              'unknown key (known: ' +
+                              ', '.join(sorted(_CP_KEYS)) + ')')
 
     if 'threshold' in cps:
         cfg.changepoint_threshold = _num(path, 'changepoints.threshold',
@@ -222,7 +224,8 @@ def parse(data, path):
         for key, val in spec.items():
             if key not in _VAR_KEYS:
                 raise ConfigError(path, f'{where}.{key}', val,
-                                  f'unknown key (known: {", ".join(sorted(_VAR_KEYS))})')
+                                  'unknown key (known: ' +
+                                  ', '.join(sorted(_VAR_KEYS)) + ')')
 
         if 'tolerance' in spec:
             ov.tolerance = _num(path, f'{where}.tolerance', spec['tolerance'],

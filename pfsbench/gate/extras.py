@@ -5,7 +5,8 @@
 nights when a figure moves: the file system holding the target directory
 (type, source, mount options from ``/proc/self/mountinfo``), the kernel,
 the OS, the host, Lustre/BeeGFS client versions when present, the Slurm
-job and nodes when inside a job, and the Spack environment.
+job and nodes when inside a job, and the Spack environment with a hash of
+its ``spack.lock``.
 
 ReFrame splits ``--session-extras`` on ``,`` and then on the first ``=``,
 so values cannot hold commas: mount options are joined with ``;``.  Keys
@@ -13,6 +14,7 @@ never clash with ReFrame's own ``session_info`` keys (``hostname`` is
 reserved, so the host is ``node``).
 """
 
+import hashlib
 import os
 import platform
 import re
@@ -88,6 +90,19 @@ def _os_release():
     return match.group(1) if match else None
 
 
+def _spack_lock_hash(env_dir):
+    """First 12 hex digits of the sha256 of ``<env>/spack.lock``: one
+    value that changes whenever any concretised package does."""
+    if not env_dir:
+        return None
+
+    try:
+        with open(os.path.join(env_dir, 'spack.lock'), 'rb') as fp:
+            return hashlib.sha256(fp.read()).hexdigest()[:12]
+    except OSError:
+        return None
+
+
 def _clean(value):
     return str(value).replace(',', ';').replace('\n', ' ').strip()
 
@@ -136,6 +151,7 @@ def collect(target, mountinfo_path='/proc/self/mountinfo', environ=None):
         'slurm_job_id': env.get('SLURM_JOB_ID'),
         'slurm_nodelist': env.get('SLURM_JOB_NODELIST'),
         'spack_env': env.get('SPACK_ENV'),
+        'spack_lock': _spack_lock_hash(env.get('SPACK_ENV')),
     }
     return {k: _clean(v) for k, v in tags.items() if v}
 

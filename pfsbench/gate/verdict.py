@@ -156,8 +156,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
                          f'{threshold:+.1%}')
 
     if iv.borrowed:
-        out['reason'] += (f'; one {"baseline" if iv.borrowed == "base" else "current"}'
-                          ' sample, spread taken from the other side')
+        side = 'baseline' if iv.borrowed == 'base' else 'current'
+        out['reason'] += (f'; one {side} sample, spread taken from the '
+                          'other side')
 
     return out
 

@@ -153,8 +153,12 @@ def render_markdown(record):
         out += ['| verdict | change | interval | baseline | now | variable '
                 '| case |', '|---|---:|---|---:|---:|---|---|']
         for r in rows:
+            verdict = r['verdict']
+            if verdict == 'regression':
+                verdict = f'**{verdict}**'
+
             out.append(
-                f'| {"**" + r["verdict"] + "**" if r["verdict"] == "regression" else r["verdict"]} '
+                f'| {verdict} '
                 f'| {pct(r["change"])} | {interval(r)} '
                 f'| {figure(r["base"], r["unit"])} '
                 f'| {figure(r["cur"], r["unit"])} | `{r["var"]}` '
