@@ -22,6 +22,10 @@ Partition ``extras`` understood by pfsbench (all optional):
 ``max_bytes_per_stream``
     caps the source's file sizes (a 50 GB dd file is not for a laptop); the
     capped size is logged with every figure.
+``ior_max_bytes_per_task``
+    caps what one IOR task writes per repetition (block x segments); the
+    IOR checks fall back to ``max_bytes_per_stream`` without it.  The
+    capped block size and ``size_capped`` are logged with every figure.
 ``spack_env``, ``spack_view``
     the Spack environment / view whose binaries the checks run.
 """
@@ -40,6 +44,8 @@ EXTRAS_SCHEMA = {
     'drop_caches_command': (str, 'command dropping a node page cache'),
     'max_nodes': (int, 'largest node count a job may use'),
     'max_bytes_per_stream': (int, 'cap on bytes one stream writes'),
+    'ior_max_bytes_per_task': (int, 'cap on bytes one IOR task writes per '
+                                    'repetition'),
     'spack_env': (str, 'Spack environment directory'),
     'spack_view': (str, 'Spack view directory'),
 }
@@ -104,7 +110,8 @@ def validate_extras(extras, file, where):
 
         names.add(target['name'])
 
-    for key in ('max_nodes', 'max_bytes_per_stream'):
+    for key in ('max_nodes', 'max_bytes_per_stream',
+                'ior_max_bytes_per_task'):
         if key in extras and extras[key] < 1:
             raise ConfigError(file, f'{where}.{key}', extras[key],
                               'must be at least 1')
