@@ -114,6 +114,15 @@ def ior_apis(path):
     return apis or None
 
 
+def _ior_size(nbytes):
+    """``nbytes`` in IOR's size syntax, with the largest exact suffix."""
+    for suffix, unit in (('g', 2**30), ('m', 2**20), ('k', 2**10)):
+        if nbytes % unit == 0:
+            return f'{nbytes // unit}{suffix}'
+
+    return str(nbytes)
+
+
 class ior_check_base(FileSystemCheck):
     """Base of the IOR families; not a test by itself.
 
@@ -293,7 +302,7 @@ class ior_check_base(FileSystemCheck):
                 block = max(transfer, cap // transfer * transfer)
 
         if block != ior.size_bytes(self.block_size):
-            self.block_size = str(block)
+            self.block_size = _ior_size(block)
 
         self.bytes_per_task = block * self.segments
 

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IO500's ior-easy and ior-hard bandwidth phases.
+
+The four IOR phases of IO500 (IO500/io500 ``src/phase_ior_easy*.c``,
+``phase_ior_hard*.c``), with IO500's own command lines
+(:func:`pfsbench.commands.ior.io500_ior_easy`, ``io500_ior_hard``) and in
+IO500's order, each read long after its write:
+
+1. ior-easy-write: one file per process, 2 MiB transfers, stonewalled;
+2. ior-hard-write: one shared file, 47008-byte transfers and blocks
+   (aligned to nothing), many segments, stonewalled;
+3. ior-easy-read, 4. ior-hard-read: read (``-C -Q 1``) and verify (``-R``)
+   exactly what the writes recorded in their stonewall status files.
+
+(IO500 runs mdtest and find phases in between; those are the mdtest
+families'.)  ``cache_defeat=drop_caches`` adds a page-cache drop between
+the writes and the reads, which IO500 itself does not do.
+
+Figures: each phase's bandwidth in GiB/s, as IO500 reports it.  The
+partition's size cap limits ior-hard's segments; ior-easy's block is
+IO500's and only the stonewall bounds what it writes, so keep
+``stonewall_s`` short on small partitions.
+References: key ``ior_io500_phases``, ``$index: [$partition, nodes,
+tasks_per_node]``.
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility as util
+from reframe.core.builtins import (parameter, performance_function,
+                                   run_after, variable)
+
+from pfsbench.commands import ior
+
+_base = util.import_module_from_file(
+    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
+
+PHASES = ('ior-easy-write', 'ior-hard-write', 'ior-easy-read',
+          'ior-hard-read')
+
+
+@rfm.simple_test
+class ior_io500_phases(_base.ior_check_base):
+    """IO500 ior-easy and ior-hard, write then read, stonewalled."""
+
+    descr = 'IO500 ior-easy / ior-hard write and read phases'
+    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
+    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
+    api = variable(str, value='POSIX', loggable=True)
+
+    #: ior-easy's access (ior-hard always writes one shared file).
+    access = variable(str, value='fpp', loggable=True)
+
+    #: ior-hard's transfer and block size (IO500: 47008 bytes).
+    transfer_size = variable(str, value=ior.IO500_HARD_TRANSFER_SIZE,
+                             loggable=True)
+    block_size = ior.IO500_HARD_TRANSFER_SIZE
+    segments = ior.IO500_HARD_SEGMENTS
+    stonewall_s = ior.IO500_STONEWALL_S
+    repetitions = 1
+    cache_defeat = 'reorder'
+    tags = {'io500', 'nightly'}
+
+    @run_after('init')
+    def check_cache_defeat(self):
+        # IO500's command lines always carry -C -Q 1 -e.
+        if self.cache_defeat not in ('reorder', 'drop_caches'):
+            raise ValueError(f'cache_defeat: {self.cache_defeat!r}: IO500 '
+                             f'phases take reorder or drop_caches')
+
+        if self.nodes * self.tasks_per_node <= 2:
+            self.tags |= {'quick'}
+
+    def ior_steps(self):
+        opts = dict(api=self.api, stonewall_s=self.stonewall_s,
+                    executable=self.ior_path)
+        hard = dict(opts, segments=self.segments)
+        run_dir = self.run_dir
+        steps = [
+            _base.Step('mkdir', 'shell',
+                       ('mkdir', '-p', f'{run_dir}/ior-easy',
+                        f'{run_dir}/ior-hard'), launched=False),
+            _base.Step('ior-easy-write', 'ior', tuple(
+                ior.io500_ior_easy(run_dir, 'write', **opts))),
+            _base.Step('ior-hard-write', 'ior', tuple(
+                ior.io500_ior_hard(run_dir, 'write', **hard))),
+        ]
+        if self.cache_defeat == 'drop_caches':
+            steps.append(_base.Step('drop caches', 'shell',
+                                    ('sh', '-c', self.drop_caches_command())))
+
+        steps += [
+            _base.Step('ior-easy-read', 'ior', tuple(
+                ior.io500_ior_easy(run_dir, 'read', **opts))),
+            _base.Step('ior-hard-read', 'ior', tuple(
+                ior.io500_ior_hard(run_dir, 'read', **hard))),
+        ]
+        return steps
+
+    def phase_bw(self, label):
+        result = self.parsed_step(label, _base.ior_parser)
+        operation = label.rsplit('-', 1)[1]
+        return result.summary(operation).bw_max_mib_s / 1024
+
+    @performance_function('GiB/s')
+    def ior_easy_write(self):
+        return self.phase_bw('ior-easy-write')
+
+    @performance_function('GiB/s')
+    def ior_hard_write(self):
+        return self.phase_bw('ior-hard-write')
+
+    @performance_function('GiB/s')
+    def ior_easy_read(self):
+        return self.phase_bw('ior-easy-read')
+
+    @performance_function('GiB/s')
+    def ior_hard_read(self):
+        return self.phase_bw('ior-hard-read')

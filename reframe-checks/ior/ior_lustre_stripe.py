@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Lustre stripe count x stripe size sweep of seed 001 (E5).
+
+Seed 001 varied the stripe size from 64k to 4M (0: the default, 1 MiB)
+and the stripe count from 1 to 32 on one node and found the best count per
+file system (4 on lfs3 and lfs5, 12 on lfs4); it used bonnie, a single
+process writing 32 GB.  Here one IOR task writes and reads one shared file
+of that size in the run directory after::
+
+    lfs setstripe -c COUNT -S SIZE <run dir>
+
+and every write is followed by ``lfs getstripe`` on the file written: a
+layout Lustre silently changed (a count above the number of OSTs, an
+inherited composite layout) fails the check and says how it differs
+(:func:`pfsbench.parsers.lfs.layout_mismatches`).  Partitions need the
+``lustre`` feature; without ``lfs`` the check is skipped.
+
+Figures: Max/mean/min/stddev write and read, MiB/s.  References: key
+``ior_lustre_stripe_bandwidth``, ``$index: [$partition, stripe_count,
+stripe_size]``.
+"""
+
+import os
+import shutil
+
+import reframe as rfm
+import reframe.utility as util
+from reframe.core.builtins import parameter, run_after, variable
+
+from pfsbench.commands import ior
+from pfsbench.parsers import lfs
+
+_base = util.import_module_from_file(
+    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
+
+
+@rfm.simple_test
+class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
+    """E5: IOR bandwidth over Lustre stripe count and stripe size."""
+
+    descr = 'E5 (seed 001): Lustre stripe count x stripe size, one node'
+    valid_systems = ['+lustre']
+    stripe_count = parameter([1, 2, 4, 8, 12, 16, 32], type=int,
+                             loggable=True)
+    #: ``lfs setstripe -S``; ``0`` is the file system's default.
+    stripe_size = parameter(['64k', '128k', '256k', '512k', '1m', '2m',
+                             '4m', '0'], type=str, loggable=True)
+    nodes = variable(int, value=1, loggable=True)
+    tasks_per_node = variable(int, value=1, loggable=True)
+    api = variable(str, value='POSIX', loggable=True)
+    access = variable(str, value='shared', loggable=True)
+    transfer_size = variable(str, value='1m', loggable=True)
+    block_size = '32g'        # seed 001: bonnie -s 2000 -v 16, 32 GB
+    tags = {'E5', 'lustre', 'full'}
+
+    @run_after('setup')
+    def need_lfs(self):
+        self.skip_if(not self.is_dry_run() and shutil.which('lfs') is None,
+                     'lfs (the Lustre client utilities) is not on PATH: '
+                     'this partition cannot set or verify stripe layouts')
+
+    def split_write_read(self):
+        # The layout is checked on the file written, before it is read.
+        return True
+
+    def written_file(self):
+        if self.access == 'fpp':
+            return f'{self.test_file()}.00000000'     # rank 0's file
+
+        return self.test_file()
+
+    def ior_steps(self):
+        # The first written file inherits the run directory's layout.
+        setstripe = ('lfs', 'setstripe',
+                     '-c', str(self.stripe_count),   # stripes (OSTs)
+                     '-S', self.stripe_size,         # bytes per stripe
+                     self.run_dir)
+        return ([_base.Step('setstripe', 'shell', setstripe,
+                            launched=False)] + super().ior_steps())
+
+    def after_write_steps(self, repetition):
+        return [_base.Step(f'getstripe {repetition}', 'lfs',
+                           ('lfs', 'getstripe', self.written_file()),
+                           launched=False)]
+
+    def step_problems(self, step):
+        if step.kind != 'lfs':
+            return []
+
+        result = self.parsed_step(step.label, lfs)
+        try:
+            layout = result.layout(self.written_file())
+        except KeyError:
+            layout = result.layouts[0]
+
+        return [f'step {step.label!r}: layout did not apply: {problem}'
+                for problem in lfs.layout_mismatches(
+                    layout, self.stripe_count,
+                    ior.size_bytes(self.stripe_size))]
