@@ -24,7 +24,7 @@ def _pyplot():
 
 def _png(fig):
     buf = io.BytesIO()
-    fig.savefig(buf, format='png', dpi=80, bbox_inches='tight')
+    fig.savefig(buf, format='png', dpi=80)
     _pyplot().close(fig)
     return buf.getvalue()
 
@@ -86,7 +86,7 @@ def scaling_plot(title, xparam, lines):
     """Figure vs parameter: current mean (with the 95 % interval's span of
     the samples as error bars) and the baseline mean (dashed)."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    fig, ax = plt.subplots(figsize=(6.4, 3.4), layout='constrained')
     unit = ''
     if len(lines) > MAX_LINES:
         title += f' (first {MAX_LINES} of {len(lines)} series)'
@@ -118,7 +118,7 @@ def history_plot(hist, row=None):
     baseline samples, mean dashed) and the change points (vertical
     lines)."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 3.0))
+    fig, ax = plt.subplots(figsize=(6.4, 3.0), layout='constrained')
     pts = hist['points']
     times = [datetime.datetime.fromtimestamp(p['time'], datetime.timezone.utc)
              for p in pts]
