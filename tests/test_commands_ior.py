@@ -17,7 +17,7 @@ def test_seed002_is_the_published_command():
 def test_seed002_scales():
     assert ior.SEED002_SCALES == {36: 12, 72: 24}
     assert shell_join(ior.seed002_mpiio_fpp('$SCRATCH/ior/output')) == \
-        'ior -a MPIIO -b 4g -t 4m -i 1 -F -o $SCRATCH/ior/output'
+        'ior -a MPIIO -b 4g -t 4m -i 1 -F -o "$SCRATCH/ior/output"'
 
 
 @pytest.mark.parametrize('transfer', ior.SEED003_TRANSFER_SIZES)
