@@ -104,8 +104,17 @@ def _family_table(family, members):
     results = [c['result'] for c in members]
     head = f'{family} on {", ".join(parts)}'
     if not figures:
-        return [head, '  ' + ', '.join(f'{lb}: {r}' for lb, r in
-                                       zip(labels, results))]
+        # Nothing measured (all skipped or failed): one line per reason.
+        reasons = {}
+        for case in members:
+            why = (case.get('fail_reason') or '').strip().splitlines()
+            key = (case['result'], why[0] if why else '')
+            reasons[key] = reasons.get(key, 0) + 1
+        # (ReFrame's report keeps no skip reason: its SKIP lines do.)
+        return [head] + [f'  {n} case(s) {result}' + (
+            f': {why}' if why else
+            ' (reasons: the SKIP lines of the run)' if result == 'skip'
+            else '') for (result, why), n in reasons.items()]
 
     if len(members) <= 6:       # cases as columns: a sweep reads across
         rows = [['figure', 'unit'] + labels, ['', ''] + results]
