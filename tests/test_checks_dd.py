@@ -6,13 +6,16 @@ with bad input, and on the localhost Slurm cluster with 2 nodes x 2 streams.
 Every case prints the reframe command it ran.
 """
 
+import contextlib
 import glob
+import io
 import os
 import re
 
 import pytest
 
 from conftest import CHECKS, run_reframe
+from pfsbench.cli import main
 
 DD = str(CHECKS / 'dd')
 
@@ -85,6 +88,17 @@ def test_quick_run_on_local(tmp_path):
     assert '|cache_defeat|' in header and '|direct|' in records[0]
     # Nothing left behind: ReFrame removed the stage dir of a passed test.
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+    # The summary reads the same run's report: one table, the same figure.
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(['summary', '--runs', str(tmp_path)]) == 0
+    text = out.getvalue()
+    assert 'dd_streams_one_node on local:default' in text
+    row = next(ln for ln in text.splitlines()
+               if ln.strip().startswith('write_bw '))
+    assert float(row.split()[-1]) == pytest.approx(write_bw, rel=0.01)
+    assert '1 case(s), 0 failure(s)' in text
 
 
 def test_failed_dd_still_removes_its_run_directory(tmp_path):
