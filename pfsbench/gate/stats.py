@@ -115,6 +115,19 @@ def t_quantile(p, df):
     if math.isinf(df) or df > 1e7:
         return statistics.NormalDist().inv_cdf(p)
 
+    # Newton from the normal quantile: for p > 0.5 the CDF is concave on
+    # t > 0, so the steps climb monotonically to the root.
+    x = statistics.NormalDist().inv_cdf(p)
+    lpdf0 = (math.lgamma((df + 1) / 2) - math.lgamma(df / 2) -
+             0.5 * math.log(df * math.pi))
+    for _ in range(100):
+        pdf = math.exp(lpdf0 - (df + 1) / 2 * math.log1p(x * x / df))
+        step = (p - t_cdf(x, df)) / pdf
+        x += step
+        if abs(step) < 1e-12 * (1.0 + abs(x)):
+            return x
+
+    # Not converged (tiny df): bisection.
     lo, hi = 0.0, 1.0
     while t_cdf(hi, df) < p:
         hi *= 2.0
@@ -289,14 +302,24 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
     if margin == 0.0:
         return None
 
-    for n in range(2, max_repeats + 1):
-        a = interval.cv2_cur / n
-        b = interval.cv2_base / n
-        df = welch_df(a, n, b, n)
-        half = t_quantile(0.5 + interval.confidence / 2.0, df) * math.sqrt(
-            cv2 / n
-        )
-        if half < margin:
-            return n
+    p = 0.5 + interval.confidence / 2.0
 
-    return max_repeats + 1
+    def settles(n):
+        a, b = interval.cv2_cur / n, interval.cv2_base / n
+        df = welch_df(a, n, b, n)
+        return t_quantile(p, df) * math.sqrt(cv2 / n) < margin
+
+    if not settles(max_repeats):
+        return max_repeats + 1
+
+    # The half-width shrinks as n grows (both the t quantile and the
+    # standard error do), so bisect for the first n that settles.
+    lo, hi = 1, max_repeats
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if settles(mid):
+            hi = mid
+        else:
+            lo = mid
+
+    return max(hi, 2)
