@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The nightly gate: run the nightly checks, tagged with what can explain a
+# change, then compare with a baseline.  Exits with the gate's code: 0 pass,
+# 1 regression, 2 configuration error, 3 missing data (zero tests ran, a
+# baseline case absent, a failed run) -- ReFrame's own exit code cannot say
+# that (it is 0 for zero tests).  Reports go to --out.
+#
+#   scripts/nightly.sh --system SYSTEM --baseline NAME --target DIR
+#                      [--tags nightly] [--repeat 5] [--out DIR] [-- ARGS]
+#
+# ARGS after -- go to reframe (e.g. -n NAME, -P var=value).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+usage() {
+    sed -n '9,10p' "$0" >&2
+    exit 2
+}
+
+system='' baseline='' target='' tags=nightly repeat=5 out=''
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --) shift; break ;;
+        --system) system=$2; shift 2 ;;
+        --baseline) baseline=$2; shift 2 ;;
+        --target) target=$2; shift 2 ;;
+        --tags) tags=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        --out) out=$2; shift 2 ;;
+        *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
+    esac
+done
+if [ -z "$system" ] || [ -z "$baseline" ] || [ -z "$target" ]; then
+    usage
+fi
+
+export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
+out=${out:-$PFSBENCH_RUNS/nightly/$(date +%Y%m%dT%H%M%S)}
+mkdir -p "$out"
+# Sessions of this night only: ReFrame stores no session when zero tests
+# ran, and 'the latest session' would then be yesterday's.
+since=$(date +%Y-%m-%dT%H:%M:%S)
+
+extras=$(.venv/bin/pfsbench session-extras --target "$target") || exit 2
+echo "nightly: session extras: $extras"
+.venv/bin/reframe -C config/pfsbench.py --system "$system" \
+    -c reframe-checks -t "$tags" --repeat "$repeat" -r \
+    --session-extras "$extras" "$@" 2>&1 | tee "$out/reframe.log"
+echo "nightly: reframe exited ${PIPESTATUS[0]} (not a verdict)"
+
+.venv/bin/pfsbench gate -b "$baseline" --since "$since" \
+    --markdown "$out/gate.md" --junit "$out/gate.xml" \
+    --html "$out/gate.html" --json "$out/gate.json"
+verdict=$?
+echo "nightly: gate exited $verdict; reports in $out"
+exit "$verdict"
