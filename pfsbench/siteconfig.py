@@ -208,8 +208,14 @@ def check_scratch_dir(path, source, field, must_exist=True):
     if not must_exist:
         return real
 
-    if not os.path.exists(real):
-        raise ConfigError(source, field, path, 'does not exist')
+    try:
+        os.stat(real)
+    except PermissionError:
+        raise ConfigError(source, field, path, 'cannot be reached: '
+                          'permission denied on it or a parent '
+                          'directory') from None
+    except OSError:
+        raise ConfigError(source, field, path, 'does not exist') from None
 
     if not os.path.isdir(real):
         raise ConfigError(source, field, path, 'is not a directory')

@@ -68,6 +68,17 @@ def slurm_env():
     return env
 
 
+@pytest.fixture
+def open_tmp_path():
+    """A temporary directory under /var/tmp whose parents an unprivileged
+    user can traverse (pytest's own tmp_path sits under a 0700 directory)."""
+    import tempfile
+    base = Path(tempfile.mkdtemp(prefix='pfsbench-test-', dir='/var/tmp'))
+    base.chmod(0o711)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture(scope='session')
 def localslurm():
     """The localhost Slurm cluster, up; its client environment."""

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Validation of pfsbench's site-config keys, scratch paths and references."""
 
+import ast
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -79,14 +82,56 @@ def test_scratch_missing_or_not_a_dir(tmp_path):
     assert check_scratch_dir(str(tmp_path), 'p', 'f') == str(tmp_path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0,
-                    reason='root may write into a mode 0500 directory, so '
-                           'os.access reports it writable')
-def test_scratch_not_writable(tmp_path):
+def test_scratch_not_writable(open_tmp_path):
+    tmp_path = open_tmp_path
     ro = tmp_path / 'ro'
     ro.mkdir(mode=0o500)
-    with pytest.raises(ConfigError, match='is not writable'):
-        check_scratch_dir(str(ro), 'p', 'f')
+    hidden = tmp_path / 'hidden'
+    (hidden / 'scratch').mkdir(parents=True)
+    hidden.chmod(0o700)
+    if os.geteuid() != 0:
+        with pytest.raises(ConfigError, match='is not writable'):
+            check_scratch_dir(str(ro), 'p', 'f')
+        return
+
+    # Root may write anywhere, so ask as an unprivileged user.
+    if shutil.which('setpriv') is None:
+        pytest.skip('running as root and setpriv is missing: cannot check '
+                    'as an unprivileged user')
+    # Every parent must be traversable by 'nobody' (pytest's are 0700).
+    for parent in [tmp_path] + list(tmp_path.parents):
+        if parent.stat().st_mode & 0o001 == 0:
+            pytest.skip(f'{parent} is not traversable by an unprivileged '
+                        f'user (mode {parent.stat().st_mode & 0o777:o})')
+
+    def as_nobody(path):
+        code = ('from pfsbench.siteconfig import check_scratch_dir as c; '
+                f'c({str(path)!r}, "p", "f")')
+        proc = subprocess.run(['setpriv', '--reuid=nobody',
+                               '--regid=nogroup', '--clear-groups',
+                               sys.executable, '-c', code],
+                              cwd=str(REPO), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              universal_newlines=True,
+                              env=dict(os.environ, PYTHONPATH=str(REPO)))
+        if 'ConfigError' not in proc.stdout:
+            pytest.skip(f'nobody cannot run {sys.executable}: '
+                        f'{proc.stdout[-300:]}')
+        return proc.stdout
+
+    assert f"p:f: '{ro}': is not writable" in as_nobody(ro)
+    assert (f"p:f: '{hidden / 'scratch'}': cannot be reached: permission "
+            f"denied") in as_nobody(hidden / 'scratch')
+
+
+def test_stream_runner_parses_as_python36():
+    # Rendered job scripts run `python3 -m pfsbench.streams` on compute
+    # nodes, whose system Python may be as old as 3.6 (RHEL 8).
+    for name in ('streams.py', '__init__.py'):
+        source = (REPO / 'pfsbench' / name).read_text()
+        ast.parse(source, feature_version=(3, 6))
+    assert 'import statistics' not in (REPO / 'pfsbench' /
+                                       'streams.py').read_text()
 
 
 def _write(tmp_path, text):
