@@ -27,10 +27,16 @@ night-to-night drift is in the trials, as in a real nightly), and asks
 whether it is a regression.  False-alarm rate = regressions on unchanged
 trials; detection rate = regressions on slowed trials.
 
-Needs root, a free loop device and a writable cgroup block-I/O controller.
-Prints every command it runs.  About 10 minutes with the defaults.
+With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
+(a baseline of 5 unthrottled sessions against another session's mean).
 
-Usage: python3 bench/gate_quality.py [--sessions 3] [--repeats 10]
+Needs root, a free loop device and a writable cgroup block-I/O controller.
+Prints every command it runs.  About 25 minutes with the defaults;
+rerunning with the same ``--work`` measures only what is missing and redoes
+the trials.
+
+Usage: python3 bench/gate_quality.py [--sessions 3] [--natural-sessions 10]
+       [--repeats 20] [--work DIR]
 """
 
 import argparse
@@ -126,35 +132,58 @@ def teardown_loop(loop, mnt):
     subprocess.run(['losetup', '-d', loop], check=False)
 
 
-def run_sessions(args, throttle, mnt, runs):
+def planned(args):
+    """``[(round, cond, factor)]``: the sessions to measure, in order."""
+    plan = []
+    for session in range(max(args.sessions, args.natural_sessions)):
+        for cond, factor in CONDITIONS:
+            wanted = args.natural_sessions if factor is None else \
+                args.sessions
+            if session < wanted:
+                plan.append((session, cond, factor))
+
+    return plan
+
+
+def stored(runs):
+    """``{(round, cond)}`` already in the results database."""
+    db = os.path.join(runs, 'results.db')
+    if not os.path.exists(db):
+        return set()
+
+    return {(int(s.extras['bench_session']), s.extras['bench_condition'])
+            for s in read_database(db).sessions.values()
+            if 'bench_condition' in s.extras}
+
+
+def run_sessions(args, throttle, mnt, runs, plan):
     env = dict(os.environ, PFSBENCH_RUNS=runs, PFSBENCH_SCRATCH=mnt)
     reframe = os.path.join(os.path.dirname(sys.executable), 'reframe')
-    for session in range(args.sessions):
-        for cond, factor in CONDITIONS:
-            throttle.set(None if factor is None else factor * args.cap)
-            cmd = (f'echo $$ > {throttle.path}/cgroup.procs && exec '
-                   f'{reframe} -C config/pfsbench.py -c reframe-checks/dd '
-                   '-n dd_stream_per_node -t quick -r '
-                   f'--repeat {args.repeats} '
-                   f'--exec-policy serial -S count={args.count} '
-                   f'--session-extras bench_condition={cond},'
-                   f'bench_session={session}')
-            t0 = time.time()
-            for attempt in range(2):
-                # ReFrame exits 1 when a test fails; the session is then
-                # stored all the same and collect() skips failed cases.
-                # Without a stored session (e.g. the config was being
-                # edited), try once more.
-                proc = sh(cmd, check=False, cwd=REPO, env=env,
-                          stdout=subprocess.DEVNULL)
-                if proc.returncode == 0:
-                    break
+    for session, cond, factor in plan:
+        throttle.set(None if factor is None else factor * args.cap)
+        cmd = (f'echo $$ > {throttle.path}/cgroup.procs && exec '
+               f'{reframe} -C config/pfsbench.py -c reframe-checks/dd '
+               '-n dd_stream_per_node -t quick -r '
+               f'--repeat {args.repeats} '
+               f'--exec-policy serial -S count={args.count} '
+               f'--session-extras bench_condition={cond},'
+               f'bench_session={session}')
+        t0 = time.time()
+        for attempt in range(2):
+            # ReFrame exits 1 when a test fails; the session is then
+            # stored all the same and collect() skips failed cases.
+            # Without a stored session (e.g. the config was being
+            # edited), try once more.
+            proc = sh(cmd, check=False, cwd=REPO, env=env,
+                      stdout=subprocess.DEVNULL)
+            if proc.returncode == 0:
+                break
 
-                print(f'  warning: reframe exited {proc.returncode}',
-                      flush=True)
-
-            print(f'  {cond} session {session}: {time.time() - t0:.0f} s',
+            print(f'  warning: reframe exited {proc.returncode}',
                   flush=True)
+
+        print(f'  {cond} session {session}: {time.time() - t0:.0f} s',
+              flush=True)
 
     throttle.set(None)
 
@@ -178,6 +207,24 @@ def collect(runs):
             pools.setdefault(cond, {}).setdefault(var, []).append(vals)
 
     return pools
+
+
+def session_trials(pools, var, repeats, count, rng, k=5, tol=0.05):
+    """False-alarm rate with ``sample_unit: session``: a baseline of k
+    sessions (the mean of R repeats each) against another session's
+    mean."""
+    sessions = pools['natural'][var]
+    gate = inconclusive = 0
+    for _ in range(count):
+        chosen = rng.sample(range(len(sessions)), k + 1)
+        means = [sum(s) / len(s) for s in
+                 (rng.sample(sessions[i], repeats) for i in chosen)]
+        verdict = judge(means[:k], means[k:], tol, 'higher',
+                        min_samples=1)['verdict']
+        gate += verdict == 'regression'
+        inconclusive += verdict == 'inconclusive'
+
+    return gate / count, inconclusive / count
 
 
 def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10):
@@ -250,6 +297,23 @@ def report(pools, args):
     print()
     print('Rows with true = none are false-alarm rates; the others are '
           'detection rates.')
+    k = 5
+    if len(pools['natural']['write_bw']) > k:
+        print()
+        print(f'sample_unit: session on the unthrottled target: baseline = '
+              f'{k} sessions (mean of R repeats each), current = the mean '
+              'of another session.')
+        print()
+        print(f'{"variable":9} {"R":>3} {"gate regr.":>10} '
+              f'{"gate inconcl.":>13}')
+        for var in VARIABLES:
+            for repeats in (3, 5, 10):
+                if repeats > min(len(s) for s in pools['natural'][var]):
+                    continue
+
+                g, inc = session_trials(pools, var, repeats, args.trials,
+                                        rng, k=k)
+                print(f'{var:9} {repeats:3} {g:10.1%} {inc:13.1%}')
 
 
 def _cv(values):
@@ -265,8 +329,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--sessions', type=int, default=3,
                         help='sessions per condition (default: 3)')
-    parser.add_argument('--repeats', type=int, default=10,
-                        help='repeats per session (default: 10)')
+    parser.add_argument('--natural-sessions', type=int, default=10,
+                        help='sessions of the unthrottled target '
+                             '(default: 10)')
+    parser.add_argument('--repeats', type=int, default=20,
+                        help='repeats per session (default: 20, so that '
+                             'trials of 10 draw different subsets)')
     parser.add_argument('--cap', type=float, default=40 * 2**20,
                         help='unchanged cap B in bytes/s (default: 40 MiB/s)')
     parser.add_argument('--count', type=int, default=64,
@@ -278,13 +346,15 @@ def main():
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--work', default=None,
                         help='work directory (default: a new /tmp dir); '
-                             'with an existing runs/results.db, only the '
-                             'trials are redone')
+                             'sessions already in its runs/results.db are '
+                             'not measured again')
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')
     runs = os.path.join(work, 'runs')
     print(f'work directory: {work}')
-    if not os.path.exists(os.path.join(runs, 'results.db')):
+    done = stored(runs)
+    plan = [p for p in planned(args) if (p[0], p[1]) not in done]
+    if plan:
         if os.geteuid() != 0:
             sys.exit('needs root (loop device, mount, cgroup)')
 
@@ -292,7 +362,7 @@ def main():
         throttle = Throttle(devno)
         try:
             t0 = time.time()
-            run_sessions(args, throttle, mnt, runs)
+            run_sessions(args, throttle, mnt, runs, plan)
             print(f'measurements: {time.time() - t0:.0f} s')
         finally:
             throttle.set(None)

@@ -56,6 +56,7 @@ def main():
                         help='directory for results.db (default: new tmp)')
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-speed-')
+    os.makedirs(work, exist_ok=True)
     db = os.path.join(work, 'results.db')
     timer = Timer()
     print(f'python3 {" ".join(sys.argv)}')
