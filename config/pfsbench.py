@@ -31,7 +31,6 @@ finally:
     del sys.path[0]
 
 
-
 def _merged():
     wanted = [s for s in os.environ.get('PFSBENCH_SYSTEMS', '').split(',')
               if s]

@@ -20,7 +20,6 @@ import os
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-import reframe.utility.typecheck as typ
 from reframe.core.builtins import (run_after, run_before, variable)
 from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.exceptions import SanityError

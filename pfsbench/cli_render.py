@@ -10,7 +10,8 @@ from pfsbench.render import EXPERIMENTS, render
 EPILOG = '''Examples:
   pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench
   pfsbench render E10 --nodes 8 --tasks-per-node 12 \\
-      --target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io -o e10.sbatch
+      --target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io \\
+      -o e10.sbatch
   pfsbench render E11 --nodes 3 --tasks-per-node 24 --target /gluster
 '''
 

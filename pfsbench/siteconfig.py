@@ -67,7 +67,8 @@ def validate_extras(extras, file, where):
     Args:
         extras: the dict.
         file: the configuration file, for the message.
-        where: the dotted key of the extras (``systems.0.partitions.1.extras``).
+        where: the dotted key of the extras
+            (``systems.0.partitions.1.extras``).
 
     Raises:
         ConfigError: an unknown key, a wrong type or a malformed target.

@@ -67,7 +67,7 @@ def dd_read(path, block_size=SEED001_BLOCK_SIZE,
     """
     argv = ['dd',
             f'if={path}',
-            'of=/dev/null',            # seed 001 wrote to /dev/zero: same effect
+            'of=/dev/null',            # seed 001: of=/dev/zero, same effect
             f'bs={block_size}',
             f'count={count}']
     if direct:
