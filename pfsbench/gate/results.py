@@ -180,7 +180,7 @@ def parse_setvars(cmdline):
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
     """One executed test case (one repeat of one case in one session)."""
 
@@ -201,7 +201,11 @@ class Record:
 
 
 def _repeat_no(tc):
-    match = re.search(r'%\.repeat_no=(\d+)', tc.get('display_name') or '')
+    display = tc.get('display_name') or ''
+    if '%.repeat_no=' not in display:
+        return 0
+
+    match = re.search(r'%\.repeat_no=(\d+)', display)
     return int(match.group(1)) if match else 0
 
 
@@ -241,22 +245,31 @@ def _records_of_report(report, source):
                 if k not in RESERVED_SESSION_KEYS},
         source=source,
     )
-    setvars = session.setvars
+    setvars = {f'-S {k}': v for k, v in session.setvars.items()}
+    # A year of nightlies holds ~10^6 records: share equal keys and
+    # configuration dicts instead of keeping a copy in each.
+    keys, configs = {}, {}
     records = []
     for run in report.get('runs') or []:
         for tc in run.get('testcases') or []:
             if tc.get('fixture'):
                 continue
 
-            key = CaseKey(tc['name'], tc['system'], tc['partition'],
-                          tc['environ'])
-            perf = {}
-            for pkey, ref in (tc.get('perfvalues') or {}).items():
-                var = pkey.split(':')[-1]
-                perf[var] = (ref[0], ref[4])
+            ident = (tc['name'], tc['system'], tc['partition'],
+                     tc['environ'])
+            key = keys.get(ident)
+            if key is None:
+                key = keys[ident] = CaseKey(*ident)
 
-            config = {f: tc.get(f) for f in CONFIG_FIELDS if f in tc}
-            config.update({f'-S {k}': v for k, v in setvars.items()})
+            perf = {pkey.rsplit(':', 1)[-1]: (ref[0], ref[4])
+                    for pkey, ref in (tc.get('perfvalues') or {}).items()}
+            cfg = tuple(tc.get(f) for f in CONFIG_FIELDS)
+            config = configs.get(cfg)
+            if config is None:
+                config = {f: tc.get(f) for f in CONFIG_FIELDS if f in tc}
+                config.update(setvars)
+                configs[cfg] = config
+
             records.append(Record(
                 key=key, session=uuid,
                 run_index=int(tc.get('run_index') or 0),
