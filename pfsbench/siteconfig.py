@@ -136,24 +136,19 @@ def validate_site_configuration(site_configuration, file):
         ConfigError: the first problem found.
     """
     sched_keys = _sched_option_keys()
-    for i, system in enumerate(site_configuration.get('systems', [])):
-        skey = f'systems.{i}'
-        for key in system.get('sched_options', {}):
-            if key not in sched_keys:
-                raise ConfigError(file, f'{skey}.sched_options.{key}',
-                                  system['sched_options'][key],
+
+    def check_sched_options(entry, key):
+        for name, value in entry.get('sched_options', {}).items():
+            if name not in sched_keys:
+                raise ConfigError(file, f'{key}.sched_options.{name}', value,
                                   'unknown sched_options key (ReFrame would '
                                   'ignore it)')
 
+    for i, system in enumerate(site_configuration.get('systems', [])):
+        check_sched_options(system, f'systems.{i}')
         for j, part in enumerate(system.get('partitions', [])):
-            pkey = f'{skey}.partitions.{j}'
-            for key in part.get('sched_options', {}):
-                if key not in sched_keys:
-                    raise ConfigError(file, f'{pkey}.sched_options.{key}',
-                                      part['sched_options'][key],
-                                      'unknown sched_options key (ReFrame '
-                                      'would ignore it)')
-
+            pkey = f'systems.{i}.partitions.{j}'
+            check_sched_options(part, pkey)
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
 
     return site_configuration

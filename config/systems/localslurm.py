@@ -43,6 +43,26 @@ _extras = {
 # Dropping the page cache needs root; CI is root, a developer may not be.
 _features = ['pfs', 'mpi'] + (['drop_caches'] if os.geteuid() == 0 else [])
 
+
+def _partition(launcher, descr):
+    # The two partitions differ only in how a job step starts its tasks.
+    return {
+        'name': launcher,
+        'descr': descr,
+        'scheduler': 'squeue',
+        'launcher': launcher,
+        'access': ['--partition=debug'],
+        'environs': ['builtin'],
+        # '#SBATCH --nodes=N' as well as --ntasks: the node count is what
+        # the experiments sweep.
+        'sched_options': {'use_nodes_option': True},
+        'max_jobs': 4,
+        'features': _features,
+        'env_vars': _env_vars,
+        'extras': dict(_extras),
+    }
+
+
 site_configuration = {
     'systems': [
         {
@@ -51,36 +71,8 @@ site_configuration = {
             'hostnames': ['^pfsbench-localslurm-is-selected-explicitly$'],
             'modules_system': 'nomod',
             'partitions': [
-                {
-                    'name': 'srun',
-                    'descr': '4 emulated nodes, srun --mpi=pmix',
-                    'scheduler': 'squeue',
-                    'launcher': 'srun',
-                    'access': ['--partition=debug'],
-                    'environs': ['builtin'],
-                    # '#SBATCH --nodes=N' as well as --ntasks: the node
-                    # count is what the experiments sweep.
-                    'sched_options': {'use_nodes_option': True},
-                    'max_jobs': 4,
-                    'features': _features,
-                    'env_vars': _env_vars,
-                    'extras': _extras,
-                },
-                {
-                    'name': 'mpirun',
-                    'descr': '4 emulated nodes, Open MPI mpirun',
-                    'scheduler': 'squeue',
-                    'launcher': 'mpirun',
-                    'access': ['--partition=debug'],
-                    'environs': ['builtin'],
-                    # '#SBATCH --nodes=N' as well as --ntasks: the node
-                    # count is what the experiments sweep.
-                    'sched_options': {'use_nodes_option': True},
-                    'max_jobs': 4,
-                    'features': _features,
-                    'env_vars': _env_vars,
-                    'extras': _extras,
-                },
+                _partition('srun', '4 emulated nodes, srun --mpi=pmix'),
+                _partition('mpirun', '4 emulated nodes, Open MPI mpirun'),
             ],
         },
     ],
