@@ -4,7 +4,7 @@
 The general IOR family: write and read bandwidth of POSIX, MPI-IO and HDF5
 (where the IOR build has it), one file per process or one shared file,
 transfer sizes from 4 KiB to 16 MiB including seed 003's 10K/100K/1M and
-IO500's 47008 bytes, over nodes and tasks per node.  Caches are defeated
+IO500's 47008 bytes, over a few scales (nodes x tasks per node).  Caches are defeated
 between write and read (see ``ior_base``); stonewalling with wear-out,
 O_DIRECT, block size and repetitions are variables (``-S``).
 
@@ -17,7 +17,7 @@ import os
 
 import reframe as rfm
 import reframe.utility as util
-from reframe.core.builtins import parameter, run_after
+from reframe.core.builtins import parameter, run_after, variable
 
 _base = util.import_module_from_file(
     os.path.join(os.path.dirname(__file__), 'ior_base.py'))
@@ -32,9 +32,25 @@ class ior_bandwidth(_base.ior_bandwidth_base):
     access = parameter(['fpp', 'shared'], type=str, loggable=True)
     transfer_size = parameter(['4k', '10k', '47008', '64k', '100k', '1m',
                                '4m', '16m'], type=str, loggable=True)
-    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
-    tasks_per_node = parameter([1, 2, 4, 12, 24], type=int, loggable=True)
+
+    #: Nodes x tasks per node, ``'NxT'``: one parameter rather than two so
+    #: the sweep stays small enough to list quickly (``-P scale=2x2,4x4``).
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['1x1', '1x4', '2x2', '4x4', '8x12']``
+    scale = parameter(['1x1', '1x4', '2x2', '4x4', '8x12'], type=str)
+    nodes = variable(int, value=1, loggable=True)
+    tasks_per_node = variable(int, value=1, loggable=True)
     tags = {'full'}
+
+    @run_after('init')
+    def set_the_scale(self):
+        nodes, _, tasks = self.scale.partition('x')
+        if not (nodes.isdigit() and tasks.isdigit()):
+            raise ValueError(f'scale: {self.scale!r}: expected '
+                             f'<nodes>x<tasks per node>, e.g. 2x2')
+
+        self.nodes, self.tasks_per_node = int(nodes), int(tasks)
 
     @run_after('init')
     def tag_quick_cases(self):

@@ -371,6 +371,10 @@ class ior_check_base(FileSystemCheck):
     @run_before('run')
     def set_command_line(self):
         steps = self.ior_steps()
+        # ReFrame copies the task counts into the job only after this hook;
+        # launchers that spell them out (mpirun -np N) need them now.
+        self.job.num_tasks = self.num_tasks
+        self.job.num_tasks_per_node = self.num_tasks_per_node
         launcher = self.job.launcher.run_command(self.job)
         cmds = []
         for step in steps[:-1]:
