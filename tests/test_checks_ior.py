@@ -188,8 +188,8 @@ def test_missing_ior_skips_with_a_build_hint(tmp_path):
 def test_bandwidth_on_local(tmp_path):
     proc = run_reframe(['-c', IOR_CHECKS, '-n', 'ior_bandwidth',
                         '-P', 'api=POSIX', '-P', 'access=fpp,shared',
-                        '-P', 'transfer_size=1m', '-P', 'scale=1x1', '-S', 'block_size=32m',
-                        '-S', 'repetitions=2',
+                        '-P', 'transfer_size=1m', '-P', 'scale=1x1',
+                        '-S', 'block_size=32m', '-S', 'repetitions=2',
                         '-S', f'ior_binary={IOR_BINARY}', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 2/2 test case(s)' in proc.stdout
@@ -232,7 +232,8 @@ def test_io500_phases_on_local(tmp_path):
 def test_ior_error_is_quoted_and_run_dir_removed(tmp_path):
     proc = run_reframe(['-c', IOR_CHECKS, '-n', 'ior_bandwidth',
                         '-P', 'api=POSIX', '-P', 'access=fpp',
-                        '-P', 'transfer_size=1m', '-P', 'scale=1x1', '-S', 'repetitions=1',
+                        '-P', 'transfer_size=1m', '-P', 'scale=1x1',
+                        '-S', 'repetitions=1',
                         '-S', 'test_file_name=missing-dir/ior.dat',
                         '-S', f'ior_binary={IOR_BINARY}', '-r'], tmp_path)
     assert proc.returncode != 0

@@ -4,9 +4,10 @@
 The general IOR family: write and read bandwidth of POSIX, MPI-IO and HDF5
 (where the IOR build has it), one file per process or one shared file,
 transfer sizes from 4 KiB to 16 MiB including seed 003's 10K/100K/1M and
-IO500's 47008 bytes, over a few scales (nodes x tasks per node).  Caches are defeated
-between write and read (see ``ior_base``); stonewalling with wear-out,
-O_DIRECT, block size and repetitions are variables (``-S``).
+IO500's 47008 bytes, over a few scales (nodes x tasks per node).  Caches
+are defeated between write and read (see ``ior_base``); stonewalling
+with wear-out, O_DIRECT, block size and repetitions are variables
+(``-S``).
 
 Figures: Max/mean/min/stddev of write and read over the repetitions.
 References: ``config/references/<system>.yaml``, key ``ior_bandwidth``,

@@ -281,8 +281,9 @@ class ior_check_base(FileSystemCheck):
             self.num_tasks = self.nodes * self.tasks_per_node
             self.num_tasks_per_node = self.tasks_per_node
 
-        self.cap_sizes(part.extras.get('ior_max_bytes_per_task',
-                                       part.extras.get('max_bytes_per_stream')))
+        extras = part.extras
+        self.cap_sizes(extras.get('ior_max_bytes_per_task',
+                                  extras.get('max_bytes_per_stream')))
 
     def cap_sizes(self, cap):
         """Round the block to whole transfers and apply the partition's cap.
