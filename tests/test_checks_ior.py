@@ -190,6 +190,7 @@ def test_bandwidth_on_local(tmp_path):
                         '-P', 'api=POSIX', '-P', 'access=fpp,shared',
                         '-P', 'transfer_size=1m', '-P', 'scale=1x1',
                         '-S', 'block_size=32m', '-S', 'repetitions=2',
+                        '-S', 'stonewall_s=60',
                         '-S', f'ior_binary={IOR_BINARY}', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 2/2 test case(s)' in proc.stdout
@@ -207,6 +208,12 @@ def test_bandwidth_on_local(tmp_path):
     for script in _job_scripts(tmp_path, 'local', 'default',
                                'ior_bandwidth'):
         assert script.count('--posix.odirect') == 2     # the two reads
+        # Stonewalled writes record what they wrote; the reads (kept, -k,
+        # as IOR requires) read just that.
+        assert script.count(' -D 60 -O stoneWallingWearOut=1 -O '
+                            'stoneWallingStatusFile=') == 2
+        assert len(re.findall(r' -O stoneWallingStatusFile=\S+ -r -k ',
+                              script)) == 2
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
 
 
@@ -304,3 +311,22 @@ def test_two_nodes_two_tasks_through_slurm(idle_slurm, tmp_path, partition):
         assert ref == {'fpp': 2000, 'shared': 1500}[access]
         print(f'{partition} {access}: write_bw={_perf(record, "write_bw")[0]}'
               f' read_bw={value} MiB/s')
+
+
+def test_seed003_dry_run_at_source_scale(tmp_path):
+    proc = run_reframe(['--system', 'example_lustre', '-c', IOR_CHECKS,
+                        '-n', 'ior_posix_n_to_n_bandwidth',
+                        '-P', 'transfer_size=10k', '-P', 'tasks_per_node=11',
+                        '-S', 'repetitions=1', '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path, 'example_lustre', 'compute',
+                             'ior_posix_n_to_n_bandwidth')
+    lines = script.splitlines()
+    for line in ('#SBATCH --nodes=2', '#SBATCH --ntasks=22',
+                 '#SBATCH --ntasks-per-node=11'):
+        assert line in lines
+    write, drop, read = _launched(script)
+    # 44.7 GiB per client (45775 MiB: whole 10K transfers), one file each.
+    assert ' -a POSIX -b 45775m -t 10k -i 1 -F -e -w -k -o ' in write
+    assert drop.startswith('srun sh -c ')
+    assert ' -a POSIX -b 45775m -t 10k -i 1 -F -C -Q 1 -r -o ' in read

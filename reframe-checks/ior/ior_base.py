@@ -364,7 +364,9 @@ class ior_check_base(FileSystemCheck):
                 reorder_tasks=True, task_per_node_offset=1, write=False,
                 stonewall_status_file=(status_file if self.stonewall_s
                                        else None),
-                **opts)
+                # IOR reads a status file only with -k (ior.c); the job
+                # script removes the run directory anyway.
+                keep_file=bool(self.stonewall_s), **opts)
             steps.append(Step(f'read {rep}', 'ior', tuple(read)))
 
         return steps
