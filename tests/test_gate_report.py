@@ -105,3 +105,14 @@ def test_report_verb_renders_saved_record(record, tmp_path, monkeypatch,
     code = cli.main(['report', str(bad)])
     assert code == 2
     assert "kind: 'something else'" in capsys.readouterr().err
+
+
+def test_gate_verbs_are_in_the_registry():
+    # The other tests use our verbs alone; here the real registry.
+    for verb in ('cli_session_extras', 'cli_baseline', 'cli_gate',
+                 'cli_report'):
+        assert verb in cli.VERBS
+
+    args = cli.build_parser().parse_args(['gate', '-b', 'pre-upgrade',
+                                          '--since', '12h'])
+    assert args.baseline == 'pre-upgrade' and args.since == '12h'
