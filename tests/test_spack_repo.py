@@ -345,6 +345,11 @@ def spack(request, tmp_path_factory):
 
     spack = Spack(root, str(tmp_path_factory.mktemp('spack')))
     spack('repo', 'add', '--scope', 'user', spack.repo)
+    if not _is_spack_1(root):
+        # Spack 0.2x drops configured compilers whose executables are absent
+        # (the example's /opt/site/gcc), and then has none at all; register
+        # the host's, as any 0.2x installation has them (docs/spack.md).
+        spack('compiler', 'find', '--scope', 'user')
     return spack
 
 
