@@ -24,6 +24,14 @@ fi
 
 scripts/setup.sh --test
 
+# With a Spack on this machine (never in the repository; see docs/spack.md),
+# the recipe tests concretize for real: Spack needs clingo in this Python,
+# or it would try to bootstrap it online.
+if [ -n "${PFSBENCH_SPACK_ROOTS:-}" ] || compgen -G '/opt/spack-*/bin/spack' \
+        >/dev/null; then
+    .venv/bin/pip install --quiet --disable-pip-version-check clingo
+fi
+
 cluster_was_up=yes
 if ! bash tests/localslurm/localslurm.sh status >/dev/null 2>&1; then
     cluster_was_up=no
