@@ -108,14 +108,23 @@ def test_seed002_compares_targets_and_partitions(tmp_path):
                         '-n', 'ior_mpiio_fpp_bandwidth', '-P', 'tasks=36',
                         '-P', 'fs_target=striped,distributed', '--dry-run'],
                        tmp_path)
-    # ib has both volumes; gige only 'striped' and says so.
-    assert 'Ran 3/4 test case(s)' in proc.stdout or \
-        '1 failure(s)' in proc.stdout, proc.stdout
-    assert "no target named 'distributed'" in proc.stdout
-    outputs = {re.search(r' -o (/\S+?)/pfsbench-', _launched(s)[0]).group(1)
-               for s in _job_scripts(tmp_path, 'example_seed002', 'ib',
-                                     'ior_mpiio_fpp_bandwidth')}
-    assert outputs == {'/gluster/pfsbench', '/gluster-dist/pfsbench'}
+    assert proc.returncode == 0, proc.stdout
+    # ib has both volumes; gige only 'striped', and the sweep says so.
+    assert 'Ran 3/4 test case(s)' in proc.stdout
+    assert "example_seed002:gige has no target 'distributed' (it has " \
+           "striped)" in proc.stdout
+    dirs = {}
+    for part in ('ib', 'gige'):
+        for script in _job_scripts(tmp_path, 'example_seed002', part,
+                                   'ior_mpiio_fpp_bandwidth'):
+            run_dir = re.search(r' -o (/\S+)/output$', _launched(script)[0],
+                                re.M).group(1)
+            dirs.setdefault(part, set()).add(run_dir)
+    assert {os.path.dirname(d) for d in dirs['ib']} == {
+        '/gluster/pfsbench', '/gluster-dist/pfsbench'}
+    # Both partitions mount /gluster: each case has its own run directory.
+    assert len(dirs['ib'] | dirs['gige']) == 3
+    assert all(d.endswith(f'-{p}') for p in dirs for d in dirs[p])
 
 
 def test_small_partition_caps_the_source_size(tmp_path):

@@ -59,8 +59,20 @@ class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
     def place_the_tasks(self):
         self.tasks_per_node = ior.SEED002_SCALES[self.tasks]
         self.nodes = self.tasks // self.tasks_per_node
+
+    def resolve_target(self):
+        # Runs as the base class's setup hook (ReFrame calls hooks by name).
+        # A sweep over targets skips the partitions that lack one, where an
+        # unknown -S target would be a configuration error.
         if self.fs_target:
+            part = self.current_partition
+            names = [t['name'] for t in part.extras.get('targets', [])]
+            self.skip_if(self.fs_target not in names,
+                         f'{part.fullname} has no target {self.fs_target!r} '
+                         f'(it has {", ".join(names) or "none"})')
             self.target = self.fs_target
+
+        super().resolve_target()
 
     def ior_steps(self):
         # The source's exact argv where nothing was changed; otherwise the
