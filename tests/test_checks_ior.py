@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from conftest import CHECKS, run_reframe, slurm_env
+from conftest import CHECKS, CONFIG, REPO, reframe_bin, run_reframe, slurm_env
 from pfsbench.commands import ior
 
 IOR_CHECKS = str(CHECKS / 'ior')
@@ -339,3 +339,84 @@ def test_seed003_dry_run_at_source_scale(tmp_path):
     assert ' -a POSIX -b 45775m -t 10k -i 1 -F -e -w -k -o ' in write
     assert drop.startswith('srun sh -c ')
     assert ' -a POSIX -b 45775m -t 10k -i 1 -F -C -Q 1 -r -o ' in read
+
+
+FAKE_LFS = '''#!/bin/sh
+# Test shim for a host without Lustre: setstripe succeeds, getstripe prints
+# a layout the Lustre manual published (tests/data/lfs/SOURCES.md).
+case "$1" in
+    setstripe) exit 0 ;;
+    getstripe) cat "{sample}" ;;
+    *) echo "lfs: unknown command $1" >&2; exit 1 ;;
+esac
+'''
+
+FAKE_LUSTRE_SYSTEM = '''
+site_configuration = {'systems': [{
+    'name': 'fakelustre', 'descr': 'local host posing as a Lustre client',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'], 'features': ['pfs', 'lustre'],
+                    'extras': {'max_nodes': 1,
+                               'max_bytes_per_stream': 16 * 2**20}}]}]}
+'''
+
+
+def _run_on_fake_lustre(tmp_path, stripe_count, with_lfs=True):
+    """Run E5 on a config with one extra system, a local partition with
+    the 'lustre' feature, and (optionally) a fake lfs on PATH that prints
+    the Lustre manual's published 1-stripe, 1 MiB layout."""
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    # (Not named pfsbench.py: beside no pfsbench package, 'import pfsbench'
+    # would find the config file itself.)
+    shutil.copy(CONFIG, config / 'site.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    (config / 'systems' / 'fakelustre.py').write_text(FAKE_LUSTRE_SYSTEM)
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    if with_lfs:
+        sample = REPO / 'tests' / 'data' / 'lfs' / \
+            'getstripe-plain-one-stripe.txt'
+        (bindir / 'lfs').write_text(FAKE_LFS.format(sample=sample))
+        (bindir / 'lfs').chmod(0o755)
+    env = dict(os.environ, PATH=f'{bindir}:{os.environ["PATH"]}',
+               PFSBENCH_RUNS=str(tmp_path / 'runs'),
+               PFSBENCH_REFERENCES=str(tmp_path / 'no-references'))
+    cmd = [reframe_bin(), '-C', str(config / 'site.py'),
+           '--system', 'fakelustre', '-c', IOR_CHECKS,
+           '-n', 'ior_lustre_stripe_bandwidth',
+           '-P', f'stripe_count={stripe_count}', '-P', 'stripe_size=1m',
+           '-S', 'repetitions=1', '-S', f'ior_binary={IOR_BINARY}', '-r']
+    print('+', ' '.join(cmd))
+    return subprocess.run(cmd, cwd=REPO, env=env, timeout=300,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True)
+
+
+@needs_ior
+@pytest.mark.parametrize('count,problem', [
+    (1, None),
+    (4, "layout did not apply: /mnt/testfs/file1: stripe count 1, "
+        "requested 4"),
+])
+def test_lustre_layout_that_did_not_apply_fails(tmp_path, count, problem):
+    proc = _run_on_fake_lustre(tmp_path, count)
+    if problem is None:
+        assert proc.returncode == 0, proc.stdout
+        assert 'Ran 1/1 test case(s)' in proc.stdout
+    else:
+        assert proc.returncode != 0
+        assert f"Reason: sanity error: step 'getstripe 1': {problem}" \
+            in proc.stdout, proc.stdout
+
+
+@needs_ior
+@pytest.mark.skipif(shutil.which('lfs') is not None,
+                    reason='this host has a real lfs')
+def test_lustre_sweep_without_lfs_is_skipped(tmp_path):
+    proc = _run_on_fake_lustre(tmp_path, 4, with_lfs=False)
+    assert proc.returncode == 0, proc.stdout
+    assert '1 skipped' in proc.stdout
+    assert 'lfs (the Lustre client utilities) is not on PATH' in proc.stdout
