@@ -46,7 +46,7 @@ from reframe.core.builtins import (performance_function, run_after,
                                    run_before, sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench.checks import FileSystemCheck
+from pfsbench.checks import JOB_EXIT_PREFIX, FileSystemCheck
 from pfsbench.commands import ior, shell_join
 from pfsbench.errors import ParseError
 from pfsbench.parsers import ior as ior_parser
@@ -360,6 +360,8 @@ class ior_check_base(FileSystemCheck):
             steps.append(Step(f'write {rep}', 'ior', tuple(write)))
             steps += self.after_write_steps(rep)
             if self.cache_defeat == 'drop_caches':
+                # Under the launcher, so every node of the job drops its
+                # cache (each of its tasks does; the repeats are harmless).
                 steps.append(Step(f'drop caches {rep}', 'shell',
                                   ('sh', '-c', self.drop_caches_command())))
             read = ior.ior_argv(
@@ -416,7 +418,7 @@ class ior_check_base(FileSystemCheck):
                     elif m := _END_RE.match(line):
                         exits[m.group(1)] = int(m.group(2))
                         current = None
-                    elif line.startswith('pfsbench-job: exit='):
+                    elif line.startswith(JOB_EXIT_PREFIX):
                         current = None
                     elif current is not None:
                         outputs[current][1].append(line)
