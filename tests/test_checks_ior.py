@@ -227,6 +227,23 @@ def test_bandwidth_on_local(tmp_path):
 
 
 @needs_ior
+def test_unaligned_transfers_fall_back_from_o_direct(tmp_path):
+    proc = run_reframe(['-c', IOR_CHECKS, '-n', 'ior_bandwidth',
+                        '-P', 'api=POSIX', '-P', 'access=shared',
+                        '-P', 'transfer_size=47008', '-P', 'scale=1x1',
+                        '-S', 'block_size=4m', '-S', 'repetitions=2',
+                        '-S', f'ior_binary={IOR_BINARY}', '-r'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path, 'local', 'default', 'ior_bandwidth')
+    # 4 MiB rounded down to whole 47008-byte transfers; one IOR run.
+    (run,) = [ln for ln in script.splitlines() if ' -a POSIX ' in ln]
+    assert ' -b 4183712 -t 47008 -i 2 -C -Q 1 -e -o ' in run
+    assert '--posix.odirect' not in script
+    _, (record,) = _perflog(tmp_path, 'local', 'default', 'ior_bandwidth')
+    assert '|reorder|' in record
+
+
+@needs_ior
 def test_io500_phases_on_local(tmp_path):
     proc = run_reframe(['-c', IOR_CHECKS, '-n', 'ior_io500_phases',
                         '-P', 'nodes=1', '-P', 'tasks_per_node=1',

@@ -9,7 +9,8 @@ every IOR run is parsed on its own by :mod:`pfsbench.parsers.ior` and a
 failure names the step that failed, quoting IOR's own ``ERROR`` line.
 
 Cache defeat (``cache_defeat``; empty picks ``drop_caches`` where the
-partition has that feature, else ``direct`` for POSIX, else ``reorder``):
+partition has that feature, else ``direct`` for POSIX with 4 KiB-aligned
+transfers, else ``reorder``):
 
 ``drop_caches``
     for each repetition: write (``-w -k -e``), drop the page cache on every
@@ -54,6 +55,9 @@ from pfsbench.parsers import ior as ior_parser
 STEP_BEGIN = 'pfsbench-ior: begin '
 STEP_END = 'pfsbench-ior: end '
 CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'reorder', 'none')
+#: Bytes O_DIRECT transfers must be a multiple of (4 KiB sectors; 512-byte
+#: devices accept more, but the automatic choice must work everywhere).
+O_DIRECT_ALIGNMENT = 4096
 ACCESS_MODES = ('fpp', 'shared')
 BUILD_HINT = ('build it with the suite\'s Spack environment (spack -e '
               'spack-repo/environments/<system>/<partition> install; see '
@@ -172,7 +176,8 @@ class ior_check_base(FileSystemCheck):
 
     #: ``drop_caches``, ``direct``, ``reorder`` or ``none`` (see the module
     #: docstring); empty: ``drop_caches`` where the partition has that
-    #: feature, else ``direct`` for POSIX, else ``reorder``.
+    #: feature, else ``direct`` (POSIX, 4 KiB-aligned sizes), else
+    #: ``reorder``.
     #:
     #: :type: :class:`str`
     #: :default: ``''``
@@ -265,9 +270,14 @@ class ior_check_base(FileSystemCheck):
                                            else 'stage')
         if not self.cache_defeat:
             # As dd: drop the caches where the partition can, else read
-            # with O_DIRECT (POSIX), else rely on -C -Q 1 -e alone.
+            # with O_DIRECT, else rely on -C -Q 1 -e alone.  O_DIRECT is
+            # POSIX-only in IOR and needs transfers aligned to the device's
+            # block (IOR's 47008-byte reads fail with EINVAL).
             self.cache_defeat = self.cache_defeat_mode()
-            if self.cache_defeat == 'direct' and self.api != 'POSIX':
+            aligned = all(ior.size_bytes(s) % O_DIRECT_ALIGNMENT == 0
+                          for s in (self.transfer_size, self.block_size))
+            if self.cache_defeat == 'direct' and (self.api != 'POSIX' or
+                                                  not aligned):
                 self.cache_defeat = 'reorder'
 
         self.skip_if(self.api != 'POSIX' and (
