@@ -29,8 +29,22 @@ class ior_bandwidth(_base.ior_bandwidth_base):
     """IOR write/read bandwidth over API, access, transfer size and scale."""
 
     descr = 'IOR bandwidth sweep: API, access, transfer size, nodes, tasks'
+    #: IOR's I/O interface (``-a``); HDF5 runs where the build has it.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['POSIX', 'MPIIO', 'HDF5']``
     api = parameter(['POSIX', 'MPIIO', 'HDF5'], type=str, loggable=True)
+
+    #: ``fpp``: one file per task (``-F``); ``shared``: one file for all.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['fpp', 'shared']``
     access = parameter(['fpp', 'shared'], type=str, loggable=True)
+
+    #: Bytes per I/O call (``-t``), IOR size syntax.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['4k', '10k', '47008', '64k', '100k', '1m', '4m', '16m']``
     transfer_size = parameter(['4k', '10k', '47008', '64k', '100k', '1m',
                                '4m', '16m'], type=str, loggable=True)
 

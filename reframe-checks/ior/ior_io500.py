@@ -45,7 +45,16 @@ class ior_io500_phases(_base.ior_check_base):
     """IO500 ior-easy and ior-hard, write then read, stonewalled."""
 
     descr = 'IO500 ior-easy / ior-hard write and read phases'
+    #: Nodes of the job.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8]``
     nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
+
+    #: IOR tasks per node.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 12]``
     tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
     api = variable(str, value='POSIX', loggable=True)
 

@@ -40,9 +40,17 @@ class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
 
     descr = 'E5 (seed 001): Lustre stripe count x stripe size, one node'
     valid_systems = ['+lustre']
+    #: ``lfs setstripe -c``: OSTs the file is striped over.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8, 12, 16, 32]``
     stripe_count = parameter([1, 2, 4, 8, 12, 16, 32], type=int,
                              loggable=True)
+
     #: ``lfs setstripe -S``; ``0`` is the file system's default.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['64k', '128k', '256k', '512k', '1m', '2m', '4m', '0']``
     stripe_size = parameter(['64k', '128k', '256k', '512k', '1m', '2m',
                              '4m', '0'], type=str, loggable=True)
     nodes = variable(int, value=1, loggable=True)

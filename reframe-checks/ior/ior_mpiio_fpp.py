@@ -34,6 +34,10 @@ class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
 
     descr = ('E11 (seed 002): IOR -a MPIIO -b 4g -t 4m -i 1 -F, 36 and 72 '
              'tasks on 3 nodes')
+    #: IOR tasks on the 3 nodes: 36 (12 per node) or 72 (24 per node).
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[36, 72]``
     tasks = parameter(sorted(ior.SEED002_SCALES), type=int, loggable=True)
 
     #: File-system target to write (a name in the partition's

@@ -31,8 +31,17 @@ class ior_posix_n_to_n_bandwidth(_base.ior_bandwidth_base):
 
     descr = ('E14 (seed 003): IOR POSIX N-to-N, 10K/100K/1M transfers, '
              '1..11 clients per node')
+    #: Bytes per I/O call (``-t``), seed 003's three.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['10k', '100k', '1m']``
     transfer_size = parameter(list(ior.SEED003_TRANSFER_SIZES), type=str,
                               loggable=True)
+
+    #: Clients (IOR tasks) per node.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``1..11``
     tasks_per_node = parameter(list(ior.SEED003_CLIENTS_PER_NODE), type=int,
                                loggable=True)
 
