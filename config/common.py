@@ -2,7 +2,8 @@
 """Settings every system shares: environments, logging, storage, reports.
 
 Everything a run writes goes under one directory, ``$PFSBENCH_RUNS``
-(default: ``runs/`` in the repository): stage and output directories, the
+(default: ``runs/`` beside this config directory): stage and output
+directories, the
 perflogs, the run reports and ReFrame's results database, which the gate
 reads.  A ``--dry-run`` writes its perflogs under ``runs/dry-run/`` instead
 and does not touch the results database: ReFrame 4.10 logs dry runs with
@@ -12,9 +13,14 @@ and does not touch the results database: ReFrame 4.10 logs dry runs with
 import os
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNS = os.path.abspath(os.environ.get('PFSBENCH_RUNS',
-                                      os.path.join(REPO, 'runs')))
+import pfsbench
+
+CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The pfsbench checkout whose checks run (a site's config may live in a
+#: repository of its own, elsewhere).
+SUITE = os.path.dirname(os.path.dirname(os.path.abspath(pfsbench.__file__)))
+RUNS = os.path.abspath(os.environ.get(
+    'PFSBENCH_RUNS', os.path.join(os.path.dirname(CONFIG_DIR), 'runs')))
 DRY_RUN = '--dry-run' in sys.argv
 LOGS = os.path.join(RUNS, 'dry-run') if DRY_RUN else RUNS
 os.makedirs(LOGS, exist_ok=True)   # ReFrame opens its log file here
@@ -23,7 +29,7 @@ os.makedirs(LOGS, exist_ok=True)   # ReFrame opens its log file here
 # (ReFrame 4.10.4's schema rejects its own documented
 # general/reference_prefix, so the checks get the directory from here.)
 os.environ.setdefault('PFSBENCH_REFERENCES',
-                      os.path.join(REPO, 'config', 'references'))
+                      os.path.join(CONFIG_DIR, 'references'))
 
 #: The perflog format the gate and the reports parse: pinned here, once.
 #: One line per test case; fields separated by '|'; every performance
@@ -44,7 +50,7 @@ PERFLOG_FORMAT_PERFVARS = (
 site_configuration = {
     'general': [
         {
-            'check_search_path': [os.path.join(REPO, 'reframe-checks')],
+            'check_search_path': [os.path.join(SUITE, 'reframe-checks')],
             'check_search_recursive': True,
             'report_file': os.path.join(LOGS, 'reports',
                                         'run-report-{sessionid}.json'),

@@ -24,7 +24,7 @@ from reframe.core.builtins import (run_after, run_before, variable)
 from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.exceptions import SanityError
 
-from pfsbench import rundir
+from pfsbench import rundir, spack
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.siteconfig import check_scratch_dir
 
@@ -56,6 +56,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: The run directory this test created under the target.
     run_dir = variable(str, value='', loggable=True)
+
+    #: What the benchmark binaries were built from: ``name@version/hash``
+    #: of every benchmark package in the partition's Spack environment
+    #: (``extras['spack_env']``, its ``spack.lock``), space-separated.
+    #: Empty where the partition names no Spack environment.
+    spack_provenance = variable(str, value='', loggable=True)
 
     valid_prog_environs = ['builtin']
     maintainers = ['pfsbench']
@@ -106,6 +112,26 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         self.target_fstype = entry.get('fstype', '') or _mount_fstype(path)
         self.run_dir = os.path.join(path,
                                     rundir.run_dir_name(self.unique_name))
+
+    @run_after('setup')
+    def record_spack_provenance(self):
+        env_dir = self.current_partition.extras.get('spack_env')
+        if not env_dir:
+            return
+
+        env_dir = os.path.expandvars(os.path.expanduser(env_dir))
+        try:
+            tools = spack.provenance(env_dir)
+        except ConfigError as err:
+            if self.is_dry_run():
+                return      # the environment lives on another machine
+            raise RfmConfigError(
+                f'{self.current_partition.fullname}: extras.spack_env: '
+                f'{err}') from None
+
+        self.spack_provenance = ' '.join(
+            f'{name}@{tool["version"]}/{tool["hash"][:7]}'
+            for name, tool in sorted(tools.items()))
 
     @run_before('run')
     def own_run_dir(self):

@@ -37,7 +37,7 @@ def reframe_bin():
     return str(exe) if exe.exists() else shutil.which('reframe')
 
 
-def run_reframe(args, runs_dir, env=None, timeout=900):
+def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
     """Run ``reframe -C config/pfsbench.py ARGS`` with its own runs dir.
 
     Returns:
@@ -48,7 +48,7 @@ def run_reframe(args, runs_dir, env=None, timeout=900):
     full_env['PFSBENCH_RUNS'] = str(runs_dir)
     full_env.pop('PFSBENCH_SCRATCH', None)
     full_env.update(env or {})
-    cmd = [reframe_bin(), '-C', str(CONFIG)] + list(args)
+    cmd = [reframe_bin(), '-C', str(config)] + list(args)
     print('+', ' '.join(cmd))
     return subprocess.run(cmd, cwd=REPO, env=full_env, timeout=timeout,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

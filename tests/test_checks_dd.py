@@ -11,10 +11,11 @@ import glob
 import io
 import os
 import re
+import shutil
 
 import pytest
 
-from conftest import CHECKS, run_reframe
+from conftest import CHECKS, REPO, run_reframe
 from pfsbench.cli import main
 
 DD = str(CHECKS / 'dd')
@@ -185,3 +186,39 @@ def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
                           'dd_streams_per_node')
     assert _perf(records[-1], 'write_node_bw_min') > 0
     assert _perf(records[-1], 'start_skew') < 5
+
+
+def test_spack_provenance_is_logged_with_every_figure(tmp_path):
+    # A copy of the config whose local partition names a Spack environment
+    # (a real spack.lock concretized with Spack 1.1, tests/data/spack).
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    local = config / 'systems' / 'local.py'
+    env_dir = REPO / 'tests' / 'data' / 'spack' / 'spack-1.1-local'
+    local.write_text(local.read_text().replace(
+        "'max_nodes': 1,", f"'max_nodes': 1, 'spack_env': '{env_dir}',"))
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-S', 'count=4', '-r'],
+                       tmp_path / 'runs', config=config / 'pfsbench.py')
+    assert proc.returncode == 0, proc.stdout
+    header, records = _perflog(tmp_path / 'runs', 'local', 'default',
+                               'dd_streams_one_node')
+    column = header.split('|').index('spack_provenance')
+    logged = records[0].split('|')[column].split()
+    assert 'ior@4.0.0/sx6uf2r' in logged
+    assert any(t.startswith('openmpi@4.1.4/') for t in logged)
+
+
+def test_missing_spack_lock_is_a_setup_error(tmp_path):
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    local = config / 'systems' / 'local.py'
+    local.write_text(local.read_text().replace(
+        "'max_nodes': 1,", f"'max_nodes': 1, 'spack_env': '{tmp_path}',"))
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-r'],
+                       tmp_path / 'runs', config=config / 'pfsbench.py')
+    assert proc.returncode != 0
+    assert (f'local:default: extras.spack_env: {tmp_path}:spack.lock:'
+            in proc.stdout)
+    assert 'no lock file: concretize the environment' in proc.stdout
