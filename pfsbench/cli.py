@@ -11,6 +11,7 @@ Exit codes (fixed, documented in docs/cli.md): 0 pass, 1 regression found,
 
 import argparse
 import importlib
+import os
 import sys
 
 from pfsbench import __version__
@@ -66,6 +67,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print('pfsbench: interrupted', file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (| head): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == '__main__':
