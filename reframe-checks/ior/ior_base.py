@@ -499,9 +499,25 @@ class ior_check_base(FileSystemCheck):
                 problems.append(str(err))
 
         if problems:
+            # A launcher that failed before IOR started (srun, PMIx) left
+            # its reason on stderr only.
+            stderr = self.last_stderr_line()
+            if stderr:
+                problems.append(f'last line of {self.stderr.evaluate()}: '
+                                f'"{stderr}"')
             raise SanityError('; '.join(problems))
 
         return True
+
+    def last_stderr_line(self):
+        path = os.path.join(self.stagedir, self.stderr.evaluate())
+        try:
+            with open(path) as fp:
+                lines = [ln.strip() for ln in fp if ln.strip()]
+        except OSError:
+            return None
+
+        return lines[-1] if lines else None
 
     def ior_results(self):
         """Parsed results of every IOR step, in job order."""
