@@ -73,33 +73,42 @@ def test_listing(tmp_path):
     assert 'ior_lustre_stripe_bandwidth' not in proc.stdout
 
 
-@pytest.mark.parametrize('tasks,per_node', [(36, 12), (72, 24)])
-def test_seed002_dry_run_reproduces_the_source(tmp_path, tasks, per_node):
+def test_seed002_dry_run_reproduces_the_source(tmp_path):
+    # As a site would run it: no -P, both of the source's scales.
     proc = run_reframe(['--system', 'example_seed002:ib', '-c', IOR_CHECKS,
-                        '-n', 'ior_mpiio_fpp_bandwidth',
-                        '-P', f'tasks={tasks}', '--dry-run'], tmp_path)
+                        '-n', 'ior_mpiio_fpp_bandwidth', '--dry-run'],
+                       tmp_path)
     assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path, 'example_seed002', 'ib',
-                             'ior_mpiio_fpp_bandwidth')
-    lines = script.splitlines()
-    for line in ('#SBATCH --nodes=3', f'#SBATCH --ntasks={tasks}',
-                 f'#SBATCH --ntasks-per-node={per_node}',
-                 '#SBATCH --partition=ib', '#SBATCH --exclusive',
-                 'export SLURM_MPI_TYPE=pmi2'):
-        assert line in lines, f'{line!r} not in\n{script}'
-    # One srun line: seed 002's command (IOR -a MPIIO -b 4g -t 4m -i 1 -F
-    # -o /gluster/output) in the run directory on the striped volume.
-    (srun,) = _launched(script)
-    m = re.fullmatch(r'srun (/home/work/pfsbench/view/ib/bin/ior) (.*) -o '
-                     r'(/gluster/pfsbench/pfsbench-ior_mpiio_fpp_bandwidth'
-                     r'\S+/output)', srun)
-    assert m, srun
-    assert m.group(2) == '-a MPIIO -b 4g -t 4m -i 1 -F'
-    expected = ior.seed002_mpiio_fpp(m.group(3), executable=m.group(1))
-    assert shlex.split(srun)[1:] == expected
-    # No cache defeat, as in the source, and the run dir is removed.
-    assert not re.search(r' -[CeQ] ', srun)
-    assert lines[-1].startswith('rm -rf /gluster/pfsbench/pfsbench-ior_')
+    scripts = _job_scripts(tmp_path, 'example_seed002', 'ib',
+                           'ior_mpiio_fpp_bandwidth')
+    assert len(scripts) == 2
+    scales = set()
+    for script in scripts:
+        lines = script.splitlines()
+        tasks = int(re.search(r'^#SBATCH --ntasks=(\d+)$', script,
+                              re.M).group(1))
+        per_node = {36: 12, 72: 24}[tasks]
+        scales.add(tasks)
+        for line in ('#SBATCH --nodes=3',
+                     f'#SBATCH --ntasks-per-node={per_node}',
+                     '#SBATCH --partition=ib', '#SBATCH --exclusive',
+                     'export SLURM_MPI_TYPE=pmi2'):
+            assert line in lines, f'{line!r} not in\n{script}'
+        # One srun line: seed 002's command (IOR -a MPIIO -b 4g -t 4m -i 1
+        # -F -o /gluster/output) in the run directory on the striped volume.
+        (srun,) = _launched(script)
+        m = re.fullmatch(r'srun (/home/work/pfsbench/view/ib/bin/ior) (.*) '
+                         r'-o (/gluster/pfsbench/pfsbench-ior_mpiio_fpp_'
+                         r'bandwidth\S+-ib)/output', srun)
+        assert m, srun
+        assert m.group(2) == '-a MPIIO -b 4g -t 4m -i 1 -F'
+        expected = ior.seed002_mpiio_fpp(f'{m.group(3)}/output',
+                                         executable=m.group(1))
+        assert shlex.split(srun)[1:] == expected
+        # No cache defeat, as in the source; the run dir is removed.
+        assert not re.search(r' -[CeQ] ', srun)
+        assert lines[-1] == f'rm -rf {m.group(3)}'
+    assert scales == {36, 72}
     assert not os.path.exists(tmp_path / 'perflogs')
 
 

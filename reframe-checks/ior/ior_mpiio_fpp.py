@@ -64,10 +64,12 @@ class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
         self.tasks_per_node = ior.SEED002_SCALES[self.tasks]
         self.nodes = self.tasks // self.tasks_per_node
 
+    @run_after('setup')
     def resolve_target(self):
-        # Runs as the base class's setup hook (ReFrame calls hooks by name).
-        # A sweep over targets skips the partitions that lack one, where an
-        # unknown -S target would be a configuration error.
+        # Replaces the base class's hook of that name, in its place (before
+        # the IOR hooks that size the job).  A sweep over targets skips the
+        # partitions that lack one, where an unknown -S target would be a
+        # configuration error.
         if self.fs_target:
             part = self.current_partition
             names = [t['name'] for t in part.extras.get('targets', [])]
