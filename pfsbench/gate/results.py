@@ -25,6 +25,7 @@ import json
 import os
 import re
 import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -248,7 +249,7 @@ def _records_of_report(report, source):
     setvars = {f'-S {k}': v for k, v in session.setvars.items()}
     # A year of nightlies holds ~10^6 records: share equal keys and
     # configuration dicts instead of keeping a copy in each.
-    keys, configs = {}, {}
+    keys, configs, nodelists = {}, {}, {}
     records = []
     for run in report.get('runs') or []:
         for tc in run.get('testcases') or []:
@@ -261,8 +262,13 @@ def _records_of_report(report, source):
             if key is None:
                 key = keys[ident] = CaseKey(*ident)
 
-            perf = {pkey.rsplit(':', 1)[-1]: (ref[0], ref[4])
+            perf = {sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
                     for pkey, ref in (tc.get('perfvalues') or {}).items()}
+            nodes = tuple(tc.get('job_nodelist') or ())
+            nodelist = nodelists.get(nodes)
+            if nodelist is None:
+                nodelist = nodelists[nodes] = nodes
+
             cfg = tuple(tc.get(f) for f in CONFIG_FIELDS)
             config = configs.get(cfg)
             if config is None:
@@ -279,7 +285,7 @@ def _records_of_report(report, source):
                 time=float(tc.get('job_completion_time_unix') or
                            session.time_start),
                 jobid=str(tc.get('jobid') or ''),
-                nodelist=tuple(tc.get('job_nodelist') or ()),
+                nodelist=nodelist,
                 perf=perf, config=config,
             ))
 
@@ -452,8 +458,9 @@ def read_database(path, timeout=30.0, since=None):
                 args = (since,)
 
             try:
-                cursor = conn.execute(query + ' ORDER BY session_start_unix',
-                                      args)
+                # No ORDER BY: without ReFrame's index SQLite would sort
+                # the blobs in memory; finish() orders the records.
+                cursor = conn.execute(query, args)
                 for uuid, blob in cursor:
                     try:
                         report = json.loads(blob)

@@ -111,6 +111,10 @@ def write_database(path, reports, schema_version=SCHEMA_VERSION):
                      'REFERENCES sessions(uuid) ON DELETE CASCADE)')
         conn.execute('CREATE TABLE IF NOT EXISTS metadata('
                      'schema_version TEXT)')
+        conn.execute('CREATE INDEX IF NOT EXISTS index_testcases_time '
+                     'on testcases(job_completion_time_unix)')
+        conn.execute('CREATE INDEX IF NOT EXISTS index_sessions_time '
+                     'on sessions(session_start_unix)')
         if not conn.execute('SELECT * FROM metadata').fetchall():
             conn.execute('INSERT INTO metadata VALUES(?)', (schema_version,))
 
