@@ -116,3 +116,29 @@ def test_gate_verbs_are_in_the_registry():
     args = cli.build_parser().parse_args(['gate', '-b', 'pre-upgrade',
                                           '--since', '12h'])
     assert args.baseline == 'pre-upgrade' and args.since == '12h'
+
+
+def test_tags_found_next_to_a_step_placed_a_night_late(tmp_path):
+    # The step begins at night 10 but night 10 itself is noisy-high, so
+    # the detector may place it at 11; the tags still say fs_version.
+    db = str(tmp_path / 'results.db')
+    reports = []
+    for night in range(20):
+        level = 100.0 if night < 10 else 70.0
+        if night == 10:
+            level = 100.0
+        reports.append(synth.session(
+            {'c %nodes=1': [level, level * 1.01, level * 0.99]},
+            time_start=night * 86400.0,
+            extras={'fs_version': '1.8' if night < 10 else '2.0'}))
+
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = bl.build(results, uuids[:3], 'pre')
+    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    [cp] = rec['history'][0]['changepoints']
+    assert cp['index'] == 11
+    assert cp['tags_changed'] == {'fs_version': ['1.8', '2.0']}
+    assert cp['tags_changed_at'] == uuids[10]
+    assert '(from session ' in render(rec, 'text')

@@ -371,15 +371,15 @@ def history(results, rows, baseline, config):
                                min_change=min_change):
                 before = results.sessions[uuids[c.index - 1]]
                 after = results.sessions[uuids[c.index]]
-                tags_b = _tags(before, nodes[(row['case'], before.uuid)])
-                tags_a = _tags(after, nodes[(row['case'], after.uuid)])
+                at, diff = _tag_change_near(results, uuids, c.index,
+                                            row['case'], nodes)
                 changes.append({
                     'index': c.index, 'session': after.uuid,
                     'time': after.time_start, 'previous_session':
                     before.uuid, 'before': c.before, 'after': c.after,
                     'change': c.change, 'score': c.score,
-                    'tags_changed': {k: list(v) for k, v in
-                                     cp.extras_diff(tags_b, tags_a).items()},
+                    'tags_changed': diff,
+                    'tags_changed_at': at,
                 })
 
         out.append({'case': row['case'], 'check': row['check'],
@@ -388,6 +388,30 @@ def history(results, rows, baseline, config):
                     'changepoints': changes})
 
     return out
+
+
+def _tag_change_near(results, uuids, index, case, nodes, reach=2):
+    """The tags that differ across the step at ``index``; if none do,
+    the nearest pair of sessions within ``reach`` nights whose tags differ
+    (a noisy series can place a step a night early or late).
+
+    Returns:
+        ``(uuid of the first session with the new tags or None,
+        {key: [before, after]})``.
+    """
+    for offset in [0] + [o for j in range(1, reach + 1) for o in (-j, j)]:
+        k = index + offset
+        if k < 1 or k >= len(uuids):
+            continue
+
+        before = results.sessions[uuids[k - 1]]
+        after = results.sessions[uuids[k]]
+        diff = cp.extras_diff(_tags(before, nodes[(case, before.uuid)]),
+                              _tags(after, nodes[(case, after.uuid)]))
+        if diff:
+            return after.uuid, {key: list(v) for key, v in diff.items()}
+
+    return None, {}
 
 
 def _tags(session, nodelist):

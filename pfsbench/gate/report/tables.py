@@ -68,8 +68,13 @@ def changepoint_lines(record):
     for h in record['history']:
         for c in h['changepoints']:
             tags = '; '.join(f'{k}: {a!r} -> {b!r}' for k, (a, b) in
-                             c['tags_changed'].items()) or \
-                'no tag differs from the session before'
+                             c['tags_changed'].items())
+            at = c.get('tags_changed_at')
+            if not tags:
+                tags = 'no tag differs within 2 sessions of the step'
+            elif at and at != c['session']:
+                tags += f' (from session {at[:8]}, next to the step)'
+
             lines.append(
                 f'{h["case"]} {h["var"]}: {c["change"]:+.1%} '
                 f'({c["before"]:.4g} -> {c["after"]:.4g} {h["unit"]}) from '
