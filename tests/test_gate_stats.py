@@ -180,3 +180,25 @@ def test_repeats_to_settle_hand_checked():
     huge = RatioInterval(change=-0.06, low=-0.9, high=2.0, confidence=0.95,
                          df=4, cv2_base=1.0, cv2_cur=1.0, n_base=3, n_cur=3)
     assert repeats_to_settle(huge, -0.05) == 1001
+
+
+def test_night_noise_and_floor_by_hand():
+    from pfsbench.gate.stats import floor_by_nights, night_noise
+    assert night_noise([100.0, 101.0, 99.0, 100.0]) is None   # < 5
+    means = [100.0, 110.0, 100.0, 110.0, 100.0, 110.0]
+    var, df = night_noise(means)
+    # |diff(ln m)| is ln(1.1) every time: MAD = 0, so no night noise.
+    assert var == 0.0 and df == 2
+    means = [100.0, 110.0, 100.0, 90.0, 100.0, 110.0, 100.0]
+    var, df = night_noise(means)
+    diffs = [math.log(b / a) for a, b in zip(means, means[1:])]
+    med = statistics.median(diffs)
+    mad = statistics.median(abs(d - med) for d in diffs)
+    assert var == pytest.approx((1.4826 * mad / math.sqrt(2)) ** 2)
+    assert df == 2          # round(0.37 * 6)
+    iv = ratio_interval([100.0, 100.1, 99.9], [92.0, 92.1, 91.9])
+    wide = floor_by_nights(iv, var, df, base_sessions=1)
+    assert wide.night_floor and wide.df == 2
+    half = t_quantile(0.975, 2) * math.sqrt(2 * var)
+    assert wide.low == pytest.approx(0.92 * math.exp(-half) - 1, rel=1e-3)
+    assert floor_by_nights(iv, 0.0, 2) is iv      # no floor needed

@@ -66,6 +66,7 @@ class GateConfig:
     inconclusive_exit: int = 0
     min_samples: int = 2
     sample_unit: str = 'repeat'
+    night_noise: bool = True
     changepoint_threshold: float = 5.0
     changepoint_min_segment: int = 3
     changepoint_min_change: float = None
@@ -127,7 +128,8 @@ def _num(path, key, value, lo, hi, integer=False, lo_open=False):
 
 
 _TOP_KEYS = {'format_version', 'confidence', 'tolerance',
-             'inconclusive_exit', 'min_samples', 'sample_unit', 'changepoints',
+             'inconclusive_exit', 'min_samples', 'sample_unit',
+             'night_noise', 'changepoints',
              'history_sessions', 'variables'}
 _CP_KEYS = {'threshold', 'min_segment', 'min_change'}
 _VAR_KEYS = {'tolerance', 'direction', 'ignore'}
@@ -180,6 +182,13 @@ def parse(data, path):
                               'expected repeat or session')
 
         cfg.sample_unit = data['sample_unit']
+
+    if 'night_noise' in data:
+        if not isinstance(data['night_noise'], bool):
+            raise ConfigError(path, 'night_noise', data['night_noise'],
+                              'expected true or false')
+
+        cfg.night_noise = data['night_noise']
 
     if 'history_sessions' in data:
         cfg.history_sessions = _num(path, 'history_sessions',

@@ -199,6 +199,8 @@ class RatioInterval:
         n_cur: number of current samples.
         borrowed: ``'base'`` or ``'cur'`` if that side had one sample and
             took its spread from the other side, else ``''``.
+        night_floor: the variance was raised to the night-to-night
+            variance seen in the history (:func:`floor_by_nights`).
     """
 
     change: float
@@ -211,6 +213,7 @@ class RatioInterval:
     n_base: int
     n_cur: int
     borrowed: str = ''
+    night_floor: bool = False
 
 
 def ratio_interval(base, cur, confidence=0.95):
@@ -323,3 +326,64 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
             lo = mid
 
     return max(hi, 2)
+
+
+def night_noise(session_means, min_sessions=5):
+    """Night-to-night variance of a variable's log session mean.
+
+    Estimated robustly from consecutive differences of the history, so a
+    step (an upgrade) in the history barely counts:
+    ``sigma = 1.4826 * MAD(diff(ln m)) / sqrt(2)``.
+
+    Args:
+        session_means: per-session means of the history, oldest first,
+            without the session under test.
+        min_sessions: fewer sessions give ``None``.
+
+    Returns:
+        ``(variance, df)`` or ``None``; ``df`` is 37 % of ``len - 1``
+        (the efficiency of the MAD), at least 1.
+    """
+    values = [v for v in session_means if v is not None and v > 0]
+    if len(values) < min_sessions:
+        return None
+
+    logs = [math.log(v) for v in values]
+    diffs = [b - a for a, b in zip(logs, logs[1:])]
+    sigma = 1.4826 * median_abs_dev(diffs) / math.sqrt(2.0)
+    return sigma * sigma, max(1.0, round(0.37 * (len(values) - 1)))
+
+
+def floor_by_nights(interval, night_var, night_df, base_sessions=1):
+    """Widen an interval to at least the night-to-night noise.
+
+    Repeats within one session share that night's state, so their spread
+    can understate how much two sessions differ.  The variance of
+    ``ln(m_cur/m_base)`` is raised to ``night_var * (1 + 1/k)`` (one
+    current session, ``k`` baseline sessions) when that is larger, with
+    the history's degrees of freedom.
+
+    Args:
+        interval: a :class:`RatioInterval`.
+        night_var: variance of a log session mean across nights.
+        night_df: its degrees of freedom.
+        base_sessions: sessions behind the baseline samples (k).
+
+    Returns:
+        The same interval, or a wider one with ``night_floor=True``.
+    """
+    own = interval.cv2_cur / interval.n_cur + \
+        interval.cv2_base / interval.n_base
+    floor = night_var * (1.0 + 1.0 / base_sessions)
+    if floor <= own:
+        return interval
+
+    d = math.log1p(interval.change)
+    half = t_quantile(0.5 + interval.confidence / 2.0, night_df) * \
+        math.sqrt(floor)
+    return RatioInterval(
+        change=interval.change, low=math.expm1(d - half),
+        high=math.expm1(d + half), confidence=interval.confidence,
+        df=night_df, cv2_base=interval.cv2_base, cv2_cur=interval.cv2_cur,
+        n_base=interval.n_base, n_cur=interval.n_cur,
+        borrowed=interval.borrowed, night_floor=True)

@@ -15,7 +15,11 @@ from pfsbench import __version__
 from pfsbench.errors import ConfigError, NotEnoughSamples
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import changepoints as cp
-from pfsbench.gate.stats import ratio_interval, repeats_to_settle
+from pfsbench.gate.stats import (floor_by_nights, night_noise,
+                                 ratio_interval, repeats_to_settle)
+
+__all__ = ['decide', 'judge', 'compare', 'history', 'run_gate',
+           'floor_by_nights']
 
 REPORT_FORMAT_VERSION = 1
 VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
@@ -92,7 +96,8 @@ def fixed_tolerance_verdict(base, cur, tolerance, direction):
     return 'regression' if change > tolerance else 'pass'
 
 
-def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
+def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
+          nights=None):
     """Verdict of one variable from its samples.
 
     Args:
@@ -102,6 +107,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
         direction: ``'higher'`` or ``'lower'``.
         confidence: coverage of the interval.
         min_samples: fewer current samples than this give ``inconclusive``.
+        nights: ``(variance, df, k)`` of the night-to-night noise of the
+            log session mean and the baseline's session count, or ``None``;
+            the interval is then at least that wide
+            (:func:`pfsbench.gate.stats.floor_by_nights`).
 
     Returns:
         A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
@@ -122,6 +131,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
         out['reason'] = str(err)
         return out
 
+    if nights is not None:
+        iv = floor_by_nights(iv, *nights)
+
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
     verdict, threshold = decide(iv, tolerance, direction)
@@ -132,7 +144,14 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
 
     out['verdict'] = verdict
     pct = f'{confidence:.0%}'
-    if verdict == 'inconclusive':
+    if verdict == 'inconclusive' and iv.night_floor:
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: the '
+                         'night-to-night noise of the history is larger than '
+                         'the tolerance; more repeats per run will not settle '
+                         'it: record the baseline over more nights or widen '
+                         'the tolerance')
+    elif verdict == 'inconclusive':
         need = repeats_to_settle(iv, threshold)
         out['repeats_needed'] = need
         if need is None:
@@ -154,6 +173,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2):
     else:
         out['reason'] = (f'the {pct} interval excludes a change worse than '
                          f'{threshold:+.1%}')
+
+    if iv.night_floor and verdict != 'inconclusive':
+        out['reason'] += ('; interval widened to the night-to-night noise '
+                          'of the history')
 
     if iv.borrowed:
         side = 'baseline' if iv.borrowed == 'base' else 'current'
@@ -197,6 +220,40 @@ def select_current(results, session_uuids, keys):
     return out
 
 
+def history_means(results, current, limit):
+    """Per-session means of each case's variables in the sessions before
+    its current session (the newest ``limit``), for the night-noise
+    floor.
+
+    Args:
+        results: the loaded results.
+        current: ``{CaseKey: (session uuid, records)}``.
+        limit: keep this many sessions per variable.
+
+    Returns:
+        ``{(CaseKey, var): [mean, ...]}``, oldest first.
+    """
+    start = {u: s.time_start for u, s in results.sessions.items()}
+    until = {key: start[sess] for key, (sess, _) in current.items()}
+    per = defaultdict(lambda: defaultdict(list))
+    for rec in results.records:
+        limit_time = until.get(rec.key)
+        if limit_time is None or start[rec.session] >= limit_time or \
+                rec.fail_phase not in bl.USABLE_FAIL_PHASES:
+            continue
+
+        for var, (value, _) in rec.perf.items():
+            if value is not None:
+                per[(rec.key, var)][rec.session].append(float(value))
+
+    out = {}
+    for kv, sessions in per.items():
+        uuids = sorted(sessions, key=start.get)[-limit:]
+        out[kv] = [statistics.fmean(sessions[u]) for u in uuids]
+
+    return out
+
+
 def _mean_or_none(values):
     return statistics.fmean(values) if values else None
 
@@ -224,6 +281,10 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
              if name_filter is None or name_filter.search(c['name'])]
     keys = {bl.case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
+    past = {}
+    if config.night_noise and config.sample_unit == 'repeat':
+        past = history_means(results, current, config.history_sessions)
+
     rows, missing = [], []
     for key in sorted(keys):
         case = keys[key]
@@ -291,6 +352,14 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 continue
 
             base_vals, cur_vals = pv['values'], cur
+            nights = None
+            noise = night_noise(past.get((key, var), []))
+            if noise is not None:
+                nights = (noise[0], noise[1], len(set(pv['session_index'])))
+                row['night_noise'] = {'cv': math.sqrt(noise[0]),
+                                      'df': noise[1],
+                                      'sessions': len(past[(key, var)])}
+
             if config.sample_unit == 'session':
                 # One sample per session: the baseline's session means
                 # against this session's mean, so night-to-night drift
@@ -307,7 +376,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
-                                 else config.min_samples))
+                                 else config.min_samples, nights=nights))
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
@@ -472,6 +541,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'tolerance': config.tolerance,
                      'inconclusive_exit': config.inconclusive_exit,
                      'sample_unit': config.sample_unit,
+                     'night_noise': config.night_noise,
                      'method': 'welch-log-ratio'},
         'results': rows,
         'missing': missing,
