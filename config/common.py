@@ -33,13 +33,14 @@ os.environ.setdefault('PFSBENCH_REFERENCES',
 
 #: The perflog format the gate and the reports parse: pinned here, once.
 #: One line per test case; fields separated by '|'; every performance
-#: variable as 'name=value|unit|ref|lower|upper|', then every loggable
+#: variable as 'name=value|unit|ref|lower|upper' (ReFrame drops the
+#: separator after the last one, hence the explicit '|'), then every loggable
 #: attribute of the check (what explains a figure: sizes, target, nodes).
 PERFLOG_FORMAT = (
     '%(check_job_completion_time)s|reframe %(version)s|%(check_name)s|'
     '%(check_system)s:%(check_partition)s|%(check_environ)s|'
     '%(check_jobid)s|%(check_job_nodelist)s|%(check_result)s|'
-    '%(check_perfvalues)s%(check_#ALL)s'
+    '%(check_perfvalues)s|%(check_#ALL)s'
 )
 PERFLOG_FORMAT_PERFVARS = (
     '%(check_perf_var)s=%(check_perf_value)s|%(check_perf_unit)s|'

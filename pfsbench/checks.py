@@ -110,8 +110,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
         self.target_path = path
         self.target_fstype = entry.get('fstype', '') or _mount_fstype(path)
-        self.run_dir = os.path.join(path,
-                                    rundir.run_dir_name(self.unique_name))
+        # The partition is in the name: two partitions may mount the same
+        # target in one session (E11 compares them), and each job removes
+        # its own run directory.
+        self.run_dir = os.path.join(path, rundir.run_dir_name(
+            f'{self.unique_name}-{part.name}'))
 
     @run_after('setup')
     def record_spack_provenance(self):

@@ -99,7 +99,7 @@ def test_seed002_dry_run_reproduces_the_source(tmp_path):
         (srun,) = _launched(script)
         m = re.fullmatch(r'srun (/home/work/pfsbench/view/ib/bin/ior) (.*) '
                          r'-o (/gluster/pfsbench/pfsbench-ior_mpiio_fpp_'
-                         r'bandwidth\S+-ib)/output', srun)
+                         r'bandwidth_\d+-ib-\S+)/output', srun)
         assert m, srun
         assert m.group(2) == '-a MPIIO -b 4g -t 4m -i 1 -F'
         expected = ior.seed002_mpiio_fpp(f'{m.group(3)}/output',
@@ -133,7 +133,8 @@ def test_seed002_compares_targets_and_partitions(tmp_path):
         '/gluster/pfsbench', '/gluster-dist/pfsbench'}
     # Both partitions mount /gluster: each case has its own run directory.
     assert len(dirs['ib'] | dirs['gige']) == 3
-    assert all(d.endswith(f'-{p}') for p in dirs for d in dirs[p])
+    assert all(re.search(rf'_\d+-{p}-\d{{8}}T\d{{6}}-\d+$', d)
+               for p in dirs for d in dirs[p])
 
 
 def test_small_partition_caps_the_source_size(tmp_path):

@@ -193,16 +193,18 @@ def _io500(test_file, status_file, phase, **params):
 
 
 def io500_ior_easy(datadir, phase, api='POSIX',
-                   stonewall_s=IO500_STONEWALL_S, executable='ior'):
+                   stonewall_s=IO500_STONEWALL_S, executable='ior',
+                   block_size=IO500_EASY_BLOCK_SIZE):
     """IO500 ``ior-easy-write`` / ``ior-easy-read`` (phase 'write'/'read').
 
     File per process, 2 MiB transfers, a block too large to finish so that
     the stonewall ends the write; the read reads what the write recorded in
-    the status file and verifies it.
+    the status file and verifies it.  ``block_size`` caps what a task may
+    write where the stonewall alone would fill a small file system.
     """
     return _io500(f'{datadir}/ior-easy/ior_file_easy',
                   f'{datadir}/ior-easy/stonewall', phase, api=api,
-                  block_size=IO500_EASY_BLOCK_SIZE,
+                  block_size=block_size,
                   transfer_size=IO500_EASY_TRANSFER_SIZE,
                   file_per_process=True, signature=IO500_SIGNATURE,
                   stonewall_s=stonewall_s if phase == 'write' else None,

@@ -261,10 +261,6 @@ class ior_check_base(FileSystemCheck):
     @run_after('setup')
     def size_the_job(self):
         part = self.current_partition
-        # Two partitions can mount the same target (E11 compares them in one
-        # session): without the partition in its name, both cases would
-        # share, and remove, one run directory.
-        self.run_dir = f'{self.run_dir}-{part.name}'
         targets = part.extras.get('targets', [])
         self.target_name = self.target or (targets[0]['name'] if targets
                                            else 'stage')

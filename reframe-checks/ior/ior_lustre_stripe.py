@@ -28,6 +28,7 @@ import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.commands import ior
+from pfsbench.commands import lfs as lfs_commands
 from pfsbench.parsers import lfs
 
 _base = util.import_module_from_file(
@@ -79,16 +80,15 @@ class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
 
     def ior_steps(self):
         # The first written file inherits the run directory's layout.
-        setstripe = ('lfs', 'setstripe',
-                     '-c', str(self.stripe_count),   # stripes (OSTs)
-                     '-S', self.stripe_size,         # bytes per stripe
-                     self.run_dir)
+        setstripe = tuple(lfs_commands.setstripe(
+            self.run_dir, self.stripe_count, self.stripe_size))
         return ([_base.Step('setstripe', 'shell', setstripe,
                             launched=False)] + super().ior_steps())
 
     def after_write_steps(self, repetition):
         return [_base.Step(f'getstripe {repetition}', 'lfs',
-                           ('lfs', 'getstripe', self.written_file()),
+                           tuple(lfs_commands.getstripe(
+                               self.written_file())),
                            launched=False)]
 
     def step_problems(self, step):
