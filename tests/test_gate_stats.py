@@ -202,3 +202,13 @@ def test_night_noise_and_floor_by_hand():
     half = t_quantile(0.975, 2) * math.sqrt(2 * var)
     assert wide.low == pytest.approx(0.92 * math.exp(-half) - 1, rel=1e-3)
     assert floor_by_nights(iv, 0.0, 2) is iv      # no floor needed
+
+
+def test_night_floor_never_narrows():
+    from pfsbench.gate.stats import floor_by_nights
+    # Few samples, a t quantile of ~2.6 degrees of freedom: a floor with a
+    # slightly larger variance but many degrees of freedom would be
+    # narrower; it must leave the interval alone.
+    iv = ratio_interval([100.0, 104.0, 96.0], [90.0, 93.0, 87.0])
+    own = iv.cv2_cur / 3 + iv.cv2_base / 3
+    assert floor_by_nights(iv, own * 0.6, 200, base_sessions=1) is iv

@@ -358,10 +358,10 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
     """Widen an interval to at least the night-to-night noise.
 
     Repeats within one session share that night's state, so their spread
-    can understate how much two sessions differ.  The variance of
-    ``ln(m_cur/m_base)`` is raised to ``night_var * (1 + 1/k)`` (one
-    current session, ``k`` baseline sessions) when that is larger, with
-    the history's degrees of freedom.
+    can understate how much two sessions differ.  The half-width of the
+    interval on ``ln(m_cur/m_base)`` is raised to
+    ``t(df_n) * sqrt(night_var * (1 + 1/k))`` (one current session, ``k``
+    baseline sessions) when that is larger; it is never narrowed.
 
     Args:
         interval: a :class:`RatioInterval`.
@@ -372,15 +372,16 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
     Returns:
         The same interval, or a wider one with ``night_floor=True``.
     """
-    own = interval.cv2_cur / interval.n_cur + \
-        interval.cv2_base / interval.n_base
-    floor = night_var * (1.0 + 1.0 / base_sessions)
-    if floor <= own:
+    p = 0.5 + interval.confidence / 2.0
+    d = math.log1p(interval.change)
+    # The interval's own half-width (it may have a t quantile of few
+    # degrees of freedom): the floor only ever widens it.
+    own = max(d - math.log1p(interval.low), math.log1p(interval.high) - d)
+    half = t_quantile(p, night_df) * math.sqrt(
+        night_var * (1.0 + 1.0 / base_sessions))
+    if half <= own:
         return interval
 
-    d = math.log1p(interval.change)
-    half = t_quantile(0.5 + interval.confidence / 2.0, night_df) * \
-        math.sqrt(floor)
     return RatioInterval(
         change=interval.change, low=math.expm1(d - half),
         high=math.expm1(d + half), confidence=interval.confidence,
