@@ -418,3 +418,12 @@ def test_mountinfo_parsing_and_spack_lock(tmp_path):
     assert tags['slurm_job_id'] == '42'
     assert len(tags['spack_lock']) == 12
     assert all(',' not in v for v in tags.values())
+
+
+def test_since_ages_and_local_dates():
+    import time
+    from pfsbench.gate.cliutil import parse_since
+    assert parse_since('12h', now=100000.0) == 100000.0 - 12 * 3600
+    assert parse_since('2026-11-01T18:00:00') == time.mktime(
+        (2026, 11, 1, 18, 0, 0, 0, 0, -1))
+    assert parse_since('2026-11-01T18:00:00+00:00') == 1793556000.0

@@ -142,3 +142,29 @@ def test_tags_found_next_to_a_step_placed_a_night_late(tmp_path):
     assert cp['tags_changed'] == {'fs_version': ['1.8', '2.0']}
     assert cp['tags_changed_at'] == uuids[10]
     assert '(from session ' in render(rec, 'text')
+
+
+def test_change_point_names_a_rebuilt_binary(tmp_path):
+    # Same session extras, but the check logged another IOR build: the
+    # step is attributed to the case's spack_provenance.
+    db = str(tmp_path / 'results.db')
+    reports = []
+    for night in range(12):
+        level, build = (100.0, 'ior@4.0.0/abc1234') if night < 6 else \
+            (80.0, 'ior@4.0.0/def5678')
+        rep = synth.session({'ior_bw %nodes=1': [level, level * 1.01,
+                                                 level * 0.99]},
+                            time_start=night * 86400.0)
+        for tc in rep['runs'][0]['testcases']:
+            tc['spack_provenance'] = build
+        reports.append(rep)
+
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = bl.build(results, uuids[:3], 'pre')
+    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    [cp] = rec['history'][0]['changepoints']
+    assert cp['index'] == 6
+    assert cp['tags_changed'] == {'spack_provenance': ['ior@4.0.0/abc1234',
+                                                       'ior@4.0.0/def5678']}

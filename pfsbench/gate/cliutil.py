@@ -42,7 +42,8 @@ def add_selection_options(parser, what):
     group.add_argument(
         '--since', metavar='AGE', default=None,
         help=f'{what}: every session started within AGE (30m, 12h, 7d) or '
-             'since a date (2026-11-01 or 2026-11-01T18:00); for each case '
+             'since a date (2026-11-01 or 2026-11-01T18:00, local time '
+             'unless a zone is given); for each case '
              'the latest of them counts; use it for nightlies: ReFrame '
              'stores no session when zero tests ran, so "latest" would be '
              'an old run (default: off)')
@@ -62,8 +63,8 @@ def baseline_dir(args):
 
 
 def parse_since(text, now=None):
-    """Unix time from ``30m``/``12h``/``7d`` or an ISO date/time (UTC if
-    no zone)."""
+    """Unix time from ``30m``/``12h``/``7d`` or an ISO date/time (local
+    time if it names no zone, as ``date +%Y-%m-%dT%H:%M:%S`` prints)."""
     now = time.time() if now is None else now
     match = re.fullmatch(r'(\d+(?:\.\d+)?)([smhd])', text or '')
     if match:
@@ -76,9 +77,7 @@ def parse_since(text, now=None):
         raise ConfigError('<command line>', '--since', text,
                           'expected 30m, 12h, 7d or an ISO date') from None
 
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
-
+    # A naive datetime's timestamp() is taken in local time.
     return when.timestamp()
 
 

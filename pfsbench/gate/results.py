@@ -51,6 +51,11 @@ RESERVED_SESSION_KEYS = frozenset({
 #: was configured the same way.  Variables set with ``-S`` are added.
 CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
 
+#: Loggable test-case fields that can explain a change of one case (beside
+#: the session extras): the benchmark binaries' Spack specs and hashes
+#: (pfsbench.checks), the target's path and file-system type.
+CASE_TAG_FIELDS = ('spack_provenance', 'target_path', 'target_fstype')
+
 
 class ResultsError(PfsbenchError):
     """The results database or a report cannot be read (exit 2)."""
@@ -199,6 +204,8 @@ class Record:
     perf: dict
     #: Fields that describe how the case was configured (for mismatches).
     config: dict
+    #: ``((field, value), ...)`` of :data:`CASE_TAG_FIELDS` present.
+    tags: tuple = ()
 
 
 def _repeat_no(tc):
@@ -249,7 +256,7 @@ def _records_of_report(report, source):
     setvars = {f'-S {k}': v for k, v in session.setvars.items()}
     # A year of nightlies holds ~10^6 records: share equal keys and
     # configuration dicts instead of keeping a copy in each.
-    keys, configs, nodelists = {}, {}, {}
+    keys, configs, nodelists, tag_sets = {}, {}, {}, {}
     records = []
     for run in report.get('runs') or []:
         for tc in run.get('testcases') or []:
@@ -264,6 +271,9 @@ def _records_of_report(report, source):
 
             perf = {sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
                     for pkey, ref in (tc.get('perfvalues') or {}).items()}
+            tags = tuple((f, str(tc[f])) for f in CASE_TAG_FIELDS
+                         if tc.get(f) not in (None, '', '<undefined>'))
+            tags = tag_sets.setdefault(tags, tags)
             nodes = tuple(tc.get('job_nodelist') or ())
             nodelist = nodelists.get(nodes)
             if nodelist is None:
@@ -286,7 +296,7 @@ def _records_of_report(report, source):
                            session.time_start),
                 jobid=str(tc.get('jobid') or ''),
                 nodelist=nodelist,
-                perf=perf, config=config,
+                perf=perf, config=config, tags=tags,
             ))
 
     return session, records

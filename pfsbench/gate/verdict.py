@@ -404,12 +404,14 @@ def history(results, rows, baseline, config):
     pos = {s.uuid: i for i, s in enumerate(ordered)}
     series = defaultdict(lambda: defaultdict(list))
     nodes = defaultdict(set)
+    case_tags = defaultdict(set)
     for rec in results.records:
         if rec.session not in pos:
             continue
 
         skey = str(rec.key)
         nodes[(skey, rec.session)].update(rec.nodelist)
+        case_tags[(skey, rec.session)].update(rec.tags)
         if rec.fail_phase not in bl.USABLE_FAIL_PHASES:
             continue
 
@@ -441,7 +443,7 @@ def history(results, rows, baseline, config):
                 before = results.sessions[uuids[c.index - 1]]
                 after = results.sessions[uuids[c.index]]
                 at, diff = _tag_change_near(results, uuids, c.index,
-                                            row['case'], nodes)
+                                            row['case'], nodes, case_tags)
                 changes.append({
                     'index': c.index, 'session': after.uuid,
                     'time': after.time_start, 'previous_session':
@@ -459,7 +461,8 @@ def history(results, rows, baseline, config):
     return out
 
 
-def _tag_change_near(results, uuids, index, case, nodes, reach=2):
+def _tag_change_near(results, uuids, index, case, nodes, case_tags,
+                     reach=2):
     """The tags that differ across the step at ``index``; if none do,
     the nearest pair of sessions within ``reach`` nights whose tags differ
     (a noisy series can place a step a night early or late).
@@ -475,16 +478,26 @@ def _tag_change_near(results, uuids, index, case, nodes, reach=2):
 
         before = results.sessions[uuids[k - 1]]
         after = results.sessions[uuids[k]]
-        diff = cp.extras_diff(_tags(before, nodes[(case, before.uuid)]),
-                              _tags(after, nodes[(case, after.uuid)]))
+        diff = cp.extras_diff(
+            _tags(before, nodes[(case, before.uuid)],
+                  case_tags[(case, before.uuid)]),
+            _tags(after, nodes[(case, after.uuid)],
+                  case_tags[(case, after.uuid)]))
         if diff:
             return after.uuid, {key: list(v) for key, v in diff.items()}
 
     return None, {}
 
 
-def _tags(session, nodelist):
+def _tags(session, nodelist, case_pairs=()):
     tags = {str(k): str(v) for k, v in session.extras.items()}
+    values = defaultdict(set)
+    for field, value in case_pairs:
+        values[field].add(value)
+
+    for field, vals in values.items():
+        tags[field] = ' | '.join(sorted(vals))
+
     tags['reframe_version'] = session.reframe_version
     tags['hostname'] = session.hostname
     if nodelist:
