@@ -18,9 +18,6 @@ from pfsbench.gate import changepoints as cp
 from pfsbench.gate.stats import (floor_by_nights, night_noise,
                                  ratio_interval, repeats_to_settle)
 
-__all__ = ['decide', 'judge', 'compare', 'history', 'run_gate',
-           'floor_by_nights']
-
 REPORT_FORMAT_VERSION = 1
 VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
             'ignored')
