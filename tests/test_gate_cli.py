@@ -427,3 +427,21 @@ def test_since_ages_and_local_dates():
     assert parse_since('2026-11-01T18:00:00') == time.mktime(
         (2026, 11, 1, 18, 0, 0, 0, 0, -1))
     assert parse_since('2026-11-01T18:00:00+00:00') == 1793556000.0
+
+
+def test_night_noise_history_ignores_other_configurations(tmp_path, capsys):
+    # Five earlier nights that ran with another -S value and wildly
+    # different figures must not widen tonight's interval.
+    db = tmp_path / 'results.db'
+    odd = [synth.session({CASE1: [v, v * 1.001, v * 0.999]},
+                         time_start=i * DAY, cmdline='reframe -r -S count=9')
+           for i, v in enumerate([100.0, 900.0, 50.0, 700.0, 80.0])]
+    base = synth.session({CASE1: [500.0, 501.0, 499.0]}, time_start=5 * DAY)
+    now = synth.session({CASE1: [400.0, 401.0, 399.0]}, time_start=6 * DAY)
+    synth.write_database(str(db), odd + [base, now])
+    run(['baseline', 'record', 'pre', '--session', 'latest~1', '--db',
+         str(db)], capsys)
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 1
+    assert 'night_noise' not in json.loads(out)['results'][0]

@@ -217,7 +217,7 @@ def select_current(results, session_uuids, keys):
     return out
 
 
-def history_means(results, current, limit):
+def history_means(results, current, limit, configs=None):
     """Per-session means of each case's variables in the sessions before
     its current session (the newest ``limit``), for the night-noise
     floor.
@@ -226,6 +226,8 @@ def history_means(results, current, limit):
         results: the loaded results.
         current: ``{CaseKey: (session uuid, records)}``.
         limit: keep this many sessions per variable.
+        configs: ``{CaseKey: config}``; records configured otherwise
+            (other ``-S`` values, task counts) are left out.
 
     Returns:
         ``{(CaseKey, var): [mean, ...]}``, oldest first.
@@ -237,6 +239,9 @@ def history_means(results, current, limit):
         limit_time = until.get(rec.key)
         if limit_time is None or start[rec.session] >= limit_time or \
                 rec.fail_phase not in bl.USABLE_FAIL_PHASES:
+            continue
+
+        if configs is not None and rec.config != configs.get(rec.key):
             continue
 
         for var, (value, _) in rec.perf.items():
@@ -280,7 +285,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     current = select_current(results, session_uuids, set(keys))
     past = {}
     if config.night_noise and config.sample_unit == 'repeat':
-        past = history_means(results, current, config.history_sessions)
+        past = history_means(results, current, config.history_sessions,
+                             {k: c.get('config', {}) for k, c in keys.items()})
 
     rows, missing = [], []
     for key in sorted(keys):
