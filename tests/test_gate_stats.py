@@ -212,3 +212,16 @@ def test_night_floor_never_narrows():
     iv = ratio_interval([100.0, 104.0, 96.0], [90.0, 93.0, 87.0])
     own = iv.cv2_cur / 3 + iv.cv2_base / 3
     assert floor_by_nights(iv, own * 0.6, 200, base_sessions=1) is iv
+
+
+def test_shipped_gate_yaml_directions():
+    from pfsbench.gate import config
+    cfg = config.load(config.DEFAULT_PATH)
+    assert cfg.settings_for('dd_stream_per_node', 'write_bw', 'MB/s') == \
+        (0.05, 'higher', False)
+    assert cfg.settings_for('ior_bw', 'write_bw_stddev', 'MiB/s') == \
+        (0.5, 'lower', False)
+    assert cfg.settings_for('dd_stream_per_node', 'read_stream_spread',
+                            '%')[1] == 'lower'
+    assert cfg.settings_for('dd_stream_per_node', 'start_skew',
+                            's') == (1.0, 'lower', False)
