@@ -24,13 +24,13 @@ from reframe.core.builtins import (run_after, run_before, variable)
 from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.exceptions import SanityError
 
-from pfsbench import rundir, spack
+from pfsbench import jobsteps, rundir, spack
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.siteconfig import check_scratch_dir
 
 JOB_EXIT_PREFIX = rundir.JOB_EXIT_PREFIX
 
-#: Parsed outputs, keyed by (file, mtime, size, parser).
+#: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
 
 
@@ -159,30 +159,47 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return self.current_partition.extras.get('drop_caches_command',
                                                  DEFAULT_DROP_CACHES)
 
-    def parsed(self, parser):
-        """The job's stdout parsed by ``parser.parse``.
+    def job_stdout(self):
+        """(path, text) of the job's standard output."""
+        path = os.path.join(self.stagedir, self.stdout.evaluate())
+        with open(path) as fp:
+            return path, fp.read()
+
+    def step_outputs(self):
+        """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
+        return jobsteps.split(self.job_stdout()[1])
+
+    def parsed(self, parser, step=None):
+        """The job's stdout, or one step's part of it, parsed by
+        ``parser.parse``.
 
         Parsed once per output file and kept outside the test object, which
         ReFrame serialises into its reports.
 
         Raises:
-            SanityError: quoting the parser's message (the tool's own error
-                line when the tool failed).
+            SanityError: the step did not start, or quoting the parser's
+                message (the tool's own error line when the tool failed).
         """
         path = os.path.join(self.stagedir, self.stdout.evaluate())
         stat = os.stat(path)
-        key = (path, stat.st_mtime_ns, stat.st_size, parser.__name__)
+        key = (path, stat.st_mtime_ns, stat.st_size, parser.__name__, step)
         if key not in _PARSED:
-            with open(path) as fp:
-                text = fp.read()
+            _, text = self.job_stdout()
+            source = os.path.basename(path)
+            if step is not None:
+                steps = jobsteps.split(text)
+                if step not in steps.outputs:
+                    raise SanityError(f'step {step!r} did not start')
+                text = steps.text(step)
             try:
-                _PARSED[key] = parser.parse(text, os.path.basename(path))
+                _PARSED[key] = parser.parse(text, source)
             except ParseError as err:
                 _PARSED[key] = err
 
         result = _PARSED[key]
         if isinstance(result, ParseError):
-            raise SanityError(str(result))
+            raise SanityError(str(result) if step is None
+                              else f'step {step!r}: {result}')
 
         return result
 

@@ -172,7 +172,7 @@ def test_drop_caches_between_write_and_read(tmp_path):
                    "/proc/sys/vm/drop_caches'"
     # -Q counts nodes: one node away, never -Q <tasks per node>.
     assert ' -C -Q 1 -r -o ' in read and '-Q 2' not in read
-    assert "echo 'pfsbench-ior: begin read 2'" in script
+    assert "echo 'pfsbench-step: begin read 2'" in script
 
 
 def test_lustre_stripe_sets_and_verifies_the_layout(tmp_path):
@@ -262,7 +262,7 @@ def test_io500_phases_on_local(tmp_path):
     assert proc.returncode == 0, proc.stdout
     (script,) = _job_scripts(tmp_path, 'local', 'default',
                              'ior_io500_phases')
-    order = re.findall(r"^echo 'pfsbench-ior: begin (\S+)'", script, re.M)
+    order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
     assert order == ['mkdir', 'ior-easy-write', 'ior-hard-write',
                      'ior-easy-read', 'ior-hard-read']
     _, (record,) = _perflog(tmp_path, 'local', 'default', 'ior_io500_phases')
@@ -334,7 +334,7 @@ def test_two_nodes_two_tasks_through_slurm(idle_slurm, tmp_path, partition):
         # IOR itself saw 2 nodes and 4 tasks in every run.
         assert set(re.findall(r'^nodes\s+: (\d+)', text, re.M)) == {'2'}
         assert set(re.findall(r'^tasks\s+: (\d+)', text, re.M)) == {'4'}
-        assert text.count('pfsbench-ior: end drop caches') == 3
+        assert text.count('pfsbench-step: end drop caches') == 3
     _, records = _perflog(tmp_path, 'localslurm', partition, 'ior_bandwidth')
     assert len(records) == 2
     for record in records:

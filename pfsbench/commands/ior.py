@@ -227,3 +227,13 @@ def io500_ior_hard(datadir, phase, api='POSIX',
                   signature=signature,
                   stonewall_s=stonewall_s if phase == 'write' else None,
                   executable=executable)
+
+
+def size_text(nbytes):
+    """``nbytes`` in IOR's size syntax, with the largest exact suffix
+    (the inverse of :func:`size_bytes`)."""
+    for suffix, unit in (('g', 2**30), ('m', 2**20), ('k', 2**10)):
+        if nbytes % unit == 0:
+            return f'{nbytes // unit}{suffix}'
+
+    return str(nbytes)

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every IOR check shares (no test here; the families import it).
 
-An IOR check runs one job made of *steps*: IOR invocations, and between
-them the partition's drop-caches command or a layout query.  Each step is
-announced in the job's stdout (``pfsbench-ior: begin <label>``) and its exit
-status recorded (``pfsbench-ior: end <label> exit=N``), so the output of
-every IOR run is parsed on its own by :mod:`pfsbench.parsers.ior` and a
-failure names the step that failed, quoting IOR's own ``ERROR`` line.
+An IOR check runs one job made of *steps* (:mod:`pfsbench.jobsteps`): IOR
+invocations, and between them the partition's drop-caches command or a
+layout query.  Each step is announced in the job's stdout and its exit status
+recorded, so the output of every IOR run is parsed on its own by
+:mod:`pfsbench.parsers.ior` and a failure names the step that failed,
+quoting IOR's own ``ERROR`` line.
 
 Cache defeat (``cache_defeat``; empty picks ``drop_caches`` where the
 partition has that feature, else ``direct`` for POSIX with 4 KiB-aligned
@@ -34,12 +34,8 @@ explicit choice), the partition's Spack view (``extras['spack_view']/bin``),
 ``PATH``.  A missing IOR skips the check and says how to build it.
 """
 
-import functools
 import os
-import re
-import shutil
 import statistics
-import subprocess
 from dataclasses import dataclass
 
 import reframe.utility.sanity as sn
@@ -47,46 +43,18 @@ from reframe.core.builtins import (performance_function, run_after,
                                    run_before, sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench.checks import JOB_EXIT_PREFIX, FileSystemCheck
-from pfsbench.commands import ior, shell_join
-from pfsbench.errors import ParseError
+from pfsbench import binaries
+from pfsbench.checks import FileSystemCheck
+from pfsbench.commands import ior
+from pfsbench.jobsteps import Step, script
 from pfsbench.parsers import ior as ior_parser
 
-STEP_BEGIN = 'pfsbench-ior: begin '
-STEP_END = 'pfsbench-ior: end '
 CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'reorder', 'none')
 #: Bytes O_DIRECT transfers must be a multiple of (4 KiB sectors; 512-byte
 #: devices accept more, but the automatic choice must work everywhere).
 O_DIRECT_ALIGNMENT = 4096
 ACCESS_MODES = ('fpp', 'shared')
-BUILD_HINT = ('build it with the suite\'s Spack environment (spack -e '
-              'spack-repo/environments/<system>/<partition> install; see '
-              'docs/spack.md) and set the partition\'s extras.spack_view, or '
-              'run with -S ior_binary=/path/to/ior')
-
-_END_RE = re.compile(r'^' + re.escape(STEP_END) + r'(.*) exit=(\d+)$')
-
-#: Step outputs of a job's stdout, keyed by (file, mtime, size); kept
-#: outside the test object, which ReFrame serialises into its reports.
-_STEP_OUTPUTS = {}
-#: Parsed step outputs, keyed by (file, mtime, size, label, parser).
-_PARSED_STEPS = {}
-
-
-@dataclass(frozen=True)
-class Step:
-    """One command of the job script.
-
-    ``kind`` names what reads its output: ``ior`` (the IOR parser),
-    ``lfs`` (the getstripe parser) or ``shell`` (only its exit status).
-    ``launched`` steps run under the job launcher (every task), the others
-    once, in the batch script.
-    """
-
-    label: str
-    kind: str
-    argv: tuple
-    launched: bool = True
+BUILD_HINT = binaries.BUILD_HINT.format(variable='ior_binary', tool='ior')
 
 
 @dataclass(frozen=True)
@@ -98,33 +66,6 @@ class PhaseFigures:
     mean_mib_s: float
     stddev_mib_s: float
     samples: tuple
-
-
-@functools.lru_cache(maxsize=None)
-def ior_apis(path):
-    """The I/O APIs an IOR binary was built with (its ``-h`` modules).
-
-    Returns None when the binary cannot be run here (a remote partition's
-    build): the job will then report IOR's own error.
-    """
-    try:
-        proc = subprocess.run([path, '-h'], capture_output=True, text=True,
-                              timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-
-    # IOR prints one 'Module <API>' heading per compiled-in backend.
-    apis = frozenset(re.findall(r'^Module (\w+)$', proc.stdout, re.M))
-    return apis or None
-
-
-def _ior_size(nbytes):
-    """``nbytes`` in IOR's size syntax, with the largest exact suffix."""
-    for suffix, unit in (('g', 2**30), ('m', 2**20), ('k', 2**10)):
-        if nbytes % unit == 0:
-            return f'{nbytes // unit}{suffix}'
-
-    return str(nbytes)
 
 
 class ior_check_base(FileSystemCheck):
@@ -229,30 +170,21 @@ class ior_check_base(FileSystemCheck):
 
     @run_after('setup')
     def find_ior(self):
-        extras = self.current_partition.extras
-        if self.ior_binary:
-            candidates = [self.ior_binary]
-        else:
-            candidates = []
-            if extras.get('spack_view'):
-                candidates.append(os.path.join(extras['spack_view'], 'bin',
-                                               'ior'))
-            if shutil.which('ior'):
-                candidates.append(shutil.which('ior'))
-
-        found = next((c for c in candidates
-                      if os.path.isfile(c) and os.access(c, os.X_OK)), None)
+        tried = binaries.candidates(
+            'ior', self.ior_binary,
+            self.current_partition.extras.get('spack_view', ''))
+        found = binaries.first_executable(tried)
         if self.is_dry_run():
             # A dry run renders the job script of another system: show the
             # binary that system would run.
-            self.ior_path = found or (candidates[0] if candidates else 'ior')
+            self.ior_path = found or (tried[0] if tried else 'ior')
             return
 
-        where = ', '.join(candidates) or 'no spack_view, nothing on PATH'
+        where = ', '.join(tried) or 'no spack_view, nothing on PATH'
         self.skip_if(found is None,
                      f'no IOR binary ({where}); {BUILD_HINT}')
         self.ior_path = found
-        apis = ior_apis(found)
+        apis = binaries.ior_apis(found)
         self.skip_if(apis is not None and self.api not in apis,
                      f'{found} was built without the {self.api} API (it has '
                      f'{", ".join(sorted(apis or ()))}); rebuild IOR with it '
@@ -313,7 +245,7 @@ class ior_check_base(FileSystemCheck):
                 block = max(transfer, cap // transfer * transfer)
 
         if block != ior.size_bytes(self.block_size):
-            self.block_size = _ior_size(block)
+            self.block_size = ior.size_text(block)
 
         self.bytes_per_task = block * self.segments
 
@@ -385,84 +317,15 @@ class ior_check_base(FileSystemCheck):
 
     @run_before('run')
     def set_command_line(self):
-        steps = self.ior_steps()
         # ReFrame copies the task counts into the job only after this hook;
         # launchers that spell them out (mpirun -np N) need them now.
         self.job.num_tasks = self.num_tasks
         self.job.num_tasks_per_node = self.num_tasks_per_node
         launcher = self.job.launcher.run_command(self.job)
-        cmds = []
-        for step in steps[:-1]:
-            cmd = shell_join(step.argv)
-            if step.launched and launcher:
-                cmd = f'{launcher} {cmd}'
-
-            cmds += [f"echo '{STEP_BEGIN}{step.label}'", cmd,
-                     f'echo "{STEP_END}{step.label} exit=$?"']
-
-        # The last step is ReFrame's own launcher line; the base class's
-        # post-run command records its exit status.
-        cmds.append(f"echo '{STEP_BEGIN}{steps[-1].label}'")
-        self.prerun_cmds = cmds
-        self.executable = shell_join(steps[-1].argv)
+        self.prerun_cmds, self.executable = script(self.ior_steps(),
+                                                   launcher)
 
     # Reading the output --------------------------------------------------
-
-    def step_outputs(self):
-        """{label: (first line number - 1, output lines)} of the job's
-        stdout, plus {label: exit status} (the last step has none)."""
-        path = os.path.join(self.stagedir, self.stdout.evaluate())
-        stat = os.stat(path)
-        key = (path, stat.st_mtime_ns, stat.st_size)
-        if key not in _STEP_OUTPUTS:
-            outputs, exits, current = {}, {}, None
-            with open(path) as fp:
-                for lineno, line in enumerate(fp.read().splitlines()):
-                    if line.startswith(STEP_BEGIN):
-                        current = line[len(STEP_BEGIN):]
-                        outputs[current] = (lineno + 1, [])
-                    elif m := _END_RE.match(line):
-                        exits[m.group(1)] = int(m.group(2))
-                        current = None
-                    elif line.startswith(JOB_EXIT_PREFIX):
-                        current = None
-                    elif current is not None:
-                        outputs[current][1].append(line)
-
-            _STEP_OUTPUTS[key] = (outputs, exits)
-
-        return _STEP_OUTPUTS[key]
-
-    def parsed_step(self, label, parser):
-        """One step's output parsed by ``parser.parse``.
-
-        Line numbers in error messages are those of the job's stdout.
-
-        Raises:
-            SanityError: the step did not run, or quoting the parser's
-                message (IOR's own ERROR line when IOR failed).
-        """
-        outputs, _ = self.step_outputs()
-        if label not in outputs:
-            raise SanityError(f'step {label!r} did not start')
-
-        path = os.path.join(self.stagedir, self.stdout.evaluate())
-        stat = os.stat(path)
-        key = (path, stat.st_mtime_ns, stat.st_size, label, parser.__name__)
-        if key not in _PARSED_STEPS:
-            offset, lines = outputs[label]
-            text = '\n' * offset + '\n'.join(lines)
-            try:
-                _PARSED_STEPS[key] = parser.parse(text,
-                                                  os.path.basename(path))
-            except ParseError as err:
-                _PARSED_STEPS[key] = err
-
-        result = _PARSED_STEPS[key]
-        if isinstance(result, ParseError):
-            raise SanityError(f'step {label!r}: {result}')
-
-        return result
 
     def step_problems(self, step):
         """Family-specific checks of a step's output: a list of messages."""
@@ -478,7 +341,7 @@ class ior_check_base(FileSystemCheck):
         # Every failure is reported, not just the first (hpctestlib's
         # mnt_opts does the same).
         steps = self.ior_steps()
-        _, exits = self.step_outputs()
+        exits = self.step_outputs().exits
         problems = []
         for step in steps:
             code = exits.get(step.label)
@@ -489,7 +352,7 @@ class ior_check_base(FileSystemCheck):
 
             try:
                 if step.kind == 'ior':
-                    self.parsed_step(step.label, ior_parser)
+                    self.parsed(ior_parser, step=step.label)
                 problems += self.step_problems(step)
             except SanityError as err:
                 problems.append(str(err))
@@ -517,7 +380,7 @@ class ior_check_base(FileSystemCheck):
 
     def ior_results(self):
         """Parsed results of every IOR step, in job order."""
-        return [self.parsed_step(s.label, ior_parser)
+        return [self.parsed(ior_parser, step=s.label)
                 for s in self.ior_steps() if s.kind == 'ior']
 
     def phase(self, operation):

@@ -32,6 +32,8 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
 from pfsbench.commands import ior
+from pfsbench.jobsteps import Step
+from pfsbench.parsers import ior as ior_parser
 
 _base = util.import_module_from_file(
     os.path.join(os.path.dirname(__file__), 'ior_base.py'))
@@ -103,28 +105,28 @@ class ior_io500_phases(_base.ior_check_base):
         easy = dict(opts, block_size=self.easy_block_size)
         run_dir = self.run_dir
         steps = [
-            _base.Step('mkdir', 'shell',
-                       ('mkdir', '-p', f'{run_dir}/ior-easy',
-                        f'{run_dir}/ior-hard'), launched=False),
-            _base.Step('ior-easy-write', 'ior', tuple(
+            Step('mkdir', 'shell',
+                 ('mkdir', '-p', f'{run_dir}/ior-easy',
+                  f'{run_dir}/ior-hard'), launched=False),
+            Step('ior-easy-write', 'ior', tuple(
                 ior.io500_ior_easy(run_dir, 'write', **easy))),
-            _base.Step('ior-hard-write', 'ior', tuple(
+            Step('ior-hard-write', 'ior', tuple(
                 ior.io500_ior_hard(run_dir, 'write', **hard))),
         ]
         if self.cache_defeat == 'drop_caches':
-            steps.append(_base.Step('drop caches', 'shell',
-                                    ('sh', '-c', self.drop_caches_command())))
+            steps.append(Step('drop caches', 'shell',
+                              ('sh', '-c', self.drop_caches_command())))
 
         steps += [
-            _base.Step('ior-easy-read', 'ior', tuple(
+            Step('ior-easy-read', 'ior', tuple(
                 ior.io500_ior_easy(run_dir, 'read', **easy))),
-            _base.Step('ior-hard-read', 'ior', tuple(
+            Step('ior-hard-read', 'ior', tuple(
                 ior.io500_ior_hard(run_dir, 'read', **hard))),
         ]
         return steps
 
     def phase_bw(self, label):
-        result = self.parsed_step(label, _base.ior_parser)
+        result = self.parsed(ior_parser, step=label)
         operation = label.rsplit('-', 1)[1]
         return result.summary(operation).bw_max_mib_s / 1024
 

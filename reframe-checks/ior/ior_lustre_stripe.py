@@ -29,6 +29,7 @@ from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.commands import ior
 from pfsbench.commands import lfs as lfs_commands
+from pfsbench.jobsteps import Step
 from pfsbench.parsers import lfs
 
 _base = util.import_module_from_file(
@@ -82,20 +83,20 @@ class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
         # The first written file inherits the run directory's layout.
         setstripe = tuple(lfs_commands.setstripe(
             self.run_dir, self.stripe_count, self.stripe_size))
-        return ([_base.Step('setstripe', 'shell', setstripe,
-                            launched=False)] + super().ior_steps())
+        return ([Step('setstripe', 'shell', setstripe,
+                      launched=False)] + super().ior_steps())
 
     def after_write_steps(self, repetition):
-        return [_base.Step(f'getstripe {repetition}', 'lfs',
-                           tuple(lfs_commands.getstripe(
+        return [Step(f'getstripe {repetition}', 'lfs',
+                     tuple(lfs_commands.getstripe(
                                self.written_file())),
-                           launched=False)]
+                     launched=False)]
 
     def step_problems(self, step):
         if step.kind != 'lfs':
             return []
 
-        result = self.parsed_step(step.label, lfs)
+        result = self.parsed(lfs, step=step.label)
         try:
             layout = result.layout(self.written_file())
         except KeyError:

@@ -23,6 +23,7 @@ import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.commands import ior
+from pfsbench.jobsteps import Step
 
 _base = util.import_module_from_file(
     os.path.join(os.path.dirname(__file__), 'ior_base.py'))
@@ -93,4 +94,4 @@ class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
 
         argv = ior.seed002_mpiio_fpp(self.test_file(),
                                      executable=self.ior_path)
-        return [_base.Step('write+read', 'ior', tuple(argv))]
+        return [Step('write+read', 'ior', tuple(argv))]
