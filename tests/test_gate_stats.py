@@ -225,3 +225,23 @@ def test_shipped_gate_yaml_directions():
                             '%')[1] == 'lower'
     assert cfg.settings_for('dd_stream_per_node', 'start_skew',
                             's') == (1.0, 'lower', False)
+
+
+@pytest.mark.parametrize('n', [3, 5, 10])
+def test_regression_rate_at_the_tolerance_is_alpha_over_two(n):
+    # True change exactly -5 % (on the tolerance): the whole interval lies
+    # beyond -5 % in about 2.5 % of the trials, and true change 0 almost
+    # never; both by Monte Carlo on iid normal samples (CV 5 %).
+    import random
+    rng = random.Random(n)
+    trials = 1500
+    at_tol = zero = 0
+    for _ in range(trials):
+        base = [rng.gauss(100, 5) for _ in range(n)]
+        at_tol += judge(base, [rng.gauss(95, 4.75) for _ in range(n)], 0.05,
+                        'higher')['verdict'] == 'regression'
+        zero += judge(base, [rng.gauss(100, 5) for _ in range(n)], 0.05,
+                      'higher')['verdict'] == 'regression'
+
+    assert 0.01 <= at_tol / trials <= 0.045
+    assert zero / trials < 0.01
