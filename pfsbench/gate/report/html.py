@@ -62,9 +62,12 @@ def render_html(record, max_plots=60):
         '<i>regression</i>: the whole interval is worse than the tolerance; '
         '<i>inconclusive</i>: the interval contains the tolerance, so the '
         'noise is larger than the effect that matters; <i>pass</i>: a loss '
-        f'beyond the tolerance is ruled out. Default tolerance '
-        f'{st["tolerance"]:.0%}; settings: <code>{esc(str(st["config"]))}'
-        '</code>.</p>',
+        'beyond the tolerance is ruled out. '
+        + ('Each interval is at least as wide as the night-to-night noise '
+           'of the variable\'s own history (5 or more earlier sessions). '
+           if st.get('night_noise') else '')
+        + f'Default tolerance {st["tolerance"]:.0%}; settings: '
+        f'<code>{esc(str(st["config"]))}</code>.</p>',
     ]
     rows = sorted_rows(record)
     out.append('<h2>Verdicts</h2><table><tr><th>verdict</th><th>change</th>'
