@@ -445,3 +445,49 @@ def test_night_noise_history_ignores_other_configurations(tmp_path, capsys):
                         'json'], capsys)
     assert code == 1
     assert 'night_noise' not in json.loads(out)['results'][0]
+
+
+def _ior_like(sid, t, mean, stddev, repetitions=5):
+    # One case per session (no --repeat), the tool's own -i iterations
+    # summarised as mean and population stddev, like the IOR checks.
+    tc = synth.make_testcase(sid, 0, 0, 'ior_bw %nodes=1', {
+        'write_bw_mean': (mean, 'MiB/s'),
+        'write_bw_stddev': (stddev, 'MiB/s')}, time=t + 1)
+    tc['repetitions'] = repetitions
+    return synth.make_report([tc], time_start=t, session_uuid=sid)
+
+
+def test_tool_iterations_are_samples(tmp_path, capsys):
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [
+        _ior_like('a' * 8 + '-0000-0000-0000-000000000000', 0.0, 1000.0,
+                  20.0),
+        _ior_like('b' * 8 + '-0000-0000-0000-000000000000', DAY, 800.0,
+                  20.0)])
+    run(['baseline', 'record', 'pre', '--session', 'latest~1', '--db',
+         str(db)], capsys)
+    data = json.loads((tmp_path / 'baselines' / 'pre.json').read_text())
+    assert data['cases'][0]['perfvars']['write_bw_mean']['iterations'] == [5]
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 1
+    rows = {r['var']: r for r in json.loads(out)['results']}
+    mean = rows['write_bw_mean']
+    assert mean['verdict'] == 'regression'
+    assert mean['base']['iterations'] == mean['cur']['iterations'] == 5
+    # By hand: 5 iterations a side, population sd 20 -> sample variance
+    # 20^2 * 5/4; Welch on the log ratio with 8 degrees of freedom.
+    import math
+    from pfsbench.gate.stats import t_quantile
+    a = 400 * 5 / 4 / 5 / 800 ** 2
+    b = 400 * 5 / 4 / 5 / 1000 ** 2
+    nu = (a + b) ** 2 / (a * a / 4 + b * b / 4)
+    half = t_quantile(0.975, nu) * math.sqrt(a + b)
+    assert mean['high'] == pytest.approx(0.8 * math.exp(half) - 1)
+    # The stddev itself has one value a side: no interval.
+    assert rows['write_bw_stddev']['verdict'] == 'inconclusive'
+    off = tmp_path / 'off.yaml'
+    off.write_text('iteration_moments: false\n')
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--config',
+                        str(off)], capsys)
+    assert code == 0 and 'need at least 2 samples' in out

@@ -245,3 +245,17 @@ def test_regression_rate_at_the_tolerance_is_alpha_over_two(n):
 
     assert 0.01 <= at_tol / trials <= 0.045
     assert zero / trials < 0.01
+
+
+def test_moments_from_summaries_is_exact():
+    import random
+    from pfsbench.gate.stats import moments_from_summaries
+    rng = random.Random(3)
+    runs = [[rng.gauss(100, 7) for _ in range(r)] for r in (3, 5, 4)]
+    mom = moments_from_summaries([statistics.fmean(x) for x in runs],
+                                 [statistics.pstdev(x) for x in runs],
+                                 [len(x) for x in runs])
+    every = [v for x in runs for v in x]
+    assert mom.n == 12
+    assert mom.mean == pytest.approx(statistics.fmean(every))
+    assert mom.variance == pytest.approx(statistics.variance(every))

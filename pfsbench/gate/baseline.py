@@ -159,7 +159,8 @@ def build(results, session_uuids, name, name_filter=None):
 
             for var, (value, unit) in rec.perf.items():
                 pv = entry['perfvars'].setdefault(
-                    var, {'unit': unit, 'values': [], 'session_index': []}
+                    var, {'unit': unit, 'values': [], 'session_index': [],
+                          'iterations': []}
                 )
                 if pv['unit'] != unit:
                     raise ConfigError(
@@ -170,6 +171,7 @@ def build(results, session_uuids, name, name_filter=None):
 
                 pv['values'].append(float(value))
                 pv['session_index'].append(index[session.uuid])
+                pv['iterations'].append(rec.iterations)
 
     if not cases:
         raise MissingData(
@@ -179,6 +181,10 @@ def build(results, session_uuids, name, name_filter=None):
 
     for entry in cases.values():
         del entry['config_session']
+        for pv in entry['perfvars'].values():
+            # Only when every sample knows its tool's iteration count.
+            if None in pv['iterations']:
+                del pv['iterations']
 
     return {
         'format_version': FORMAT_VERSION,
@@ -288,6 +294,12 @@ def validate(data, path):
                      f'expected {len(values)} indexes into sessions')
             _require(isinstance(pv.get('unit'), str), path, f'{vwhere}.unit',
                      pv.get('unit'), 'expected a string')
+            its = pv.get('iterations')
+            _require(its is None or (
+                isinstance(its, list) and len(its) == len(values) and
+                all(isinstance(r, int) and r >= 1 for r in its)),
+                path, f'{vwhere}.iterations', its,
+                f'expected {len(values)} iteration counts >= 1')
 
 
 def case_key(case):

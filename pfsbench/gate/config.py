@@ -67,6 +67,7 @@ class GateConfig:
     min_samples: int = 2
     sample_unit: str = 'repeat'
     night_noise: bool = True
+    iteration_moments: bool = True
     changepoint_threshold: float = 5.0
     changepoint_min_segment: int = 3
     changepoint_min_change: float = None
@@ -129,7 +130,7 @@ def _num(path, key, value, lo, hi, integer=False, lo_open=False):
 
 _TOP_KEYS = {'format_version', 'confidence', 'tolerance',
              'inconclusive_exit', 'min_samples', 'sample_unit',
-             'night_noise', 'changepoints',
+             'night_noise', 'iteration_moments', 'changepoints',
              'history_sessions', 'variables'}
 _CP_KEYS = {'threshold', 'min_segment', 'min_change'}
 _VAR_KEYS = {'tolerance', 'direction', 'ignore'}
@@ -189,6 +190,14 @@ def parse(data, path):
                               'expected true or false')
 
         cfg.night_noise = data['night_noise']
+
+    if 'iteration_moments' in data:
+        if not isinstance(data['iteration_moments'], bool):
+            raise ConfigError(path, 'iteration_moments',
+                              data['iteration_moments'],
+                              'expected true or false')
+
+        cfg.iteration_moments = data['iteration_moments']
 
     if 'history_sessions' in data:
         cfg.history_sessions = _num(path, 'history_sessions',

@@ -56,6 +56,11 @@ CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
 #: (pfsbench.checks), the target's path and file-system type.
 CASE_TAG_FIELDS = ('spack_provenance', 'target_path', 'target_fstype')
 
+#: Loggable test-case fields holding the tool's own iteration count (IOR
+#: and mdtest ``-i``): with ``<x>_mean`` and ``<x>_stddev`` figures they
+#: give the gate every iteration's moments (pfsbench.gate.verdict).
+ITERATION_COUNT_FIELDS = ('repetitions', 'iterations')
+
 
 class ResultsError(PfsbenchError):
     """The results database or a report cannot be read (exit 2)."""
@@ -206,6 +211,8 @@ class Record:
     config: dict
     #: ``((field, value), ...)`` of :data:`CASE_TAG_FIELDS` present.
     tags: tuple = ()
+    #: The tool's iteration count in this case, if the check logs one.
+    iterations: int = None
 
 
 def _repeat_no(tc):
@@ -215,6 +222,16 @@ def _repeat_no(tc):
 
     match = re.search(r'%\.repeat_no=(\d+)', display)
     return int(match.group(1)) if match else 0
+
+
+def _iterations(tc):
+    for name in ITERATION_COUNT_FIELDS:
+        value = tc.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                value >= 1:
+            return value
+
+    return None
 
 
 def _records_of_report(report, source):
@@ -297,6 +314,7 @@ def _records_of_report(report, source):
                 jobid=str(tc.get('jobid') or ''),
                 nodelist=nodelist,
                 perf=perf, config=config, tags=tags,
+                iterations=_iterations(tc),
             ))
 
     return session, records

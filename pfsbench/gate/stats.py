@@ -248,7 +248,56 @@ def ratio_interval(base, cur, confidence=0.95):
             f'got {nb} baseline and {nc} current'
         )
 
-    mb, mc = statistics.fmean(base), statistics.fmean(cur)
+    return ratio_interval_moments(
+        Moments(statistics.fmean(base),
+                statistics.variance(base) if nb > 1 else None, nb),
+        Moments(statistics.fmean(cur),
+                statistics.variance(cur) if nc > 1 else None, nc),
+        confidence)
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Mean, sample variance (``None`` for one sample) and count."""
+
+    mean: float
+    variance: float
+    n: int
+
+
+def moments_from_summaries(means, pstdevs, counts):
+    """The moments of all iterations of several runs, from each run's
+    mean, population standard deviation and iteration count (what IOR and
+    mdtest print as Mean and StdDev over ``-i`` iterations).
+
+    Exact: the pooled sum of squares is
+    ``sum(r_i s_i^2 + r_i (m_i - M)^2)`` with ``M`` the grand mean.
+
+    Args:
+        means: per-run means.
+        pstdevs: per-run population standard deviations.
+        counts: per-run iteration counts (>= 1).
+
+    Returns:
+        :class:`Moments` over ``sum(counts)`` iterations.
+    """
+    total = sum(counts)
+    grand = sum(r * m for r, m in zip(counts, means)) / total
+    ss = sum(r * s * s + r * (m - grand) ** 2
+             for m, s, r in zip(means, pstdevs, counts))
+    return Moments(grand, ss / (total - 1) if total > 1 else None, total)
+
+
+def ratio_interval_moments(base, cur, confidence=0.95):
+    """:func:`ratio_interval` from :class:`Moments` of each side."""
+    nb, nc = base.n, cur.n
+    if nb < 2 and nc < 2:
+        raise NotEnoughSamples(
+            'need at least 2 samples on one side to estimate the spread, '
+            f'got {nb} baseline and {nc} current'
+        )
+
+    mb, mc = base.mean, cur.mean
     if mb <= 0 or mc <= 0:
         raise NotEnoughSamples(
             f'means must be positive for a ratio, got baseline {mb!r} and '
@@ -256,8 +305,8 @@ def ratio_interval(base, cur, confidence=0.95):
         )
 
     borrowed = ''
-    cv2b = statistics.variance(base) / mb ** 2 if nb > 1 else None
-    cv2c = statistics.variance(cur) / mc ** 2 if nc > 1 else None
+    cv2b = base.variance / mb ** 2 if nb > 1 else None
+    cv2c = cur.variance / mc ** 2 if nc > 1 else None
     if cv2b is None:
         cv2b, borrowed = cv2c, 'base'
     elif cv2c is None:

@@ -15,8 +15,9 @@ from pfsbench import __version__
 from pfsbench.errors import ConfigError, NotEnoughSamples
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import changepoints as cp
-from pfsbench.gate.stats import (floor_by_nights, night_noise,
-                                 ratio_interval, repeats_to_settle)
+from pfsbench.gate.stats import (floor_by_nights, moments_from_summaries,
+                                 night_noise, ratio_interval,
+                                 ratio_interval_moments, repeats_to_settle)
 
 REPORT_FORMAT_VERSION = 1
 VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
@@ -94,7 +95,7 @@ def fixed_tolerance_verdict(base, cur, tolerance, direction):
 
 
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
-          nights=None):
+          nights=None, moments=None):
     """Verdict of one variable from its samples.
 
     Args:
@@ -108,6 +109,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
             log session mean and the baseline's session count, or ``None``;
             the interval is then at least that wide
             (:func:`pfsbench.gate.stats.floor_by_nights`).
+        moments: ``(baseline, current)``
+            :class:`~pfsbench.gate.stats.Moments` of every tool iteration,
+            used instead of ``base`` and ``cur`` for the interval.
 
     Returns:
         A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
@@ -123,7 +127,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         return out
 
     try:
-        iv = ratio_interval(base, cur, confidence)
+        if moments is not None:
+            iv = ratio_interval_moments(*moments, confidence)
+        else:
+            iv = ratio_interval(base, cur, confidence)
     except NotEnoughSamples as err:
         out['reason'] = str(err)
         return out
@@ -134,8 +141,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
     verdict, threshold = decide(iv, tolerance, direction)
-    if len(cur) < min_samples and verdict != 'inconclusive':
-        out['reason'] = (f'{len(cur)} current sample(s), the gate needs '
+    n_cur = moments[1].n if moments is not None else len(cur)
+    if n_cur < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{n_cur} current sample(s), the gate needs '
                          f'{min_samples}')
         return out
 
@@ -175,12 +183,54 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         out['reason'] += ('; interval widened to the night-to-night noise '
                           'of the history')
 
+    if moments is not None:
+        out['reason'] += (f'; samples: {moments[0].n} baseline and '
+                          f'{moments[1].n} current tool iterations (from '
+                          'each run\'s mean and standard deviation)')
+
     if iv.borrowed:
         side = 'baseline' if iv.borrowed == 'base' else 'current'
         out['reason'] += (f'; one {side} sample, spread taken from the '
                           'other side')
 
     return out
+
+
+#: A ``<x>_mean`` figure with a ``<x>_stddev`` sibling is a mean over the
+#: tool's iterations (IOR, mdtest ``-i``) with its population spread.
+MEAN_SUFFIX, STDDEV_SUFFIX = '_mean', '_stddev'
+
+
+def iteration_moments(case, var, records):
+    """Moments of every tool iteration behind ``var`` on both sides, or
+    ``None`` when ``var`` is not such a mean or a count is missing.
+
+    Args:
+        case: the baseline case (its ``perfvars`` hold the sibling).
+        var: the variable, ``<x>_mean``.
+        records: the current session's records of the case.
+
+    Returns:
+        ``(baseline Moments, current Moments)`` or ``None``.
+    """
+    if not var.endswith(MEAN_SUFFIX):
+        return None
+
+    sibling = var[:-len(MEAN_SUFFIX)] + STDDEV_SUFFIX
+    pv, sd = case['perfvars'][var], case['perfvars'].get(sibling)
+    if sd is None or 'iterations' not in pv or \
+            len(sd['values']) != len(pv['values']):
+        return None
+
+    cur = [(r.perf[var][0], r.perf[sibling][0], r.iterations)
+           for r in records if var in r.perf and sibling in r.perf]
+    if not cur or len(cur) != len(records) or \
+            any(v is None or s is None or n is None for v, s, n in cur):
+        return None
+
+    return (moments_from_summaries(pv['values'], sd['values'],
+                                   pv['iterations']),
+            moments_from_summaries(*zip(*cur)))
 
 
 def session_means(perfvar):
@@ -363,6 +413,13 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                       'df': noise[1],
                                       'sessions': len(past[(key, var)])}
 
+            moments = None
+            if config.iteration_moments and config.sample_unit == 'repeat':
+                moments = iteration_moments(case, var, records)
+                if moments is not None:
+                    row['base']['iterations'] = moments[0].n
+                    row['cur']['iterations'] = moments[1].n
+
             if config.sample_unit == 'session':
                 # One sample per session: the baseline's session means
                 # against this session's mean, so night-to-night drift
@@ -379,7 +436,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
-                                 else config.min_samples, nights=nights))
+                                 else config.min_samples, nights=nights,
+                                 moments=moments))
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
