@@ -68,6 +68,9 @@ def add_parser(subparsers):
 
 def run(args):
     config = gate_config.load(args.config)
+    # Name a missing database before a baseline looked for beside it; the
+    # baseline is checked before the (slow) database is read.
+    cliutil.require_source(args)
     directory = cliutil.baseline_dir(args)
     baseline = bl.load(directory, args.baseline)
     results = cliutil.load(args)

@@ -491,3 +491,9 @@ def test_tool_iterations_are_samples(tmp_path, capsys):
     code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--config',
                         str(off)], capsys)
     assert code == 0 and 'need at least 2 samples' in out
+
+
+def test_gate_names_a_missing_database_first(tmp_path, capsys):
+    code, _, err = run(['gate', '-b', 'pre', '--db',
+                        str(tmp_path / 'none.db')], capsys)
+    assert code == 3 and 'none.db: results database not found' in err

@@ -92,6 +92,18 @@ def compile_name(args):
                           f'not a regular expression: {err}') from None
 
 
+def require_source(args):
+    """Raise MissingData naming the database (or report) that is absent."""
+    for path in args.report:
+        if not os.path.exists(path):
+            raise MissingData(f'{path}: run report not found')
+
+    if not args.report and not os.path.exists(db_path(args)):
+        raise MissingData(f'{db_path(args)}: results database not found '
+                          '(set --db or PFSBENCH_RUNS; has ReFrame run with '
+                          'storage enabled?)')
+
+
 def load(args):
     for path in args.report:
         if not os.path.exists(path):
