@@ -190,9 +190,17 @@ def test_session_that_stopped_early(db, capsys):
     run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
     rep = nightly(2 * DAY)
     rep['session_info']['num_aborted'] = 1
+    rep['runs'][0]['testcases'][-1]['result'] = 'abort'
     add(db, rep)
-    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
-    assert code == 3 and 'stopped early' in out
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 3
+    record = json.loads(out)
+    reasons = [m['reason'] for m in record['missing']]
+    assert 'stopped early: 1 aborted case(s)' in reasons
+    assert any('repeat(s) unusable: aborted' in r for r in reasons)
+    # What finished is still judged.
+    assert [r['name'] for r in record['results']] == [CASE1]
 
 
 def test_different_parameters_are_an_input_error(db, capsys):

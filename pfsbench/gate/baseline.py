@@ -92,6 +92,9 @@ def unusable_reason(record, session):
             else 'no reason given'
         return f'failed in {record.fail_phase}: {reason}'
 
+    if record.result in ('abort', 'skip'):
+        return {'abort': 'aborted', 'skip': 'skipped'}[record.result]
+
     if not record.perf:
         return 'no performance variables'
 

@@ -357,12 +357,6 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                             f'repeat(s) unusable: {why}'})
             continue
 
-        if session.num_aborted:
-            missing.append({'case': str(key), 'session': sess_uuid,
-                            'reason': f'session stopped early '
-                            f'({session.num_aborted} aborted case(s))'})
-            continue
-
         for rec in records:
             if rec.config != case.get('config', {}):
                 field, old, new = bl._first_difference(case.get('config', {}),
@@ -443,6 +437,15 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 pv['values'], cur, tol, direction
             ) if direction else None
             rows.append(row)
+
+    # A session that stopped early is missing data even where its finished
+    # cases could be judged (they are): what it did not run is unknown.
+    for uuid in session_uuids:
+        session = results.sessions[uuid]
+        if session.num_aborted:
+            missing.append({'case': f'session {uuid}', 'session': uuid,
+                            'reason': f'stopped early: {session.num_aborted}'
+                            ' aborted case(s)'})
 
     new_cases = sorted({str(r.key) for r in results.records
                         if r.session in set(session_uuids) and
