@@ -103,6 +103,9 @@ def main():
           'html', 60)
     total = sum(dt for label, dt in timer.rows
                 if not label.startswith(('generate', 'compare', 'history')))
+    small = timer('read only the newest 61 sessions (history_sessions: 60)',
+                  read_database, db, newest=61)
+    print(f'  {len(small.sessions)} sessions')
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
     print(f'gate end to end (read + baseline + run_gate + 3 renders): '
           f'{total:.1f} s; peak RSS {peak:.0f} MiB')

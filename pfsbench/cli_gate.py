@@ -73,7 +73,7 @@ def run(args):
     cliutil.require_source(args)
     directory = cliutil.baseline_dir(args)
     baseline = bl.load(directory, args.baseline)
-    results = cliutil.load(args)
+    results = cliutil.load(args, window=config.history_sessions)
     uuids = cliutil.select_sessions(args, results)
     if not any(r.session in uuids for r in results.records):
         raise MissingData(

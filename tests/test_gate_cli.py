@@ -505,3 +505,13 @@ def test_gate_names_a_missing_database_first(tmp_path, capsys):
     code, _, err = run(['gate', '-b', 'pre', '--db',
                         str(tmp_path / 'none.db')], capsys)
     assert code == 3 and 'none.db: results database not found' in err
+
+
+def test_read_only_the_newest_sessions(db):
+    from pfsbench.gate.results import read_database
+    add(db, nightly(2 * DAY), nightly(3 * DAY))
+    results = read_database(str(db), newest=2)
+    assert sorted(s.time_start for s in results.sessions.values()) == \
+        [2 * DAY, 3 * DAY]
+    assert len(read_database(str(db), newest=2, since=3 * DAY).sessions) \
+        == 1

@@ -104,13 +104,24 @@ def require_source(args):
                           'storage enabled?)')
 
 
-def load(args):
+def load(args, window=None):
+    """Load the results; with ``window``, only the sessions the gate can
+    use: the newest ``window`` plus those ``latest~N`` reaches back to
+    (all of them if a session is named by uuid or ``--since`` is given,
+    whose history may lie further back)."""
     for path in args.report:
         if not os.path.exists(path):
             raise MissingData(f'{path}: run report not found')
 
+    newest = None
+    specs = getattr(args, 'session', None) or ['latest']
+    if window is not None and not getattr(args, 'since', None):
+        backs = [re.fullmatch(r'latest(?:~(\d+))?', s) for s in specs]
+        if all(backs):
+            newest = window + 1 + max(int(m.group(1) or 0) for m in backs)
+
     return load_results(db=db_path(args), reports=args.report,
-                        timeout=args.lock_timeout)
+                        timeout=args.lock_timeout, newest=newest)
 
 
 def select_sessions(args, results):

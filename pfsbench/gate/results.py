@@ -431,7 +431,7 @@ def _reframe_read_lock(db_path, timeout):
         fp.close()
 
 
-def read_database(path, timeout=30.0, since=None):
+def read_database(path, timeout=30.0, since=None, newest=None):
     """Load every session of a ReFrame results database, read-only.
 
     Args:
@@ -439,6 +439,8 @@ def read_database(path, timeout=30.0, since=None):
         timeout: seconds to wait for a writer to finish.
         since: if set, only sessions that started at or after this Unix
             time.
+        newest: if set, only the newest this many sessions (a long
+            history then costs no more than its window).
 
     Returns:
         A :class:`Results`.
@@ -479,11 +481,17 @@ def read_database(path, timeout=30.0, since=None):
                     f'{", ".join(DB_SCHEMA_VERSIONS)}, ReFrame 4.x)'
                 )
 
-            query = 'SELECT uuid, json_blob FROM sessions'
+            query = 'SELECT uuid, json_blob FROM sessions WHERE 1'
             args = ()
             if since is not None:
-                query += ' WHERE session_start_unix >= ?'
-                args = (since,)
+                query += ' AND session_start_unix >= ?'
+                args += (since,)
+
+            if newest is not None:
+                # The sort touches the small columns only, never the blobs.
+                query += (' AND uuid IN (SELECT uuid FROM sessions ORDER BY '
+                          'session_start_unix DESC LIMIT ?)')
+                args += (int(newest),)
 
             try:
                 # No ORDER BY: without ReFrame's index SQLite would sort
@@ -549,10 +557,11 @@ def read_reports(paths):
     return results.finish()
 
 
-def load_results(db=None, reports=None, since=None, timeout=30.0):
+def load_results(db=None, reports=None, since=None, timeout=30.0,
+                 newest=None):
     """Load results from report files if given, else from the database."""
     if reports:
         return read_reports(reports)
 
     return read_database(db or default_db_path(), timeout=timeout,
-                         since=since)
+                         since=since, newest=newest)
