@@ -515,3 +515,6 @@ def test_read_only_the_newest_sessions(db):
         [2 * DAY, 3 * DAY]
     assert len(read_database(str(db), newest=2, since=3 * DAY).sessions) \
         == 1
+    # The window before a --since: 1 older session plus the 2 since.
+    assert len(read_database(str(db), newest=1,
+                             newest_since=2 * DAY).sessions) == 3

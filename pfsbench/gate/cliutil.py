@@ -106,22 +106,25 @@ def require_source(args):
 
 def load(args, window=None):
     """Load the results; with ``window``, only the sessions the gate can
-    use: the newest ``window`` plus those ``latest~N`` reaches back to
-    (all of them if a session is named by uuid or ``--since`` is given,
-    whose history may lie further back)."""
+    use: the newest ``window`` plus those ``latest~N`` reaches back to or
+    ``--since`` selects (all of them if a session is named by uuid)."""
     for path in args.report:
         if not os.path.exists(path):
             raise MissingData(f'{path}: run report not found')
 
-    newest = None
+    newest = newest_since = None
     specs = getattr(args, 'session', None) or ['latest']
-    if window is not None and not getattr(args, 'since', None):
+    since = getattr(args, 'since', None)
+    if window is not None and since:
+        newest, newest_since = window + 1, parse_since(since)
+    elif window is not None:
         backs = [re.fullmatch(r'latest(?:~(\d+))?', s) for s in specs]
         if all(backs):
             newest = window + 1 + max(int(m.group(1) or 0) for m in backs)
 
     return load_results(db=db_path(args), reports=args.report,
-                        timeout=args.lock_timeout, newest=newest)
+                        timeout=args.lock_timeout, newest=newest,
+                        newest_since=newest_since)
 
 
 def select_sessions(args, results):

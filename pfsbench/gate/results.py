@@ -431,7 +431,8 @@ def _reframe_read_lock(db_path, timeout):
         fp.close()
 
 
-def read_database(path, timeout=30.0, since=None, newest=None):
+def read_database(path, timeout=30.0, since=None, newest=None,
+                  newest_since=None):
     """Load every session of a ReFrame results database, read-only.
 
     Args:
@@ -441,6 +442,8 @@ def read_database(path, timeout=30.0, since=None, newest=None):
             time.
         newest: if set, only the newest this many sessions (a long
             history then costs no more than its window).
+        newest_since: add the number of sessions started at or after this
+            Unix time to ``newest`` (the window before a ``--since``).
 
     Returns:
         A :class:`Results`.
@@ -486,6 +489,11 @@ def read_database(path, timeout=30.0, since=None, newest=None):
             if since is not None:
                 query += ' AND session_start_unix >= ?'
                 args += (since,)
+
+            if newest_since is not None:
+                newest = (newest or 0) + conn.execute(
+                    'SELECT COUNT(*) FROM sessions WHERE '
+                    'session_start_unix >= ?', (newest_since,)).fetchone()[0]
 
             if newest is not None:
                 # The sort touches the small columns only, never the blobs.
@@ -558,10 +566,11 @@ def read_reports(paths):
 
 
 def load_results(db=None, reports=None, since=None, timeout=30.0,
-                 newest=None):
+                 newest=None, newest_since=None):
     """Load results from report files if given, else from the database."""
     if reports:
         return read_reports(reports)
 
     return read_database(db or default_db_path(), timeout=timeout,
-                         since=since, newest=newest)
+                         since=since, newest=newest,
+                         newest_since=newest_since)
