@@ -4,6 +4,7 @@ with change points named by session and by the tags that changed."""
 
 import base64
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 
@@ -66,6 +67,14 @@ def test_text_and_markdown(record):
 def test_junit_parses(record):
     xml = render(record, 'junit')
     root = ET.fromstring(xml.split('\n', 1)[1])
+    # Valid against the JUnit schema ReFrame ships (lxml comes with
+    # ReFrame).
+    import lxml.etree
+    import reframe
+    schema = lxml.etree.XMLSchema(lxml.etree.parse(os.path.join(
+        reframe.INSTALL_PREFIX, 'reframe', 'schemas', 'junit.xsd')))
+    doc = lxml.etree.fromstring(xml.encode())
+    assert schema.validate(doc), schema.error_log
     suite = root.find('testsuite')
     assert suite.get('tests') == '8' and suite.get('failures') == '8'
     cases = suite.findall('testcase')

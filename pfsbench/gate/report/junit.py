@@ -1,27 +1,44 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """JUnit XML rendering: one test case per (case, variable).
 
-A regression is a ``<failure>``, missing data an ``<error>``, an
-inconclusive verdict a ``<skipped>`` with the reason (CI systems show it
-without failing the build; the exit code carries the site's choice).
+The layout follows the JUnit schema ReFrame ships
+(``reframe/schemas/junit.xsd``, Apache Ant's): a regression is a
+``<failure>``, missing data an ``<error>``, an inconclusive or ignored
+verdict ``<skipped>`` with the reason (CI systems show it without failing
+the build; the exit code carries the site's choice); passes and
+improvements have no child, and their figures go to the suite's
+``<system-out>``.
 """
 
+import socket
 import xml.etree.ElementTree as ET
 
 from pfsbench.gate.report.tables import figure, interval, pct
+
+
+def _line(r):
+    return (f'{r["var"]}: {pct(r["change"])} {interval(r)}; baseline '
+            f'{figure(r["base"], r["unit"])}, now '
+            f'{figure(r["cur"], r["unit"])}; {r["reason"]}')
 
 
 def render_junit(record):
     rows = record['results']
     failures = sum(r['verdict'] == 'regression' for r in rows)
     skipped = sum(r['verdict'] in ('inconclusive', 'ignored') for r in rows)
-    suites = ET.Element('testsuites', name='pfsbench gate')
+    sessions = record['current_sessions']
+    hostname = sessions[0].get('hostname') if sessions else None
+    suites = ET.Element('testsuites')
     suite = ET.SubElement(suites, 'testsuite', {
         'name': f'pfsbench gate vs baseline {record["baseline"]["name"]}',
+        'package': 'pfsbench.gate',
+        'id': '0',
+        'hostname': hostname or socket.gethostname(),
         'tests': str(len(rows) + len(record['missing'])),
         'failures': str(failures),
         'errors': str(len(record['missing'])),
         'skipped': str(skipped),
+        'time': '0',
         'timestamp': record['created'][:19],
     })
     props = ET.SubElement(suite, 'properties')
@@ -29,9 +46,10 @@ def render_junit(record):
         ET.SubElement(props, 'property', name=key,
                       value=str(record['settings'][key]))
 
-    for s in record['current_sessions']:
+    for s in sessions:
         ET.SubElement(props, 'property', name='session', value=s['uuid'])
 
+    passed = []
     for r in rows:
         tc = ET.SubElement(suite, 'testcase', {
             'classname': f'{r["check"]}.{r["system"]}:{r["partition"]}'
@@ -39,16 +57,14 @@ def render_junit(record):
             'name': f'{r["name"]} {r["var"]}',
             'time': '0',
         })
-        text = (f'{r["var"]}: {pct(r["change"])} {interval(r)}; baseline '
-                f'{figure(r["base"], r["unit"])}, now '
-                f'{figure(r["cur"], r["unit"])}; {r["reason"]}')
+        text = _line(r)
         if r['verdict'] == 'regression':
             ET.SubElement(tc, 'failure', message=text,
                           type='regression').text = text
         elif r['verdict'] in ('inconclusive', 'ignored'):
             ET.SubElement(tc, 'skipped', message=text)
         else:
-            ET.SubElement(tc, 'system-out').text = f'{r["verdict"]}: {text}'
+            passed.append(f'{r["verdict"]}: {r["case"]} {text}')
 
     for m in record['missing']:
         tc = ET.SubElement(suite, 'testcase', {
@@ -56,6 +72,8 @@ def render_junit(record):
         ET.SubElement(tc, 'error', message=m['reason'],
                       type='missing-data').text = m['reason']
 
+    ET.SubElement(suite, 'system-out').text = '\n'.join(passed)
+    ET.SubElement(suite, 'system-err').text = ''
     ET.indent(suites)
     return ET.tostring(suites, encoding='unicode',
                        xml_declaration=True) + '\n'
