@@ -40,6 +40,13 @@ _extras = {
     'max_nodes': 4,
     'max_bytes_per_stream': 128 * 2**20,
 }
+# As on `local`: the checks write into their stage directory unless
+# PFSBENCH_SCRATCH names a directory to benchmark (every emulated node sees
+# this host's file systems).
+if os.environ.get('PFSBENCH_SCRATCH'):
+    _extras['targets'] = [{'name': 'scratch',
+                           'path': os.environ['PFSBENCH_SCRATCH'],
+                           'descr': 'PFSBENCH_SCRATCH'}]
 # Dropping the page cache needs root; CI is root, a developer may not be.
 _features = ['pfs', 'mpi'] + (['drop_caches'] if os.geteuid() == 0 else [])
 
