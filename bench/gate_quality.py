@@ -31,11 +31,11 @@ With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
 
 Needs root, a free loop device and a writable cgroup block-I/O controller.
-Prints every command it runs.  About 25 minutes with the defaults;
+Prints every command it runs.  About 45 minutes with the defaults;
 rerunning with the same ``--work`` measures only what is missing and redoes
 the trials.
 
-Usage: python3 bench/gate_quality.py [--sessions 3] [--natural-sessions 10]
+Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
        [--repeats 20] [--work DIR]
 """
 
@@ -153,9 +153,10 @@ def stored(runs):
     if not os.path.exists(db):
         return set()
 
+    # A session that stopped early (a killed bench) is measured again.
     return {(int(s.extras['bench_session']), s.extras['bench_condition'])
             for s in read_database(db).sessions.values()
-            if 'bench_condition' in s.extras}
+            if 'bench_condition' in s.extras and not s.num_aborted}
 
 
 def run_sessions(args, throttle, mnt, runs, plan):
@@ -196,7 +197,7 @@ def collect(runs):
     pools = {}
     for sess in results.ordered_sessions():
         cond = sess.extras.get('bench_condition')
-        if cond is None:
+        if cond is None or sess.num_aborted:
             continue
 
         for var in VARIABLES:
@@ -311,8 +312,8 @@ def report(pools, args):
     print('Rows with true = none are false-alarm rates; the others are '
           'detection rates. gate = repeats only (night_noise: false); '
           'gate+nights = the default, with the interval floored at the '
-          'night-to-night noise of >= 5 other sessions (only the '
-          'unthrottled target has that many).')
+          'night-to-night noise of the other sessions of the baseline\'s '
+          'condition (when there are >= 5).')
     k = 5
     if len(pools['natural']['write_bw']) > k:
         print()
@@ -343,8 +344,9 @@ def _cv(values):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--sessions', type=int, default=3,
-                        help='sessions per condition (default: 3)')
+    parser.add_argument('--sessions', type=int, default=7,
+                        help='sessions per capped condition (default: 7, '
+                             'so the night-noise floor has 5 others)')
     parser.add_argument('--natural-sessions', type=int, default=10,
                         help='sessions of the unthrottled target '
                              '(default: 10)')
