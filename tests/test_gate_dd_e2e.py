@@ -12,12 +12,12 @@ cgroup v1 ``blkio`` (or v2 ``io``) controller; skipped otherwise.
 import os
 import re
 import shlex
-import shutil
-import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import cappedfs
 from pfsbench import cli
 from pfsbench.gate import extras
 
@@ -30,88 +30,20 @@ CAP = 40 * 2**20             # bytes/s of the unchanged target
 GATE_VERBS = ['cli_session_extras', 'cli_baseline', 'cli_gate', 'cli_report']
 
 
-def _blkio_dir():
-    v1 = '/sys/fs/cgroup/blkio'
-    if os.path.exists(os.path.join(v1, 'blkio.throttle.read_bps_device')):
-        return v1, False
-
-    v2 = '/sys/fs/cgroup/unified'
-    try:
-        with open(os.path.join(v2, 'cgroup.controllers')) as fp:
-            if 'io' in fp.read().split():
-                return v2, True
-    except OSError:
-        pass
-
-    return None, None
-
-
-def _sh(argv, **kwargs):
-    print('+ ' + shlex.join(argv), flush=True)
-    return subprocess.run(argv, text=True, **kwargs)
-
-
 @pytest.fixture(scope='module')
-def capped_fs(tmp_path_factory):
+def capped_fs():
     if not os.path.exists(DD_CHECK):
         pytest.skip(f'{DD_CHECK} not written yet')
 
     if not os.path.exists(REFRAME):
         pytest.skip(f'no reframe next to {sys.executable}')
 
-    if os.geteuid() != 0:
-        pytest.skip('needs root for a loop device and a cgroup')
-
-    base, v2 = _blkio_dir()
-    if base is None:
-        pytest.skip('no writable cgroup block-I/O controller')
-
-    for tool in ('losetup', 'mkfs.ext4', 'mount', 'umount'):
-        if shutil.which(tool) is None:
-            pytest.skip(f'{tool} not found')
-
-    work = tmp_path_factory.mktemp('dd-e2e')
-    img, mnt = work / 'fs.img', work / 'mnt'
-    mnt.mkdir()
-    _sh(['truncate', '-s', '512M', str(img)], check=True)
-    _sh(['mkfs.ext4', '-q', '-F', str(img)], check=True)
-    proc = _sh(['losetup', '-f', '--show', str(img)], capture_output=True)
-    if proc.returncode != 0:
-        pytest.skip(f'no free loop device: {proc.stderr.strip()}')
-
-    loop = proc.stdout.strip()
-    cgroup = os.path.join(base, f'pfsbench-gate-test-{os.getpid()}')
-    try:
-        _sh(['mount', loop, str(mnt)], check=True)
-        os.makedirs(cgroup)
-        with open(f'/sys/block/{os.path.basename(loop)}/dev') as fp:
-            devno = fp.read().strip()
-
-        yield {'work': work, 'mnt': str(mnt), 'cgroup': cgroup,
-               'devno': devno, 'v2': v2}
-    finally:
-        _sh(['umount', str(mnt)])
-        _sh(['losetup', '-d', loop])
-        if os.path.isdir(cgroup):
-            os.rmdir(cgroup)
-
-
-def _cap(fs, bps):
-    if fs['v2']:
-        settings = [('io.max', f'{fs["devno"]} rbps={bps} wbps={bps}')]
-    else:
-        settings = [('blkio.throttle.read_bps_device', f'{fs["devno"]} {bps}'),
-                    ('blkio.throttle.write_bps_device',
-                     f'{fs["devno"]} {bps}')]
-
-    for name, text in settings:
-        print(f'+ echo "{text}" > {fs["cgroup"]}/{name}')
-        with open(os.path.join(fs['cgroup'], name), 'w') as fp:
-            fp.write(text)
+    with cappedfs.capped_loop_fs('gate-local') as fs:
+        yield fs
 
 
 def _reframe(fs, runs, bps, fs_version):
-    _cap(fs, int(bps))
+    cappedfs.cap(fs, bps)
     tags = extras.collect(fs['mnt'])
     tags['fs_version'] = fs_version
     argv = [REFRAME, '-C', 'config/pfsbench.py', '-c', 'reframe-checks/dd',
@@ -124,7 +56,7 @@ def _reframe(fs, runs, bps, fs_version):
            'sh', *argv]
     env = dict(os.environ, PFSBENCH_RUNS=str(runs),
                PFSBENCH_SCRATCH=fs['mnt'])
-    proc = _sh(cmd, cwd=REPO, env=env, capture_output=True)
+    proc = cappedfs.sh(cmd, cwd=REPO, env=env, capture_output=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert 'Ran 3/3 test case(s)' in proc.stdout
 
@@ -138,13 +70,19 @@ def _gate(argv, capsys):
 
 def test_dd_baseline_unchanged_slowdown(capped_fs, monkeypatch, capsys):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
-    runs = capped_fs['work'] / 'runs'
+    work = Path(capped_fs['work'])
+    runs = work / 'runs'
     db = str(runs / 'results.db')
-    # This VM's disk moves 30 % between runs; the cap makes the target
-    # steady, and a 25 % tolerance keeps write figures (whose page-cache
-    # writeback the cgroup does not fully charge) from flaking.
-    settings = capped_fs['work'] / 'gate.yaml'
-    settings.write_text('tolerance: 0.25\n')
+    # This VM's disk moves 30 % between runs; the cap makes reads steady.
+    settings = work / 'gate.yaml'
+    # Only reads follow the cap (writeback escapes a v1 cgroup), so the
+    # uncapped write figures, which swing by more than the tolerance
+    # between nights on this disk, are logged but not gated here.
+    settings.write_text('tolerance: 0.25\n'
+                        'variables:\n'
+                        '  "write_*": {ignore: true}\n'
+                        '  "*_spread": {ignore: true}\n'
+                        '  start_skew: {ignore: true}\n')
     common = ['--db', db, '--config', str(settings)]
 
     _reframe(capped_fs, runs, CAP, '1.8')
@@ -160,7 +98,7 @@ def test_dd_baseline_unchanged_slowdown(capped_fs, monkeypatch, capsys):
     assert 'regression' not in out
 
     _reframe(capped_fs, runs, CAP / 2, '2.0')
-    html = capped_fs['work'] / 'gate.html'
+    html = work / 'gate.html'
     code, out, err = _gate(['gate', '-b', 'pre-upgrade', *common, '--html',
                             str(html)], capsys)
     assert code == 1, out + err
