@@ -113,3 +113,14 @@ def join(fs, pid):
     """Move process ``pid`` (and its future children) into the cgroup."""
     with open(os.path.join(fs['cgroup'], 'cgroup.procs'), 'w') as fp:
         fp.write(str(pid))
+
+
+#: Gate settings for runs on the capped target: only reads follow the cap
+#: (writeback escapes a v1 cgroup), so the uncapped write figures, which
+#: swing past the tolerance between nights on a shared disk, are logged but
+#: not gated.
+READ_GATE_SETTINGS = ('tolerance: 0.25\n'
+                      'variables:\n'
+                      '  "write_*": {ignore: true}\n'
+                      '  "*_spread": {ignore: true}\n'
+                      '  start_skew: {ignore: true}\n')

@@ -75,14 +75,7 @@ def test_dd_baseline_unchanged_slowdown(capped_fs, monkeypatch, capsys):
     db = str(runs / 'results.db')
     # This VM's disk moves 30 % between runs; the cap makes reads steady.
     settings = work / 'gate.yaml'
-    # Only reads follow the cap (writeback escapes a v1 cgroup), so the
-    # uncapped write figures, which swing by more than the tolerance
-    # between nights on this disk, are logged but not gated here.
-    settings.write_text('tolerance: 0.25\n'
-                        'variables:\n'
-                        '  "write_*": {ignore: true}\n'
-                        '  "*_spread": {ignore: true}\n'
-                        '  start_skew: {ignore: true}\n')
+    settings.write_text(cappedfs.READ_GATE_SETTINGS)
     common = ['--db', db, '--config', str(settings)]
 
     _reframe(capped_fs, runs, CAP, '1.8')

@@ -75,16 +75,8 @@ def test_gate_through_slurm(capped_slurm, tmp_path):
     fs = capped_slurm
     runs = tmp_path / 'runs'
     db = str(runs / 'results.db')
-    # 25 %: the cap makes the target steady; writes are only partly capped.
     settings = tmp_path / 'gate.yaml'
-    # Only reads follow the cap (writeback escapes a v1 cgroup), so the
-    # uncapped write figures, which swing by more than the tolerance
-    # between nights on this disk, are logged but not gated here.
-    settings.write_text('tolerance: 0.25\n'
-                        'variables:\n'
-                        '  "write_*": {ignore: true}\n'
-                        '  "*_spread": {ignore: true}\n'
-                        '  start_skew: {ignore: true}\n')
+    settings.write_text(cappedfs.READ_GATE_SETTINGS)
     gate = ['gate', '-b', 'pre-upgrade', '--db', db, '--config',
             str(settings)]
 
@@ -98,8 +90,15 @@ def test_gate_through_slurm(capped_slurm, tmp_path):
     assert code == 0, out + err
 
     _night(fs, runs, CAP / 2, '2.0')
-    code, out, err = _pfsbench(gate + ['--junit', str(tmp_path / 'g.xml')])
+    html = tmp_path / 'g.html'
+    code, out, err = _pfsbench(gate + ['--junit', str(tmp_path / 'g.xml'),
+                                       '--html', str(html)])
     assert code == 1, out + err
+    page = html.read_text()
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
+                        page)
+    assert images and all(len(b) > 1000 for b in images)
+    assert 'dd_stream_per_node %nodes=2' in page
     regressed = set(re.findall(
         r'^regression: dd_stream_per_node %nodes=2 @localslurm:srun\+builtin '
         r'(\w+):', out, re.M))

@@ -33,6 +33,35 @@ def _target(name, path, descr):
             'descr': descr}
 
 
+_STRIPED = _target('striped', '/gluster/pfsbench',
+                   'striped volume, 3 servers, 72 GB')
+
+
+def _partition(name, descr, targets):
+    # The source ran the same 3 clients over two interconnects; both
+    # partitions are otherwise the same.
+    return {
+        'name': name,
+        'descr': descr,
+        'scheduler': 'slurm',
+        'launcher': 'srun',
+        'access': [f'--partition={name}', '--exclusive'],
+        'environs': ['builtin'],
+        # '#SBATCH --nodes=N': the source fixed 3 nodes.
+        'sched_options': {'use_nodes_option': True},
+        'max_jobs': 1,
+        'processor': _CLIENT,
+        'features': ['pfs', 'mpi', 'gluster'],
+        # MVAPICH2 and MPICH2 start under srun only with PMI2.
+        'env_vars': [['SLURM_MPI_TYPE', 'pmi2']],
+        'extras': {
+            'targets': targets,
+            'max_nodes': 3,
+            'spack_view': f'/home/work/pfsbench/view/{name}',
+        },
+    }
+
+
 site_configuration = {
     'systems': [
         {
@@ -42,60 +71,19 @@ site_configuration = {
             'hostnames': [r'^gluster5$'],
             'modules_system': 'nomod',
             'partitions': [
-                {
-                    'name': 'ib',
-                    'descr': '3 clients, MVAPICH2 over QDR InfiniBand',
-                    'scheduler': 'slurm',
-                    'launcher': 'srun',
-                    'access': ['--partition=ib', '--exclusive'],
-                    'environs': ['builtin'],
-                    # '#SBATCH --nodes=N': the source fixed 3 nodes.
-                    'sched_options': {'use_nodes_option': True},
-                    'max_jobs': 1,
-                    'processor': _CLIENT,
-                    'features': ['pfs', 'mpi', 'gluster'],
-                    # MVAPICH2 (an MPICH) starts under srun only with PMI2.
-                    'env_vars': [['SLURM_MPI_TYPE', 'pmi2']],
-                    'extras': {
-                        'targets': [
-                            _target('striped', '/gluster/pfsbench',
-                                    'striped volume, 3 servers, 72 GB'),
-                            _target('distributed', '/gluster-dist/pfsbench',
-                                    'distributed volume, 3 servers, 72 GB'),
-                            _target('striped_2gb', '/gluster-2gb/pfsbench',
-                                    'striped volume, servers with 2 GB'),
-                            _target('distributed_2gb',
-                                    '/gluster-dist-2gb/pfsbench',
-                                    'distributed volume, servers with 2 GB'),
-                            _target('striped_2servers',
-                                    '/gluster-2srv/pfsbench',
-                                    'striped volume on 2 servers, 72 GB'),
-                        ],
-                        'max_nodes': 3,
-                        'spack_view': '/home/work/pfsbench/view/ib',
-                    },
-                },
-                {
-                    'name': 'gige',
-                    'descr': '3 clients, MPICH2 over Gigabit Ethernet',
-                    'scheduler': 'slurm',
-                    'launcher': 'srun',
-                    'access': ['--partition=gige', '--exclusive'],
-                    'environs': ['builtin'],
-                    'sched_options': {'use_nodes_option': True},
-                    'max_jobs': 1,
-                    'processor': _CLIENT,
-                    'features': ['pfs', 'mpi', 'gluster'],
-                    'env_vars': [['SLURM_MPI_TYPE', 'pmi2']],
-                    'extras': {
-                        'targets': [
-                            _target('striped', '/gluster/pfsbench',
-                                    'striped volume, 3 servers, 72 GB'),
-                        ],
-                        'max_nodes': 3,
-                        'spack_view': '/home/work/pfsbench/view/gige',
-                    },
-                },
+                _partition('ib', '3 clients, MVAPICH2 over QDR InfiniBand', [
+                    _STRIPED,
+                    _target('distributed', '/gluster-dist/pfsbench',
+                            'distributed volume, 3 servers, 72 GB'),
+                    _target('striped_2gb', '/gluster-2gb/pfsbench',
+                            'striped volume, servers with 2 GB'),
+                    _target('distributed_2gb', '/gluster-dist-2gb/pfsbench',
+                            'distributed volume, servers with 2 GB'),
+                    _target('striped_2servers', '/gluster-2srv/pfsbench',
+                            'striped volume on 2 servers, 72 GB'),
+                ]),
+                _partition('gige', '3 clients, MPICH2 over Gigabit Ethernet',
+                           [_STRIPED]),
             ],
         },
     ],
