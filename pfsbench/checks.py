@@ -26,7 +26,7 @@ from reframe.core.exceptions import SanityError
 
 from pfsbench import jobsteps, rundir, spack
 from pfsbench.errors import ConfigError, ParseError
-from pfsbench.siteconfig import check_scratch_dir
+from pfsbench.siteconfig import DEFAULT_DROP_CACHES, check_scratch_dir
 
 JOB_EXIT_PREFIX = rundir.JOB_EXIT_PREFIX
 
@@ -155,7 +155,6 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return 'direct'
 
     def drop_caches_command(self):
-        from pfsbench.siteconfig import DEFAULT_DROP_CACHES
         return self.current_partition.extras.get('drop_caches_command',
                                                  DEFAULT_DROP_CACHES)
 

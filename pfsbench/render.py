@@ -9,9 +9,11 @@ removal of the run directory).  Never edit a rendered script: render again.
 """
 
 import dataclasses
+from types import SimpleNamespace
 
 from pfsbench import rundir
 from pfsbench.commands import dd, ior, shell_join
+from pfsbench.errors import ConfigError
 from pfsbench.siteconfig import check_scratch_dir
 
 RUN_DIR_VAR = '$RUN_DIR'
@@ -83,8 +85,6 @@ def render(experiment, target, nodes=None, tasks_per_node=None,
     Raises:
         ConfigError: unknown experiment or a refused target.
     """
-    from pfsbench.errors import ConfigError
-
     if experiment not in EXPERIMENTS:
         raise ConfigError('<command line>', 'EXPERIMENT', experiment,
                           'unknown; known: ' + ', '.join(EXPERIMENTS))
@@ -94,10 +94,10 @@ def render(experiment, target, nodes=None, tasks_per_node=None,
     if any(c in target for c in '"`\\'):
         raise ConfigError('<command line>', '--target', target,
                           'must not contain quotes or backslashes')
-    opts = argparse_namespace(block_size=block_size, count=count,
-                              cache_defeat=cache_defeat,
-                              drop_caches_command=drop_caches_command,
-                              python=python)
+    opts = SimpleNamespace(block_size=block_size, count=count,
+                           cache_defeat=cache_defeat,
+                           drop_caches_command=drop_caches_command,
+                           python=python)
     nodes = nodes or exp.nodes
     tasks_per_node = tasks_per_node or exp.tasks_per_node
     name = f'pfsbench-{exp.id}'
@@ -124,8 +124,3 @@ def render(experiment, target, nodes=None, tasks_per_node=None,
     ]
     lines += rundir.job_epilogue(RUN_DIR_VAR)
     return '\n'.join(lines) + '\n'
-
-
-def argparse_namespace(**kwargs):
-    import argparse
-    return argparse.Namespace(**kwargs)
