@@ -4,6 +4,14 @@
 # (its own "TODO: Add support for other architectures"), so it cannot build on aarch64
 # or ppc64le nodes. This subclass picks the makefile target from the spec's target family
 # and keeps everything else (versions, sha256, flag_handler) from builtin.
+#
+# It also adds 3_487, the version pfsbench's iozone fixtures were recorded with, from the
+# only source of it reachable without iozone.org: the GitHub import Jason1108/iozone-3.487
+# (commit b75ae15, "initial commit. Version 3.487"). That tree is iozone's src/current
+# alone, so the build runs at the top and there are no docs. Its sha256 is the one of
+# GitHub's /archive/<commit>.tar.gz, computed from the git objects with
+#   git archive --format=tar --prefix=iozone-3.487-<commit>/ <commit> | gzip -n | sha256sum
+# (the method reproduces builtin's sha256 of ior 4.0.0 and fio 3.33 exactly).
 
 try:  # Spack >= 1.0: builtin is a Package API v2 repository
     from spack_repo.builtin.packages.iozone.package import Iozone as BuiltinIozone
@@ -31,6 +39,27 @@ class Iozone(BuiltinIozone):
         policy="one_of",
         msg="iozone's makefile has Linux targets for x86_64, aarch64 and ppc64le only here",
     )
+
+    version(
+        "3_487",
+        sha256="e99c2f2a1240ba7a8fb6958660e86247f4f237f1ac478a4efbbcd3cd5fdb55d9",
+        url="https://github.com/Jason1108/iozone-3.487/archive/b75ae15e5d90a96fe18c28b4bc10ca8c19218275.tar.gz",
+    )
+
+    @property
+    def build_directory(self):
+        # iozone.org tarballs keep the sources in src/current; the 3_487 import has
+        # them at the top
+        return "." if self.spec.satisfies("@3_487") else "src/current"
+
+    def install(self, spec, prefix):
+        if spec.satisfies("@3_487"):
+            mkdirp(prefix.bin)
+            install("iozone", prefix.bin)
+            install("fileop", prefix.bin)
+            install("pit_server", prefix.bin)
+        else:
+            super().install(spec, prefix)
 
     @property
     def build_targets(self):
