@@ -377,6 +377,10 @@ def test_concretize_environment(spack, env):
     assert prov['bonniepp']['namespace'] == 'pfsbench'
     assert prov['io500']['namespace'] == 'pfsbench'
     assert prov['openmpi']['external'] is True
+    assert prov['bonniepp']['version'] == '2.00a-nmu1'
+    # common.yaml pins iozone@3_506; local/default overrides it with 3_487
+    assert prov['iozone']['version'] == ('3_487' if env.startswith('local')
+                                         else '3_506')
     if env.startswith('example'):
         assert prov['lustre']['external'] is True
         assert '+lustre' in prov['ior']['spec']
