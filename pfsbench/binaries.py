@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Finding the benchmark binaries a check runs, and what they support.
 
-Where a tool comes from, in order: an explicit path (a check variable), the
-partition's Spack view (``extras['spack_view']/bin``), ``PATH``.
+Where a tool comes from: an explicit path (a check variable) if one is given;
+else the partition's Spack view (``extras['spack_view']``, its ``bin`` and
+``sbin``) if the partition names one; else ``PATH``.  A partition with a view
+never falls back to ``PATH``: its results carry the view's provenance, which
+would then describe a binary that did not run.
 """
 
 import functools
@@ -11,26 +14,28 @@ import re
 import shutil
 import subprocess
 
+from pfsbench import spack
+
 BUILD_HINT = ("build it with the suite's Spack environment (spack -e "
               "spack-repo/environments/<system>/<partition> install; see "
-              "docs/spack.md) and set the partition's extras.spack_view, or "
+              "docs/spack.md) and set the partition's extras.spack_env and "
+              "spack_view (PFSBENCH_SPACK_ENV on local and localslurm), or "
               "run with -S {variable}=/path/to/{tool}")
 
 
 def candidates(tool, explicit='', spack_view=''):
-    """Paths to try for ``tool``, in order (an explicit path alone)."""
+    """Paths to try for ``tool``, in order: the explicit path alone, else
+    the view's ``bin``/``sbin`` alone, else what ``PATH`` finds (or none)."""
     if explicit:
         return [explicit]
 
-    found = []
     if spack_view:
-        found.append(os.path.join(os.path.expandvars(spack_view), 'bin',
-                                  tool))
-    on_path = shutil.which(tool)
-    if on_path:
-        found.append(on_path)
+        view = os.path.expandvars(os.path.expanduser(spack_view))
+        return [os.path.join(view, bin_dir, tool)
+                for bin_dir in spack.VIEW_BIN_DIRS]
 
-    return found
+    on_path = shutil.which(tool)
+    return [on_path] if on_path else []
 
 
 def first_executable(paths):

@@ -136,6 +136,35 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             f'{name}@{tool["version"]}/{tool["hash"][:7]}'
             for name, tool in sorted(tools.items()))
 
+    def check_view_binary(self, binary, package):
+        """Refuse a binary from the partition's Spack view that is not the
+        build its ``spack.lock`` names: the provenance recorded with every
+        result would describe another build (see
+        :func:`pfsbench.spack.check_view_binary`).
+
+        Args:
+            binary: the path the check found the tool at.
+            package: the Spack package that installs the tool.
+        """
+        extras = self.current_partition.extras
+        env_dir = extras.get('spack_env')
+        view = extras.get('spack_view')
+        if not env_dir or not view or self.is_dry_run():
+            return
+
+        view = os.path.expandvars(os.path.expanduser(view))
+        if os.path.commonpath([os.path.abspath(binary), view]) != view:
+            return      # an explicit path, not the view's
+
+        try:
+            spack.check_view_binary(
+                binary, os.path.expandvars(os.path.expanduser(env_dir)),
+                package)
+        except ConfigError as err:
+            raise RfmConfigError(
+                f'{self.current_partition.fullname}: extras.spack_view: '
+                f'{err}') from None
+
     @run_before('run')
     def own_run_dir(self):
         if not self.is_dry_run():

@@ -183,6 +183,7 @@ class ior_check_base(FileSystemCheck):
         where = ', '.join(tried) or 'no spack_view, nothing on PATH'
         self.skip_if(found is None,
                      f'no IOR binary ({where}); {BUILD_HINT}')
+        self.check_view_binary(found, 'ior')
         self.ior_path = found
         apis = binaries.ior_apis(found)
         self.skip_if(apis is not None and self.api not in apis,
