@@ -27,7 +27,11 @@ Partition ``extras`` understood by pfsbench (all optional):
     IOR checks fall back to ``max_bytes_per_stream`` without it.  The
     capped block size and ``size_capped`` are logged with every figure.
 ``spack_env``, ``spack_view``
-    the Spack environment / view whose binaries the checks run.
+    the Spack environment (its ``spack.lock`` is the provenance of every
+    result) and the view whose binaries the checks run.
+
+The ``local`` and ``localslurm`` systems take some of these from the
+environment instead (:func:`environment_extras`).
 """
 
 import json
@@ -50,6 +54,39 @@ EXTRAS_SCHEMA = {
     'spack_view': (str, 'Spack view directory'),
 }
 TARGET_KEYS = {'name': str, 'path': str, 'fstype': str, 'descr': str}
+
+
+def environment_extras():
+    """Partition ``extras`` set from environment variables.
+
+    For the systems that live on a developer's machine (``local``,
+    ``localslurm``), whose scratch directory and Spack build differ per
+    machine:
+
+    ``PFSBENCH_SCRATCH``
+        a directory to benchmark (target ``scratch``); without it the checks
+        write into their stage directory.
+    ``PFSBENCH_SPACK_ENV``
+        a Spack environment directory (``spack_env``), for example
+        ``spack-repo/environments/local/default`` after ``spack install``.
+    ``PFSBENCH_SPACK_VIEW``
+        its view (``spack_view``); default ``<env>/.spack-env/view``, the
+        view root the pfsbench environments declare.
+
+    Returns:
+        a dict to merge into a partition's ``extras``.
+    """
+    extras = {}
+    scratch = os.environ.get('PFSBENCH_SCRATCH')
+    if scratch:
+        extras['targets'] = [{'name': 'scratch', 'path': scratch,
+                              'descr': 'PFSBENCH_SCRATCH'}]
+    env_dir = os.environ.get('PFSBENCH_SPACK_ENV')
+    if env_dir:
+        extras['spack_env'] = env_dir
+        extras['spack_view'] = (os.environ.get('PFSBENCH_SPACK_VIEW') or
+                                os.path.join(env_dir, '.spack-env', 'view'))
+    return extras
 
 
 def _sched_option_keys():

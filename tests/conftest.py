@@ -46,7 +46,10 @@ def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
     """
     full_env = dict(os.environ)
     full_env['PFSBENCH_RUNS'] = str(runs_dir)
-    full_env.pop('PFSBENCH_SCRATCH', None)
+    # A developer's own scratch or Spack build must not leak into a test.
+    for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV',
+                 'PFSBENCH_SPACK_VIEW'):
+        full_env.pop(name, None)
     full_env.update(env or {})
     cmd = [reframe_bin(), '-C', str(config)] + list(args)
     print('+', ' '.join(cmd))

@@ -3,16 +3,13 @@
 
 Matches every host name, so it is the default when no other system matches.
 Checks write into their own ReFrame stage directory (fresh each run) unless
-``PFSBENCH_SCRATCH`` names a scratch directory to benchmark instead.  Files
-are capped at 256 MiB per stream: the sources' 50 GB files are for clusters.
+``PFSBENCH_SCRATCH`` names a scratch directory to benchmark instead, and run
+the tools on ``PATH`` unless ``PFSBENCH_SPACK_ENV`` names an installed Spack
+environment (:func:`pfsbench.siteconfig.environment_extras`).  Files are
+capped at 256 MiB per stream: the sources' 50 GB files are for clusters.
 """
 
-import os
-
-_targets = []
-if os.environ.get('PFSBENCH_SCRATCH'):
-    _targets = [{'name': 'scratch', 'path': os.environ['PFSBENCH_SCRATCH'],
-                 'descr': 'PFSBENCH_SCRATCH'}]
+from pfsbench.siteconfig import environment_extras
 
 site_configuration = {
     'systems': [
@@ -30,9 +27,9 @@ site_configuration = {
                     'environs': ['builtin'],
                     'features': ['pfs'],
                     'extras': {
-                        'targets': _targets,
                         'max_nodes': 1,
                         'max_bytes_per_stream': 256 * 2**20,
+                        **environment_extras(),
                     },
                 },
             ],

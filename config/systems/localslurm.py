@@ -16,6 +16,8 @@ own ``mpirun`` inside the allocation.
 import os
 import sys
 
+from pfsbench.siteconfig import environment_extras
+
 STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
                            '/var/tmp/pfsbench-localslurm')
 
@@ -36,17 +38,14 @@ _env_vars = [
     ['OMPI_ALLOW_RUN_AS_ROOT', '1'],            # CI runs as root
     ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1'],
 ]
+# As on `local`: the checks write into their stage directory unless
+# PFSBENCH_SCRATCH names a directory to benchmark (every emulated node sees
+# this host's file systems), and PFSBENCH_SPACK_ENV selects a Spack build.
 _extras = {
     'max_nodes': 4,
     'max_bytes_per_stream': 128 * 2**20,
+    **environment_extras(),
 }
-# As on `local`: the checks write into their stage directory unless
-# PFSBENCH_SCRATCH names a directory to benchmark (every emulated node sees
-# this host's file systems).
-if os.environ.get('PFSBENCH_SCRATCH'):
-    _extras['targets'] = [{'name': 'scratch',
-                           'path': os.environ['PFSBENCH_SCRATCH'],
-                           'descr': 'PFSBENCH_SCRATCH'}]
 # Dropping the page cache needs root; CI is root, a developer may not be.
 _features = ['pfs', 'mpi'] + (['drop_caches'] if os.geteuid() == 0 else [])
 
