@@ -61,6 +61,15 @@ class Iozone(BuiltinIozone):
         else:
             super().install(spec, prefix)
 
+    def flag_handler(self, name, flags):
+        # iozone defines globals in several files ("junk"), which gcc 10 and later
+        # refuse to link without -fcommon. Builtin's recipe adds it from Spack 1.0's
+        # builtin on; Spack 0.23's builtin does not, so it is added here once.
+        flags, env_flags, build_system_flags = super().flag_handler(name, flags)
+        if name == "cflags" and self.spec.satisfies("%gcc@10:") and "-fcommon" not in flags:
+            flags.append("-fcommon")
+        return (flags, env_flags, build_system_flags)
+
     @property
     def build_targets(self):
         return [MAKEFILE_TARGETS[str(self.spec.target.family)]]
