@@ -152,7 +152,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if not env_dir or not view or self.is_dry_run():
             return
 
-        view = os.path.expandvars(os.path.expanduser(view))
+        view = os.path.abspath(os.path.expandvars(os.path.expanduser(view)))
         if os.path.commonpath([os.path.abspath(binary), view]) != view:
             return      # an explicit path, not the view's
 
