@@ -39,25 +39,6 @@ _FLAG_PARAMETERS = frozenset({
 })
 
 
-def find_in_view(view, tool):
-    """Return the path of ``tool`` in a Spack view, or None.
-
-    Args:
-        view: root directory of the view (a partition's ``spack_view``).
-        tool: executable name, e.g. ``'ior'``, ``'mdtest'``, ``'bonnie++'``.
-
-    Returns:
-        The path ``<view>/bin/<tool>`` (or ``sbin``) as a string if it is an
-        executable file, else None.
-    """
-    for bin_dir in VIEW_BIN_DIRS:
-        path = os.path.join(view, bin_dir, tool)
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-
-    return None
-
-
 def read_lock(env_dir):
     """Load an environment's ``spack.lock`` as a dict.
 

@@ -15,6 +15,7 @@ environment's IOR and check that every result names the locked builds.
 """
 
 import glob
+import json
 import os
 import re
 import subprocess
@@ -33,7 +34,6 @@ HASH_B = 'b' * 32
 
 def _lock(env_dir, packages):
     """A minimal lock file naming ``packages`` ({name: hash}) as roots."""
-    import json
     lock = {
         'roots': [{'hash': h, 'spec': name} for name, h in packages.items()],
         'concrete_specs': {
@@ -73,6 +73,25 @@ def test_a_view_is_the_only_place_looked_at(tmp_path, monkeypatch):
     assert binaries.first_executable(
         binaries.candidates('ior', spack_view=view)) is None
     assert binaries.candidates('ior', '/x/ior', view) == ['/x/ior']
+
+
+def test_view_bin_and_sbin(tmp_path):
+    for path in ('bin/ior', 'sbin/bonnie++', 'bin/notes.txt'):
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text('#!/bin/sh\n')
+    (tmp_path / 'bin' / 'ior').chmod(0o755)
+    (tmp_path / 'sbin' / 'bonnie++').chmod(0o755)
+
+    def found(tool, view=str(tmp_path)):
+        return binaries.first_executable(
+            binaries.candidates(tool, spack_view=view))
+
+    assert found('ior') == str(tmp_path / 'bin' / 'ior')
+    # bonnie++ installs to sbin
+    assert found('bonnie++') == str(tmp_path / 'sbin' / 'bonnie++')
+    assert found('notes.txt') is None       # not executable
+    assert found('mdtest') is None
+    assert found('ior', str(tmp_path / 'absent')) is None
 
 
 def test_view_binary_of_the_locked_build(tmp_path):
@@ -144,7 +163,8 @@ def test_stale_view_stops_the_check_before_submission(tmp_path):
 
 # -- with an installed environment ------------------------------------------
 
-def _installed_env():
+@pytest.fixture(scope='module')
+def installed_env():
     env_dir = os.environ.get('PFSBENCH_TEST_SPACK_ENV', LOCAL_ENV)
     ior = os.path.join(env_dir, '.spack-env', 'view', 'bin', 'ior')
     if not (os.path.isfile(os.path.join(env_dir, 'spack.lock')) and
@@ -154,11 +174,6 @@ def _installed_env():
                     f'{env_dir} install, see docs/spack.md; or name one '
                     'with PFSBENCH_TEST_SPACK_ENV')
     return env_dir
-
-
-@pytest.fixture(scope='module')
-def installed_env():
-    return _installed_env()
 
 
 def test_spack_ior_links_the_system_mpi(installed_env):

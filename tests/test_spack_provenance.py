@@ -9,12 +9,11 @@ on Debian 12.  They are generated data, not hand-written.
 
 import json
 import os
-import stat
 
 import pytest
 
 from pfsbench.errors import ConfigError
-from pfsbench.spack import find_in_view, provenance, read_lock
+from pfsbench.spack import provenance, read_lock
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
 LOCKS = sorted(name for name in os.listdir(DATA)
@@ -108,21 +107,3 @@ def test_dangling_hash(tmp_path):
     (tmp_path / 'spack.lock').write_text(json.dumps(lock))
     with pytest.raises(ConfigError, match="'abc'"):
         provenance(str(tmp_path))
-
-
-def _executable(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text('#!/bin/sh\n')
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-
-
-def test_find_in_view(tmp_path):
-    _executable(tmp_path / 'bin' / 'ior')
-    _executable(tmp_path / 'sbin' / 'bonnie++')
-    (tmp_path / 'bin' / 'notes.txt').write_text('not a tool')
-    assert find_in_view(str(tmp_path), 'ior') == str(tmp_path / 'bin' / 'ior')
-    assert find_in_view(str(tmp_path), 'bonnie++') == str(
-        tmp_path / 'sbin' / 'bonnie++')
-    assert find_in_view(str(tmp_path), 'notes.txt') is None
-    assert find_in_view(str(tmp_path), 'mdtest') is None
-    assert find_in_view(str(tmp_path / 'absent'), 'ior') is None
