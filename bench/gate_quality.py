@@ -52,6 +52,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from pfsbench.gate.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.gate.results import read_database          # noqa: E402
 from pfsbench.gate.stats import night_noise                     # noqa: E402
 from pfsbench.gate.verdict import fixed_tolerance_verdict, judge  # noqa: E402
@@ -172,7 +173,7 @@ def run_sessions(args, throttle, mnt, runs, plan):
                f'--session-extras bench_condition={cond},'
                f'bench_session={session}')
         t0 = time.time()
-        for attempt in range(2):
+        for _ in range(2):
             # ReFrame exits 1 when a test fails; the session is then
             # stored all the same and collect() skips failed cases.
             # Without a stored session (e.g. the config was being
@@ -203,7 +204,7 @@ def collect(runs):
         for var in VARIABLES:
             vals = [r.perf[var][0] for r in results.by_session(sess.uuid)
                     if r.key.name == CASE and r.perf.get(var, (None,))[0]
-                    and r.fail_phase in ('', 'performance')]
+                    and r.fail_phase in USABLE_FAIL_PHASES]
             if not vals:
                 continue
 

@@ -91,7 +91,7 @@ def main():
     rows, missing, _ = timer('compare the last night (verdicts)', compare,
                              base, results, [uuids[-1]], cfg)
     hist = timer('history + change points of every variable', history,
-                 results, rows, base, cfg)
+                 results, rows, cfg)
     ncp = sum(len(h['changepoints']) for h in hist)
     print(f'  {len(rows)} variables, {ncp} change points, '
           f'{sum(r["verdict"] == "regression" for r in rows)} regressions')

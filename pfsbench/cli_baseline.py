@@ -65,23 +65,17 @@ def add_parser(subparsers):
                      help='text or json (default: %(default)s)')
     cliutil.add_source_options(lst)
 
-    show = sub.add_parser(
-        'show', help='show a baseline\'s cases and samples',
-        epilog=cliutil.examples('pfsbench baseline show pre-upgrade'),
-        formatter_class=cliutil.Formatter,
-    )
-    show.add_argument('baseline', metavar='NAME',
-                      help='baseline name (required)')
-    cliutil.add_source_options(show)
-
-    dele = sub.add_parser(
-        'delete', help='delete a baseline',
-        epilog=cliutil.examples('pfsbench baseline delete pre-upgrade'),
-        formatter_class=cliutil.Formatter,
-    )
-    dele.add_argument('baseline', metavar='NAME',
-                      help='baseline name (required)')
-    cliutil.add_source_options(dele)
+    for action, what in (('show', "show a baseline's cases and samples"),
+                         ('delete', 'delete a baseline')):
+        named = sub.add_parser(
+            action, help=what,
+            epilog=cliutil.examples(f'pfsbench baseline {action} '
+                                    'pre-upgrade'),
+            formatter_class=cliutil.Formatter,
+        )
+        named.add_argument('baseline', metavar='NAME',
+                           help='baseline name (required)')
+        cliutil.add_source_options(named)
 
     sess = sub.add_parser(
         'sessions', help='list the stored sessions with their tags',

@@ -21,19 +21,31 @@ from pfsbench.gate.verdict import run_gate
 NIGHTS, STEP_AT = 30, 20
 
 
+def gate_last_night(directory, reports, baseline='pre'):
+    """Store ``reports``, record a baseline of the first 3 sessions and
+    gate the last one.
+
+    Returns:
+        ``(gate record, session uuids in report order)``.
+    """
+    db = str(directory / 'results.db')
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = bl.build(results, uuids[:3], baseline)
+    return (run_gate(base, results, [uuids[-1]], gate_config.GateConfig()),
+            uuids)
+
+
 @pytest.fixture(scope='module')
 def record(tmp_path_factory):
     """30 nights of 4 cases; from night 20 on, -20 % and fs_version 2.0;
     the baseline is nights 0-2."""
-    db = str(tmp_path_factory.mktemp('runs') / 'results.db')
     reports = list(synth.nightly_history(NIGHTS, 4, repeats=3, noise=0.02,
                                          step_night=STEP_AT, step=-0.2,
                                          variables=('write_bw', 'read_bw')))
-    synth.write_database(db, reports)
-    results = read_database(db)
-    uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'pre-upgrade')
-    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    rec, uuids = gate_last_night(tmp_path_factory.mktemp('runs'), reports,
+                                 'pre-upgrade')
     rec['_uuids'] = uuids
     return rec
 
@@ -80,8 +92,9 @@ def test_junit_parses(record):
     cases = suite.findall('testcase')
     assert len(cases) == 8
     assert all(c.find('failure') is not None for c in cases)
-    assert 'write_bw' in cases[-1].get('name') or \
-        'read_bw' in cases[-1].get('name')
+    # One test case per (case, variable), named '<case name> <variable>'.
+    assert sorted(c.get('name').rsplit(' ', 1)[1] for c in cases) == \
+        ['read_bw'] * 4 + ['write_bw'] * 4
 
 
 def test_html_embeds_nonempty_images(record):
@@ -130,7 +143,6 @@ def test_gate_verbs_are_in_the_registry():
 def test_tags_found_next_to_a_step_placed_a_night_late(tmp_path):
     # The step begins at night 10 but night 10 itself is noisy-high, so
     # the detector may place it at 11; the tags still say fs_version.
-    db = str(tmp_path / 'results.db')
     reports = []
     for night in range(20):
         level = 100.0 if night < 10 else 70.0
@@ -141,11 +153,7 @@ def test_tags_found_next_to_a_step_placed_a_night_late(tmp_path):
             time_start=night * 86400.0,
             extras={'fs_version': '1.8' if night < 10 else '2.0'}))
 
-    synth.write_database(db, reports)
-    results = read_database(db)
-    uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'pre')
-    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    rec, uuids = gate_last_night(tmp_path, reports)
     [cp] = rec['history'][0]['changepoints']
     assert cp['index'] == 11
     assert cp['tags_changed'] == {'fs_version': ['1.8', '2.0']}
@@ -156,7 +164,6 @@ def test_tags_found_next_to_a_step_placed_a_night_late(tmp_path):
 def test_change_point_names_a_rebuilt_binary(tmp_path):
     # Same session extras, but the check logged another IOR build: the
     # step is attributed to the case's spack_provenance.
-    db = str(tmp_path / 'results.db')
     reports = []
     for night in range(12):
         level, build = (100.0, 'ior@4.0.0/abc1234') if night < 6 else \
@@ -168,11 +175,7 @@ def test_change_point_names_a_rebuilt_binary(tmp_path):
             tc['spack_provenance'] = build
         reports.append(rep)
 
-    synth.write_database(db, reports)
-    results = read_database(db)
-    uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'pre')
-    rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
+    rec, _ = gate_last_night(tmp_path, reports)
     [cp] = rec['history'][0]['changepoints']
     assert cp['index'] == 6
     assert cp['tags_changed'] == {'spack_provenance': ['ior@4.0.0/abc1234',

@@ -69,19 +69,6 @@ def baseline_path(directory, name):
     return os.path.join(directory, check_name(name) + '.json')
 
 
-def usable(record, var):
-    """The sample of ``var`` in ``record``, or ``None`` if the record holds
-    no real measurement of it."""
-    if record.fail_phase not in USABLE_FAIL_PHASES:
-        return None
-
-    value = record.perf.get(var, (None, None))[0]
-    if value is None:
-        return None
-
-    return float(value)
-
-
 def unusable_reason(record, session):
     """Why a record holds no measurement, or ``''``."""
     if session.dry_run:
@@ -151,8 +138,8 @@ def build(results, session_uuids, name, name_filter=None):
                     session.uuid, 'perfvars': {}
                 }
             elif entry['config'] != rec.config:
-                field, old, new = _first_difference(entry['config'],
-                                                    rec.config)
+                field, old, new = first_difference(entry['config'],
+                                                   rec.config)
                 raise ConfigError(
                     f'session {session.uuid}', f'{rec.key}: {field}', new,
                     f'differs from {old!r} in session '
@@ -202,7 +189,9 @@ def build(results, session_uuids, name, name_filter=None):
     }
 
 
-def _first_difference(old, new):
+def first_difference(old, new):
+    """``(key, old value, new value)`` of the first key, in sorted order,
+    where two configuration dicts differ."""
     for key in sorted(set(old) | set(new)):
         if old.get(key) != new.get(key):
             return key, old.get(key), new.get(key)
@@ -241,9 +230,7 @@ def load(directory, name):
         with open(path) as fp:
             data = json.load(fp)
     except FileNotFoundError:
-        known = ', '.join(list_names(directory)) or 'none'
-        raise MissingData(f'{path}: baseline {name!r} not found (known: '
-                          f'{known})') from None
+        raise _not_found(directory, name, path) from None
     except ValueError as err:
         raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
 
@@ -327,8 +314,12 @@ def delete(directory, name):
     try:
         os.remove(path)
     except FileNotFoundError:
-        known = ', '.join(list_names(directory)) or 'none'
-        raise MissingData(f'{path}: baseline {name!r} not found (known: '
-                          f'{known})') from None
+        raise _not_found(directory, name, path) from None
 
     return path
+
+
+def _not_found(directory, name, path):
+    known = ', '.join(list_names(directory)) or 'none'
+    return MissingData(f'{path}: baseline {name!r} not found (known: '
+                       f'{known})')

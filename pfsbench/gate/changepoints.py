@@ -24,7 +24,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from pfsbench.gate.stats import median_abs_dev
+from pfsbench.gate.stats import diff_sigma
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,7 @@ def noise_sigma(x):
     if len(x) < 3:
         return 0.0
 
-    diffs = [b - a for a, b in zip(x, x[1:])]
-    return 1.4826 * median_abs_dev(diffs) / math.sqrt(2.0)
+    return diff_sigma(x)
 
 
 def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
@@ -102,47 +101,39 @@ def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
     found = []
 
     def search(lo, hi):
-        best, best_k = 0.0, None
+        best, best_k, best_step = 0.0, None, 0.0
         for k in range(lo + min_segment, hi - min_segment + 1):
             nl, nr = k - lo, hi - k
             ml = (prefix[k] - prefix[lo]) / nl
-            mr = (prefix[hi] - prefix[k]) / nr
-            score = abs(mr - ml) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
+            step = (prefix[hi] - prefix[k]) / nr - ml
+            score = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
             if score > best:
-                best, best_k = score, k
+                best, best_k, best_step = score, k, step
 
-        if best_k is None or best <= threshold:
+        if best_k is None or best <= threshold or \
+                abs(math.expm1(best_step)) < min_change:
             return
 
-        k = best_k
-        ml = (prefix[k] - prefix[lo]) / (k - lo)
-        mr = (prefix[hi] - prefix[k]) / (hi - k)
-        change = math.expm1(mr - ml)
-        if abs(change) < min_change:
-            return
-
-        found.append(ChangePoint(index=k, before=math.exp(ml),
-                                 after=math.exp(mr), change=change,
-                                 score=best))
-        search(lo, k)
-        search(k, hi)
+        # Its before/after means are refitted once every step is known.
+        found.append((best_k, best))
+        search(lo, best_k)
+        search(best_k, hi)
 
     search(0, n)
-    found.sort(key=lambda c: c.index)
-    return _refit(found, x)
+    return _refit(sorted(found), x)
 
 
-def _refit(points, x):
-    """Recompute each step's before/after means between its neighbours."""
+def _refit(splits, x):
+    """Change points from ``[(index, score)]`` (sorted), each step's
+    before/after means taken between its neighbouring steps."""
     out = []
-    bounds = [0] + [p.index for p in points] + [len(x)]
-    for i, p in enumerate(points):
-        left = x[bounds[i]:p.index]
-        right = x[p.index:bounds[i + 2]]
-        ml, mr = statistics.fmean(left), statistics.fmean(right)
-        out.append(ChangePoint(index=p.index, before=math.exp(ml),
+    bounds = [0] + [k for k, _ in splits] + [len(x)]
+    for i, (k, score) in enumerate(splits):
+        ml = statistics.fmean(x[bounds[i]:k])
+        mr = statistics.fmean(x[k:bounds[i + 2]])
+        out.append(ChangePoint(index=k, before=math.exp(ml),
                                after=math.exp(mr), change=math.expm1(mr - ml),
-                               score=p.score))
+                               score=score))
 
     return out
 

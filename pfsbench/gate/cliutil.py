@@ -9,7 +9,8 @@ import time
 
 from pfsbench.errors import ConfigError, MissingData
 from pfsbench.gate import baseline as bl
-from pfsbench.gate.results import default_db_path, load_results
+from pfsbench.gate.results import (default_db_path, load_results,
+                                   require_database)
 
 
 def add_source_options(parser):
@@ -98,20 +99,14 @@ def require_source(args):
         if not os.path.exists(path):
             raise MissingData(f'{path}: run report not found')
 
-    if not args.report and not os.path.exists(db_path(args)):
-        raise MissingData(f'{db_path(args)}: results database not found '
-                          '(set --db or PFSBENCH_RUNS; has ReFrame run with '
-                          'storage enabled?)')
+    if not args.report:
+        require_database(db_path(args))
 
 
 def load(args, window=None):
     """Load the results; with ``window``, only the sessions the gate can
     use: the newest ``window`` plus those ``latest~N`` reaches back to or
     ``--since`` selects (all of them if a session is named by uuid)."""
-    for path in args.report:
-        if not os.path.exists(path):
-            raise MissingData(f'{path}: run report not found')
-
     newest = newest_since = None
     specs = getattr(args, 'session', None) or ['latest']
     since = getattr(args, 'since', None)

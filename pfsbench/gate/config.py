@@ -128,6 +128,23 @@ def _num(path, key, value, lo, hi, integer=False, lo_open=False):
     return int(value) if integer else float(value)
 
 
+def _flag(path, key, value):
+    if not isinstance(value, bool):
+        raise ConfigError(path, key, value, 'expected true or false')
+
+    return value
+
+
+def _check_keys(path, prefix, mapping, known):
+    """Refuse a key of ``mapping`` that is not in ``known``; ``prefix`` is
+    the dotted key of ``mapping`` itself (``'changepoints.'``)."""
+    for key in mapping:
+        if key not in known:
+            raise ConfigError(path, f'{prefix}{key}', mapping[key],
+                              'unknown key (known: ' +
+                              ', '.join(sorted(known)) + ')')
+
+
 _TOP_KEYS = {'format_version', 'confidence', 'tolerance',
              'inconclusive_exit', 'min_samples', 'sample_unit',
              'night_noise', 'iteration_moments', 'changepoints',
@@ -146,11 +163,7 @@ def parse(data, path):
         raise ConfigError(path, '<top>', type(data).__name__,
                           'expected a mapping')
 
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise ConfigError(path, key, data[key],
-                              'unknown key (known: ' +
-                              ', '.join(sorted(_TOP_KEYS)) + ')')
+    _check_keys(path, '', data, _TOP_KEYS)
 
     version = data.get('format_version', FORMAT_VERSION)
     if version != FORMAT_VERSION:
@@ -185,19 +198,11 @@ def parse(data, path):
         cfg.sample_unit = data['sample_unit']
 
     if 'night_noise' in data:
-        if not isinstance(data['night_noise'], bool):
-            raise ConfigError(path, 'night_noise', data['night_noise'],
-                              'expected true or false')
-
-        cfg.night_noise = data['night_noise']
+        cfg.night_noise = _flag(path, 'night_noise', data['night_noise'])
 
     if 'iteration_moments' in data:
-        if not isinstance(data['iteration_moments'], bool):
-            raise ConfigError(path, 'iteration_moments',
-                              data['iteration_moments'],
-                              'expected true or false')
-
-        cfg.iteration_moments = data['iteration_moments']
+        cfg.iteration_moments = _flag(path, 'iteration_moments',
+                                      data['iteration_moments'])
 
     if 'history_sessions' in data:
         cfg.history_sessions = _num(path, 'history_sessions',
@@ -208,11 +213,7 @@ def parse(data, path):
     if not isinstance(cps, dict):
         raise ConfigError(path, 'changepoints', cps, 'expected a mapping')
 
-    for key in cps:
-        if key not in _CP_KEYS:
-            raise ConfigError(path, f'changepoints.{key}', cps[key],
-                              'unknown key (known: ' +
-                              ', '.join(sorted(_CP_KEYS)) + ')')
+    _check_keys(path, 'changepoints.', cps, _CP_KEYS)
 
     if 'threshold' in cps:
         cfg.changepoint_threshold = _num(path, 'changepoints.threshold',
@@ -239,11 +240,7 @@ def parse(data, path):
                               'tolerance, direction or ignore')
 
         ov = Override(pattern=str(pattern))
-        for key, val in spec.items():
-            if key not in _VAR_KEYS:
-                raise ConfigError(path, f'{where}.{key}', val,
-                                  'unknown key (known: ' +
-                                  ', '.join(sorted(_VAR_KEYS)) + ')')
+        _check_keys(path, f'{where}.', spec, _VAR_KEYS)
 
         if 'tolerance' in spec:
             ov.tolerance = _num(path, f'{where}.tolerance', spec['tolerance'],
@@ -258,11 +255,7 @@ def parse(data, path):
             ov.direction = spec['direction']
 
         if 'ignore' in spec:
-            if not isinstance(spec['ignore'], bool):
-                raise ConfigError(path, f'{where}.ignore', spec['ignore'],
-                                  'expected true or false')
-
-            ov.ignore = spec['ignore']
+            ov.ignore = _flag(path, f'{where}.ignore', spec['ignore'])
 
         cfg.overrides.append(ov)
 

@@ -431,6 +431,14 @@ def _reframe_read_lock(db_path, timeout):
         fp.close()
 
 
+def require_database(path):
+    """Raise MissingData if the results database ``path`` does not exist."""
+    if not os.path.exists(path):
+        raise MissingData(f'{path}: results database not found (set '
+                          '--db or PFSBENCH_RUNS; has ReFrame run with '
+                          'storage enabled?)')
+
+
 def read_database(path, timeout=30.0, since=None, newest=None,
                   newest_since=None):
     """Load every session of a ReFrame results database, read-only.
@@ -453,11 +461,7 @@ def read_database(path, timeout=30.0, since=None, newest=None,
         ResultsError: the file is locked, not a ReFrame results database,
             or of an incompatible schema or report version.
     """
-    if not os.path.exists(path):
-        raise MissingData(f'{path}: results database not found (set '
-                          '--db or PFSBENCH_RUNS; has ReFrame run with '
-                          'storage enabled?)')
-
+    require_database(path)
     uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
     results = Results(path)
     with _reframe_read_lock(path, timeout):
@@ -565,12 +569,11 @@ def read_reports(paths):
     return results.finish()
 
 
-def load_results(db=None, reports=None, since=None, timeout=30.0,
-                 newest=None, newest_since=None):
+def load_results(db=None, reports=None, timeout=30.0, newest=None,
+                 newest_since=None):
     """Load results from report files if given, else from the database."""
     if reports:
         return read_reports(reports)
 
     return read_database(db or default_db_path(), timeout=timeout,
-                         since=since, newest=newest,
-                         newest_since=newest_since)
+                         newest=newest, newest_since=newest_since)

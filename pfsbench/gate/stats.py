@@ -183,6 +183,18 @@ def median_abs_dev(values):
     return statistics.median(abs(x - med) for x in values)
 
 
+def diff_sigma(x):
+    """Robust standard deviation of the noise of a series, from its first
+    differences so that a few steps barely count:
+    ``1.4826 * MAD(diff(x)) / sqrt(2)``.
+
+    Args:
+        x: at least two values, in series order.
+    """
+    diffs = [b - a for a, b in zip(x, x[1:])]
+    return 1.4826 * median_abs_dev(diffs) / math.sqrt(2.0)
+
+
 @dataclass(frozen=True)
 class RatioInterval:
     """Relative change of the current mean over the baseline mean.
@@ -240,12 +252,6 @@ def ratio_interval(base, cur, confidence=0.95):
     if nb == 0 or nc == 0:
         raise NotEnoughSamples(
             f'need samples on both sides, got {nb} baseline and {nc} current'
-        )
-
-    if nb < 2 and nc < 2:
-        raise NotEnoughSamples(
-            'need at least 2 samples on one side to estimate the spread, '
-            f'got {nb} baseline and {nc} current'
         )
 
     return ratio_interval_moments(
@@ -397,9 +403,7 @@ def night_noise(session_means, min_sessions=5):
     if len(values) < min_sessions:
         return None
 
-    logs = [math.log(v) for v in values]
-    diffs = [b - a for a, b in zip(logs, logs[1:])]
-    sigma = 1.4826 * median_abs_dev(diffs) / math.sqrt(2.0)
+    sigma = diff_sigma([math.log(v) for v in values])
     return sigma * sigma, max(1.0, round(0.37 * (len(values) - 1)))
 
 

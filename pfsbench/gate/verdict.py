@@ -19,6 +19,9 @@ from pfsbench.gate.stats import (floor_by_nights, moments_from_summaries,
                                  night_noise, ratio_interval,
                                  ratio_interval_moments, repeats_to_settle)
 
+#: ``kind`` and ``format_version`` of the report record
+#: (pfsbench.gate.report.load_record checks both).
+REPORT_KIND = 'pfsbench-gate-report'
 REPORT_FORMAT_VERSION = 1
 VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
             'ignored')
@@ -348,19 +351,18 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
         sess_uuid, records = current[key]
         session = results.sessions[sess_uuid]
-        bad = [(r, bl.unusable_reason(r, session)) for r in records]
-        bad = [(r, why) for r, why in bad if why]
+        bad = [why for why in (bl.unusable_reason(r, session)
+                               for r in records) if why]
         if bad:
-            rec, why = bad[0]
             missing.append({'case': str(key), 'session': sess_uuid,
                             'reason': f'{len(bad)} of {len(records)} '
-                            f'repeat(s) unusable: {why}'})
+                            f'repeat(s) unusable: {bad[0]}'})
             continue
 
         for rec in records:
             if rec.config != case.get('config', {}):
-                field, old, new = bl._first_difference(case.get('config', {}),
-                                                       rec.config)
+                field, old, new = bl.first_difference(case.get('config', {}),
+                                                      rec.config)
                 raise ConfigError(
                     f'session {sess_uuid}', f'{key}: {field}', new,
                     f'differs from the baseline\'s {old!r}: the run was '
@@ -447,15 +449,16 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                             'reason': f'stopped early: {session.num_aborted}'
                             ' aborted case(s)'})
 
+    chosen = set(session_uuids)
     new_cases = sorted({str(r.key) for r in results.records
-                        if r.session in set(session_uuids) and
+                        if r.session in chosen and
                         r.key not in keys and
                         (name_filter is None or
                          name_filter.search(r.key.name))})
     return rows, missing, new_cases
 
 
-def history(results, rows, baseline, config):
+def history(results, rows, config):
     """Per-session means of every compared variable, with change points.
 
     Returns:
@@ -599,10 +602,10 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
     for row in rows:
         summary[row['verdict']] += 1
 
-    hist = history(results, rows, baseline, config) if with_history else []
+    hist = history(results, rows, config) if with_history else []
     sessions = [results.sessions[u].as_dict() for u in session_uuids]
     record = {
-        'kind': 'pfsbench-gate-report',
+        'kind': REPORT_KIND,
         'format_version': REPORT_FORMAT_VERSION,
         'created': datetime.datetime.now(
             datetime.timezone.utc).isoformat(timespec='seconds'),

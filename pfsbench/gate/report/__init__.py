@@ -9,7 +9,8 @@ Every renderer takes the record built by
 
 import json
 
-from pfsbench.errors import ConfigError
+from pfsbench.errors import ConfigError, MissingData
+from pfsbench.gate.verdict import REPORT_FORMAT_VERSION, REPORT_KIND
 
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 
@@ -51,7 +52,6 @@ def render(record, fmt, max_plots=60):
 
 def load_record(path):
     """Read a record written with ``pfsbench gate --format json``."""
-    from pfsbench.errors import MissingData
     try:
         with open(path) as fp:
             record = json.load(fp)
@@ -60,16 +60,16 @@ def load_record(path):
     except ValueError as err:
         raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
 
-    if not isinstance(record, dict) or \
-            record.get('kind') != 'pfsbench-gate-report':
+    if not isinstance(record, dict) or record.get('kind') != REPORT_KIND:
         raise ConfigError(path, 'kind', record.get('kind') if
                           isinstance(record, dict) else None,
-                          "expected 'pfsbench-gate-report' (write it with "
+                          f'expected {REPORT_KIND!r} (write it with '
                           'pfsbench gate --format json)')
 
-    if record.get('format_version') != 1:
+    if record.get('format_version') != REPORT_FORMAT_VERSION:
         raise ConfigError(path, 'format_version',
                           record.get('format_version'),
-                          'this pfsbench reads report format 1')
+                          'this pfsbench reads report format '
+                          f'{REPORT_FORMAT_VERSION}')
 
     return record

@@ -37,7 +37,7 @@ def _choose_histories(record, max_plots):
         return (ORDER.get(verdict, 9), not h['changepoints'], h['case'],
                 h['var'])
 
-    chosen = sorted((h for h in record['history'] if len(h['points']) > 0),
+    chosen = sorted((h for h in record['history'] if h['points']),
                     key=rank)
     return [(h, rows.get((h['case'], h['var'])))
             for h in chosen[:max_plots]]

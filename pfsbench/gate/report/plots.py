@@ -83,8 +83,8 @@ def scaling_groups(record):
 
 
 def scaling_plot(title, xparam, lines):
-    """Figure vs parameter: current mean (with the 95 % interval's span of
-    the samples as error bars) and the baseline mean (dashed)."""
+    """Figure vs parameter: current mean (with the min..max of its samples
+    as error bars) and the baseline mean (dashed)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.4), layout='constrained')
     unit = ''
