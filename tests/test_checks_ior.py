@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from conftest import CHECKS, CONFIG, REPO, reframe_bin, run_reframe, slurm_env
+from conftest import CHECKS, CONFIG, REPO, run_reframe
 from pfsbench.commands import ior
 
 IOR_CHECKS = str(CHECKS / 'ior')
@@ -36,6 +36,16 @@ def _job_scripts(runs, system, partition, test):
         f'{runs}/stage/{system}/{partition}/builtin/{test}_*/rfm_job.sh'))
     assert paths, f'no job script for {test} under {runs}'
     return [open(p).read() for p in paths]
+
+
+def _dry_run_script(tmp_path, system, partition, test, *options):
+    """The one job script a dry run of ``test`` on ``system:partition``
+    renders (``options``: more reframe arguments, ``-P``/``-S``)."""
+    proc = run_reframe(['--system', f'{system}:{partition}', '-c', IOR_CHECKS,
+                        '-n', test, *options, '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path, system, partition, test)
+    return script
 
 
 def _perflog(runs, system, partition, test):
@@ -138,31 +148,26 @@ def test_seed002_compares_targets_and_partitions(tmp_path):
 
 
 def test_small_partition_caps_the_source_size(tmp_path):
-    proc = run_reframe(['--system', 'localslurm:srun', '-c', IOR_CHECKS,
-                        '-n', 'ior_mpiio_fpp_bandwidth', '-P', 'tasks=36',
-                        '-S', 'nodes=3', '--dry-run'], tmp_path)
-    assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path, 'localslurm', 'srun',
-                             'ior_mpiio_fpp_bandwidth')
+    script = _dry_run_script(tmp_path, 'localslurm', 'srun',
+                             'ior_mpiio_fpp_bandwidth', '-P', 'tasks=36',
+                             '-S', 'nodes=3')
     (srun,) = _launched(script)
     # 4g per task capped to the partition's 128 MiB per stream.
     assert ' -a MPIIO -b 128m -t 4m -i 1 -F -o ' in srun
 
 
 def test_drop_caches_between_write_and_read(tmp_path):
-    proc = run_reframe(['--system', 'localslurm:mpirun', '-c', IOR_CHECKS,
-                        '-n', 'ior_bandwidth', '-P', 'api=MPIIO',
-                        '-P', 'access=shared', '-P', 'transfer_size=47008',
-                        '-P', 'scale=2x2', '-S', 'repetitions=2',
-                        '-S', 'cache_defeat=drop_caches',
-                        '--dry-run'], tmp_path)
-    assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path, 'localslurm', 'mpirun',
-                             'ior_bandwidth')
+    script = _dry_run_script(tmp_path, 'localslurm', 'mpirun',
+                             'ior_bandwidth', '-P', 'api=MPIIO',
+                             '-P', 'access=shared', '-P', 'transfer_size=47008',
+                             '-P', 'scale=2x2', '-S', 'repetitions=2',
+                             '-S', 'cache_defeat=drop_caches')
     runs = _launched(script, 'mpirun')
-    assert [r.split()[3] for r in runs] == [
-        os.path.basename(runs[0].split()[3]), 'sh', runs[0].split()[3],
-        runs[0].split()[3], 'sh', runs[0].split()[3]]
+    # Per repetition: IOR write, drop, IOR read (the binary is what PATH
+    # has here, or a bare 'ior' where it has none).
+    binary = runs[0].split()[3]
+    assert os.path.basename(binary) == 'ior'
+    assert [r.split()[3] for r in runs] == [binary, 'sh', binary] * 2
     write, drop, read = runs[:3]
     assert write.startswith('mpirun -np 4 ')
     # 1 GiB capped to 128 MiB, rounded down to whole 47008-byte transfers.
@@ -176,13 +181,10 @@ def test_drop_caches_between_write_and_read(tmp_path):
 
 
 def test_lustre_stripe_sets_and_verifies_the_layout(tmp_path):
-    proc = run_reframe(['--system', 'example_lustre', '-c', IOR_CHECKS,
-                        '-n', 'ior_lustre_stripe_bandwidth',
-                        '-P', 'stripe_count=12', '-P', 'stripe_size=4m',
-                        '-S', 'repetitions=1', '--dry-run'], tmp_path)
-    assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path, 'example_lustre', 'compute',
-                             'ior_lustre_stripe_bandwidth')
+    script = _dry_run_script(tmp_path, 'example_lustre', 'compute',
+                             'ior_lustre_stripe_bandwidth',
+                             '-P', 'stripe_count=12', '-P', 'stripe_size=4m',
+                             '-S', 'repetitions=1')
     steps = [ln for ln in script.splitlines()
              if ln.startswith(('lfs ', 'srun '))]
     assert re.fullmatch(r"lfs setstripe -c 12 -S 4m \S+", steps[0])
@@ -290,26 +292,26 @@ def test_ior_error_is_quoted_and_run_dir_removed(tmp_path):
 
 
 @pytest.fixture(scope='module')
-def idle_slurm():
-    """The localhost Slurm cluster's client environment, if 2 nodes idle."""
-    if IOR_BINARY is None:
-        pytest.skip('no IOR binary (/opt/ior/bin/ior or ior on PATH)')
+def idle_slurm(localslurm):
+    """The localhost Slurm cluster's client environment, if 2 nodes idle.
+
+    Through conftest's ``localslurm``, so that PFSBENCH_NO_SLURM and a
+    non-root user skip these cases as every other Slurm test does.
+    """
     try:
-        env = slurm_env()
         out = subprocess.run(['sinfo', '-h', '-N', '-t', 'idle', '-o', '%N'],
-                             env=dict(os.environ, **env), timeout=30,
+                             env=dict(os.environ, **localslurm), timeout=30,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              universal_newlines=True)
     except (OSError, subprocess.SubprocessError) as err:
         pytest.skip(f'localhost Slurm cluster not reachable: {err}')
-    nodes = out.stdout.split()
-    if out.returncode != 0 or len(nodes) < 2:
+    if out.returncode != 0 or len(out.stdout.split()) < 2:
         pytest.skip(f'localhost Slurm cluster has fewer than 2 idle nodes '
-                    f'(sinfo -t idle: {out.stdout.strip()!r}); start it with '
-                    f'tests/localslurm/localslurm.sh up')
-    return env
+                    f'(sinfo -t idle: {out.stdout.strip()!r})')
+    return localslurm
 
 
+@needs_ior
 @pytest.mark.slurm
 @pytest.mark.parametrize('partition', ['srun', 'mpirun'])
 def test_two_nodes_two_tasks_through_slurm(idle_slurm, tmp_path, partition):
@@ -350,13 +352,10 @@ def test_two_nodes_two_tasks_through_slurm(idle_slurm, tmp_path, partition):
 
 
 def test_seed003_dry_run_at_source_scale(tmp_path):
-    proc = run_reframe(['--system', 'example_lustre', '-c', IOR_CHECKS,
-                        '-n', 'ior_posix_n_to_n_bandwidth',
-                        '-P', 'transfer_size=10k', '-P', 'tasks_per_node=11',
-                        '-S', 'repetitions=1', '--dry-run'], tmp_path)
-    assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path, 'example_lustre', 'compute',
-                             'ior_posix_n_to_n_bandwidth')
+    script = _dry_run_script(tmp_path, 'example_lustre', 'compute',
+                             'ior_posix_n_to_n_bandwidth',
+                             '-P', 'transfer_size=10k',
+                             '-P', 'tasks_per_node=11', '-S', 'repetitions=1')
     lines = script.splitlines()
     for line in ('#SBATCH --nodes=2', '#SBATCH --ntasks=22',
                  '#SBATCH --ntasks-per-node=11'):
@@ -408,18 +407,16 @@ def _run_on_fake_lustre(tmp_path, stripe_count, with_lfs=True):
             'getstripe-plain-one-stripe.txt'
         (bindir / 'lfs').write_text(FAKE_LFS.format(sample=sample))
         (bindir / 'lfs').chmod(0o755)
-    env = dict(os.environ, PATH=f'{bindir}:{os.environ["PATH"]}',
-               PFSBENCH_RUNS=str(tmp_path / 'runs'),
-               PFSBENCH_REFERENCES=str(tmp_path / 'no-references'))
-    cmd = [reframe_bin(), '-C', str(config / 'site.py'),
-           '--system', 'fakelustre', '-c', IOR_CHECKS,
-           '-n', 'ior_lustre_stripe_bandwidth',
-           '-P', f'stripe_count={stripe_count}', '-P', 'stripe_size=1m',
-           '-S', 'repetitions=1', '-S', f'ior_binary={IOR_BINARY}', '-r']
-    print('+', ' '.join(cmd))
-    return subprocess.run(cmd, cwd=REPO, env=env, timeout=300,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+    return run_reframe(['--system', 'fakelustre', '-c', IOR_CHECKS,
+                        '-n', 'ior_lustre_stripe_bandwidth',
+                        '-P', f'stripe_count={stripe_count}',
+                        '-P', 'stripe_size=1m', '-S', 'repetitions=1',
+                        '-S', f'ior_binary={IOR_BINARY}', '-r'],
+                       tmp_path / 'runs',
+                       env={'PATH': f'{bindir}:{os.environ["PATH"]}',
+                            'PFSBENCH_REFERENCES':
+                                str(tmp_path / 'no-references')},
+                       timeout=300, config=config / 'site.py')
 
 
 @needs_ior

@@ -20,15 +20,12 @@ def test_seed002_scales():
         'ior -a MPIIO -b 4g -t 4m -i 1 -F -o "$SCRATCH/ior/output"'
 
 
-@pytest.mark.parametrize('transfer', ior.SEED003_TRANSFER_SIZES)
-def test_seed003_posix_n_to_n(transfer):
-    assert ior.seed003_posix_n_to_n('/scratch/ior/n2n', transfer) == [
-        'ior', '-a', 'POSIX', '-b', '45775m', '-t', transfer, '-i', '3',
-        '-F', '-C', '-e', '-o', '/scratch/ior/n2n']
-
-
 def test_seed003_block_is_44_7_gib():
     assert round(ior.size_bytes(ior.SEED003_BLOCK_SIZE) / 2**30, 1) == 44.7
+    # IOR refuses a block that is not whole transfers.
+    for transfer in ior.SEED003_TRANSFER_SIZES:
+        assert ior.size_bytes(ior.SEED003_BLOCK_SIZE) % \
+            ior.size_bytes(transfer) == 0
 
 
 def test_io500_ior_easy():
@@ -98,3 +95,19 @@ def test_size_bytes():
     assert ior.size_bytes('47008') == 47008
     assert ior.size_bytes('9920000m') == 9920000 * 2**20
     assert ior.size_bytes(4096) == 4096
+
+
+def test_size_text_is_the_inverse_of_size_bytes():
+    assert [ior.size_text(n) for n in (4 * 2**30, 128 * 2**20, 10240,
+                                       47008)] == ['4g', '128m', '10k',
+                                                   '47008']
+    for text in ('4g', '45775m', '100k', '47008'):
+        assert ior.size_text(ior.size_bytes(text)) == text
+
+
+def test_whole_transfers():
+    assert ior.whole_transfers(128 * 2**20, '47008') == \
+        128 * 2**20 // 47008 * 47008
+    assert ior.whole_transfers(2**20, '1m') == 2**20
+    # Never below one transfer, even under a smaller cap.
+    assert ior.whole_transfers(1000, '47008') == 47008

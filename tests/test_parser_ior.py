@@ -11,20 +11,19 @@ import json
 import math
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import SHARED, fixture_dir
+from pfsbench.commands.ior import ior_argv, size_bytes
 from pfsbench.errors import ParseError
 from pfsbench.parsers import ior
 
-SHARED = Path(__file__).resolve().parents[1].parent / 'shared'
-FIXTURES = SHARED / 'fixtures' / 'ior'
+FIXTURES = fixture_dir('ior')
 SEEDS = SHARED / 'seeds'
-
-if not FIXTURES.is_dir():
-    pytest.skip(f'shared IOR fixtures not found at {FIXTURES}',
-                allow_module_level=True)
 
 ALL = sorted(p.name for p in FIXTURES.glob('*.txt'))
 
@@ -51,17 +50,15 @@ EXPECTED_FAILURE = {
         'ERROR: open64("/scratch/does/not/exist/testfile.00000002"',
 }
 
-_SIZE = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
-
-
-def _size(word):
-    m = re.fullmatch(r'(\d+)([kmgt]?)', word.lower())
-    return int(m.group(1)) * _SIZE[m.group(2)]
+def _cmd_lines(name):
+    """The fixture's ``.cmd`` file: the command line first, then the
+    ``# sbatch`` line and the job's ``ExitCode``."""
+    return (FIXTURES / name).with_suffix('.cmd').read_text().splitlines()
 
 
 def _cmd(name):
     """The recorded command: IOR flags, task count and job exit code."""
-    lines = (FIXTURES / name).with_suffix('.cmd').read_text().splitlines()
+    lines = _cmd_lines(name)
     argv = shlex.split(lines[0].split(';')[0])
     start = next(i for i, w in enumerate(argv) if w.endswith('/ior'))
     flags = argv[start + 1:]
@@ -84,8 +81,8 @@ def _cmd(name):
     return {
         'api': opt('-a', 'POSIX'),
         'file_per_process': '-F' in flags,
-        'transfer_size_bytes': _size(opt('-t', '256k')),
-        'block_size_bytes': _size(opt('-b', '1m')),
+        'transfer_size_bytes': size_bytes(opt('-t', '256k')),
+        'block_size_bytes': size_bytes(opt('-b', '1m')),
         'segments': int(opt('-s', '1')),
         'iterations': int(opt('-i', '1')),
         'tasks': tasks,
@@ -231,7 +228,7 @@ def test_stonewall_figures(name):
     result = ior.parse(text, source=name)
     assert result.params.stonewall_wear_out is True
     assert result.params.stonewall_deadline_s == int(
-        re.search(r'-D (\d+)', _cmd_line(name)).group(1))
+        re.search(r'-D (\d+)', _cmd_lines(name)[0]).group(1))
     pairs = int(re.search(r'accessed: (\d+)', text).group(1))
     assert result.stonewall_pairs == pairs
     write = result.iterations_of('write')[0]
@@ -239,10 +236,6 @@ def test_stonewall_figures(name):
     assert write.stonewall_pairs_min <= pairs
     assert result.write.stonewall_time_s > 0
     assert result.write.stonewall_bw_mib_s > 0
-
-
-def _cmd_line(name):
-    return (FIXTURES / name).with_suffix('.cmd').read_text().splitlines()[0]
 
 
 def test_remove_rows_are_not_operations():
@@ -295,10 +288,11 @@ def test_no_ior_output_raises():
 # IOR 2.10: no recorded fixture.  Seed 002 publishes six complete IOR-2.10.2
 # runs (banner to 'Run finished'); the figures are those of EXPERIMENTS.md E11.
 
-def _seed_210_runs():
+@pytest.fixture(scope='module')
+def seed_210_runs():
     seed = next(SEEDS.glob('002_*.txt'), None)
     if seed is None:
-        return []
+        pytest.skip(f'seed 002 not found in {SEEDS}')
     return re.findall(r'^IOR-2\.10.*?^Run finished:.*?$', seed.read_text(),
                       re.S | re.M)
 
@@ -307,12 +301,9 @@ SEED_MAX = [(203.89, 209.22), (2475.39, 2701.51), (205.71, 275.65),
             (1936.59, 2008.95), (1102.60, 447.15), (968.56, 1940.63)]
 
 
-def test_ior_210_seed_runs():
-    runs = _seed_210_runs()
-    if not runs:
-        pytest.skip(f'seed 002 not found in {SEEDS}')
-    assert len(runs) == len(SEED_MAX)
-    for run, (write, read) in zip(runs, SEED_MAX):
+def test_ior_210_seed_runs(seed_210_runs):
+    assert len(seed_210_runs) == len(SEED_MAX)
+    for run, (write, read) in zip(seed_210_runs, SEED_MAX):
         result = ior.parse(run, source='seed-002')
         assert result.version == '2.10.2'
         assert (result.write.bw_max_mib_s, result.read.bw_max_mib_s) == \
@@ -326,11 +317,8 @@ def test_ior_210_seed_runs():
                                                                4 * 2**30)
 
 
-def test_ior_210_truncated_raises():
-    runs = _seed_210_runs()
-    if not runs:
-        pytest.skip(f'seed 002 not found in {SEEDS}')
-    cut = runs[0].rsplit('Run finished', 1)[0]
+def test_ior_210_truncated_raises(seed_210_runs):
+    cut = seed_210_runs[0].rsplit('Run finished', 1)[0]
     with pytest.raises(ParseError, match="'Run finished'"):
         ior.parse(cut, source='seed-002')
 
@@ -344,8 +332,6 @@ REAL_IOR = Path('/opt/ior/bin/ior')
 
 @pytest.fixture
 def run_ior(tmp_path):
-    import shutil
-    import subprocess
     mpirun = shutil.which('mpirun')
     if not (REAL_IOR.is_file() and mpirun):
         pytest.skip(f'no IOR at {REAL_IOR} or no mpirun on PATH')
@@ -361,7 +347,6 @@ def run_ior(tmp_path):
 
 
 def test_real_ior_json_with_stonewall_text(run_ior, tmp_path):
-    from pfsbench.commands.ior import ior_argv
     argv = ior_argv(str(tmp_path / 'f'), block_size='8m', transfer_size='1m',
                     iterations=2, file_per_process=True, stonewall_s=1,
                     summary_json=True, executable=str(REAL_IOR))

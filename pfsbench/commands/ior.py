@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IOR command lines (E11 from seed 002, E14 from seed 003, IO500 phases).
+"""IOR command lines (E11 from seed 002, E14's sizes from seed 003, IO500
+phases).
 
 :func:`ior_argv` is the only place that knows IOR's flags; the presets below
 call it with the parameters of their source.  The task count is not an IOR
@@ -49,6 +50,23 @@ def size_bytes(size):
         raise ValueError(f'IOR size {size!r}: expected digits with an '
                          f'optional k, m, g or t suffix')
     return int(m.group(1)) * _UNIT[m.group(2).lower()]
+
+
+def size_text(nbytes):
+    """``nbytes`` in IOR's size syntax, with the largest exact suffix
+    (the inverse of :func:`size_bytes`)."""
+    for suffix, unit in (('g', 2**30), ('m', 2**20), ('k', 2**10)):
+        if nbytes % unit == 0:
+            return f'{nbytes // unit}{suffix}'
+
+    return str(nbytes)
+
+
+def whole_transfers(nbytes, transfer_size):
+    """``nbytes`` rounded down to whole transfers, and at least one: IOR
+    refuses a block that is not a multiple of the transfer size."""
+    transfer = size_bytes(transfer_size)
+    return max(transfer, nbytes // transfer * transfer)
 
 
 def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
@@ -166,27 +184,16 @@ def seed002_mpiio_fpp(test_file, executable='ior'):
                     executable=executable)
 
 
-def seed003_posix_n_to_n(test_file, transfer_size, iterations=3,
-                         executable='ior'):
-    """Seed 003 (E14): IOR POSIX N-to-N, 44.7 GiB per client.
-
-    The source names only POSIX, file per client, the transfer sizes
-    (:data:`SEED003_TRANSFER_SIZES`) and the data per client; it dropped
-    caches between phases, done here with ``-C`` and ``-e``.  Three
-    iterations (pfsbench's choice) give each figure a spread.
-    """
-    return ior_argv(test_file, api='POSIX', block_size=SEED003_BLOCK_SIZE,
-                    transfer_size=transfer_size, iterations=iterations,
-                    file_per_process=True, reorder_tasks=True, fsync=True,
-                    executable=executable)
-
-
-def _io500(test_file, status_file, phase, **params):
+def _io500(test_file, status_file, phase, stonewall_s, **params):
+    """What every IO500 IOR phase shares: -C -Q 1 -g -e -k, the signature,
+    and the status file that the stonewalled write fills and the verifying
+    read follows."""
     if phase not in ('write', 'read'):
         raise ValueError(f"IO500 phase {phase!r}: expected 'write' or 'read'")
     write = phase == 'write'
     return ior_argv(test_file, reorder_tasks=True, task_per_node_offset=1,
-                    barriers=True, fsync=True, keep_file=True,
+                    barriers=True, signature=IO500_SIGNATURE, fsync=True,
+                    keep_file=True, stonewall_s=stonewall_s if write else None,
                     stonewall_status_file=status_file,
                     write=write, read=not write, verify_read=not write,
                     **params)
@@ -203,37 +210,22 @@ def io500_ior_easy(datadir, phase, api='POSIX',
     write where the stonewall alone would fill a small file system.
     """
     return _io500(f'{datadir}/ior-easy/ior_file_easy',
-                  f'{datadir}/ior-easy/stonewall', phase, api=api,
-                  block_size=block_size,
+                  f'{datadir}/ior-easy/stonewall', phase, stonewall_s,
+                  api=api, block_size=block_size,
                   transfer_size=IO500_EASY_TRANSFER_SIZE,
-                  file_per_process=True, signature=IO500_SIGNATURE,
-                  stonewall_s=stonewall_s if phase == 'write' else None,
-                  executable=executable)
+                  file_per_process=True, executable=executable)
 
 
 def io500_ior_hard(datadir, phase, api='POSIX',
                    segments=IO500_HARD_SEGMENTS,
-                   stonewall_s=IO500_STONEWALL_S, signature=IO500_SIGNATURE,
-                   executable='ior'):
+                   stonewall_s=IO500_STONEWALL_S, executable='ior'):
     """IO500 ``ior-hard-write`` / ``ior-hard-read`` (phase 'write'/'read').
 
     One shared file, 47008-byte transfers and blocks (not aligned to any
     stripe), many segments, stonewalled write.
     """
     return _io500(f'{datadir}/ior-hard/file',
-                  f'{datadir}/ior-hard.stonewall', phase, api=api,
-                  block_size=IO500_HARD_TRANSFER_SIZE,
+                  f'{datadir}/ior-hard.stonewall', phase, stonewall_s,
+                  api=api, block_size=IO500_HARD_TRANSFER_SIZE,
                   transfer_size=IO500_HARD_TRANSFER_SIZE, segments=segments,
-                  signature=signature,
-                  stonewall_s=stonewall_s if phase == 'write' else None,
                   executable=executable)
-
-
-def size_text(nbytes):
-    """``nbytes`` in IOR's size syntax, with the largest exact suffix
-    (the inverse of :func:`size_bytes`)."""
-    for suffix, unit in (('g', 2**30), ('m', 2**20), ('k', 2**10)):
-        if nbytes % unit == 0:
-            return f'{nbytes // unit}{suffix}'
-
-    return str(nbytes)

@@ -246,6 +246,9 @@ def _stats(values):
 
 _OPTION_RE = re.compile(r'^([A-Za-z][\w /-]*?)\s+: ?(.*)$')
 _PAIRS_RE = re.compile(r'^stonewalling pairs accessed min: (\d+) max: (\d+)')
+# 'Max Write: X MiB/sec (Y MB/sec)': IOR 2.10, 3.x and -v print it alike.
+_MAX_RE = re.compile(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
+                     r'\(([\d.]+) MB/sec\)')
 
 
 def _parse_text(lines, start, version, source):
@@ -285,8 +288,7 @@ def _parse_text(lines, start, version, source):
                 int(g) for g in _PAIRS_RE.match(line).groups())
         elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
             pairs_total = int(line.split(':', 1)[1])
-        elif m := re.match(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
-                           r'\(([\d.]+) MB/sec\)', line):
+        elif m := _MAX_RE.match(line):
             max_mb[m.group(1).lower()] = float(m.group(3))
         elif (section == 'results' and results_index
               and line.split()[:1] and line.split()[0] in OPERATIONS):
@@ -538,8 +540,6 @@ def _parse_csv(lines, start, source):
 # collapsed (seed 002).
 _ROW_210 = re.compile(r'^(write|read)\s+' + r'(\d+\.\d\d)\s*' * 8
                       + r'(\d+\.\d{5})(?!\d)')
-_MAX_210 = re.compile(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
-                      r'\(([\d.]+) MB/sec\)')
 
 
 def _parse_text_210(lines, start, version, source):
@@ -557,7 +557,7 @@ def _parse_text_210(lines, start, version, source):
                                  'expected one test per run (IOR scripts '
                                  'with several tests are not supported)')
             rows[m.group(1)] = [float(g) for g in m.groups()[1:]]
-        elif m := _MAX_210.match(stripped):
+        elif m := _MAX_RE.match(stripped):
             max_lines[m.group(1).lower()] = (float(m.group(2)),
                                              float(m.group(3)))
         elif stripped.startswith('Run finished'):

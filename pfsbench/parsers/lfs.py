@@ -22,9 +22,9 @@ count above the number of OSTs, an inherited composite layout) is named.
 import re
 from dataclasses import dataclass
 
+# Sizes as lfs prints them (1M) are IOR's size syntax, case aside.
+from pfsbench.commands.ior import size_bytes
 from pfsbench.errors import ParseError
-
-_SIZE_UNITS = {'': 1, 'K': 2**10, 'M': 2**20, 'G': 2**30, 'T': 2**40}
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def parse(text, source='<text>'):
                                  'expected a path before the layout')
             comp = _new_component()
             comp.update(stripe_count=int(m.group(1)),
-                        stripe_size_bytes=_size(m.group(2)),
+                        stripe_size_bytes=size_bytes(m.group(2)),
                         stripe_offset=int(m.group(3)))
             if entry[1] == 'composite':
                 entry[2].append(comp)     # a directory's PFL template
@@ -160,9 +160,6 @@ def parse(text, source='<text>'):
             _apply(entry, key, value, source, lineno, stripped)
             continue
 
-        if stripped in ('lmm_objects:',):
-            continue
-
         if ' ' not in stripped or stripped.startswith('/'):
             # A path line starts the next entry.
             if entry is not None:
@@ -190,11 +187,6 @@ def _new_component():
     return dict(stripe_count=None, stripe_size_bytes=None,
                 stripe_offset=None, pattern=None, ost_indices=[],
                 extent_start=None, extent_end=None, flags=None)
-
-
-def _size(text):
-    m = re.fullmatch(r'(\d+)([KMGT]?)', text, re.IGNORECASE)
-    return int(m.group(1)) * _SIZE_UNITS[m.group(2).upper()]
 
 
 def _int_or_none(value):

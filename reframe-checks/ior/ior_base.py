@@ -234,16 +234,15 @@ class ior_check_base(FileSystemCheck):
         The source's spelling (``4g``) is kept when the size is unchanged,
         so the job script shows the source's command line.
         """
-        transfer = ior.size_bytes(self.transfer_size)
-        block = ior.size_bytes(self.block_size)
-        block = max(transfer, block // transfer * transfer)
+        block = ior.whole_transfers(ior.size_bytes(self.block_size),
+                                    self.transfer_size)
         if cap is not None and block * self.segments > cap:
             self.size_capped = True
             if block <= cap:
                 self.segments = max(1, cap // block)
             else:
                 self.segments = 1
-                block = max(transfer, cap // transfer * transfer)
+                block = ior.whole_transfers(cap, self.transfer_size)
 
         if block != ior.size_bytes(self.block_size):
             self.block_size = ior.size_text(block)

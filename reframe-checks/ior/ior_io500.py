@@ -17,9 +17,9 @@ families'.)  ``cache_defeat=drop_caches`` adds a page-cache drop between
 the writes and the reads, which IO500 itself does not do.
 
 Figures: each phase's bandwidth in GiB/s, as IO500 reports it.  The
-partition's size cap limits ior-hard's segments; ior-easy's block is
-IO500's and only the stonewall bounds what it writes, so keep
-``stonewall_s`` short on small partitions.
+partition's size cap limits ior-hard's segments and ior-easy's block
+(IO500's block is too large to finish: elsewhere only the stonewall bounds
+what ior-easy writes, so keep ``stonewall_s`` short on small partitions).
 References: key ``ior_io500_phases``, ``$index: [$partition, nodes,
 tasks_per_node]``.
 """
@@ -80,13 +80,10 @@ class ior_io500_phases(_base.ior_check_base):
 
     def cap_sizes(self, cap):
         super().cap_sizes(cap)
-        if cap is not None:
-            transfer = ior.size_bytes(ior.IO500_EASY_TRANSFER_SIZE)
-            easy = ior.size_bytes(self.easy_block_size)
-            if easy > cap:
-                self.easy_block_size = str(max(transfer,
-                                               cap // transfer * transfer))
-                self.size_capped = True
+        if cap is not None and ior.size_bytes(self.easy_block_size) > cap:
+            self.easy_block_size = ior.size_text(ior.whole_transfers(
+                cap, ior.IO500_EASY_TRANSFER_SIZE))
+            self.size_capped = True
 
     @run_after('init')
     def check_cache_defeat(self):
@@ -95,6 +92,8 @@ class ior_io500_phases(_base.ior_check_base):
             raise ValueError(f'cache_defeat: {self.cache_defeat!r}: IO500 '
                              f'phases take reorder or drop_caches')
 
+    @run_after('init')
+    def tag_quick_cases(self):
         if self.nodes * self.tasks_per_node <= 2:
             self.tags |= {'quick'}
 

@@ -10,7 +10,9 @@ file-system target (the volume): ``-P fs_target=striped,distributed``
 runs both targets in one session, and every partition selected runs too.
 
 By default the job runs exactly the source's command line (no cache
-defeat: ``cache_defeat=none``).  Figures: Max Write / Max Read, as the
+defeat: ``cache_defeat=none``): with this family's defaults the shared
+builder emits the argv of :func:`pfsbench.commands.ior.seed002_mpiio_fpp`,
+which ``pfsbench render E11`` uses.  Figures: Max Write / Max Read, as the
 source published them.  References: key ``ior_mpiio_fpp_bandwidth``,
 ``$index: [$partition, target_name, tasks]`` (config/references/
 example_seed002.yaml carries the source's figures).
@@ -23,7 +25,6 @@ import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.commands import ior
-from pfsbench.jobsteps import Step
 
 _base = util.import_module_from_file(
     os.path.join(os.path.dirname(__file__), 'ior_base.py'))
@@ -80,18 +81,3 @@ class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
             self.target = self.fs_target
 
         super().resolve_target()
-
-    def ior_steps(self):
-        # The source's exact argv where nothing was changed; otherwise the
-        # same parameters with this run's cap and cache defeat.
-        source = (self.cache_defeat == 'none' and not self.size_capped
-                  and (self.api, self.access, self.transfer_size,
-                       self.block_size, self.segments, self.repetitions,
-                       self.odirect, self.stonewall_s) ==
-                  ('MPIIO', 'fpp', '4m', '4g', 1, 1, False, 0))
-        if not source:
-            return super().ior_steps()
-
-        argv = ior.seed002_mpiio_fpp(self.test_file(),
-                                     executable=self.ior_path)
-        return [Step('write+read', 'ior', tuple(argv))]
