@@ -26,9 +26,9 @@ from reframe.core.exceptions import SanityError
 
 from pfsbench import jobsteps, rundir, spack
 from pfsbench.errors import ConfigError, ParseError
-from pfsbench.siteconfig import DEFAULT_DROP_CACHES, check_scratch_dir
-
-JOB_EXIT_PREFIX = rundir.JOB_EXIT_PREFIX
+from pfsbench.rundir import JOB_EXIT_PREFIX
+from pfsbench.siteconfig import check_scratch_dir
+from pfsbench.streams import DEFAULT_DROP_CACHES
 
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
@@ -122,9 +122,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if not env_dir:
             return
 
-        env_dir = os.path.expandvars(os.path.expanduser(env_dir))
         try:
-            tools = spack.provenance(env_dir)
+            tools = spack.provenance(_expanded(env_dir))
         except ConfigError as err:
             if self.is_dry_run():
                 return      # the environment lives on another machine
@@ -152,14 +151,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if not env_dir or not view or self.is_dry_run():
             return
 
-        view = os.path.abspath(os.path.expandvars(os.path.expanduser(view)))
+        view = os.path.abspath(_expanded(view))
         if os.path.commonpath([os.path.abspath(binary), view]) != view:
             return      # an explicit path, not the view's
 
         try:
-            spack.check_view_binary(
-                binary, os.path.expandvars(os.path.expanduser(env_dir)),
-                package)
+            spack.check_view_binary(binary, _expanded(env_dir), package)
         except ConfigError as err:
             raise RfmConfigError(
                 f'{self.current_partition.fullname}: extras.spack_view: '
@@ -187,15 +184,18 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return self.current_partition.extras.get('drop_caches_command',
                                                  DEFAULT_DROP_CACHES)
 
+    def job_stdout_path(self):
+        """Path of the job's standard output (in the stage directory)."""
+        return os.path.join(self.stagedir, self.stdout.evaluate())
+
     def job_stdout(self):
-        """(path, text) of the job's standard output."""
-        path = os.path.join(self.stagedir, self.stdout.evaluate())
-        with open(path) as fp:
-            return path, fp.read()
+        """The text of the job's standard output."""
+        with open(self.job_stdout_path()) as fp:
+            return fp.read()
 
     def step_outputs(self):
         """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
-        return jobsteps.split(self.job_stdout()[1])
+        return jobsteps.split(self.job_stdout())
 
     def parsed(self, parser, step=None):
         """The job's stdout, or one step's part of it, parsed by
@@ -208,11 +208,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             SanityError: the step did not start, or quoting the parser's
                 message (the tool's own error line when the tool failed).
         """
-        path = os.path.join(self.stagedir, self.stdout.evaluate())
+        path = self.job_stdout_path()
         stat = os.stat(path)
         key = (path, stat.st_mtime_ns, stat.st_size, parser.__name__, step)
         if key not in _PARSED:
-            _, text = self.job_stdout()
+            text = self.job_stdout()
             source = os.path.basename(path)
             if step is not None:
                 steps = jobsteps.split(text)
@@ -247,6 +247,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             raise SanityError(f'the job step exited with {codes[-1]}')
 
         return True
+
+
+def _expanded(path):
+    """``path`` with ``~`` and ``$VAR`` expanded, as config paths are."""
+    return os.path.expandvars(os.path.expanduser(path))
 
 
 def _mount_fstype(path):

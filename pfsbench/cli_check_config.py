@@ -5,7 +5,7 @@ import argparse
 import glob
 import os
 
-from pfsbench.siteconfig import (_shown, load_site_configuration,
+from pfsbench.siteconfig import (load_site_configuration, shown_path,
                                  validate_reference_file)
 
 EPILOG = '''Examples:
@@ -41,6 +41,6 @@ def run(args):
         count = validate_reference_file(path, partitions)
         system = os.path.basename(path)[:-5]
         note = '' if system in systems else ' (no such system: unused)'
-        print(f'{_shown(path)}: {count} reference(s): ok{note}')
+        print(f'{shown_path(path)}: {count} reference(s): ok{note}')
 
     return 0

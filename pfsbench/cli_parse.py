@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench parse TOOL FILE``: a tool's output as a normalised record."""
 
+import argparse
 import dataclasses
 import importlib
 import json
@@ -23,7 +24,6 @@ EPILOG = '''Examples:
 
 
 def add_parser(subparsers):
-    import argparse
     parser = subparsers.add_parser(
         'parse', help='parse a benchmark tool output file',
         description='Parse one output file of a benchmark tool and print '

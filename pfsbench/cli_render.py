@@ -6,6 +6,7 @@ import shlex
 import sys
 
 from pfsbench.render import EXPERIMENTS, render
+from pfsbench.streams import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 EPILOG = '''Examples:
   pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench
@@ -48,12 +49,12 @@ def add_parser(subparsers):
     dd_opts.add_argument('--count', type=int, metavar='N',
                          help="blocks per stream (default: the source's)")
     dd_opts.add_argument('--cache-defeat', default='drop_caches',
-                         choices=['drop_caches', 'direct', 'none'],
+                         choices=CACHE_DEFEAT_MODES,
                          help='between write and read (default: '
                               '%(default)s)')
     dd_opts.add_argument('--drop-caches-command', metavar='CMD',
-                         help='command dropping a node page cache (default: '
-                              'sync && echo 3 > /proc/sys/vm/drop_caches)')
+                         help='command dropping a node page cache '
+                              f'(default: {DEFAULT_DROP_CACHES})')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
     return parser

@@ -3,8 +3,8 @@
 check family."""
 
 import argparse
-import os
 
+from pfsbench.gate.results import default_runs_dir
 from pfsbench.summary import latest_report, render_text
 
 EPILOG = '''Examples:
@@ -18,9 +18,7 @@ def add_parser(subparsers):
         'summary', help='summarise the last ReFrame run (a table per family)',
         description=__doc__, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    default_runs = os.environ.get('PFSBENCH_RUNS', os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'runs'))
-    parser.add_argument('--runs', default=default_runs, metavar='DIR',
+    parser.add_argument('--runs', default=default_runs_dir(), metavar='DIR',
                         help='the runs directory (default: $PFSBENCH_RUNS '
                              'or runs/: %(default)s)')
     parser.add_argument('--report', metavar='FILE',

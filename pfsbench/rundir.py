@@ -8,9 +8,10 @@ cleanup`` removes leftovers of killed jobs, and only marked directories.
 """
 
 import os
-import shlex
 import shutil
 import time
+
+from pfsbench.commands import shell_join
 
 #: Marker file in every run directory pfsbench creates.
 MARKER = '.pfsbench-run'
@@ -33,11 +34,12 @@ def create(path, owner):
 
 
 def job_epilogue(run_dir):
-    """Job-script lines run after the tool, whatever its exit status."""
-    quoted = (f'"{run_dir}"' if run_dir.startswith('$')
-              else shlex.quote(run_dir))
+    """Job-script lines run after the tool, whatever its exit status.
+
+    ``run_dir`` may be a shell variable (``$RUN_DIR`` in a rendered script).
+    """
     return [f'echo "{JOB_EXIT_PREFIX}$?"',
-            f'rm -rf {quoted}']
+            f'rm -rf {shell_join([run_dir])}']
 
 
 def leftovers(directory):

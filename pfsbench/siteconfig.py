@@ -34,26 +34,27 @@ The ``local`` and ``localslurm`` systems take some of these from the
 environment instead (:func:`environment_extras`).
 """
 
+import glob
+import importlib.util
 import json
 import os
 import pwd
 
 from pfsbench.errors import ConfigError
 
-DEFAULT_DROP_CACHES = 'sync && echo 3 > /proc/sys/vm/drop_caches'
-
-#: key -> (type, description); ``targets`` entries are checked separately.
+#: key -> type (described in this module's docstring); every ``int`` is a
+#: count or a size, at least 1; ``targets`` entries are checked separately.
 EXTRAS_SCHEMA = {
-    'targets': (list, 'file-system targets: [{name, path, fstype, descr}]'),
-    'drop_caches_command': (str, 'command dropping a node page cache'),
-    'max_nodes': (int, 'largest node count a job may use'),
-    'max_bytes_per_stream': (int, 'cap on bytes one stream writes'),
-    'ior_max_bytes_per_task': (int, 'cap on bytes one IOR task writes per '
-                                    'repetition'),
-    'spack_env': (str, 'Spack environment directory'),
-    'spack_view': (str, 'Spack view directory'),
+    'targets': list,
+    'drop_caches_command': str,
+    'max_nodes': int,
+    'max_bytes_per_stream': int,
+    'ior_max_bytes_per_task': int,
+    'spack_env': str,
+    'spack_view': str,
 }
-TARGET_KEYS = {'name': str, 'path': str, 'fstype': str, 'descr': str}
+#: Keys of a ``targets`` entry; every value is a string.
+TARGET_KEYS = ('name', 'path', 'fstype', 'descr')
 
 
 def environment_extras():
@@ -116,10 +117,14 @@ def validate_extras(extras, file, where):
                               'unknown pfsbench extras key; known: ' +
                               ', '.join(sorted(EXTRAS_SCHEMA)))
 
-        typ, _ = EXTRAS_SCHEMA[key]
+        typ = EXTRAS_SCHEMA[key]
         if not isinstance(value, typ) or isinstance(value, bool):
             raise ConfigError(file, f'{where}.{key}', value,
                               f'expected a {typ.__name__}')
+
+        if typ is int and value < 1:
+            raise ConfigError(file, f'{where}.{key}', value,
+                              'must be at least 1')
 
     names = set()
     for i, target in enumerate(extras.get('targets', [])):
@@ -133,7 +138,7 @@ def validate_extras(extras, file, where):
                                   'unknown target key; known: ' +
                                   ', '.join(sorted(TARGET_KEYS)))
 
-            if not isinstance(value, TARGET_KEYS[key]):
+            if not isinstance(value, str):
                 raise ConfigError(file, f'{tkey}.{key}', value,
                                   'expected a string')
 
@@ -147,12 +152,6 @@ def validate_extras(extras, file, where):
                               'duplicate target name')
 
         names.add(target['name'])
-
-    for key in ('max_nodes', 'max_bytes_per_stream',
-                'ior_max_bytes_per_task'):
-        if key in extras and extras[key] < 1:
-            raise ConfigError(file, f'{where}.{key}', extras[key],
-                              'must be at least 1')
 
 
 def validate_site_configuration(site_configuration, file):
@@ -259,14 +258,13 @@ def check_scratch_dir(path, source, field, must_exist=True):
     return real
 
 
-def _shown(path):
+def shown_path(path):
     """A path as messages show it: relative when below the working dir."""
     rel = os.path.relpath(path)
     return path if rel.startswith('..') else rel
 
 
 def _load_module(path):
-    import importlib.util
     name = 'pfsbench_config_' + os.path.basename(path)[:-3]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -290,8 +288,6 @@ def load_site_configuration(config_dir, systems=None):
     Raises:
         ConfigError: naming the system file, key and value.
     """
-    import glob
-
     common = _load_module(os.path.join(config_dir, 'common.py'))
     config = dict(common.site_configuration)
     merged = []
@@ -300,10 +296,10 @@ def load_site_configuration(config_dir, systems=None):
         try:
             site = _load_module(path).site_configuration
         except AttributeError:
-            raise ConfigError(_shown(path), 'site_configuration',
+            raise ConfigError(shown_path(path), 'site_configuration',
                               None, 'missing') from None
 
-        validate_site_configuration(site, _shown(path))
+        validate_site_configuration(site, shown_path(path))
         for system in site.get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)
@@ -335,7 +331,7 @@ def validate_reference_file(path, partitions=None):
     """
     import yaml
 
-    rel = _shown(path)
+    rel = shown_path(path)
     try:
         with open(path) as fp:
             data = yaml.safe_load(fp)

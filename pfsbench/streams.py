@@ -36,10 +36,22 @@ import time
 
 PREFIX = 'pfsbench-stream:'
 PHASES = ('write', 'read')
+#: How the page cache is defeated between write and read: dropped on every
+#: node, bypassed by O_DIRECT reads, or not at all (reads may come from
+#: client memory).
+CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'none')
+#: Drops a node's page cache; needs root (sites configure a sudo helper as
+#: the partition's ``drop_caches_command``).
+DEFAULT_DROP_CACHES = 'sync && echo 3 > /proc/sys/vm/drop_caches'
 
 
 class BarrierTimeout(Exception):
     pass
+
+
+def stream_label(stream, node, phase):
+    """The prefix of a stream's tool output lines: ``s0001/n1/write``."""
+    return f's{stream:04d}/{node}/{phase}'
 
 
 def _env_int(names, default):
@@ -132,7 +144,7 @@ class Streams:
     def run_phase(self, stream, phase, template, stream_dir):
         argv = [w.replace('{stream_dir}', stream_dir)
                 for w in shlex.split(template)]
-        label = f's{stream:04d}/{self.node}/{phase}'
+        label = stream_label(stream, self.node, phase)
         start = time.time()
         try:
             proc = subprocess.run(argv, stdout=subprocess.PIPE,
@@ -229,11 +241,11 @@ def build_parser():
                         help='streams run by each launcher task '
                              '(default: %(default)s)')
     parser.add_argument('--cache-defeat', default='none',
-                        choices=['drop_caches', 'direct', 'none'],
+                        choices=CACHE_DEFEAT_MODES,
                         help='how the page cache is defeated between write '
                              'and read (default: %(default)s)')
     parser.add_argument('--drop-caches-command', metavar='COMMAND',
-                        default='sync && echo 3 > /proc/sys/vm/drop_caches',
+                        default=DEFAULT_DROP_CACHES,
                         help='run once per node with --cache-defeat '
                              'drop_caches (default: %(default)s)')
     parser.add_argument('--barrier-timeout', type=float, default=3600,

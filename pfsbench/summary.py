@@ -11,7 +11,7 @@ import json
 import os
 
 from pfsbench.errors import ConfigError, MissingData
-from pfsbench.siteconfig import _shown
+from pfsbench.siteconfig import shown_path
 
 
 def latest_report(runs_dir):
@@ -57,7 +57,7 @@ def render_text(path):
     lines = [f'pfsbench summary of session {info["uuid"][:8]}: '
              f'{info["num_cases"]} case(s), {info["num_failures"]} '
              f'failure(s), {info.get("num_skipped", 0)} skipped '
-             f'({_shown(path)})']
+             f'({shown_path(path)})']
     families = {}
     for case in cases:
         families.setdefault(case['display_name'].split(' ')[0],
@@ -120,18 +120,17 @@ def _family_table(family, members):
         rows = [['figure', 'unit'] + labels, ['', ''] + results]
         rows += [[var, unit] + [_fmt(v.get(lb)) for lb in labels]
                  for (var, unit), v in figures.items()]
-        align_left = 2
     else:                       # long sweeps: cases as rows
         rows = [['case', 'result'] + [f'{var} ({unit})'
                                       for var, unit in figures]]
         rows += [[lb, r] + [_fmt(figures[f].get(lb)) for f in figures]
                  for lb, r in zip(labels, results)]
-        align_left = 2
 
+    # Either way the first two columns are names, the others figures.
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = [head]
     for row in rows:
         out.append('  ' + '  '.join(
-            cell.ljust(w) if i < align_left else cell.rjust(w)
+            cell.ljust(w) if i < 2 else cell.rjust(w)
             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
     return out

@@ -37,6 +37,10 @@ def test_steps_are_announced_launched_and_split():
     assert text.splitlines()[out.outputs['fails'][0]] == 'oops'
 
 
-def test_a_step_that_never_started_is_absent():
-    out = split("pfsbench-step: begin a\nx\npfsbench-step: end a exit=0\n")
-    assert list(out.outputs) == ['a'] and 'b' not in out.exits
+def test_a_step_cut_short_has_output_but_no_exit():
+    # The job was killed during step b: step c never started.
+    out = split('pfsbench-step: begin a\nx\npfsbench-step: end a exit=0\n'
+                'pfsbench-step: begin b\ny\n')
+    assert list(out.outputs) == ['a', 'b']
+    assert out.outputs['b'][1] == ['y']
+    assert out.exits == {'a': 0}

@@ -101,12 +101,13 @@ def test_no_header_raises():
 
 
 def test_help_runs_without_pfsbench_dependencies():
-    # Compute nodes need only the standard library.
-    proc = subprocess.run([sys.executable, '-S', '-c',
-                           'import sys; sys.path.insert(0, %r); '
-                           'import pfsbench.streams' %
-                           os.path.dirname(os.path.dirname(
-                               os.path.abspath(__file__)))],
+    # Compute nodes need only the standard library: -S hides site-packages,
+    # and -m finds pfsbench in the checkout (the working directory).
+    proc = subprocess.run([sys.executable, '-S', '-m', 'pfsbench.streams',
+                           '--help'],
+                          cwd=os.path.dirname(os.path.dirname(
+                              os.path.abspath(__file__))),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True)
     assert proc.returncode == 0, proc.stdout
+    assert '--cache-defeat {drop_caches,direct,none}' in proc.stdout

@@ -12,20 +12,14 @@ time dd reports includes getting the data to the file system, not only into
 the client's page cache.
 """
 
+from pfsbench.commands.streams import runner
+
 #: Block size of seed 001 (bytes): 1024000, not 1 MiB.
 SEED001_BLOCK_SIZE = 1024000
 #: Blocks per stream in seed 001: 50 GB files for one stream per node (E6).
 SEED001_COUNT_PER_NODE = 50000
 #: Blocks per stream in seed 001: 5 GB files for 12 streams per node (E10).
 SEED001_COUNT_MULTI_STREAM = 5000
-
-#: Cache-defeat modes the stream runner knows, and what each means.
-CACHE_DEFEAT_MODES = {
-    'drop_caches': 'page cache dropped on every node between write and read',
-    'direct': 'read with O_DIRECT (iflag=direct): the page cache is bypassed',
-    'none': 'nothing defeats the page cache: read figures may come from '
-            'client memory',
-}
 
 
 def dd_write(path, block_size=SEED001_BLOCK_SIZE,
@@ -98,10 +92,7 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
     Returns:
         the argv list.
     """
-    from pfsbench.commands.streams import runner
-
     path = '{stream_dir}/XX1'
-    kwargs = {} if python is None else {'python': python}
     return runner(
         run_dir=run_dir,
         write_argv=dd_write(path, block_size, count),
@@ -109,4 +100,4 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
                           direct=(cache_defeat == 'direct')),
         fan_out=fan_out, cache_defeat=cache_defeat,
         drop_caches_command=drop_caches_command,
-        barrier_timeout=barrier_timeout, **kwargs)
+        barrier_timeout=barrier_timeout, python=python)

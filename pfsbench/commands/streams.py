@@ -13,7 +13,7 @@ from pfsbench.commands import shell_join
 
 def runner(run_dir, write_argv, read_argv, fan_out=1, cache_defeat='none',
            drop_caches_command=None, barrier_timeout=3600,
-           python=sys.executable):
+           python=None):
     """argv of ``python -m pfsbench.streams`` for one launcher task.
 
     Args:
@@ -25,12 +25,13 @@ def runner(run_dir, write_argv, read_argv, fan_out=1, cache_defeat='none',
         cache_defeat: ``drop_caches``, ``direct`` or ``none``.
         drop_caches_command: the partition's command, with ``drop_caches``.
         barrier_timeout: seconds a stream waits for the others.
-        python: the interpreter that has pfsbench installed.
+        python: the interpreter that has pfsbench installed (default: this
+            one).
 
     Returns:
         the argv list.
     """
-    argv = [python, '-m', 'pfsbench.streams',
+    argv = [python or sys.executable, '-m', 'pfsbench.streams',
             '--run-dir', run_dir,                 # owned by this test only
             '--fan-out', str(fan_out),            # streams per task
             '--cache-defeat', cache_defeat,       # between write and read

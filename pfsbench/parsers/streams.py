@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from pfsbench.errors import ParseError
 from pfsbench.parsers import dd
+# The runner writes what this module reads: one vocabulary, in the runner.
+from pfsbench.streams import PHASES, PREFIX, stream_label
 
-PREFIX = 'pfsbench-stream:'
 _KV = re.compile(r'(\w+)=(\S+)')
 _LABEL = re.compile(r'^(s\d+/[^/\s:]+/(?:write|read)): ')
 
@@ -164,9 +165,9 @@ def parse(text, source='<text>'):
                              f'expected {key}= in the begin line')
 
     nstreams = int(header['streams'])
-    samples = {'write': [], 'read': []}
+    samples = {phase: [] for phase in PHASES}
     for lineno, kv in records:
-        label = f"s{int(kv['stream']):04d}/{kv['node']}/{kv['phase']}"
+        label = stream_label(int(kv['stream']), kv['node'], kv['phase'])
         output = dd_lines.get(label, [])
         if kv['exit'] != '0':
             # Quote the tool's own error line, not our record.
@@ -184,7 +185,7 @@ def parse(text, source='<text>'):
             bytes=stats.bytes, seconds=stats.seconds,
             bw_mb_s=stats.bw_mb_s))
 
-    for phase in ('write', 'read'):
+    for phase in PHASES:
         got = len(samples[phase])
         if got != nstreams:
             last = lines[-1] if lines else ''
