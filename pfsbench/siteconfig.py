@@ -52,6 +52,8 @@ EXTRAS_SCHEMA = {
     'ior_max_bytes_per_task': int,
     'spack_env': str,
     'spack_view': str,
+    'independent_targets': bool,
+    'target_lock_timeout': int,
 }
 #: Keys of a ``targets`` entry; every value is a string.
 TARGET_KEYS = ('name', 'path', 'fstype', 'descr')
@@ -118,7 +120,8 @@ def validate_extras(extras, file, where):
                               ', '.join(sorted(EXTRAS_SCHEMA)))
 
         typ = EXTRAS_SCHEMA[key]
-        if not isinstance(value, typ) or isinstance(value, bool):
+        if not isinstance(value, typ) or (isinstance(value, bool) and
+                                          typ is not bool):
             raise ConfigError(file, f'{where}.{key}', value,
                               f'expected a {typ.__name__}')
 
@@ -188,6 +191,30 @@ def validate_site_configuration(site_configuration, file):
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
 
     return site_configuration
+
+
+def one_case_at_a_time(site_configuration, file):
+    """Give every partition ``max_jobs: 1`` unless its targets are
+    independent (``extras.independent_targets``): ReFrame's default of
+    several jobs at once would have cases measure each other's load
+    (:mod:`pfsbench.exclusive`).
+
+    Raises:
+        ConfigError: a partition asks for more than one job at a time
+            without saying that its targets are independent.
+    """
+    for i, system in enumerate(site_configuration.get('systems', [])):
+        for j, part in enumerate(system.get('partitions', [])):
+            if part.get('extras', {}).get('independent_targets', False):
+                continue
+
+            max_jobs = part.setdefault('max_jobs', 1)
+            if max_jobs != 1:
+                raise ConfigError(
+                    file, f'systems.{i}.partitions.{j}.max_jobs', max_jobs,
+                    'more than one case at a time would measure contention '
+                    'on the same targets; set extras.independent_targets: '
+                    'True if the partition\'s targets are independent')
 
 
 def home_directories():
@@ -300,6 +327,7 @@ def load_site_configuration(config_dir, systems=None):
                               None, 'missing') from None
 
         validate_site_configuration(site, shown_path(path))
+        one_case_at_a_time(site, shown_path(path))
         for system in site.get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What every IOR check shares (no test here; the families import it).
+"""What every IOR check shares (no test here; the families in
+``reframe-checks/ior/`` import it).
 
 An IOR check runs one job made of *steps* (:mod:`pfsbench.jobsteps`): IOR
 invocations, and between them the partition's drop-caches command or a
@@ -30,23 +31,24 @@ when tasks are placed in blocks (hpc/ior ``src/ior.c``), so ``-Q 1`` is
 read a task's own node's data whenever nodes divides it.
 
 Where IOR comes from, in order: the check variable ``ior_binary`` (an
-explicit choice), the partition's Spack view (``extras['spack_view']/bin``),
-``PATH``.  A missing IOR skips the check and says how to build it.
+explicit choice; ``tool_binary`` is the same variable), the partition's
+Spack view (``extras['spack_view']/bin``), ``PATH``
+(:meth:`pfsbench.checks.FileSystemCheck.find_tool`).  A missing IOR skips
+the check and says how to build it.
 """
 
 import os
 import statistics
 from dataclasses import dataclass
 
-import reframe.utility.sanity as sn
-from reframe.core.builtins import (performance_function, run_after,
-                                   run_before, sanity_function, variable)
+from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 
 from pfsbench import binaries
-from pfsbench.checks import FileSystemCheck
+from pfsbench.checks.base import FileSystemCheck
+from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import ior
-from pfsbench.jobsteps import Step, script
+from pfsbench.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
 
 CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'reorder', 'none')
@@ -54,7 +56,6 @@ CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'reorder', 'none')
 #: devices accept more, but the automatic choice must work everywhere).
 O_DIRECT_ALIGNMENT = 4096
 ACCESS_MODES = ('fpp', 'shared')
-BUILD_HINT = binaries.BUILD_HINT.format(variable='ior_binary', tool='ior')
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class PhaseFigures:
     samples: tuple
 
 
-class ior_check_base(FileSystemCheck):
+class ior_check_base(SteppedJob, FileSystemCheck):
     """Base of the IOR families; not a test by itself.
 
     A family declares, as ``parameter`` where it sweeps them and
@@ -80,12 +81,16 @@ class ior_check_base(FileSystemCheck):
     # IOR is an MPI program, but the local launcher's single process runs
     # it as an MPI singleton, so a laptop can run the 1-task cases.
     valid_systems = ['+pfs']
+    tool = 'ior'
+    tool_label = 'IOR'
+    step_parsers = {'ior': ior_parser}
 
-    #: The IOR binary; empty: the partition's Spack view, then ``PATH``.
+    #: The IOR binary (``tool_binary`` under its family's name); empty: the
+    #: partition's Spack view, then ``PATH``.
     #:
     #: :type: :class:`str`
     #: :default: ``''``
-    ior_binary = variable(str, value='')
+    ior_binary = variable(alias=FileSystemCheck.tool_binary)
 
     #: Bytes per task per segment (``-b``), at the source's scale.  It is
     #: rounded down to whole transfers, and the partition's
@@ -138,11 +143,8 @@ class ior_check_base(FileSystemCheck):
     #: :default: ``'ior.dat'``
     test_file_name = variable(str, value='ior.dat')
 
-    #: The IOR binary this run used (set at setup).
-    ior_path = variable(str, value='', loggable=True)
-
-    #: Name of the file-system target written (set at setup).
-    target_name = variable(str, value='', loggable=True)
+    #: The IOR binary this run used (``tool_path``; set at setup).
+    ior_path = variable(alias=FileSystemCheck.tool_path, loggable=True)
 
     #: Bytes each task wrote per repetition, after rounding and capping.
     bytes_per_task = variable(int, value=0, loggable=True)
@@ -168,35 +170,18 @@ class ior_check_base(FileSystemCheck):
 
         self.tags |= {'ior'}
 
-    @run_after('setup')
-    def find_ior(self):
-        tried = binaries.candidates(
-            'ior', self.ior_binary,
-            self.current_partition.extras.get('spack_view', ''))
-        found = binaries.first_executable(tried)
-        if self.is_dry_run():
-            # A dry run renders the job script of another system: show the
-            # binary that system would run.
-            self.ior_path = found or (tried[0] if tried else 'ior')
-            return
+    def tool_unusable(self, path):
+        apis = binaries.ior_apis(path)
+        if apis is None or self.api in apis:
+            return ''
 
-        where = ', '.join(tried) or 'no spack_view, nothing on PATH'
-        self.skip_if(found is None,
-                     f'no IOR binary ({where}); {BUILD_HINT}')
-        self.check_view_binary(found, 'ior')
-        self.ior_path = found
-        apis = binaries.ior_apis(found)
-        self.skip_if(apis is not None and self.api not in apis,
-                     f'{found} was built without the {self.api} API (it has '
-                     f'{", ".join(sorted(apis or ()))}); rebuild IOR with it '
-                     f'(Spack: ior+hdf5 for HDF5)')
+        return (f'{path} was built without the {self.api} API (it has '
+                f'{", ".join(sorted(apis))}); rebuild IOR with it (Spack: '
+                f'ior+hdf5 for HDF5)')
 
     @run_after('setup')
     def size_the_job(self):
         part = self.current_partition
-        targets = part.extras.get('targets', [])
-        self.target_name = self.target or (targets[0]['name'] if targets
-                                           else 'stage')
         if not self.cache_defeat:
             # As dd: drop the caches where the partition can, else read
             # with O_DIRECT, else rely on -C -Q 1 -e alone.  O_DIRECT is
@@ -214,7 +199,7 @@ class ior_check_base(FileSystemCheck):
             f'O_DIRECT (odirect, cache_defeat=direct) is a POSIX option of '
             f'IOR; api is {self.api}')
 
-        if part.launcher_type.registered_name == 'local':
+        if self.local_launcher():
             self.skip_if(self.nodes * self.tasks_per_node > 1,
                          f'{part.fullname} runs one process (local '
                          f'launcher); {self.nodes} x {self.tasks_per_node} '
@@ -224,9 +209,7 @@ class ior_check_base(FileSystemCheck):
             self.num_tasks = self.nodes * self.tasks_per_node
             self.num_tasks_per_node = self.tasks_per_node
 
-        extras = part.extras
-        self.cap_sizes(extras.get('ior_max_bytes_per_task',
-                                  extras.get('max_bytes_per_stream')))
+        self.cap_sizes(self.size_cap('ior_max_bytes_per_task'))
 
     def cap_sizes(self, cap):
         """Round the block to whole transfers and apply the partition's cap.
@@ -249,6 +232,10 @@ class ior_check_base(FileSystemCheck):
 
         self.bytes_per_task = block * self.segments
 
+    def bytes_moved(self):
+        # Every repetition writes and reads each task's bytes once.
+        return 2 * self.bytes_per_task * self.num_tasks * self.repetitions
+
     # The job script ------------------------------------------------------
 
     def test_file(self):
@@ -261,7 +248,7 @@ class ior_check_base(FileSystemCheck):
                     transfer_size=self.transfer_size,
                     segments=self.segments if self.segments != 1 else None,
                     file_per_process=self.access == 'fpp',
-                    executable=self.ior_path)
+                    executable=self.tool_path)
 
     def split_write_read(self):
         """Whether each repetition writes and reads in separate IOR runs."""
@@ -271,7 +258,7 @@ class ior_check_base(FileSystemCheck):
         """Steps between a write and its read (split runs only)."""
         return []
 
-    def ior_steps(self):
+    def job_steps(self):
         """The job's steps, in order; the last one is an IOR run."""
         test_file = self.test_file()
         opts = self.ior_options()
@@ -315,73 +302,11 @@ class ior_check_base(FileSystemCheck):
 
         return steps
 
-    @run_before('run')
-    def set_command_line(self):
-        # ReFrame copies the task counts into the job only after this hook;
-        # launchers that spell them out (mpirun -np N) need them now.
-        self.job.num_tasks = self.num_tasks
-        self.job.num_tasks_per_node = self.num_tasks_per_node
-        launcher = self.job.launcher.run_command(self.job)
-        self.prerun_cmds, self.executable = script(self.ior_steps(),
-                                                   launcher)
-
     # Reading the output --------------------------------------------------
-
-    def step_problems(self, step):
-        """Family-specific checks of a step's output: a list of messages."""
-        return []
-
-    @sanity_function
-    def assert_steps_completed(self):
-        return sn.all([self.assert_every_step(),
-                       self.assert_job_exit_zero()])
-
-    @sn.deferrable
-    def assert_every_step(self):
-        # Every failure is reported, not just the first (hpctestlib's
-        # mnt_opts does the same).
-        steps = self.ior_steps()
-        exits = self.step_outputs().exits
-        problems = []
-        for step in steps:
-            code = exits.get(step.label)
-            if step is not steps[-1] and code is None:
-                problems.append(f'step {step.label!r} did not finish')
-            elif code:
-                problems.append(f'step {step.label!r} exited with {code}')
-
-            try:
-                if step.kind == 'ior':
-                    self.parsed(ior_parser, step=step.label)
-                problems += self.step_problems(step)
-            except SanityError as err:
-                problems.append(str(err))
-
-        if problems:
-            # A launcher that failed before IOR started (srun, PMIx) left
-            # its reason on stderr only.
-            stderr = self.last_stderr_line()
-            if stderr:
-                problems.append(f'last line of {self.stderr.evaluate()}: '
-                                f'"{stderr}"')
-            raise SanityError('; '.join(problems))
-
-        return True
-
-    def last_stderr_line(self):
-        path = os.path.join(self.stagedir, self.stderr.evaluate())
-        try:
-            with open(path) as fp:
-                lines = [ln.strip() for ln in fp if ln.strip()]
-        except OSError:
-            return None
-
-        return lines[-1] if lines else None
 
     def ior_results(self):
         """Parsed results of every IOR step, in job order."""
-        return [self.parsed(ior_parser, step=s.label)
-                for s in self.ior_steps() if s.kind == 'ior']
+        return self.step_results('ior')
 
     def phase(self, operation):
         """:class:`PhaseFigures` of ``'write'`` or ``'read'``.
