@@ -4,30 +4,26 @@
 import json
 
 from pfsbench.gate import extras
-from pfsbench.gate.cliutil import Formatter, examples
+
+HELP = ('print the tags that explain a change (fs, mount options, kernel, '
+        'node, job) as k=v,...')
+DESCRIPTION = ('Collect, on this host, what can explain a change in a '
+               'figure: the file system holding --target (type, source, '
+               'mount options from /proc/self/mountinfo), the kernel, OS, '
+               'node, Lustre/BeeGFS client versions, the Slurm job and '
+               'nodes, the Spack environment. Prints them in the k=v,... '
+               'form of reframe --session-extras (commas inside values '
+               'become ";").')
+EXAMPLES = (
+    'pfsbench session-extras --target /scratch/pfsbench',
+    'reframe -C config/pfsbench.py -c reframe-checks/dd -r '
+    '--session-extras "$(pfsbench session-extras --target $SCRATCH '
+    '--extra spack_hash=abc1234)"',
+    'pfsbench session-extras --target /tmp --format json',
+)
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'session-extras',
-        help='print the tags that explain a change (fs, mount options, '
-             'kernel, node, job) as k=v,...',
-        description='Collect, on this host, what can explain a change in a '
-                    'figure: the file system holding --target (type, '
-                    'source, mount options from /proc/self/mountinfo), the '
-                    'kernel, OS, node, Lustre/BeeGFS client versions, the '
-                    'Slurm job and nodes, the Spack environment. Prints '
-                    'them in the k=v,... form of reframe --session-extras '
-                    '(commas inside values become ";").',
-        epilog=examples(
-            'pfsbench session-extras --target /scratch/pfsbench',
-            'reframe -C config/pfsbench.py -c reframe-checks/dd -r '
-            '--session-extras "$(pfsbench session-extras --target $SCRATCH '
-            '--extra spack_hash=abc1234)"',
-            'pfsbench session-extras --target /tmp --format json',
-        ),
-        formatter_class=Formatter,
-    )
+def add_arguments(parser):
     parser.add_argument(
         '--target', metavar='DIR', required=True,
         help='a directory on the file system under test (required)')
@@ -38,7 +34,6 @@ def add_parser(subparsers):
     parser.add_argument(
         '--format', metavar='FMT', choices=('text', 'json'), default='text',
         help='text (k=v,...) or json (default: %(default)s)')
-    return parser
 
 
 def run(args):
