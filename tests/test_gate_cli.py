@@ -13,7 +13,7 @@ import pytest
 from pfsbench import cli
 from pfsbench.gate import synth
 
-GATE_VERBS = ['cli_session_extras', 'cli_baseline', 'cli_gate', 'cli_report']
+GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
 CASE1 = 'dd_stream_per_node %nodes=1'
 CASE2 = 'dd_stream_per_node %nodes=2'
 DAY = 86400.0
@@ -416,7 +416,7 @@ def test_mountinfo_parsing_and_spack_lock(tmp_path):
 
 def test_since_ages_and_local_dates():
     import time
-    from pfsbench.gate.cliutil import parse_since
+    from pfsbench.cli.sessions import parse_since
     assert parse_since('12h', now=100000.0) == 100000.0 - 12 * 3600
     assert parse_since('2026-11-01T18:00:00') == time.mktime(
         (2026, 11, 1, 18, 0, 0, 0, 0, -1))

@@ -1,31 +1,28 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench check-config``: validate site configs and reference files."""
 
-import argparse
 import glob
 import os
 
 from pfsbench.siteconfig import (load_site_configuration, shown_path,
                                  validate_reference_file)
 
-EPILOG = '''Examples:
-  pfsbench check-config
-  pfsbench check-config --config-dir /site/pfsbench-config
-'''
+HELP = 'validate site configurations and references'
+DESCRIPTION = ("Load every system file and every reference file and check "
+               "pfsbench's keys (ReFrame ignores unknown extras and "
+               "sched_options keys silently).")
+EXAMPLES = (
+    'pfsbench check-config',
+    'pfsbench check-config --config-dir /site/pfsbench-config',
+)
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'check-config', help='validate site configurations and references',
-        description="Load every system file and every reference file and "
-                    "check pfsbench's keys (ReFrame ignores unknown extras "
-                    "and sched_options keys silently).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default = os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), 'config')
+def add_arguments(parser):
+    # <repo>/config, beside this package (pfsbench/cli/check_config.py).
+    default = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), 'config')
     parser.add_argument('--config-dir', default=default, metavar='DIR',
                         help='the config directory (default: %(default)s)')
-    return parser
 
 
 def run(args):

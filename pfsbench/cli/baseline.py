@@ -4,9 +4,21 @@
 import datetime
 import json
 
+from pfsbench.cli import sessions
+from pfsbench.cli.common import add_subparser
 from pfsbench.errors import MissingData
 from pfsbench.gate import baseline as bl
-from pfsbench.gate import cliutil
+
+HELP = 'record, list, show or delete named baselines'
+DESCRIPTION = ('A baseline holds the samples of chosen ReFrame sessions per '
+               'test case and performance variable, with units, in a '
+               'versioned JSON file (baselines/<name>.json beside the '
+               'results database; docs/gate.md).')
+EXAMPLES = (
+    'pfsbench baseline record pre-upgrade --session latest',
+    "pfsbench baseline record lustre-2.15 --since 7d --name '^dd_streaming'",
+    'pfsbench baseline list',
+)
 
 
 def _when(ts):
@@ -14,81 +26,63 @@ def _when(ts):
         ts, datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'baseline',
-        help='record, list, show or delete named baselines',
-        description='A baseline holds the samples of chosen ReFrame '
-                    'sessions per test case and performance variable, with '
-                    'units, in a versioned JSON file (baselines/<name>.json '
-                    'beside the results database; docs/gate.md).',
-        epilog=cliutil.examples(
-            'pfsbench baseline record pre-upgrade --session latest',
-            'pfsbench baseline record lustre-2.15 --since 7d '
-            "--name '^dd_streaming'",
-            'pfsbench baseline list',
-        ),
-        formatter_class=cliutil.Formatter,
-    )
+def add_arguments(parser):
     sub = parser.add_subparsers(dest='action', metavar='ACTION')
     sub.required = True
 
-    rec = sub.add_parser(
-        'record', help='record a baseline from chosen sessions',
+    rec = add_subparser(
+        sub, 'record', help='record a baseline from chosen sessions',
         description='Record a baseline from the chosen sessions. Every '
                     'chosen case must hold real measurements (no failed '
                     'run, no --dry-run) and be configured the same way in '
                     'every session.',
-        epilog=cliutil.examples(
+        invocations=(
             'pfsbench baseline record pre-upgrade --session latest',
             'pfsbench baseline record pre-upgrade --session 3f2a --session '
             '9c1e --force',
         ),
-        formatter_class=cliutil.Formatter,
     )
     rec.add_argument('baseline', metavar='NAME',
                      help='baseline name: letters, digits, ., _, - '
                           '(required)')
     rec.add_argument('--force', action='store_true',
                      help='replace an existing baseline (default: off)')
-    cliutil.add_source_options(rec)
-    cliutil.add_selection_options(rec, 'sessions to record')
+    sessions.add_source_options(rec)
+    sessions.add_selection_options(rec, 'sessions to record')
 
-    lst = sub.add_parser(
-        'list', help='list baselines',
-        epilog=cliutil.examples('pfsbench baseline list',
-                                'pfsbench baseline list --format json'),
-        formatter_class=cliutil.Formatter,
+    lst = add_subparser(
+        sub, 'list', help='list baselines',
+        invocations=('pfsbench baseline list',
+                     'pfsbench baseline list --format json'),
     )
     lst.add_argument('--format', metavar='FMT', choices=('text', 'json'),
                      default='text',
                      help='text or json (default: %(default)s)')
-    cliutil.add_source_options(lst)
+    sessions.add_source_options(lst)
 
-    for action, what in (('show', "show a baseline's cases and samples"),
-                         ('delete', 'delete a baseline')):
-        named = sub.add_parser(
-            action, help=what,
-            epilog=cliutil.examples(f'pfsbench baseline {action} '
-                                    'pre-upgrade'),
-            formatter_class=cliutil.Formatter,
+    for action, what, other in (
+            ('show', "show a baseline's cases and samples",
+             '--db runs/results.db'),
+            ('delete', 'delete a baseline',
+             '--baseline-dir /site/pfsbench/baselines')):
+        named = add_subparser(
+            sub, action, help=what,
+            invocations=(f'pfsbench baseline {action} pre-upgrade',
+                         f'pfsbench baseline {action} pre-upgrade {other}'),
         )
         named.add_argument('baseline', metavar='NAME',
                            help='baseline name (required)')
-        cliutil.add_source_options(named)
+        sessions.add_source_options(named)
 
-    sess = sub.add_parser(
-        'sessions', help='list the stored sessions with their tags',
+    sess = add_subparser(
+        sub, 'sessions', help='list the stored sessions with their tags',
         description='List the sessions of the results database (or run '
                     'reports), oldest first, with their test-case count '
                     'and session extras, to choose a baseline from.',
-        epilog=cliutil.examples('pfsbench baseline sessions',
-                                'pfsbench baseline sessions --db '
-                                'runs/results.db'),
-        formatter_class=cliutil.Formatter,
+        invocations=('pfsbench baseline sessions',
+                     'pfsbench baseline sessions --db runs/results.db'),
     )
-    cliutil.add_source_options(sess)
-    return parser
+    sessions.add_source_options(sess)
 
 
 def run(args):
@@ -98,11 +92,11 @@ def run(args):
 
 def _record(args):
     bl.check_name(args.baseline)
-    results = cliutil.load(args)
-    uuids = cliutil.select_sessions(args, results)
+    results = sessions.load(args)
+    uuids = sessions.select_sessions(args, results)
     data = bl.build(results, uuids, args.baseline,
-                    cliutil.compile_name(args))
-    path = bl.save(data, cliutil.baseline_dir(args), force=args.force)
+                    sessions.compile_name(args))
+    path = bl.save(data, sessions.baseline_dir(args), force=args.force)
     nvals = sum(len(pv['values']) for c in data['cases']
                 for pv in c['perfvars'].values())
     print(f'baseline {args.baseline!r}: {len(data["cases"])} case(s), '
@@ -111,7 +105,7 @@ def _record(args):
 
 
 def _list(args):
-    directory = cliutil.baseline_dir(args)
+    directory = sessions.baseline_dir(args)
     rows = []
     for name in bl.list_names(directory):
         data = bl.load(directory, name)
@@ -133,7 +127,7 @@ def _list(args):
 
 
 def _show(args):
-    data = bl.load(cliutil.baseline_dir(args), args.baseline)
+    data = bl.load(sessions.baseline_dir(args), args.baseline)
     print(f'baseline {data["name"]!r} (format {data["format_version"]}), '
           f'created {data["created"]} from {data["database"]}')
     for s in data['sessions']:
@@ -151,13 +145,13 @@ def _show(args):
 
 
 def _delete(args):
-    path = bl.delete(cliutil.baseline_dir(args), args.baseline)
+    path = bl.delete(sessions.baseline_dir(args), args.baseline)
     print(f'deleted baseline {args.baseline!r} ({path})')
     return 0
 
 
 def _sessions(args):
-    results = cliutil.load(args)
+    results = sessions.load(args)
     ordered = results.ordered_sessions()
     if not ordered:
         raise MissingData(f'{results.source}: no sessions stored')

@@ -1,30 +1,26 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench render EXPERIMENT``: an sbatch script without ReFrame."""
 
-import argparse
 import shlex
 import sys
 
 from pfsbench.render import EXPERIMENTS, render
 from pfsbench.streams import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
-EPILOG = '''Examples:
-  pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench
-  pfsbench render E10 --nodes 8 --tasks-per-node 12 \\
-      --target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io \\
-      -o e10.sbatch
-  pfsbench render E11 --nodes 3 --tasks-per-node 24 --target /gluster
-'''
+HELP = 'render an sbatch script for an experiment'
+DESCRIPTION = ('Render the job script of one experiment with the same '
+               'command lines the ReFrame checks use. Experiments: ' +
+               '; '.join(f'{e.id}: {e.descr}' for e in EXPERIMENTS.values()))
+EXAMPLES = (
+    'pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench',
+    ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
+     '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
+     '-o e10.sbatch'),
+    'pfsbench render E11 --nodes 3 --tasks-per-node 24 --target /gluster',
+)
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'render', help='render an sbatch script for an experiment',
-        description='Render the job script of one experiment with the same '
-                    'command lines the ReFrame checks use. Experiments: ' +
-                    '; '.join(f'{e.id}: {e.descr}'
-                              for e in EXPERIMENTS.values()),
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser):
     parser.add_argument('experiment', metavar='EXPERIMENT',
                         help='experiment id: ' + ', '.join(EXPERIMENTS))
     job = parser.add_argument_group('job options')
@@ -38,8 +34,9 @@ def add_parser(subparsers):
     job.add_argument('--time', metavar='HH:MM:SS',
                      help='time limit (default: 02:00:00)')
     job.add_argument('--sbatch-option', action='append', default=[],
-                     metavar='OPT', help='extra #SBATCH option, repeatable '
-                                         '(e.g. --sbatch-option=--qos=io)')
+                     metavar='OPT',
+                     help='extra #SBATCH option, repeatable, e.g. '
+                          '--sbatch-option=--qos=io (default: none)')
     job.add_argument('--python', default='python3', metavar='PATH',
                      help='Python with pfsbench installed on the compute '
                           'nodes (default: %(default)s)')
@@ -49,15 +46,15 @@ def add_parser(subparsers):
     dd_opts.add_argument('--count', type=int, metavar='N',
                          help="blocks per stream (default: the source's)")
     dd_opts.add_argument('--cache-defeat', default='drop_caches',
-                         choices=CACHE_DEFEAT_MODES,
-                         help='between write and read (default: '
-                              '%(default)s)')
+                         choices=CACHE_DEFEAT_MODES, metavar='MODE',
+                         help='between write and read: '
+                              f'{", ".join(CACHE_DEFEAT_MODES)} '
+                              '(default: %(default)s)')
     dd_opts.add_argument('--drop-caches-command', metavar='CMD',
                          help='command dropping a node page cache '
                               f'(default: {DEFAULT_DROP_CACHES})')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
-    return parser
 
 
 def run(args):

@@ -4,38 +4,34 @@
 import os
 import sys
 
+from pfsbench.cli import sessions
 from pfsbench.errors import MissingData
 from pfsbench.gate import baseline as bl
-from pfsbench.gate import cliutil
 from pfsbench.gate import config as gate_config
 from pfsbench.gate.report import FORMATS, render
 from pfsbench.gate.verdict import run_gate
 
+HELP = ('compare the latest run with a baseline: regression, inconclusive, '
+        'improvement or pass per variable')
+DESCRIPTION = ('Compare the latest run of every baseline test case and '
+               'performance variable with the baseline. Each variable gets '
+               'the relative change of its mean with a confidence interval '
+               '(Welch t on the log of the ratio of means) and a verdict '
+               'against its tolerance (config/gate.yaml). Exit codes: 0 '
+               'pass, 1 regression, 2 usage/config/input error, 3 missing '
+               'data (nothing selected, a baseline case absent, a failed or '
+               'dry run; also inconclusive if gate.yaml says '
+               'inconclusive_exit: 3).')
+EXAMPLES = (
+    'pfsbench gate --baseline pre-upgrade',
+    'pfsbench gate --baseline pre-upgrade --since 12h --junit '
+    'runs/gate.xml --html runs/gate.html',
+    "pfsbench gate --baseline pre-upgrade --name '^dd_streaming' "
+    '--format json > gate.json',
+)
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'gate',
-        help='compare the latest run with a baseline: regression, '
-             'inconclusive, improvement or pass per variable',
-        description='Compare the latest run of every baseline test case '
-                    'and performance variable with the baseline. Each '
-                    'variable gets the relative change of its mean with a '
-                    'confidence interval (Welch t on the log of the ratio '
-                    'of means) and a verdict against its tolerance '
-                    '(config/gate.yaml). Exit codes: 0 pass, 1 regression, '
-                    '2 usage/config/input error, 3 missing data (nothing '
-                    'selected, a baseline case absent, a failed or dry run; '
-                    'also inconclusive if gate.yaml says '
-                    'inconclusive_exit: 3).',
-        epilog=cliutil.examples(
-            'pfsbench gate --baseline pre-upgrade',
-            'pfsbench gate --baseline pre-upgrade --since 12h --junit '
-            'runs/gate.xml --html runs/gate.html',
-            "pfsbench gate --baseline pre-upgrade --name '^dd_streaming' "
-            '--format json > gate.json',
-        ),
-        formatter_class=cliutil.Formatter,
-    )
+
+def add_arguments(parser):
     parser.add_argument(
         '-b', '--baseline', metavar='NAME', required=True,
         help='the baseline to compare with (required; see pfsbench '
@@ -44,8 +40,8 @@ def add_parser(subparsers):
         '--config', metavar='FILE', default=None,
         help='gate settings: tolerances, confidence, change points '
              '(default: config/gate.yaml)')
-    cliutil.add_source_options(parser)
-    cliutil.add_selection_options(parser, 'the current run')
+    sessions.add_source_options(parser)
+    sessions.add_selection_options(parser, 'the current run')
     out = parser.add_argument_group('output')
     out.add_argument(
         '--format', metavar='FMT', choices=FORMATS, default='text',
@@ -63,18 +59,17 @@ def add_parser(subparsers):
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report, those that need attention '
              'first (default: %(default)s)')
-    return parser
 
 
 def run(args):
     config = gate_config.load(args.config)
     # Name a missing database before a baseline looked for beside it; the
     # baseline is checked before the (slow) database is read.
-    cliutil.require_source(args)
-    directory = cliutil.baseline_dir(args)
+    sessions.require_source(args)
+    directory = sessions.baseline_dir(args)
     baseline = bl.load(directory, args.baseline)
-    results = cliutil.load(args, window=config.history_sessions)
-    uuids = cliutil.select_sessions(args, results)
+    results = sessions.load(args, window=config.history_sessions)
+    uuids = sessions.select_sessions(args, results)
     if not any(r.session in uuids for r in results.records):
         raise MissingData(
             f'{results.source}: session(s) {", ".join(u[:8] for u in uuids)}'
@@ -82,7 +77,7 @@ def run(args):
         )
 
     record = run_gate(baseline, results, uuids, config,
-                      name_filter=cliutil.compile_name(args),
+                      name_filter=sessions.compile_name(args),
                       with_history=not args.no_history,
                       baseline_path=bl.baseline_path(directory,
                                                      args.baseline))

@@ -7,28 +7,24 @@ directories named ``pfsbench-*`` directly under DIR that carry the marker
 file every pfsbench run directory gets.  Nothing else is touched.
 """
 
-import argparse
 import os
 
 from pfsbench import rundir
 from pfsbench.errors import ConfigError
 
-EPILOG = '''Examples:
-  pfsbench cleanup /lustre/scratch/$USER/pfsbench --dry-run
-  pfsbench cleanup /lustre/scratch/$USER/pfsbench
-'''
+HELP = 'remove leftover pfsbench run directories'
+DESCRIPTION = __doc__.split('\n\n', 1)[1]
+EXAMPLES = (
+    'pfsbench cleanup /lustre/scratch/$USER/pfsbench --dry-run',
+    'pfsbench cleanup /lustre/scratch/$USER/pfsbench',
+)
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'cleanup', help='remove leftover pfsbench run directories',
-        description=__doc__.split('\n\n', 1)[1],
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser):
     parser.add_argument('directory', metavar='DIR',
                         help='a target directory of a partition')
     parser.add_argument('--dry-run', action='store_true',
                         help='list what would be removed (default: off)')
-    return parser
 
 
 def run(args):

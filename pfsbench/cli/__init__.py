@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The ``pfsbench`` command.
 
-Each verb lives in its own module that exposes ``add_parser(subparsers)``
-(returning the sub-parser, with an *Examples* epilog) and ``run(args) ->
-int``.  Add a verb by adding its module name to :data:`VERBS`.
+Each verb lives in its own module, ``pfsbench.cli.<verb>`` (dashes become
+underscores), which exposes ``HELP`` (one line), ``DESCRIPTION``,
+``EXAMPLES`` (two or three real invocations), ``add_arguments(parser)`` and
+``run(args) -> int``.  Add a verb by adding its name to :data:`VERBS`; what
+all verbs share is in :mod:`pfsbench.cli.common`.
 
 Exit codes (fixed, documented in docs/cli.md): 0 pass, 1 regression found,
 2 usage/config/input error, 3 missing data.
@@ -11,31 +13,38 @@ Exit codes (fixed, documented in docs/cli.md): 0 pass, 1 regression found,
 
 import argparse
 import importlib
-import os
 import sys
 
 from pfsbench import __version__
-from pfsbench.errors import PfsbenchError
+from pfsbench.cli import common
 
-#: Modules under ``pfsbench`` that implement one verb each, in help order.
+#: The verbs, in help order.
 VERBS = [
-    'cli_parse',
-    'cli_render',
-    'cli_check_config',
-    'cli_cleanup',
-    'cli_summary',
-    'cli_session_extras',
-    'cli_baseline',
-    'cli_gate',
-    'cli_report',
+    'parse',
+    'render',
+    'check-config',
+    'cleanup',
+    'summary',
+    'session-extras',
+    'baseline',
+    'gate',
+    'report',
 ]
 
 
+def verb_module(verb):
+    """The module that implements ``verb``."""
+    return importlib.import_module(f'pfsbench.cli.{verb.replace("-", "_")}')
+
+
 def build_parser():
+    """The parser of the whole command, one sub-parser per verb."""
     parser = argparse.ArgumentParser(
         prog='pfsbench',
         description='Parallel-file-system benchmarks: parse tool output, '
                     'render job scripts, gate regressions.',
+        epilog=common.exit_codes(), formatter_class=common.Formatter,
+        allow_abbrev=False,
     )
     parser.add_argument('--version', action='version',
                         version=f'pfsbench {__version__}')
@@ -43,9 +52,12 @@ def build_parser():
                         help='show tracebacks for errors (default: off)')
     subparsers = parser.add_subparsers(dest='verb', metavar='VERB')
     subparsers.required = True
-    for name in VERBS:
-        module = importlib.import_module(f'pfsbench.{name}')
-        sub = module.add_parser(subparsers)
+    for verb in VERBS:
+        module = verb_module(verb)
+        sub = common.add_subparser(subparsers, verb, help=module.HELP,
+                                   description=module.DESCRIPTION,
+                                   invocations=module.EXAMPLES)
+        module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser
 
@@ -57,22 +69,4 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     args.argv = argv    # verbs that record how they were called use this
-    try:
-        return args._run(args)
-    except PfsbenchError as err:
-        if args.debug:
-            raise
-        print(f'pfsbench: error: {err}', file=sys.stderr)
-        return err.exit_code
-    except KeyboardInterrupt:
-        print('pfsbench: interrupted', file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (| head): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+    return common.run_verb(args)

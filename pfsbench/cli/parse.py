@@ -1,41 +1,34 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench parse TOOL FILE``: a tool's output as a normalised record."""
 
-import argparse
 import dataclasses
 import importlib
 import json
 import sys
 
 from pfsbench.errors import ConfigError
+from pfsbench.parsers import TOOLS
 
-#: tool name -> parser module (each has ``parse(text, source)``).
-PARSERS = {
-    'dd': 'pfsbench.parsers.dd',
-    'streams': 'pfsbench.parsers.streams',
-    'ior': 'pfsbench.parsers.ior',
-}
-
-EPILOG = '''Examples:
-  pfsbench parse dd ../shared/fixtures/dd/write-1m-x1024-fdatasync.txt
-  pfsbench parse streams runs/output/local/default/builtin/*/rfm_job.out
-  pfsbench parse ior --format json ior-run.txt
-'''
+HELP = 'parse a benchmark tool output file'
+DESCRIPTION = ('Parse one output file of a benchmark tool and print the '
+               'normalised result.')
+EXAMPLES = (
+    'pfsbench parse dd ../shared/fixtures/dd/write-1m-x1024-fdatasync.txt',
+    'pfsbench parse streams runs/output/local/default/builtin/*/rfm_job.out',
+    'pfsbench parse ior --format json ior-run.txt',
+)
 
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'parse', help='parse a benchmark tool output file',
-        description='Parse one output file of a benchmark tool and print '
-                    'the normalised result.',
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('tool', choices=sorted(PARSERS), metavar='TOOL',
-                        help='the tool: ' + ', '.join(sorted(PARSERS)))
+def add_arguments(parser):
+    tools = ', '.join(f'{name} ({", ".join(TOOLS[name].formats)})'
+                      for name in sorted(TOOLS))
+    parser.add_argument('tool', choices=sorted(TOOLS), metavar='TOOL',
+                        help=f'the tool (the output formats read): {tools}')
     parser.add_argument('file', metavar='FILE',
                         help="the output file ('-' for standard input)")
     parser.add_argument('--format', choices=['text', 'json'], default='text',
-                        help='output format (default: %(default)s)')
-    return parser
+                        metavar='FMT',
+                        help='text or json (default: %(default)s)')
 
 
 def _plain(obj):
@@ -50,7 +43,7 @@ def _plain(obj):
 
 
 def run(args):
-    module = importlib.import_module(PARSERS[args.tool])
+    module = importlib.import_module(TOOLS[args.tool].module)
     if args.file == '-':
         text, source = sys.stdin.read(), '<stdin>'
     else:

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Options and helpers shared by the gate's CLI verbs."""
+"""What ``pfsbench gate`` and ``pfsbench baseline`` share: where the results
+are (database, run reports, baselines) and which sessions count, as
+options, and the loading and selection those options ask for."""
 
-import argparse
 import datetime
 import os
 import re
@@ -151,18 +152,3 @@ def select_sessions(args, results):
             uuids.append(uuid)
 
     return uuids
-
-
-def examples(*lines):
-    return 'Examples:\n' + '\n'.join(f'  {line}' for line in lines)
-
-
-class Formatter(argparse.HelpFormatter):
-    """Wraps descriptions, keeps the *Examples* epilog line by line."""
-
-    def _fill_text(self, text, width, indent):
-        if text.startswith('Examples:'):
-            return ''.join(indent + line
-                           for line in text.splitlines(keepends=True))
-
-        return super()._fill_text(text, width, indent)

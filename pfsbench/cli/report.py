@@ -3,27 +3,22 @@
 
 import sys
 
-from pfsbench.gate.cliutil import Formatter, examples
 from pfsbench.gate.report import FORMATS, load_record, render
 
+HELP = ('render a gate record (pfsbench gate --format json) as text, '
+        'markdown, junit or html')
+DESCRIPTION = ('Render one gate record, written by pfsbench gate --format '
+               'json (or --json FILE), in another format. Exits with the '
+               "record's own exit code, so a CI step can render and gate in "
+               'one go.')
+EXAMPLES = (
+    'pfsbench report runs/gate.json --format html --output runs/gate.html',
+    'pfsbench report runs/gate.json --format markdown >> '
+    '"$GITHUB_STEP_SUMMARY"',
+)
 
-def add_parser(subparsers):
-    parser = subparsers.add_parser(
-        'report',
-        help='render a gate record (pfsbench gate --format json) as text, '
-             'markdown, junit or html',
-        description='Render one gate record, written by pfsbench gate '
-                    '--format json (or --json FILE), in another format. '
-                    'Exits with the record\'s own exit code, so a CI step '
-                    'can render and gate in one go.',
-        epilog=examples(
-            'pfsbench report runs/gate.json --format html --output '
-            'runs/gate.html',
-            'pfsbench report runs/gate.json --format markdown >> '
-            '"$GITHUB_STEP_SUMMARY"',
-        ),
-        formatter_class=Formatter,
-    )
+
+def add_arguments(parser):
     parser.add_argument('record', metavar='FILE',
                         help='the gate record (JSON; required)')
     parser.add_argument(
@@ -35,7 +30,6 @@ def add_parser(subparsers):
     parser.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report (default: %(default)s)')
-    return parser
 
 
 def run(args):
