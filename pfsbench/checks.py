@@ -63,6 +63,20 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: Empty where the partition names no Spack environment.
     spack_provenance = variable(str, value='', loggable=True)
 
+    #: Foreign load was seen on the target during the measurement; the
+    #: gate leaves a contended case out of baselines and verdicts
+    #: (pfsbench.fields.CONTENDED).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``False``
+    contended = variable(bool, value=False, loggable=True)
+
+    #: What foreign load was seen (for the gate's reports), or empty.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    contention = variable(str, value='', loggable=True)
+
     valid_prog_environs = ['builtin']
     maintainers = ['pfsbench']
 
