@@ -41,7 +41,8 @@ HEARTBEAT_S = 30
 STALE_AFTER_S = 4 * HEARTBEAT_S
 #: Seconds between two looks at a busy lock (one stat: no load to speak of).
 POLL_S = 2.0
-#: Default of ``extras.target_lock_timeout``.
+#: Default wait (the partition's ``extras.target_lock_timeout`` is the
+#: configured one).
 DEFAULT_TIMEOUT_S = 3600
 
 

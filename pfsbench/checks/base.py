@@ -36,7 +36,7 @@ from pfsbench import (binaries, contention, exclusive, jobsteps,
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.mounts import fstype_of
 from pfsbench.rundir import JOB_EXIT_PREFIX
-from pfsbench.siteconfig import check_scratch_dir
+from pfsbench.siteconfig import check_scratch_dir, extras_value
 from pfsbench.streams import DEFAULT_DROP_CACHES
 
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
@@ -257,9 +257,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         try:
             exclusive.claim(
                 self.scratch_root(), self,
-                independent=extras.get('independent_targets', False),
-                timeout=extras.get('target_lock_timeout',
-                                   exclusive.DEFAULT_TIMEOUT_S),
+                independent=extras_value(extras, 'independent_targets'),
+                timeout=extras_value(extras, 'target_lock_timeout'),
                 say=getlogger().info)
         except exclusive.TargetBusy as err:
             raise RfmConfigError(str(err)) from None
