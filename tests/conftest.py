@@ -69,6 +69,16 @@ def recorded_run(cmd_file, tool):
             'failed': exit_code.groups() != ('0', '0')}
 
 
+def assert_quotes_tool(error, name, text, expected):
+    """A ParseError from fixture ``name`` quotes the tool's own line: one
+    that starts with ``expected``, as it stands at the line number given,
+    in a message that starts ``name:lineno:``."""
+    assert error.line.startswith(expected), str(error)
+    assert str(error).startswith(f'{name}:{error.lineno}: ')
+    assert f'got: "{error.line}"' in str(error)
+    assert text.splitlines()[error.lineno - 1].strip() == error.line
+
+
 def reframe_bin():
     exe = Path(sys.executable).with_name('reframe')
     return str(exe) if exe.exists() else shutil.which('reframe')

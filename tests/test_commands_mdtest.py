@@ -17,32 +17,28 @@ from pfsbench.parsers import mdtest as mdtest_parser
 # and the phase files phase_mdtest_{easy,hard}_{write,stat,read,delete}.c;
 # -a POSIX from u_argv_push_default_if_set_api_options in src/util.c, with
 # the default api POSIX of src/phase_opt.c), with -G's hash as 4711.
-IO500_EASY = ('--dataPacketType=timestamp -n 1000000 -u -L -F -P -G 4711 '
-              '-N 1 -d /d/mdtest-easy -x /r/mdtest-easy.stonewall')
-IO500_HARD = ('--dataPacketType=timestamp -n 1000000 -t -w 3901 -e 3901 -P '
-              '-G=4711 -N 1 -F -d /d/mdtest-hard -x /r/mdtest-hard.stonewall')
+IO500_COMMON = {
+    'easy': '--dataPacketType=timestamp -n 1000000 -u -L -F -P -G 4711 -N 1 '
+            '-d /d/mdtest-easy -x /r/mdtest-easy.stonewall',
+    'hard': '--dataPacketType=timestamp -n 1000000 -t -w 3901 -e 3901 -P '
+            '-G=4711 -N 1 -F -d /d/mdtest-hard -x /r/mdtest-hard.stonewall'}
+# Each phase adds its own flags, then its per-rank CSV.
+IO500_PHASE_FLAGS = {
+    ('easy', 'write'): '-C -Y -W 300', ('easy', 'stat'): '-T',
+    ('easy', 'delete'): '-r', ('hard', 'write'): '-C -Y -W 300',
+    ('hard', 'stat'): '-T', ('hard', 'read'): '-E -X',
+    ('hard', 'delete'): '-r'}
 IO500_DRY_RUN = {
-    ('easy', 'write'): f'{IO500_EASY} -C -Y -W 300 --saveRank'
-                       f'PerformanceDetails=/r/mdtest-easy-write.csv',
-    ('easy', 'stat'): f'{IO500_EASY} -T '
-                      f'--saveRankPerformanceDetails=/r/mdtest-easy-stat.csv',
-    ('easy', 'delete'): f'{IO500_EASY} -r --saveRankPerformanceDetails='
-                        f'/r/mdtest-easy-delete.csv',
-    ('hard', 'write'): f'{IO500_HARD} -C -Y -W 300 --saveRank'
-                       f'PerformanceDetails=/r/mdtest-hard-write.csv',
-    ('hard', 'stat'): f'{IO500_HARD} -T '
-                      f'--saveRankPerformanceDetails=/r/mdtest-hard-stat.csv',
-    ('hard', 'read'): f'{IO500_HARD} -E -X '
-                      f'--saveRankPerformanceDetails=/r/mdtest-hard-read.csv',
-    ('hard', 'delete'): f'{IO500_HARD} -r --saveRankPerformanceDetails='
-                        f'/r/mdtest-hard-delete.csv',
-}
+    (preset, phase): f'{IO500_COMMON[preset]} {flags} '
+                     f'--saveRankPerformanceDetails='
+                     f'/r/mdtest-{preset}-{phase}.csv'
+    for (preset, phase), flags in IO500_PHASE_FLAGS.items()}
 
 
-def _io500(preset, phase, **params):
+def _io500(preset, phase, datadir='/d', resultdir='/r', **params):
     build = {'easy': mdtest.io500_mdtest_easy_argv,
              'hard': mdtest.io500_mdtest_hard_argv}[preset]
-    return build('/d', '/r', phase, **params)
+    return build(datadir, resultdir, phase, **params)
 
 
 def _options(words):
@@ -173,11 +169,9 @@ def test_real_io500_phases(tmp_path):
                           ('easy', 'stat'), ('hard', 'stat'),
                           ('hard', 'read'), ('easy', 'delete'),
                           ('hard', 'delete')]:
-        build = {'easy': mdtest.io500_mdtest_easy_argv,
-                 'hard': mdtest.io500_mdtest_hard_argv}[preset]
-        argv = build(str(tmp_path / 'data'), str(tmp_path / 'results'),
-                     phase, files_per_proc=20, stonewall_s=1,
-                     executable=str(REAL_MDTEST))
+        argv = _io500(preset, phase, str(tmp_path / 'data'),
+                      str(tmp_path / 'results'), files_per_proc=20,
+                      stonewall_s=1, executable=str(REAL_MDTEST))
         cmd = [mpirun, '--allow-run-as-root', '--oversubscribe', '-np', '2',
                *argv]
         print(' '.join(cmd))

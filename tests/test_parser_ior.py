@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, fixture_dir, recorded_run
+from conftest import (SHARED, assert_quotes_tool, fixture_dir,
+                      recorded_run)
 from pfsbench.commands.ior import ior_argv, size_bytes
 from pfsbench.errors import ParseError
 from pfsbench.parsers import ior
@@ -113,11 +114,7 @@ def test_every_failed_run_is_listed():
 def test_failed_run_raises_quoting_the_tool(name):
     with pytest.raises(ParseError) as err:
         ior.parse(_text(name), source=name)
-    e = err.value
-    assert e.line.startswith(EXPECTED_FAILURE[name]), str(e)
-    assert str(e).startswith(f'{name}:{e.lineno}: ')
-    assert f'got: "{e.line}"' in str(e)
-    assert _text(name).splitlines()[e.lineno - 1].strip() == e.line
+    assert_quotes_tool(err.value, name, _text(name), EXPECTED_FAILURE[name])
 
 
 @pytest.mark.parametrize('name', OK)

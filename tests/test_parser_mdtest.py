@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES as ALL_FIXTURES, fixture_dir, recorded_run
+from conftest import FIXTURES as ALL_FIXTURES
+from conftest import assert_quotes_tool, fixture_dir, recorded_run
 from pfsbench.errors import ParseError
 from pfsbench.parsers import mdtest
 
@@ -109,11 +110,7 @@ def test_every_failed_run_is_listed():
 def test_failed_run_raises_quoting_the_tool(name):
     with pytest.raises(ParseError) as err:
         mdtest.parse(_text(name), source=name)
-    e = err.value
-    assert e.line.startswith(EXPECTED_FAILURE[name]), str(e)
-    assert str(e).startswith(f'{name}:{e.lineno}: ')
-    assert f'got: "{e.line}"' in str(e)
-    assert _text(name).splitlines()[e.lineno - 1].strip() == e.line
+    assert_quotes_tool(err.value, name, _text(name), EXPECTED_FAILURE[name])
 
 
 def test_failed_stat_counts_every_warning():
@@ -367,12 +364,12 @@ def test_real_verbose_with_time_table(real_mdtest):
 
 def test_real_stonewall(real_mdtest):
     version, run = real_mdtest
-    rc, text = run(['-W', '1', '-C', '-F', '-n', '100000'])
+    rc, text = run(['-W', '1', '-C', '-F', '-n', '1000000'])
     assert rc == 0, text
     result = mdtest.parse(text, source='real-mdtest')
     assert len(result.stonewall_hits) == 1
     hit = result.stonewall_hits[0]
-    assert hit.items_min <= hit.items_mean <= hit.items_max < 100000
+    assert hit.items_min <= hit.items_mean <= hit.items_max < 1000000
     assert result.summary('file_create').max_ops_per_s > 0
     assert set(result.not_run) == {'file_stat', 'file_read', 'file_remove',
                                    'tree_remove'}
@@ -387,9 +384,11 @@ def test_real_task_sweep_is_refused(real_mdtest):
     version, run = real_mdtest
     rc, text = run(['-f', '1', '-l', '2', '-s', '1', '-F', '-n', '5'])
     if version == '3.3.0':
-        # 3.3 crashes in its second test (MPI_ERR_COMM in MPI_Barrier).
+        # 3.3 crashes in its second test (MPI_ERR_COMM in MPI_Barrier);
+        # whether Open MPI's message reaches the output first varies.
         assert rc != 0
-        with pytest.raises(ParseError, match='an MPI call failed'):
+        with pytest.raises(ParseError,
+                           match='an MPI call failed|one test per run'):
             mdtest.parse(text, source='real-mdtest')
         return
     assert rc == 0, text

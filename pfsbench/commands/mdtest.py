@@ -202,11 +202,23 @@ def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
             raise ValueError('mdtest stonewall (-W) needs branching <= 1')
 
 
-def _io500_phase(phase, table):
-    if phase not in table:
+def _io500(preset, phases, datadir, resultdir, phase, files_per_proc,
+           stonewall_s, **flags):
+    """What every IO500 mdtest phase shares: files only, the neighbour's
+    items (-N 1), both tables (-P), the stonewall state file, the per-rank
+    CSV; the write alone syncs (-Y) and is stonewalled (-W)."""
+    if phase not in phases:
         raise ValueError(f'IO500 phase {phase!r}: expected one of '
-                         f'{tuple(table)}')
-    return table[phase]
+                         f'{tuple(phases)}')
+    step = phases[phase]
+    write = step == 'create'
+    return mdtest_argv(
+        f'{datadir}/mdtest-{preset}', items_per_task=files_per_proc,
+        kind='files', rate_and_time=True, stride=1,
+        stonewall_status_file=f'{resultdir}/mdtest-{preset}.stonewall',
+        phases=(step,), sync_phases=write,
+        stonewall_s=stonewall_s if write else None,
+        rank_details_csv=f'{resultdir}/mdtest-{preset}-{phase}.csv', **flags)
 
 
 def io500_mdtest_easy_argv(datadir, resultdir, phase, *,
@@ -224,17 +236,11 @@ def io500_mdtest_easy_argv(datadir, resultdir, phase, *,
     phases follow.  Each phase saves its per-rank figures beside the
     results, as IO500 does.
     """
-    step = _io500_phase(phase, IO500_EASY_PHASES)
-    write = step == 'create'
-    return mdtest_argv(
-        f'{datadir}/mdtest-easy', items_per_task=files_per_proc,
-        kind='files', unique_dir=True, leaf_only=True, rate_and_time=True,
-        buffer_offset=buffer_offset, stride=1,
-        stonewall_status_file=f'{resultdir}/mdtest-easy.stonewall',
-        phases=(step,), sync_phases=write,
-        stonewall_s=stonewall_s if write else None,
-        rank_details_csv=f'{resultdir}/mdtest-easy-{phase}.csv',
-        data_packet_type=data_packet_type, api=api, executable=executable)
+    return _io500('easy', IO500_EASY_PHASES, datadir, resultdir, phase,
+                  files_per_proc, stonewall_s, unique_dir=True,
+                  leaf_only=True, buffer_offset=buffer_offset,
+                  data_packet_type=data_packet_type, api=api,
+                  executable=executable)
 
 
 def io500_mdtest_hard_argv(datadir, resultdir, phase, *,
@@ -249,15 +255,10 @@ def io500_mdtest_hard_argv(datadir, resultdir, phase, *,
     access (``-N 1``); the write is stonewalled (``-x`` records how far),
     the read verifies the data (``-X``).
     """
-    step = _io500_phase(phase, IO500_HARD_PHASES)
-    write = step == 'create'
-    return mdtest_argv(
-        f'{datadir}/mdtest-hard', items_per_task=files_per_proc,
-        kind='files', time_unique_dir=True,
-        write_bytes=IO500_HARD_FILE_BYTES, read_bytes=IO500_HARD_FILE_BYTES,
-        rate_and_time=True, buffer_offset=buffer_offset, stride=1,
-        stonewall_status_file=f'{resultdir}/mdtest-hard.stonewall',
-        phases=(step,), verify_read=step == 'read', sync_phases=write,
-        stonewall_s=stonewall_s if write else None,
-        rank_details_csv=f'{resultdir}/mdtest-hard-{phase}.csv',
-        data_packet_type=data_packet_type, api=api, executable=executable)
+    return _io500('hard', IO500_HARD_PHASES, datadir, resultdir, phase,
+                  files_per_proc, stonewall_s, time_unique_dir=True,
+                  write_bytes=IO500_HARD_FILE_BYTES,
+                  read_bytes=IO500_HARD_FILE_BYTES,
+                  verify_read=phase == 'read', buffer_offset=buffer_offset,
+                  data_packet_type=data_packet_type, api=api,
+                  executable=executable)
