@@ -27,4 +27,6 @@ TOOLS = {
     'streams': Parser('pfsbench.parsers.streams', ('text',)),
     'ior': Parser('pfsbench.parsers.ior', ('text', 'json', 'csv')),
     'lfs': Parser('pfsbench.parsers.lfs', ('text',)),
+    'mdtest': Parser('pfsbench.parsers.mdtest', ('text',)),
+    'mds-survey': Parser('pfsbench.parsers.mds_survey', ('text',)),
 }
