@@ -29,4 +29,8 @@ TOOLS = {
     'lfs': Parser('pfsbench.parsers.lfs', ('text',)),
     'mdtest': Parser('pfsbench.parsers.mdtest', ('text',)),
     'mds-survey': Parser('pfsbench.parsers.mds_survey', ('text',)),
+    'bonnie': Parser('pfsbench.parsers.bonnie', ('csv', 'text')),
+    'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
 }
+#: Modules of this package that parse no tool's output (shared helpers).
+HELPERS = ('pfsbench.parsers.common',)

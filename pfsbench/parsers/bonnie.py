@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass
 
 from pfsbench.errors import ParseError
-from pfsbench.parsers.ior import _last_line
+from pfsbench.parsers.common import last_line
 
 #: The bulk I/O tests, in bonnie++'s column order.
 IO_TESTS = ('putc', 'put_block', 'rewrite', 'getc', 'get_block')
@@ -171,7 +171,7 @@ def parse(text, source='<text>'):
     if any(line.startswith(("start 'em", 'Writing ', 'Reading '))
            for line in lines):
         # bonnie++ ran and printed its progress: its CSV line must follow.
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line, "expected bonnie++'s CSV "
                                                'line after its text table '
                                                '(truncated output)')
@@ -189,7 +189,7 @@ def _raise_on_failure(lines, source):
     for lineno, line in enumerate(lines, 1):
         if line.strip() == 'usage:':
             # bonnie++ printed its usage: the line before says why.
-            cause_lineno, cause = _last_line(lines[:lineno - 1])
+            cause_lineno, cause = last_line(lines[:lineno - 1])
             if cause_lineno:
                 lineno, line = cause_lineno, cause
             raise ParseError(source, lineno, line.strip(),
@@ -314,12 +314,12 @@ def _parse_text(lines, source):
 
     io_rows, file_rows = sections['io'], sections['file']
     if not io_rows and not file_rows:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          'expected a bonnie++ CSV row or result table')
 
     if any(r and r[-1]['latency'] is None for r in sections.values()):
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected a 'Latency' line after the last result "
                          'row (truncated output)')

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 
 from pfsbench.errors import ParseError
-from pfsbench.parsers.ior import _last_line
+from pfsbench.parsers.common import last_line
 
 #: Columns of the auto / single-file table, as the header names them.
 TABLE_TESTS = ('write', 'rewrite', 'read', 'reread', 'random read',
@@ -206,7 +206,7 @@ def parse(text, source='<text>'):
                 raise ParseError(source, lineno, line.strip(),
                                  'expected a completed iozone run, but it '
                                  'reported an error')
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          f"expected iozone's '{_END}' line (truncated "
                          f'output)')
@@ -220,7 +220,7 @@ def parse(text, source='<text>'):
     elif table:
         mode = 'auto' if settings.auto_mode else 'single'
     else:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          'expected a result table or throughput blocks')
 
