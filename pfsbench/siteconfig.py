@@ -89,11 +89,22 @@ def environment_extras():
     ``PFSBENCH_SPACK_VIEW``
         its view (``spack_view``); default ``<env>/.spack-env/view``, the
         view root the pfsbench environments declare.
+    ``PFSBENCH_TARGET_LOCK_TIMEOUT``
+        seconds a run waits for another run on the same scratch root
+        (``target_lock_timeout``; a number).
 
     Returns:
         a dict to merge into a partition's ``extras``.
     """
     extras = {}
+    timeout = os.environ.get('PFSBENCH_TARGET_LOCK_TIMEOUT')
+    if timeout:
+        try:
+            extras['target_lock_timeout'] = float(timeout)
+        except ValueError:
+            raise ConfigError('environment', 'PFSBENCH_TARGET_LOCK_TIMEOUT',
+                              timeout, 'expected a number of seconds') \
+                from None
     scratch = os.environ.get('PFSBENCH_SCRATCH')
     if scratch:
         extras['targets'] = [{'name': 'scratch', 'path': scratch,

@@ -40,19 +40,17 @@ def controller():
 
 
 @contextlib.contextmanager
-def capped_loop_fs(name):
-    """Yield {'work', 'mnt', 'cgroup', 'root', 'devno', 'v2'}: a mounted
-    512 MiB ext4 on a loop device and an empty cgroup to cap it in.
+def loop_fs(name, size='512M', mkfs=('mkfs.ext4', '-q', '-F')):
+    """Yield {'work', 'mnt', 'loop', 'devno'}: a file system of ``size``
+    made by ``mkfs`` on a loop device, mounted and writable by everyone.
 
-    Processes left in the cgroup are moved back to the root cgroup before
-    it is removed; the file system is unmounted and the loop device freed.
+    Skips the calling test (with the reason) without root, the tools or a
+    free loop device; the file system is unmounted and the loop device
+    freed afterwards.
     """
     if os.geteuid() != 0:
-        pytest.skip('needs root for a loop device and a cgroup')
-    root, v2 = controller()
-    if root is None:
-        pytest.skip('no writable cgroup block-I/O controller')
-    for tool in ('losetup', 'mkfs.ext4', 'mount', 'umount'):
+        pytest.skip('needs root for a loop device')
+    for tool in ('losetup', mkfs[0], 'mount', 'umount'):
         if shutil.which(tool) is None:
             pytest.skip(f'{tool} not found')
 
@@ -62,8 +60,8 @@ def capped_loop_fs(name):
     os.chmod(work, 0o755)
     img, mnt = os.path.join(work, 'fs.img'), os.path.join(work, 'mnt')
     os.mkdir(mnt)
-    sh(['truncate', '-s', '512M', img], check=True)
-    sh(['mkfs.ext4', '-q', '-F', img], check=True)
+    sh(['truncate', '-s', size, img], check=True)
+    sh([*mkfs, img], check=True)
     proc = sh(['losetup', '-f', '--show', img], stdout=subprocess.PIPE,
               stderr=subprocess.PIPE)
     if proc.returncode != 0:
@@ -71,27 +69,52 @@ def capped_loop_fs(name):
         pytest.skip(f'no free loop device: {proc.stderr.strip()}')
 
     loop = proc.stdout.strip()
-    cgroup = os.path.join(root, f'pfsbench-{name}-{os.getpid()}')
+    mounted = False
     try:
         sh(['mount', loop, mnt], check=True)
+        mounted = True
         os.chmod(mnt, 0o777)
-        os.makedirs(cgroup)
         with open(f'/sys/block/{os.path.basename(loop)}/dev') as fp:
             devno = fp.read().strip()
-        yield {'work': work, 'mnt': mnt, 'cgroup': cgroup, 'root': root,
-               'devno': devno, 'v2': v2}
+        yield {'work': work, 'mnt': mnt, 'loop': loop, 'devno': devno}
     finally:
-        if os.path.isdir(cgroup):
-            with open(os.path.join(cgroup, 'cgroup.procs')) as fp:
-                stay = fp.read().split()
-            for pid in stay:
-                with contextlib.suppress(OSError), \
-                        open(os.path.join(root, 'cgroup.procs'), 'w') as fp:
-                    fp.write(pid)
-            os.rmdir(cgroup)
-        sh(['umount', mnt])
+        if mounted:
+            sh(['umount', mnt])
         sh(['losetup', '-d', loop])
         shutil.rmtree(work, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def capped_loop_fs(name):
+    """Yield {'work', 'mnt', 'cgroup', 'root', 'devno', 'v2'}: a mounted
+    512 MiB ext4 on a loop device (:func:`loop_fs`) and an empty cgroup to
+    cap it in.
+
+    Processes left in the cgroup are moved back to the root cgroup before
+    it is removed.
+    """
+    if os.geteuid() != 0:
+        pytest.skip('needs root for a loop device and a cgroup')
+    root, v2 = controller()
+    if root is None:
+        pytest.skip('no writable cgroup block-I/O controller')
+
+    with loop_fs(name) as fs:
+        cgroup = os.path.join(root, f'pfsbench-{name}-{os.getpid()}')
+        try:
+            os.makedirs(cgroup)
+            yield {'work': fs['work'], 'mnt': fs['mnt'], 'cgroup': cgroup,
+                   'root': root, 'devno': fs['devno'], 'v2': v2}
+        finally:
+            if os.path.isdir(cgroup):
+                with open(os.path.join(cgroup, 'cgroup.procs')) as fp:
+                    stay = fp.read().split()
+                for pid in stay:
+                    with contextlib.suppress(OSError), \
+                            open(os.path.join(root, 'cgroup.procs'),
+                                 'w') as fp:
+                        fp.write(pid)
+                os.rmdir(cgroup)
 
 
 def cap(fs, bps):
