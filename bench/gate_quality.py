@@ -166,7 +166,7 @@ def run_sessions(args, throttle, mnt, runs, plan):
     for session, cond, factor in plan:
         throttle.set(None if factor is None else factor * args.cap)
         cmd = (f'echo $$ > {throttle.path}/cgroup.procs && exec '
-               f'{reframe} -C config/pfsbench.py -c reframe-checks/dd '
+               f'{reframe} -C config/settings.py -c reframe-checks/dd '
                '-n dd_stream_per_node -t quick -r '
                f'--repeat {args.repeats} '
                f'--exec-policy serial -S count={args.count} '

@@ -33,7 +33,7 @@ REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 
 
 def reframe(args, runs, env=None):
-    cmd = [REFRAME, '-C', os.path.join(REPO, 'config', 'pfsbench.py')] + args
+    cmd = [REFRAME, '-C', os.path.join(REPO, 'config', 'settings.py')] + args
     print('+', f'PFSBENCH_RUNS={runs}', ' '.join(cmd), flush=True)
     full_env = dict(os.environ, PFSBENCH_RUNS=runs, **(env or {}))
     start = time.perf_counter()

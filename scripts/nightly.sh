@@ -44,7 +44,7 @@ since=$(date +%Y-%m-%dT%H:%M:%S)
 
 extras=$(.venv/bin/pfsbench session-extras --target "$target") || exit 2
 echo "nightly: session extras: $extras"
-.venv/bin/reframe -C config/pfsbench.py --system "$system" \
+.venv/bin/reframe -C config/settings.py --system "$system" \
     -c reframe-checks -t "$tags" --repeat "$repeat" -r \
     --session-extras "$extras" "$@" 2>&1 | tee "$out/reframe.log"
 echo "nightly: reframe exited ${PIPESTATUS[0]} (not a verdict)"

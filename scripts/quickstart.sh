@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
 status=0
-.venv/bin/reframe -C config/pfsbench.py --system local -c reframe-checks \
+.venv/bin/reframe -C config/settings.py --system local -c reframe-checks \
     -t quick -r "$@" || status=$?
 echo
 .venv/bin/pfsbench summary || true

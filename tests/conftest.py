@@ -20,7 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / 'shared'
 FIXTURES = SHARED / 'fixtures'
-CONFIG = REPO / 'config' / 'pfsbench.py'
+CONFIG = REPO / 'config' / 'settings.py'
 CHECKS = REPO / 'reframe-checks'
 LOCALSLURM = REPO / 'tests' / 'localslurm' / 'localslurm.sh'
 
@@ -85,7 +85,7 @@ def reframe_bin():
 
 
 def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
-    """Run ``reframe -C config/pfsbench.py ARGS`` with its own runs dir.
+    """Run ``reframe -C config/settings.py ARGS`` with its own runs dir.
 
     Returns:
         the CompletedProcess (stdout and stderr as text); the command is

@@ -199,7 +199,7 @@ def test_spack_provenance_is_logged_with_every_figure(tmp_path):
         "'max_nodes': 1,", f"'max_nodes': 1, 'spack_env': '{env_dir}',"))
     proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
                         '-P', 'streams_per_node=1', '-S', 'count=4', '-r'],
-                       tmp_path / 'runs', config=config / 'pfsbench.py')
+                       tmp_path / 'runs', config=config / 'settings.py')
     assert proc.returncode == 0, proc.stdout
     header, records = _perflog(tmp_path / 'runs', 'local', 'default',
                                'dd_streams_one_node')
@@ -217,7 +217,7 @@ def test_missing_spack_lock_is_a_setup_error(tmp_path):
         "'max_nodes': 1,", f"'max_nodes': 1, 'spack_env': '{tmp_path}',"))
     proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
                         '-P', 'streams_per_node=1', '-r'],
-                       tmp_path / 'runs', config=config / 'pfsbench.py')
+                       tmp_path / 'runs', config=config / 'settings.py')
     assert proc.returncode != 0
     assert (f'local:default: extras.spack_env: {tmp_path}:spack.lock:'
             in proc.stdout)

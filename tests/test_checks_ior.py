@@ -395,9 +395,7 @@ def _run_on_fake_lustre(tmp_path, stripe_count, with_lfs=True):
     the Lustre manual's published 1-stripe, 1 MiB layout."""
     config = tmp_path / 'config'
     (config / 'systems').mkdir(parents=True)
-    # (Not named pfsbench.py: beside no pfsbench package, 'import pfsbench'
-    # would find the config file itself.)
-    shutil.copy(CONFIG, config / 'site.py')
+    shutil.copy(CONFIG, config / 'settings.py')
     shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
     (config / 'systems' / 'fakelustre.py').write_text(FAKE_LUSTRE_SYSTEM)
     bindir = tmp_path / 'bin'
@@ -416,7 +414,7 @@ def _run_on_fake_lustre(tmp_path, stripe_count, with_lfs=True):
                        env={'PATH': f'{bindir}:{os.environ["PATH"]}',
                             'PFSBENCH_REFERENCES':
                                 str(tmp_path / 'no-references')},
-                       timeout=300, config=config / 'site.py')
+                       timeout=300, config=config / 'settings.py')
 
 
 @needs_ior

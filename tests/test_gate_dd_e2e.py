@@ -46,7 +46,7 @@ def _reframe(fs, runs, bps, fs_version):
     cappedfs.cap(fs, bps)
     tags = extras.collect(fs['mnt'])
     tags['fs_version'] = fs_version
-    argv = [REFRAME, '-C', 'config/pfsbench.py', '-c', 'reframe-checks/dd',
+    argv = [REFRAME, '-C', 'config/settings.py', '-c', 'reframe-checks/dd',
             '-n', 'dd_stream_per_node', '-t', 'quick', '-r', '--repeat', '3',
             '--exec-policy', 'serial', '-S', 'count=16', '--session-extras',
             extras.format_extras(tags)]

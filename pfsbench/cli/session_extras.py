@@ -16,7 +16,7 @@ DESCRIPTION = ('Collect, on this host, what can explain a change in a '
                'become ";").')
 EXAMPLES = (
     'pfsbench session-extras --target /scratch/pfsbench',
-    'reframe -C config/pfsbench.py -c reframe-checks/dd -r '
+    'reframe -C config/settings.py -c reframe-checks/dd -r '
     '--session-extras "$(pfsbench session-extras --target $SCRATCH '
     '--extra spack_hash=abc1234)"',
     'pfsbench session-extras --target /tmp --format json',

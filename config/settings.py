@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The ReFrame configuration of pfsbench: ``reframe -C config/pfsbench.py``.
+"""The ReFrame configuration of pfsbench: ``reframe -C config/settings.py``.
 
 Also validates each system's reference file (``config/references/``, or
 ``$PFSBENCH_REFERENCES``): ReFrame would only skip the tests of a malformed
@@ -14,39 +14,11 @@ comma-separated list of names) limits which systems are loaded.
 """
 
 import os
-import sys
+
+from pfsbench import siteconfig
+from pfsbench.errors import ConfigError
 
 CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _import_pfsbench():
-    """Import the pfsbench package although this file is called pfsbench.py.
-
-    ReFrame puts this directory on sys.path while it loads this file, and
-    when the file lies outside the working directory (a site's own config
-    repository) it registers it as module 'pfsbench' too: both hide the
-    package.  Hide this directory and this module for the import only, and
-    leave sys.path exactly as found (ReFrame removes its entry by position).
-    """
-    saved_path = sys.path[:]
-    shadow = sys.modules.get('pfsbench')
-    if shadow is not None and not hasattr(shadow, '__path__'):
-        del sys.modules['pfsbench']
-    sys.path[:] = [p for p in sys.path
-                   if os.path.realpath(p or os.curdir) != CONFIG_DIR]
-    checkout = os.path.dirname(CONFIG_DIR)
-    if os.path.isfile(os.path.join(checkout, 'pfsbench', '__init__.py')):
-        sys.path.insert(0, checkout)    # this checkout's package first
-    try:
-        import pfsbench.errors
-        import pfsbench.siteconfig
-    finally:
-        sys.path[:] = saved_path
-
-    return pfsbench.errors.ConfigError, pfsbench.siteconfig
-
-
-ConfigError, siteconfig = _import_pfsbench()
 
 
 def _merged():
