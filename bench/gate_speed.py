@@ -23,10 +23,12 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+# The synthetic results generator is test data, kept with the tests.
+sys.path.insert(0, os.path.join(REPO, 'tests'))
 
+import synth                                               # noqa: E402
 from pfsbench.gate import baseline as bl                   # noqa: E402
 from pfsbench.gate import config as gate_config            # noqa: E402
-from pfsbench.gate import synth                            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
 from pfsbench.gate.results import read_database            # noqa: E402
 from pfsbench.gate.verdict import compare, history, run_gate  # noqa: E402

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from pfsbench import cli, fields
-from pfsbench.gate import synth
+import synth
 
 GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
 CASE1 = 'dd_stream_per_node %nodes=1'

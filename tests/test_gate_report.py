@@ -13,7 +13,7 @@ import pytest
 from pfsbench import cli
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import config as gate_config
-from pfsbench.gate import synth
+import synth
 from pfsbench.gate.report import render
 from pfsbench.gate.results import read_database
 from pfsbench.gate.verdict import run_gate

@@ -46,6 +46,22 @@ _PARSED = {}
 _DEVICE_SAMPLES = {}
 
 
+def _maintainers():
+    """Who answers for the checks: ``PFSBENCH_MAINTAINERS`` (the site's
+    storage team, comma-separated), else the suite's ``MAINTAINERS``."""
+    site = os.environ.get('PFSBENCH_MAINTAINERS', '')
+    if site.strip():
+        return [m.strip() for m in site.split(',') if m.strip()]
+
+    path = os.path.join(os.path.dirname(__file__), '..', '..', 'MAINTAINERS')
+    try:
+        with open(path) as fp:
+            return [ln.strip() for ln in fp
+                    if ln.strip() and not ln.startswith('#')]
+    except OSError:
+        return []
+
+
 class FileSystemCheck(rfm.RunOnlyRegressionTest):
     """Base of every pfsbench check (not a test by itself).
 
@@ -109,7 +125,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     contention = variable(str, value='', loggable=True)
 
     valid_prog_environs = ['builtin']
-    maintainers = ['pfsbench']
+    maintainers = _maintainers()
 
     @run_after('init')
     def use_reference_file(self):
