@@ -6,7 +6,10 @@ Prints, for each system given (default: local, plus localslurm when its
 cluster is up):
 
 - the wall time of listing the whole catalogue (``reframe -l``), median of
-  ``--repeat`` runs;
+  ``--repeat`` runs, and of a catalogue about three times as large (the
+  check files copied ``--copies`` times with their test classes renamed:
+  what the catalogue becomes with the metadata and classic-tool families),
+  as cases per second and the time 1,000 cases take;
 - the framework time per test case: the wall time of a serial ``reframe -r``
   of dd cases, minus the time dd itself ran (from the first stream's start
   to the last stream's end in each case's output), divided by the cases.
@@ -18,6 +21,8 @@ Run: ``.venv/bin/python bench/suite_overhead.py [--systems local,localslurm]
 import argparse
 import glob
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -60,14 +65,51 @@ def slurm_env():
     return env
 
 
-def measure(system, ncases, repeat, env):
-    with tempfile.TemporaryDirectory() as runs:
-        listing = [reframe(['--system', system, '-c', 'reframe-checks',
-                            '-l'], runs, env)[0] for _ in range(repeat)]
-        out = reframe(['--system', system, '-c', 'reframe-checks',
-                       '-l'], runs, env)[1]
-        found = [ln for ln in out.splitlines() if 'Found' in ln]
+def copied_catalogue(directory, copies):
+    """``reframe-checks`` copied ``copies`` times under ``directory``, each
+    copy's test classes renamed (``<name>_copyK``): a larger catalogue of
+    the same families."""
+    for k in range(1, copies + 1):
+        dest = os.path.join(directory, f'copy{k}')
+        shutil.copytree(os.path.join(REPO, 'reframe-checks'), dest)
+        for path in glob.glob(f'{dest}/**/*.py', recursive=True):
+            with open(path) as fp:
+                text = fp.read()
+            text = re.sub(r'(@rfm\.simple_test\nclass )(\w+)\(',
+                          rf'\1\2_copy{k}(', text)
+            with open(path, 'w') as fp:
+                fp.write(text)
+    return directory
 
+
+def listing_time(system, checks, runs, env, repeat):
+    """(median seconds, number of cases) of ``reframe -l`` over ``checks``."""
+    times = []
+    for _ in range(repeat):
+        elapsed, out = reframe(['--system', system, '-c', checks, '-R',
+                                '-l'], runs, env)
+        times.append(elapsed)
+    found = re.search(r'Found (\d+) check', out)
+    return statistics.median(times), int(found.group(1)), times
+
+
+def measure(system, ncases, repeat, env, copies):
+    with tempfile.TemporaryDirectory() as runs:
+        median, cases, listing = listing_time(system, 'reframe-checks', runs,
+                                              env, repeat)
+        found = [f'Found {cases} check(s)']
+        with tempfile.TemporaryDirectory() as big:
+            big_median, big_cases, _ = listing_time(
+                system, copied_catalogue(big, copies), runs, env, repeat)
+
+    print(f'{system}: reframe -l of the catalogue ({found[0].strip()}): '
+          f'median {statistics.median(listing):.2f} s over {repeat} runs '
+          f'(min {min(listing):.2f}, max {max(listing):.2f})')
+    print(f'{system}: reframe -l of {big_cases} cases ({copies} copies): '
+          f'median {big_median:.2f} s, {big_cases / big_median:.0f} cases/s,'
+          f' 1,000 cases in {1000 * big_median / big_cases:.2f} s')
+    if ncases == 0:
+        return
     per_case = []
     tool_share = []
     for _ in range(repeat):
@@ -89,9 +131,6 @@ def measure(system, ncases, repeat, env):
             per_case.append((wall - tool) / len(outs))
             tool_share.append(tool / len(outs))
 
-    print(f'{system}: reframe -l of the catalogue ({found[0].strip()}): '
-          f'median {statistics.median(listing):.2f} s over {repeat} runs '
-          f'(min {min(listing):.2f}, max {max(listing):.2f})')
     print(f'{system}: framework time per dd test case (serial, {ncases} '
           f'cases per run): median {statistics.median(per_case):.2f} s '
           f'(min {min(per_case):.2f}, max {max(per_case):.2f}); dd itself '
@@ -101,7 +140,10 @@ def measure(system, ncases, repeat, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--systems', default='local,localslurm')
-    parser.add_argument('--cases', type=int, default=4)
+    parser.add_argument('--cases', type=int, default=4,
+                        help='dd cases per timed run (0: listing only)')
+    parser.add_argument('--copies', type=int, default=3,
+                        help='copies of the catalogue for the large listing')
     parser.add_argument('--repeat', type=int, default=3)
     args = parser.parse_args()
     for system in args.systems.split(','):
@@ -112,7 +154,7 @@ def main():
                 print(f'{system}: skipped: the test cluster is not up '
                       f'(tests/localslurm/localslurm.sh up)')
                 continue
-        measure(system, args.cases, args.repeat, env)
+        measure(system, args.cases, args.repeat, env, args.copies)
 
 
 if __name__ == '__main__':
