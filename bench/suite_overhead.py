@@ -22,6 +22,7 @@ import argparse
 import glob
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -37,15 +38,22 @@ from pfsbench.parsers import streams  # noqa: E402
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 
 
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def reframe(args, runs, env=None):
     cmd = [REFRAME, '-C', os.path.join(REPO, 'config', 'settings.py')] + args
     print('+', f'PFSBENCH_RUNS={runs}', ' '.join(cmd), flush=True)
     full_env = dict(os.environ, PFSBENCH_RUNS=runs, **(env or {}))
     start = time.perf_counter()
+    cpu_start = _children_cpu()
     proc = subprocess.run(cmd, cwd=REPO, env=full_env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True)
     elapsed = time.perf_counter() - start
+    reframe.cpu_s = _children_cpu() - cpu_start
     if proc.returncode != 0:
         sys.exit(f'reframe failed ({proc.returncode}):\n{proc.stdout[-3000:]}')
     return elapsed, proc.stdout
@@ -84,12 +92,16 @@ def copied_catalogue(directory, copies):
 
 def listing_time(system, checks, runs, env, repeat):
     """(median seconds, number of cases) of ``reframe -l`` over ``checks``."""
-    times = []
+    times, cpu = [], []
     for _ in range(repeat):
         elapsed, out = reframe(['--system', system, '-c', checks, '-R',
                                 '-l'], runs, env)
         times.append(elapsed)
+        cpu.append(reframe.cpu_s)
     found = re.search(r'Found (\d+) check', out)
+    # CPU seconds as well as wall time: on a shared machine the wall time
+    # also counts other processes' turns on the cores.
+    listing_time.cpu_s = statistics.median(cpu)
     return statistics.median(times), int(found.group(1)), times
 
 
@@ -97,17 +109,21 @@ def measure(system, ncases, repeat, env, copies):
     with tempfile.TemporaryDirectory() as runs:
         median, cases, listing = listing_time(system, 'reframe-checks', runs,
                                               env, repeat)
+        cpu = listing_time.cpu_s
         found = [f'Found {cases} check(s)']
         with tempfile.TemporaryDirectory() as big:
             big_median, big_cases, _ = listing_time(
                 system, copied_catalogue(big, copies), runs, env, repeat)
+            big_cpu = listing_time.cpu_s
 
     print(f'{system}: reframe -l of the catalogue ({found[0].strip()}): '
           f'median {statistics.median(listing):.2f} s over {repeat} runs '
-          f'(min {min(listing):.2f}, max {max(listing):.2f})')
+          f'(min {min(listing):.2f}, max {max(listing):.2f}); CPU '
+          f'{cpu:.2f} s')
     print(f'{system}: reframe -l of {big_cases} cases ({copies} copies): '
           f'median {big_median:.2f} s, {big_cases / big_median:.0f} cases/s,'
-          f' 1,000 cases in {1000 * big_median / big_cases:.2f} s')
+          f' 1,000 cases in {1000 * big_median / big_cases:.2f} s wall, '
+          f'{1000 * big_cpu / big_cases:.2f} s CPU')
     if ncases == 0:
         return
     per_case = []

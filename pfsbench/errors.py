@@ -48,6 +48,10 @@ class ConfigError(PfsbenchError):
         super().__init__(f'{file}:{field}: {value!r}: {why}')
 
 
+class ResultsError(PfsbenchError):
+    """The results database or a run report cannot be read (exit 2)."""
+
+
 class MissingData(PfsbenchError):
     """Data the gate needs is absent (zero tests ran, a case is missing)."""
 

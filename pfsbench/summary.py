@@ -6,39 +6,15 @@ Rows are the performance variables, columns the test cases of the family
 cases show their failure reason below the table.
 """
 
-import glob
-import json
-import os
-
-from pfsbench.errors import ConfigError, MissingData
+from pfsbench import runreport
 from pfsbench.siteconfig import shown_path
 
 
-def latest_report(runs_dir):
-    """The newest ``reports/run-report-*.json`` under ``runs_dir``."""
-    paths = glob.glob(os.path.join(runs_dir, 'reports', 'run-report-*.json'))
-    if not paths:
-        raise MissingData(f'{runs_dir}/reports: no ReFrame run report')
-    return max(paths, key=os.path.getmtime)
-
-
 def load_cases(path):
-    """Test cases of the last run in a report (after any retries)."""
-    try:
-        with open(path) as fp:
-            report = json.load(fp)
-        runs = report['runs']
-    except (OSError, ValueError, KeyError) as err:
-        raise ConfigError(path, 'runs', None,
-                          f'not a ReFrame run report ({err})') from None
-
-    cases = {}
-    for run in runs:
-        for case in run['testcases']:
-            key = (case['display_name'], case['system'], case['partition'],
-                   case['environ'])
-            cases[key] = case       # later runs (retries) win
-    return report['session_info'], list(cases.values())
+    """(session info, test cases of the last run) of the report at
+    ``path``."""
+    report = runreport.read(path)
+    return report['session_info'], runreport.last_cases(report)
 
 
 def _fmt(value):

@@ -3,7 +3,8 @@
 check family."""
 
 from pfsbench.gate.results import default_runs_dir
-from pfsbench.summary import latest_report, render_text
+from pfsbench.runreport import latest
+from pfsbench.summary import render_text
 
 HELP = 'summarise the last ReFrame run (a table per family)'
 DESCRIPTION = __doc__
@@ -23,5 +24,5 @@ def add_arguments(parser):
 
 
 def run(args):
-    print(render_text(args.report or latest_report(args.runs)), end='')
+    print(render_text(args.report or latest(args.runs)), end='')
     return 0

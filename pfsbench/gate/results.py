@@ -29,8 +29,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from pfsbench import fields
-from pfsbench.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench import fields, runreport
+from pfsbench.errors import ConfigError, MissingData, ResultsError
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -47,10 +47,6 @@ RESERVED_SESSION_KEYS = frozenset({
     'time_end', 'time_end_unix', 'time_start', 'time_start_unix', 'user',
     'uuid', 'version', 'workdir',
 })
-
-
-class ResultsError(PfsbenchError):
-    """The results database or a report cannot be read (exit 2)."""
 
 
 def default_runs_dir():
@@ -551,15 +547,7 @@ def read_reports(paths):
     """
     results = Results(', '.join(paths))
     for path in paths:
-        try:
-            with open(path) as fp:
-                report = json.load(fp)
-        except FileNotFoundError:
-            raise MissingData(f'{path}: run report not found') from None
-        except (OSError, ValueError) as err:
-            raise ResultsError(f'{path}: cannot read run report: {err}') \
-                from None
-
+        report = runreport.read(path)
         results.add_report(report, path)
 
     return results.finish()
