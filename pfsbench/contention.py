@@ -103,12 +103,12 @@ def foreign_io(before, after, own_bytes):
             f"case's own {own_bytes / 2**20:.0f} MiB")
 
 
-def foreign_jobs(nodelist, own_jobid, squeue='squeue'):
+def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
     """Other running Slurm jobs on ``nodelist``, as a sentence, or ``''``.
 
     Args:
         nodelist: the job's nodes (names).
-        own_jobid: the job itself, which is not foreign.
+        own_jobids: the jobs of this suite run, which are not foreign.
     """
     if not nodelist:
         return ''
@@ -122,8 +122,9 @@ def foreign_jobs(nodelist, own_jobid, squeue='squeue'):
     except (OSError, subprocess.TimeoutExpired):
         return ''
 
+    own = {str(j) for j in own_jobids}
     others = [line.split()[0] for line in proc.stdout.splitlines()
-              if line.split() and line.split()[0] != str(own_jobid)]
+              if line.split() and line.split()[0] not in own]
     if not others:
         return ''
 

@@ -178,6 +178,8 @@ class ScratchLock:
                 pass
 
 
+#: Scheduler job ids of every case this run submitted.
+_OWN_JOBS = set()
 #: root -> the ScratchLock this process holds.
 _HELD = {}
 #: root -> checks of this run whose jobs may still be running there.
@@ -259,3 +261,11 @@ def claim(root, check, independent=False, timeout=DEFAULT_TIMEOUT_S,
         running = []
 
     _IN_FLIGHT[root] = running + [check]
+
+
+def own_job_ids():
+    """Job ids of this run's cases (not foreign load on their nodes)."""
+    for checks in _IN_FLIGHT.values():
+        _OWN_JOBS.update(c.job.jobid for c in checks
+                         if c.job is not None and c.job.jobid is not None)
+    return _OWN_JOBS

@@ -41,9 +41,9 @@ from pfsbench.streams import DEFAULT_DROP_CACHES
 
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
-#: id(check) -> its target device's counters when its job was submitted and
+#: id(check) -> what pfsbench.contention saw when its job was submitted and
 #: when it ended (kept outside the test object, which ReFrame serialises).
-_DEVICE_SAMPLES = {}
+_MEASUREMENTS = {}
 
 
 def _maintainers():
@@ -283,16 +283,25 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def sample_target_device(self):
         if not self.is_dry_run():
             device = contention.target_device(self.target_path)
-            _DEVICE_SAMPLES[id(self)] = (contention.sample(device), None)
+            _MEASUREMENTS[id(self)] = {'before': contention.sample(device)}
 
     def measurement_ended(self):
-        """Take the target device's counters as the job left them (once;
+        """Look for foreign load as the job left things: the target
+        device's counters and other Slurm jobs on its nodes (once;
         :func:`pfsbench.exclusive.claim` calls it before the next case on
-        the target starts)."""
-        before, after = _DEVICE_SAMPLES.get(id(self), (None, None))
-        if before is not None and after is None:
-            device = contention.target_device(self.target_path)
-            _DEVICE_SAMPLES[id(self)] = (before, contention.sample(device))
+        the target is submitted, ReFrame may read this one's results
+        later)."""
+        seen = _MEASUREMENTS.get(id(self))
+        if seen is None or 'after' in seen:
+            return
+
+        device = contention.target_device(self.target_path)
+        seen['after'] = contention.sample(device)
+        seen['jobs'] = ''
+        if self.current_partition.scheduler.registered_name in ('slurm',
+                                                                'squeue'):
+            seen['jobs'] = contention.foreign_jobs(
+                self.job.nodelist, exclusive.own_job_ids())
 
     def bytes_moved(self):
         """Bytes this case writes plus reads on the target, for telling its
@@ -305,15 +314,13 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             return
 
         self.measurement_ended()
-        before, after = _DEVICE_SAMPLES.pop(id(self), (None, None))
-        seen = [contention.foreign_io(before, after, self.bytes_moved())]
-        if self.current_partition.scheduler.registered_name in ('slurm',
-                                                                'squeue'):
-            seen.append(contention.foreign_jobs(self.job.nodelist,
-                                                self.job.jobid))
-        seen = [s for s in seen if s]
-        self.contended = bool(seen)
-        self.contention = '; '.join(seen)
+        seen = _MEASUREMENTS.pop(id(self), {})
+        found = [contention.foreign_io(seen.get('before'), seen.get('after'),
+                                       self.bytes_moved()),
+                 seen.get('jobs', '')]
+        found = [s for s in found if s]
+        self.contended = bool(found)
+        self.contention = '; '.join(found)
 
     @run_before('run')
     def own_run_dir(self):
