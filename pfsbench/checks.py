@@ -28,7 +28,7 @@ from pfsbench import jobsteps, rundir, spack
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.siteconfig import check_scratch_dir
-from pfsbench.streams import DEFAULT_DROP_CACHES
+from pfsbench.runner import DEFAULT_DROP_CACHES
 
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}

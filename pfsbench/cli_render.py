@@ -6,7 +6,7 @@ import shlex
 import sys
 
 from pfsbench.render import EXPERIMENTS, render
-from pfsbench.streams import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
+from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 EPILOG = '''Examples:
   pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench

@@ -61,9 +61,9 @@ def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
     for line in ('#SBATCH --nodes=64', '#SBATCH --ntasks-per-node=1',
                  '#SBATCH --constraint=lustre', '#SBATCH --exclusive'):
         assert line in script.splitlines()
-    assert ("--write 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
+    assert ("--phase 'write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
             "count=50000 conv=fdatasync'") in script
-    assert "--read 'dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
+    assert "--phase 'read=dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
            "count=50000'" in script
     assert "--drop-caches-command 'sudo -n /usr/local/sbin/drop-caches'" \
         in script

@@ -86,7 +86,7 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
         fan_out: streams this task runs.
         cache_defeat: ``drop_caches``, ``direct`` or ``none``.
         drop_caches_command: the partition's command for ``drop_caches``.
-        barrier_timeout: seconds a stream waits for the others.
+        barrier_timeout: seconds a barrier waits for its last stream.
         python: interpreter with pfsbench installed (default: this one).
 
     Returns:
@@ -95,9 +95,9 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
     path = '{stream_dir}/XX1'
     return runner(
         run_dir=run_dir,
-        write_argv=dd_write(path, block_size, count),
-        read_argv=dd_read(path, block_size, count,
-                          direct=(cache_defeat == 'direct')),
+        phases=[('write', dd_write(path, block_size, count)),
+                ('read', dd_read(path, block_size, count,
+                                 direct=(cache_defeat == 'direct')))],
         fan_out=fan_out, cache_defeat=cache_defeat,
         drop_caches_command=drop_caches_command,
         barrier_timeout=barrier_timeout, python=python)

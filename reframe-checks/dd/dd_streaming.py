@@ -26,8 +26,12 @@ from reframe.core.builtins import (parameter, performance_function,
 
 from pfsbench.checks import FileSystemCheck
 from pfsbench.commands import dd, shell_join
+from pfsbench.parsers import dd as dd_output
 from pfsbench.parsers import streams
-from pfsbench.streams import CACHE_DEFEAT_MODES
+from pfsbench.runner import CACHE_DEFEAT_MODES
+
+#: The runner's output, each stream's phases parsed as dd statistics.
+DD_STREAMS = streams.for_tool(dd_output)
 
 
 class dd_streaming_base(FileSystemCheck):
@@ -59,7 +63,8 @@ class dd_streaming_base(FileSystemCheck):
     #: Bytes each stream writes and reads in this run (after any cap).
     bytes_per_stream = variable(int, value=0, loggable=True)
 
-    #: Seconds a stream waits at a barrier for the others.
+    #: Seconds a barrier waits for its last stream before it stops them
+    #: all.
     #:
     #: :type: :class:`float`
     #: :default: ``3600``
@@ -115,7 +120,7 @@ class dd_streaming_base(FileSystemCheck):
     def assert_streams_completed(self):
         # The parser also requires every task's end line.
         return sn.all([
-            self.assert_parsed(streams),
+            self.assert_parsed(DD_STREAMS),
             self.assert_job_exit_zero(),
         ])
 
@@ -124,61 +129,61 @@ class dd_streaming_base(FileSystemCheck):
         if self.is_dry_run():
             return
 
-        result = self.parsed(streams)
+        result = self.parsed(DD_STREAMS)
         self.slowest_write_node = result.write.slowest_node
         self.slowest_read_node = result.read.slowest_node
 
     @performance_function('MB/s')
     def write_bw(self):
-        return self.parsed(streams).write.aggregate_mb_s
+        return self.parsed(DD_STREAMS).write.aggregate_mb_s
 
     @performance_function('MB/s')
     def read_bw(self):
-        return self.parsed(streams).read.aggregate_mb_s
+        return self.parsed(DD_STREAMS).read.aggregate_mb_s
 
     @performance_function('MB/s')
     def write_bw_sum(self):
-        return self.parsed(streams).write.sum_of_streams_mb_s
+        return self.parsed(DD_STREAMS).write.sum_of_streams_mb_s
 
     @performance_function('MB/s')
     def read_bw_sum(self):
-        return self.parsed(streams).read.sum_of_streams_mb_s
+        return self.parsed(DD_STREAMS).read.sum_of_streams_mb_s
 
     @performance_function('MB/s')
     def write_bw_conservative(self):
-        return self.parsed(streams).write.conservative_mb_s
+        return self.parsed(DD_STREAMS).write.conservative_mb_s
 
     @performance_function('MB/s')
     def read_bw_conservative(self):
-        return self.parsed(streams).read.conservative_mb_s
+        return self.parsed(DD_STREAMS).read.conservative_mb_s
 
     @performance_function('MB/s')
     def write_node_bw_min(self):
-        return self.parsed(streams).write.node_min_mb_s
+        return self.parsed(DD_STREAMS).write.node_min_mb_s
 
     @performance_function('MB/s')
     def write_node_bw_mean(self):
-        return self.parsed(streams).write.node_mean_mb_s
+        return self.parsed(DD_STREAMS).write.node_mean_mb_s
 
     @performance_function('MB/s')
     def read_node_bw_min(self):
-        return self.parsed(streams).read.node_min_mb_s
+        return self.parsed(DD_STREAMS).read.node_min_mb_s
 
     @performance_function('MB/s')
     def read_node_bw_mean(self):
-        return self.parsed(streams).read.node_mean_mb_s
+        return self.parsed(DD_STREAMS).read.node_mean_mb_s
 
     @performance_function('%')
     def write_stream_spread(self):
-        return self.parsed(streams).write.stream_spread_pct
+        return self.parsed(DD_STREAMS).write.stream_spread_pct
 
     @performance_function('%')
     def read_stream_spread(self):
-        return self.parsed(streams).read.stream_spread_pct
+        return self.parsed(DD_STREAMS).read.stream_spread_pct
 
     @performance_function('s')
     def start_skew(self):
-        return self.parsed(streams).write.start_skew_s
+        return self.parsed(DD_STREAMS).write.start_skew_s
 
 
 @rfm.simple_test
