@@ -10,6 +10,7 @@ printed so a case can be rerun by hand.
 import ast
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -168,6 +169,39 @@ def test_a_task_that_dies_stops_the_others(tmp_path):
                      r'to the coordinator', out), out
     with pytest.raises(ParseError, match='the streams were stopped'):
         streams.parse(out, 'out')
+
+
+def _alive(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as fp:
+            return fp.read().split(')')[-1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+def test_a_signalled_task_stops_its_tools_and_the_others(tmp_path):
+    # The tools run in sessions of their own: a launcher's SIGTERM reaches
+    # only the runner, which must stop them itself.
+    pids = tmp_path / 'pids'
+    run_dir = tmp_path / 'run'
+    run_dir.mkdir()
+    argv = runner(str(run_dir), [('write', [
+        'sh', '-c', f'echo $$ >> {pids}; exec sleep 60'])], fan_out=2)
+    procs = start_tasks(argv, 2)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (
+            not pids.exists() or len(pids.read_text().split()) < 4):
+        time.sleep(0.05)
+    procs[1].send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    codes, out = finish(procs)
+    assert time.monotonic() - signalled < 10
+    assert codes == [1, 1]
+    assert re.search(r'abort task=0 .*: task 1 on n2 received signal 15',
+                     out), out
+    sleepers = [int(pid) for pid in pids.read_text().split()]
+    assert len(sleepers) == 4
+    assert not any(_alive(pid) for pid in sleepers)
 
 
 def test_missing_task_times_out_at_the_barrier(tmp_path):

@@ -256,6 +256,11 @@ class Streams:
                 coordinator.stop()
             return self._end('failed')
 
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            # The tools run in sessions of their own, out of reach of the
+            # launcher's signals: stop them here, and tell the other tasks.
+            signal.signal(signum, self._on_signal)
+
         threads = [threading.Thread(target=self.one_stream, args=(i,))
                    for i in range(args.fan_out)]
         for t in threads:
@@ -273,6 +278,10 @@ class Streams:
         status = ('ok' if statuses == {'ok'} else
                   'failed' if 'failed' in statuses else 'stopped')
         return self._end(status)
+
+    def _on_signal(self, signum, frame):
+        self.member.abort(f'task {self.rank} on {self.node} received '
+                          f'signal {signum}')
 
     def _coordinate(self):
         """Start the coordinator (task 0) and publish its addresses.

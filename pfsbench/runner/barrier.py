@@ -513,7 +513,11 @@ class Member:
         Raises:
             Aborted: the run was stopped (by any task) meanwhile.
         """
-        self._send('arrive', name)
+        try:
+            self._send('arrive', name)
+        except OSError as err:
+            self._stop(f'task {self.task} on {self.node} lost its '
+                       f'connection to the coordinator: {err}')
         deadline = time.monotonic() + self.timeout + 60
         with self.changed:
             while name not in self.released and self.abort_reason is None:
