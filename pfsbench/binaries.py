@@ -16,11 +16,16 @@ import subprocess
 
 from pfsbench import spack
 
-BUILD_HINT = ("build it with the suite's Spack environment (spack -e "
-              "spack-repo/environments/<system>/<partition> install; see "
-              "docs/spack.md) and set the partition's extras.spack_env and "
-              "spack_view (PFSBENCH_SPACK_ENV on local and localslurm), or "
-              "run with -S {variable}=/path/to/{tool}")
+
+
+def build_hint(tool):
+    """What to do about a missing ``tool``: the sentence every skip ends
+    with."""
+    return ("build it with the suite's Spack environment (spack -e "
+            "spack-repo/environments/<system>/<partition> install; see "
+            "docs/spack.md) and set the partition's extras.spack_env and "
+            "spack_view (PFSBENCH_SPACK_ENV on local and localslurm), or "
+            f"run with -S tool_binary=/path/to/{tool}")
 
 
 def candidates(tool, explicit='', spack_view=''):

@@ -3,10 +3,12 @@
 
 ReFrame checks the shape of its configuration but accepts any key in a
 partition's ``extras`` and any key in ``sched_options``.  pfsbench reads its
-settings from ``extras``, so this module checks them against
-:data:`EXTRAS_SCHEMA` and names the file, the key and the value on error.
+settings from ``extras``, so this module checks them against the schema
+``pfsbench/schemas/extras.json`` (each entry of ``targets`` against
+``target.json``) and names the file, the key and the value on error.
 
-Partition ``extras`` understood by pfsbench (all optional):
+Partition ``extras`` understood by pfsbench (all optional; the schema holds
+each key's type, range and default):
 
 ``targets``
     list of file-system targets to benchmark, each a dict with ``name``,
@@ -29,6 +31,13 @@ Partition ``extras`` understood by pfsbench (all optional):
 ``spack_env``, ``spack_view``
     the Spack environment (its ``spack.lock`` is the provenance of every
     result) and the view whose binaries the checks run.
+``independent_targets``
+    ``True``: the partition's targets may be measured by several test cases
+    at once.  Default ``False``: pfsbench runs one case at a time per
+    target, so that no case measures another's load.
+``target_lock_timeout``
+    seconds (> 0) a suite run waits for another run that holds the same
+    scratch root before it refuses to start; default 3600.
 
 The ``local`` and ``localslurm`` systems take some of these from the
 environment instead (:func:`environment_extras`).
@@ -40,21 +49,28 @@ import json
 import os
 import pwd
 
+from pfsbench import schemas
 from pfsbench.errors import ConfigError
 
-#: key -> type (described in this module's docstring); every ``int`` is a
-#: count or a size, at least 1; ``targets`` entries are checked separately.
-EXTRAS_SCHEMA = {
-    'targets': list,
-    'drop_caches_command': str,
-    'max_nodes': int,
-    'max_bytes_per_stream': int,
-    'ior_max_bytes_per_task': int,
-    'spack_env': str,
-    'spack_view': str,
-}
-#: Keys of a ``targets`` entry; every value is a string.
-TARGET_KEYS = ('name', 'path', 'fstype', 'descr')
+#: The schema of a partition's ``extras`` (``pfsbench/schemas/``).
+EXTRAS_SCHEMA = 'extras.json'
+
+
+def extras_value(extras, key):
+    """A partition's ``extras`` value, or the schema's default for it.
+
+    Args:
+        extras: the partition's ``extras`` dict (validated).
+        key: a key with a ``default`` in the schema
+            (``independent_targets``, ``target_lock_timeout``).
+
+    Returns:
+        ``extras[key]`` if set, else the default.
+    """
+    if key in extras:
+        return extras[key]
+
+    return schemas.default(EXTRAS_SCHEMA, key)
 
 
 def environment_extras():
@@ -100,7 +116,10 @@ def _sched_option_keys():
 
 
 def validate_extras(extras, file, where):
-    """Check a partition's ``extras`` against :data:`EXTRAS_SCHEMA`.
+    """Check a partition's ``extras`` against its schema.
+
+    Types, ranges and known keys come from ``extras.json`` and
+    ``target.json``; target names must also be unique in the partition.
 
     Args:
         extras: the dict.
@@ -109,47 +128,15 @@ def validate_extras(extras, file, where):
             (``systems.0.partitions.1.extras``).
 
     Raises:
-        ConfigError: an unknown key, a wrong type or a malformed target.
+        ConfigError: an unknown key, a wrong type or range, a malformed
+            target or a duplicate target name.
     """
-    for key, value in extras.items():
-        if key not in EXTRAS_SCHEMA:
-            raise ConfigError(file, f'{where}.{key}', value,
-                              'unknown pfsbench extras key; known: ' +
-                              ', '.join(sorted(EXTRAS_SCHEMA)))
-
-        typ = EXTRAS_SCHEMA[key]
-        if not isinstance(value, typ) or isinstance(value, bool):
-            raise ConfigError(file, f'{where}.{key}', value,
-                              f'expected a {typ.__name__}')
-
-        if typ is int and value < 1:
-            raise ConfigError(file, f'{where}.{key}', value,
-                              'must be at least 1')
-
+    schemas.check(extras, EXTRAS_SCHEMA, file, where)
     names = set()
     for i, target in enumerate(extras.get('targets', [])):
-        tkey = f'{where}.targets.{i}'
-        if not isinstance(target, dict):
-            raise ConfigError(file, tkey, target, 'expected a dict')
-
-        for key, value in target.items():
-            if key not in TARGET_KEYS:
-                raise ConfigError(file, f'{tkey}.{key}', value,
-                                  'unknown target key; known: ' +
-                                  ', '.join(sorted(TARGET_KEYS)))
-
-            if not isinstance(value, str):
-                raise ConfigError(file, f'{tkey}.{key}', value,
-                                  'expected a string')
-
-        for key in ('name', 'path'):
-            if not target.get(key):
-                raise ConfigError(file, f'{tkey}.{key}', target.get(key),
-                                  'required')
-
         if target['name'] in names:
-            raise ConfigError(file, f'{tkey}.name', target['name'],
-                              'duplicate target name')
+            raise ConfigError(file, f'{where}.targets.{i}.name',
+                              target['name'], 'duplicate target name')
 
         names.add(target['name'])
 
@@ -188,6 +175,30 @@ def validate_site_configuration(site_configuration, file):
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
 
     return site_configuration
+
+
+def one_case_at_a_time(site_configuration, file):
+    """Give every partition ``max_jobs: 1`` unless its targets are
+    independent (``extras.independent_targets``): ReFrame's default of
+    several jobs at once would have cases measure each other's load
+    (:mod:`pfsbench.exclusive`).
+
+    Raises:
+        ConfigError: a partition asks for more than one job at a time
+            without saying that its targets are independent.
+    """
+    for i, system in enumerate(site_configuration.get('systems', [])):
+        for j, part in enumerate(system.get('partitions', [])):
+            if extras_value(part.get('extras', {}), 'independent_targets'):
+                continue
+
+            max_jobs = part.setdefault('max_jobs', 1)
+            if max_jobs != 1:
+                raise ConfigError(
+                    file, f'systems.{i}.partitions.{j}.max_jobs', max_jobs,
+                    'more than one case at a time would measure contention '
+                    'on the same targets; set extras.independent_targets: '
+                    'True if the partition\'s targets are independent')
 
 
 def home_directories():
@@ -300,6 +311,7 @@ def load_site_configuration(config_dir, systems=None):
                               None, 'missing') from None
 
         validate_site_configuration(site, shown_path(path))
+        one_case_at_a_time(site, shown_path(path))
         for system in site.get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)
@@ -310,6 +322,11 @@ def load_site_configuration(config_dir, systems=None):
     return config, common
 
 
+#: The schema of a reference file, and of one reference in it.
+REFERENCES_SCHEMA = 'references.json'
+REFERENCE_TUPLE_SCHEMA = 'references.json#/$defs/reference'
+
+
 def validate_reference_file(path, partitions=None):
     """Check a ``config/references/<system>.yaml`` file.
 
@@ -317,6 +334,8 @@ def validate_reference_file(path, partitions=None):
     (a list of attribute names) and as many levels of keys as the index has
     entries, then ``variable: [value, lower, upper, unit]`` with ``lower <=
     0 <= upper`` (either may be null), or ``['$xfail', reason, [...]]``.
+    The schema ``references.json`` defines the file and each reference;
+    the depth of the levels and the partition names are checked here.
 
     Args:
         path: the YAML file.
@@ -343,25 +362,10 @@ def validate_reference_file(path, partitions=None):
     except OSError as err:
         raise ConfigError(rel, '-', path, err.strerror) from None
 
-    if data is None:
-        data = {}
-
-    if not isinstance(data, dict):
-        raise ConfigError(rel, '(top)', data,
-                          'expected a mapping of check names')
-
+    schemas.check(data, REFERENCES_SCHEMA, rel)
     count = 0
-    for check, body in data.items():
-        if not isinstance(body, dict):
-            raise ConfigError(rel, check, body, 'expected a mapping')
-
-        index = body.get('$index', None)
-        if index is not None and (not isinstance(index, list) or not all(
-                isinstance(i, str) for i in index) or not index):
-            raise ConfigError(rel, f'{check}.$index', index,
-                              'expected a list of attribute names')
-
-        levels = index or ['$partition']
+    for check, body in (data or {}).items():
+        levels = body.get('$index') or ['$partition']
         entries = {k: v for k, v in body.items() if k != '$index'}
         count += _validate_ref_level(rel, check, entries, levels,
                                      partitions)
@@ -370,13 +374,16 @@ def validate_reference_file(path, partitions=None):
 
 
 def _validate_ref_level(rel, key, node, levels, partitions):
+    """Walk one level of a check's references: as deep as its ``$index``,
+    then ``variable: reference``; return the number of references."""
     if not levels:
         if not isinstance(node, dict):
             raise ConfigError(rel, key, node,
                               'expected variable: [value, lower, upper, '
                               'unit]')
         for var, ref in node.items():
-            _validate_ref_tuple(rel, f'{key}.{var}', ref)
+            schemas.check(ref, REFERENCE_TUPLE_SCHEMA, rel, f'{key}.{var}',
+                          whole=True)
         return len(node)
 
     if not isinstance(node, dict):
@@ -393,32 +400,3 @@ def _validate_ref_level(rel, key, node, levels, partitions):
         count += _validate_ref_level(rel, f'{key}.{subkey}', sub, levels[1:],
                                      partitions)
     return count
-
-
-def _validate_ref_tuple(rel, key, ref):
-    if isinstance(ref, list) and ref and ref[0] == '$xfail':
-        if len(ref) != 3:
-            raise ConfigError(rel, key, ref,
-                              "expected ['$xfail', reason, [value, lower, "
-                              "upper, unit]]")
-        ref = ref[2]
-
-    def number(x):
-        return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-    if not isinstance(ref, list) or len(ref) not in (3, 4):
-        raise ConfigError(rel, key, ref,
-                          'expected [value, lower, upper, unit]')
-
-    value, lower, upper = ref[:3]
-    if not number(value):
-        raise ConfigError(rel, key, ref, 'the reference value must be a '
-                                         'number')
-    if lower is not None and (not number(lower) or lower > 0):
-        raise ConfigError(rel, key, ref, 'the lower threshold must be a '
-                                         'number <= 0 or null')
-    if upper is not None and (not number(upper) or upper < 0):
-        raise ConfigError(rel, key, ref, 'the upper threshold must be a '
-                                         'number >= 0 or null')
-    if len(ref) == 4 and not isinstance(ref[3], str):
-        raise ConfigError(rel, key, ref, 'the unit must be a string')

@@ -8,6 +8,8 @@ the reason when it cannot.
 """
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,6 +32,51 @@ def fixture_dir(tool):
         pytest.skip(f'shared fixtures not found at {path} (clone the repo '
                     f'with ../shared beside it)', allow_module_level=True)
     return path
+
+
+def recorded_run(cmd_file, tool):
+    """What a fixture's ``.cmd`` recorded beside its output.
+
+    The first line is the command (``srun ... /opt/ior/bin/<tool> FLAGS``
+    or ``mpirun -np N ...``), a ``# sbatch`` line gives the job's shape and
+    a ``# ExitCode=`` line its exit code.
+
+    Args:
+        cmd_file: the ``.cmd`` file.
+        tool: the executable's base name (``'ior'``, ``'mdtest'``).
+
+    Returns:
+        a dict: ``flags`` (the tool's arguments), ``tasks``, ``nodes``
+        (``sbatch -N``) and ``failed`` (a non-zero exit code).
+    """
+    lines = Path(cmd_file).read_text().splitlines()
+    argv = shlex.split(lines[0].split(';')[0])
+    start = next(i for i, w in enumerate(argv) if w.endswith('/' + tool))
+    launcher = argv[:start]
+    sbatch_line = next(x for x in lines if x.startswith('# sbatch'))
+    sbatch = shlex.split(sbatch_line[2:])
+    if '-np' in launcher:
+        tasks = int(launcher[launcher.index('-np') + 1])
+    elif '-n' in sbatch:
+        tasks = int(sbatch[sbatch.index('-n') + 1])
+    else:
+        per_node = next(int(w.split('=')[1]) for w in sbatch
+                        if w.startswith('--ntasks-per-node='))
+        tasks = int(sbatch[sbatch.index('-N') + 1]) * per_node
+    exit_code = re.search(r'ExitCode=(\d+):(\d+)', '\n'.join(lines))
+    return {'flags': argv[start + 1:], 'tasks': tasks,
+            'nodes': int(sbatch[sbatch.index('-N') + 1]),
+            'failed': exit_code.groups() != ('0', '0')}
+
+
+def assert_quotes_tool(error, name, text, expected):
+    """A ParseError from fixture ``name`` quotes the tool's own line: one
+    that starts with ``expected``, as it stands at the line number given,
+    in a message that starts ``name:lineno:``."""
+    assert error.line.startswith(expected), str(error)
+    assert str(error).startswith(f'{name}:{error.lineno}: ')
+    assert f'got: "{error.line}"' in str(error)
+    assert text.splitlines()[error.lineno - 1].strip() == error.line
 
 
 def reframe_bin():

@@ -10,10 +10,10 @@ import sqlite3
 
 import pytest
 
-from pfsbench import cli
+from pfsbench import cli, fields
 from pfsbench.gate import synth
 
-GATE_VERBS = ['cli_session_extras', 'cli_baseline', 'cli_gate', 'cli_report']
+GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
 CASE1 = 'dd_stream_per_node %nodes=1'
 CASE2 = 'dd_stream_per_node %nodes=2'
 DAY = 86400.0
@@ -416,7 +416,7 @@ def test_mountinfo_parsing_and_spack_lock(tmp_path):
 
 def test_since_ages_and_local_dates():
     import time
-    from pfsbench.gate.cliutil import parse_since
+    from pfsbench.cli.sessions import parse_since
     assert parse_since('12h', now=100000.0) == 100000.0 - 12 * 3600
     assert parse_since('2026-11-01T18:00:00') == time.mktime(
         (2026, 11, 1, 18, 0, 0, 0, 0, -1))
@@ -504,3 +504,112 @@ def test_read_only_the_newest_sessions(db):
     # The window before a --since: 1 older session plus the 2 since.
     assert len(read_database(str(db), newest=1,
                              newest_since=2 * DAY).sessions) == 3
+
+
+def contend(report, case, repeats, contention):
+    """Mark repeats of ``case`` in ``report`` as measured under foreign
+    load, the way the checks log it."""
+    tcs = [tc for tc in report['runs'][0]['testcases'] if tc['name'] == case]
+    for i in repeats:
+        tcs[i][fields.CONTENDED] = True
+        tcs[i][fields.CONTENTION] = contention
+    return report
+
+
+FOREIGN = 'foreign I/O on /scratch: dd (pid 4242) on n1'
+
+
+def test_contended_samples_are_left_out_and_reported(tmp_path, capsys):
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    # The baseline session's contended repeat is far off: it must not
+    # be a baseline sample.
+    first = contend(nightly(0.0), CASE1, [1], FOREIGN)
+    first['runs'][0]['testcases'][1]['perfvalues'][
+        'local:default:write_bw'][0] = 50.0
+    synth.write_database(str(db), [first])
+    code, _, err = run(['baseline', 'record', 'pre', '--db', str(db)],
+                       capsys)
+    assert code == 0, err
+    data = json.loads((db.parent / 'baselines' / 'pre.json').read_text())
+    case = {c['name']: c for c in data['cases']}[CASE1]
+    assert case['perfvars']['write_bw']['values'] == [500.0, 495.0]
+    assert data['contended_samples'] == [
+        {'case': f'{CASE1} @local:default+builtin',
+         'session': first['session_info']['uuid'], 'contention': FOREIGN}]
+
+    # Tonight one repeat of CASE1 ran beside foreign load at a fifth of
+    # the speed; the rest is unchanged: a pass.
+    now = contend(nightly(DAY), CASE1, [1], FOREIGN)
+    now['runs'][0]['testcases'][1]['perfvalues'][
+        'local:default:write_bw'][0] = 100.0
+    add(db, now)
+    code, out, err = run(['gate', '-b', 'pre', '--db', str(db), '--json',
+                          str(tmp_path / 'g.json')], capsys)
+    assert code == 0, out + err
+    assert out.startswith('pfsbench gate: PASS: 2 pass')
+    assert f'\n1 contended sample left out: {FOREIGN}\n' in out
+    assert f'baseline: 1 contended sample left out: {FOREIGN}' in out
+    record = json.loads((tmp_path / 'g.json').read_text())
+    row = {r['name']: r for r in record['results']}[CASE1]
+    assert row['cur']['values'] == [500.0, 495.0]
+    assert len(record['contended_samples']) == 1
+    from pfsbench.gate.report import render
+    assert f'- 1 contended sample left out: {FOREIGN}' in render(
+        record, 'markdown')
+    assert f'<li>1 contended sample left out: {FOREIGN}</li>' in render(
+        record, 'html')
+    junit = render(record, 'junit')
+    assert 'name="contended_samples" value="1"' in junit
+    assert f'1 contended sample left out: {FOREIGN}' in junit
+
+
+def test_every_repeat_contended_is_missing_data(db, capsys):
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    add(db, contend(nightly(2 * DAY), CASE2, [0, 1, 2], ''))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    assert code == 3
+    assert (f'missing: {CASE2} @local:default+builtin: every repeat was '
+            'contended: 3 contended samples left out: no detail recorded'
+            ) in out
+    # Uncontended CASE1 is judged; a record whose contended field is
+    # false, or absent (older history), counts.
+    assert 'pass' in out and CASE1 in out
+
+
+def test_baseline_of_contended_samples_only_is_missing_data(tmp_path, capsys):
+    db = tmp_path / 'results.db'
+    rep = synth.session({CASE1: [500.0, 505.0]}, time_start=0.0)
+    synth.write_database(str(db), [contend(rep, CASE1, [0, 1], FOREIGN)])
+    code, _, err = run(['baseline', 'record', 'pre', '--db', str(db)],
+                       capsys)
+    assert code == 3
+    assert f'(2 contended samples left out: {FOREIGN})' in err
+
+
+def test_contended_nights_stay_out_of_the_night_noise(tmp_path, capsys):
+    # Fourteen nights whose contended fourth repeats scatter wildly: were
+    # they counted, the night-to-night floor would widen and a 10 % loss
+    # would turn inconclusive.
+    db = tmp_path / 'results.db'
+    reports = []
+    for night in range(14):
+        scatter = (100.0, 900.0, 300.0, 700.0)[night % 4]
+        rep = synth.session({CASE1: [500.0, 502.0, 498.0, scatter]},
+                            time_start=night * DAY)
+        reports.append(contend(rep, CASE1, [3], FOREIGN))
+    synth.write_database(str(db), reports)
+    run(['baseline', 'record', 'pre', '--session', 'latest', '--db',
+         str(db)], capsys)
+    add(db, synth.session({CASE1: [450.0, 452.0, 448.0]},
+                          time_start=20 * DAY))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 1, out
+    record = json.loads(out)
+    [row] = record['results']
+    assert row['verdict'] == 'regression'
+    assert row['night_noise']['sessions'] == 14
+    # Nor do they move the history that change points are sought in.
+    [hist] = record['history']
+    assert [p['mean'] for p in hist['points']] == [500.0] * 14 + [450.0]

@@ -27,7 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DD_CHECK = os.path.join(REPO, 'reframe-checks', 'dd', 'dd_streaming.py')
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 CAP = 40 * 2**20             # bytes/s of the unchanged target
-GATE_VERBS = ['cli_session_extras', 'cli_baseline', 'cli_gate', 'cli_report']
+GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
 
 
 @pytest.fixture(scope='module')

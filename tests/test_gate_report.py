@@ -114,7 +114,7 @@ def test_html_embeds_nonempty_images(record):
 
 def test_report_verb_renders_saved_record(record, tmp_path, monkeypatch,
                                           capsys):
-    monkeypatch.setattr(cli, 'VERBS', ['cli_report'])
+    monkeypatch.setattr(cli, 'VERBS', ['report'])
     path = tmp_path / 'gate.json'
     path.write_text(json.dumps(record))
     out = tmp_path / 'gate.html'
@@ -131,8 +131,7 @@ def test_report_verb_renders_saved_record(record, tmp_path, monkeypatch,
 
 def test_gate_verbs_are_in_the_registry():
     # The other tests use our verbs alone; here the real registry.
-    for verb in ('cli_session_extras', 'cli_baseline', 'cli_gate',
-                 'cli_report'):
+    for verb in ('session-extras', 'baseline', 'gate', 'report'):
         assert verb in cli.VERBS
 
     args = cli.build_parser().parse_args(['gate', '-b', 'pre-upgrade',

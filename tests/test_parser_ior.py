@@ -10,14 +10,14 @@ IOR 2.10 cases are the runs published in seed 002.
 import json
 import math
 import re
-import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, fixture_dir
+from conftest import (SHARED, assert_quotes_tool, fixture_dir,
+                      recorded_run)
 from pfsbench.commands.ior import ior_argv, size_bytes
 from pfsbench.errors import ParseError
 from pfsbench.parsers import ior
@@ -50,6 +50,7 @@ EXPECTED_FAILURE = {
         'ERROR: open64("/scratch/does/not/exist/testfile.00000002"',
 }
 
+
 def _cmd_lines(name):
     """The fixture's ``.cmd`` file: the command line first, then the
     ``# sbatch`` line and the job's ``ExitCode``."""
@@ -58,22 +59,8 @@ def _cmd_lines(name):
 
 def _cmd(name):
     """The recorded command: IOR flags, task count and job exit code."""
-    lines = _cmd_lines(name)
-    argv = shlex.split(lines[0].split(';')[0])
-    start = next(i for i, w in enumerate(argv) if w.endswith('/ior'))
-    flags = argv[start + 1:]
-    launcher = argv[:start]
-    sbatch_line = next(x for x in lines if x.startswith('# sbatch'))
-    sbatch = shlex.split(sbatch_line[2:])
-    if '-np' in launcher:
-        tasks = int(launcher[launcher.index('-np') + 1])
-    elif '-n' in sbatch:
-        tasks = int(sbatch[sbatch.index('-n') + 1])
-    else:
-        per_node = next(int(w.split('=')[1]) for w in sbatch
-                        if w.startswith('--ntasks-per-node='))
-        tasks = int(sbatch[sbatch.index('-N') + 1]) * per_node
-    exit_code = re.search(r'ExitCode=(\d+):(\d+)', '\n'.join(lines))
+    run = recorded_run((FIXTURES / name).with_suffix('.cmd'), 'ior')
+    flags = run['flags']
 
     def opt(flag, default):
         return flags[flags.index(flag) + 1] if flag in flags else default
@@ -85,8 +72,8 @@ def _cmd(name):
         'block_size_bytes': size_bytes(opt('-b', '1m')),
         'segments': int(opt('-s', '1')),
         'iterations': int(opt('-i', '1')),
-        'tasks': tasks,
-        'failed': exit_code.groups() != ('0', '0'),
+        'tasks': run['tasks'],
+        'failed': run['failed'],
     }
 
 
@@ -127,11 +114,7 @@ def test_every_failed_run_is_listed():
 def test_failed_run_raises_quoting_the_tool(name):
     with pytest.raises(ParseError) as err:
         ior.parse(_text(name), source=name)
-    e = err.value
-    assert e.line.startswith(EXPECTED_FAILURE[name]), str(e)
-    assert str(e).startswith(f'{name}:{e.lineno}: ')
-    assert f'got: "{e.line}"' in str(e)
-    assert _text(name).splitlines()[e.lineno - 1].strip() == e.line
+    assert_quotes_tool(err.value, name, _text(name), EXPECTED_FAILURE[name])
 
 
 @pytest.mark.parametrize('name', OK)

@@ -24,8 +24,8 @@ def _site(extras=None, sched=None):
 
 @pytest.mark.parametrize('extras,field,why', [
     ({'scratch': '/x'}, 'extras.scratch', 'unknown pfsbench extras key'),
-    ({'max_nodes': '4'}, 'extras.max_nodes', 'expected a int'),
-    ({'max_nodes': True}, 'extras.max_nodes', 'expected a int'),
+    ({'max_nodes': '4'}, 'extras.max_nodes', 'expected an integer'),
+    ({'max_nodes': True}, 'extras.max_nodes', 'expected an integer'),
     ({'max_nodes': 0}, 'extras.max_nodes', 'must be at least 1'),
     ({'targets': [{'name': 'a'}]}, 'extras.targets.0.path', 'required'),
     ({'targets': [{'name': 'a', 'path': '/a', 'mount': '/'}]},

@@ -31,7 +31,10 @@ site_configuration = {
                     # '#SBATCH --nodes=N' as well as --ntasks: the node
                     # count is what the experiments sweep.
                     'sched_options': {'use_nodes_option': True},
-                    'max_jobs': 8,
+                    # One case at a time (pfsbench's default for a
+                    # partition whose targets are shared): the cases would
+                    # otherwise measure each other on the one scratch.
+                    'max_jobs': 1,
                     'features': ['pfs', 'mpi', 'lustre', 'drop_caches'],
                     'env_vars': [['SLURM_MPI_TYPE', 'pmix']],
                     'extras': {

@@ -62,7 +62,9 @@ def _partition(launcher, descr):
         # '#SBATCH --nodes=N' as well as --ntasks: the node count is what
         # the experiments sweep.
         'sched_options': {'use_nodes_option': True},
-        'max_jobs': 4,
+        # One case at a time: every emulated node writes to this host's
+        # one disk (pfsbench.exclusive).
+        'max_jobs': 1,
         'features': _features,
         'env_vars': _env_vars,
         'extras': dict(_extras),

@@ -23,8 +23,11 @@ results database (docs/gate.md, "Baseline file format")::
       ]
     }
 
-``session_index`` points into ``sessions``.  Baselines are measured
-history; references (config/references/) are a separate thing.
+``session_index`` points into ``sessions``.  Samples measured while
+foreign load was seen (:data:`pfsbench.fields.CONTENDED`) are left out
+and listed in ``contended_samples`` (``case``, ``session``,
+``contention``).  Baselines are measured history; references
+(config/references/) are a separate thing.
 """
 
 import datetime
@@ -32,12 +35,14 @@ import json
 import os
 import re
 
-from pfsbench import __version__
+from pfsbench import __version__, schemas
 from pfsbench.errors import ConfigError, MissingData, PfsbenchError
 from pfsbench.gate.results import CaseKey
 
-FORMAT_VERSION = 1
-KIND = 'pfsbench-baseline'
+#: The schema of a baseline file (``pfsbench/schemas/``).
+SCHEMA = 'baseline.json'
+FORMAT_VERSION = schemas.const(SCHEMA, 'format_version')
+KIND = schemas.const(SCHEMA, 'kind')
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,99}')
 
 #: Fail phases after which the performance values are still real numbers
@@ -91,6 +96,32 @@ def unusable_reason(record, session):
     return ''
 
 
+def contended_sample(record):
+    """How a left-out contended record is listed (baseline files, gate
+    records)."""
+    return {'case': str(record.key), 'session': record.session,
+            'contention': record.contention}
+
+
+def contended_note(samples):
+    """``'3 contended samples left out: <contention>'``, or ``''``.
+
+    Args:
+        samples: entries made by :func:`contended_sample`.
+
+    Returns:
+        one line naming every distinct contention, in order.
+    """
+    if not samples:
+        return ''
+
+    seen = dict.fromkeys(s.get('contention') or 'no detail recorded'
+                         for s in samples)
+    plural = 's' if len(samples) != 1 else ''
+    return (f'{len(samples)} contended sample{plural} left out: '
+            f'{"; ".join(seen)}')
+
+
 def build(results, session_uuids, name, name_filter=None):
     """Build a baseline from the chosen sessions.
 
@@ -102,7 +133,8 @@ def build(results, session_uuids, name, name_filter=None):
             (``re.search``) are recorded.
 
     Returns:
-        The baseline as a dict (see the module docstring).
+        The baseline as a dict (see the module docstring); contended
+        samples are left out and listed.
 
     Raises:
         MissingData: no usable sample, or a chosen session stopped early,
@@ -115,6 +147,7 @@ def build(results, session_uuids, name, name_filter=None):
     sessions.sort(key=lambda s: s.time_start)
     index = {s.uuid: i for i, s in enumerate(sessions)}
     cases = {}
+    contended = []
     for session in sessions:
         if session.num_aborted:
             raise MissingData(
@@ -126,6 +159,10 @@ def build(results, session_uuids, name, name_filter=None):
         records = [r for r in results.by_session(session.uuid)
                    if name_filter is None or name_filter.search(r.key.name)]
         for rec in records:
+            if rec.contended:
+                contended.append(contended_sample(rec))
+                continue
+
             why = unusable_reason(rec, session)
             if why:
                 raise MissingData(f'session {session.uuid}: {rec.key}: {why}')
@@ -164,9 +201,11 @@ def build(results, session_uuids, name, name_filter=None):
                 pv['iterations'].append(rec.iterations)
 
     if not cases:
+        note = contended_note(contended)
         raise MissingData(
             'no test case selected from session(s) '
-            f'{", ".join(s.uuid for s in sessions)}'
+            f'{", ".join(s.uuid for s in sessions)}' +
+            (f' ({note})' if note else '')
         )
 
     for entry in cases.values():
@@ -186,6 +225,7 @@ def build(results, session_uuids, name, name_filter=None):
         'database': results.source,
         'sessions': [s.as_dict() for s in sessions],
         'cases': [cases[k] for k in sorted(cases)],
+        'contended_samples': contended,
     }
 
 
@@ -238,58 +278,29 @@ def load(directory, name):
     return data
 
 
-def _require(cond, path, field, value, why):
-    if not cond:
-        raise ConfigError(path, field, value, why)
-
-
 def validate(data, path):
-    """Check a decoded baseline against the format; raise ConfigError."""
-    _require(isinstance(data, dict), path, '<top>', type(data).__name__,
-             'a baseline is a JSON object')
-    version = data.get('format_version')
-    _require(version == FORMAT_VERSION, path, 'format_version', version,
-             f'this pfsbench reads baseline format {FORMAT_VERSION}')
-    _require(data.get('kind') == KIND, path, 'kind', data.get('kind'),
-             f'expected {KIND!r}')
-    for key, typ in (('name', str), ('sessions', list), ('cases', list)):
-        _require(isinstance(data.get(key), typ), path, key, data.get(key),
-                 f'expected a {typ.__name__}')
+    """Check a decoded baseline against its schema, and that every
+    sample's session index and iteration count line up with its values.
 
+    Raises:
+        ConfigError: naming the file, the dotted key and the value.
+    """
+    schemas.check(data, SCHEMA, path)
     nsess = len(data['sessions'])
     for i, case in enumerate(data['cases']):
-        where = f'cases.{i}'
-        _require(isinstance(case, dict), path, where, case, 'expected an '
-                 'object')
-        for key in ('name', 'system', 'partition', 'environ'):
-            _require(isinstance(case.get(key), str), path, f'{where}.{key}',
-                     case.get(key), 'expected a string')
-
-        _require(isinstance(case.get('perfvars'), dict), path,
-                 f'{where}.perfvars', case.get('perfvars'),
-                 'expected an object')
         for var, pv in case['perfvars'].items():
-            vwhere = f'{where}.perfvars.{var}'
-            _require(isinstance(pv, dict), path, vwhere, pv,
-                     'expected an object')
-            values = pv.get('values')
-            _require(isinstance(values, list) and values and all(
-                isinstance(v, (int, float)) and not isinstance(v, bool)
-                for v in values), path, f'{vwhere}.values', values,
-                'expected a non-empty list of numbers')
-            idx = pv.get('session_index')
-            _require(isinstance(idx, list) and len(idx) == len(values) and
-                     all(isinstance(j, int) and 0 <= j < nsess for j in idx),
-                     path, f'{vwhere}.session_index', idx,
-                     f'expected {len(values)} indexes into sessions')
-            _require(isinstance(pv.get('unit'), str), path, f'{vwhere}.unit',
-                     pv.get('unit'), 'expected a string')
+            where = f'cases.{i}.perfvars.{var}'
+            nvals = len(pv['values'])
+            idx = pv['session_index']
+            if len(idx) != nvals or any(j >= nsess for j in idx):
+                raise ConfigError(path, f'{where}.session_index', idx,
+                                  f'expected {nvals} indexes into sessions '
+                                  f'(0..{nsess - 1})')
+
             its = pv.get('iterations')
-            _require(its is None or (
-                isinstance(its, list) and len(its) == len(values) and
-                all(isinstance(r, int) and r >= 1 for r in its)),
-                path, f'{vwhere}.iterations', its,
-                f'expected {len(values)} iteration counts >= 1')
+            if its is not None and len(its) != nvals:
+                raise ConfigError(path, f'{where}.iterations', its,
+                                  f'expected {nvals} iteration counts >= 1')
 
 
 def case_key(case):

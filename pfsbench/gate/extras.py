@@ -20,60 +20,10 @@ import platform
 import re
 
 from pfsbench.errors import ConfigError
+from pfsbench.mounts import mount_of, parse_mountinfo
 from pfsbench.gate.results import RESERVED_SESSION_KEYS
 
 _KEY_RE = re.compile(r'[A-Za-z_][A-Za-z0-9_.-]*')
-
-
-def _unescape(field):
-    """Undo the octal escapes of mountinfo (``\\040`` is a space)."""
-    return re.sub(r'\\([0-7]{3})', lambda m: chr(int(m.group(1), 8)), field)
-
-
-def parse_mountinfo(text):
-    """Parse ``/proc/<pid>/mountinfo``.
-
-    Args:
-        text: the file's contents.
-
-    Returns:
-        A list of dicts with ``mount_point``, ``fs_type``, ``source``,
-        ``mount_opts`` (per mount) and ``super_opts`` (per superblock),
-        in file order.
-    """
-    mounts = []
-    for line in text.splitlines():
-        left, sep, right = line.partition(' - ')
-        if not sep:
-            continue
-
-        lf, rf = left.split(), right.split()
-        if len(lf) < 6 or len(rf) < 2:
-            continue
-
-        mounts.append({
-            'mount_point': _unescape(lf[4]),
-            'mount_opts': lf[5],
-            'fs_type': rf[0],
-            'source': _unescape(rf[1]),
-            'super_opts': rf[2] if len(rf) > 2 else '',
-        })
-
-    return mounts
-
-
-def mount_of(path, mounts):
-    """The mount that holds ``path`` (longest mount-point prefix; the last
-    one wins when mounts are stacked)."""
-    path = os.path.realpath(path)
-    best = None
-    for m in mounts:
-        mp = m['mount_point']
-        inside = path == mp or path.startswith(mp.rstrip('/') + '/')
-        if inside and (best is None or len(mp) >= len(best['mount_point'])):
-            best = m
-
-    return best
 
 
 def _read(path):

@@ -29,6 +29,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from pfsbench import fields
 from pfsbench.errors import ConfigError, MissingData, PfsbenchError
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
@@ -46,20 +47,6 @@ RESERVED_SESSION_KEYS = frozenset({
     'time_end', 'time_end_unix', 'time_start', 'time_start_unix', 'user',
     'uuid', 'version', 'workdir',
 })
-
-#: Test-case fields that must agree between samples of one case: the run
-#: was configured the same way.  Variables set with ``-S`` are added.
-CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
-
-#: Loggable test-case fields that can explain a change of one case (beside
-#: the session extras): the benchmark binaries' Spack specs and hashes
-#: (pfsbench.checks), the target's path and file-system type.
-CASE_TAG_FIELDS = ('spack_provenance', 'target_path', 'target_fstype')
-
-#: Loggable test-case fields holding the tool's own iteration count (IOR
-#: and mdtest ``-i``): with ``<x>_mean`` and ``<x>_stddev`` figures they
-#: give the gate every iteration's moments (pfsbench.gate.verdict).
-ITERATION_COUNT_FIELDS = ('repetitions', 'iterations')
 
 
 class ResultsError(PfsbenchError):
@@ -209,10 +196,16 @@ class Record:
     perf: dict
     #: Fields that describe how the case was configured (for mismatches).
     config: dict
-    #: ``((field, value), ...)`` of :data:`CASE_TAG_FIELDS` present.
+    #: ``((field, value), ...)`` of :data:`pfsbench.fields.CASE_TAG_FIELDS`
+    #: present.
     tags: tuple = ()
     #: The tool's iteration count in this case, if the check logs one.
     iterations: int = None
+    #: Foreign load was seen during the measurement
+    #: (:data:`pfsbench.fields.CONTENDED`); the gate leaves it out.
+    contended: bool = False
+    #: What foreign load was seen, or ``''``.
+    contention: str = ''
 
 
 def _repeat_no(tc):
@@ -225,7 +218,7 @@ def _repeat_no(tc):
 
 
 def _iterations(tc):
-    for name in ITERATION_COUNT_FIELDS:
+    for name in fields.ITERATION_COUNT_FIELDS:
         value = tc.get(name)
         if isinstance(value, int) and not isinstance(value, bool) and \
                 value >= 1:
@@ -288,7 +281,7 @@ def _records_of_report(report, source):
 
             perf = {sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
                     for pkey, ref in (tc.get('perfvalues') or {}).items()}
-            tags = tuple((f, str(tc[f])) for f in CASE_TAG_FIELDS
+            tags = tuple((f, str(tc[f])) for f in fields.CASE_TAG_FIELDS
                          if tc.get(f) not in (None, '', '<undefined>'))
             tags = tag_sets.setdefault(tags, tags)
             nodes = tuple(tc.get('job_nodelist') or ())
@@ -296,10 +289,11 @@ def _records_of_report(report, source):
             if nodelist is None:
                 nodelist = nodelists[nodes] = nodes
 
-            cfg = tuple(tc.get(f) for f in CONFIG_FIELDS)
+            cfg = tuple(tc.get(f) for f in fields.CONFIG_FIELDS)
             config = configs.get(cfg)
             if config is None:
-                config = {f: tc.get(f) for f in CONFIG_FIELDS if f in tc}
+                config = {f: tc.get(f) for f in fields.CONFIG_FIELDS
+                          if f in tc}
                 config.update(setvars)
                 configs[cfg] = config
 
@@ -315,6 +309,8 @@ def _records_of_report(report, source):
                 nodelist=nodelist,
                 perf=perf, config=config, tags=tags,
                 iterations=_iterations(tc),
+                contended=tc.get(fields.CONTENDED) is True,
+                contention=str(tc.get(fields.CONTENTION) or ''),
             ))
 
     return session, records

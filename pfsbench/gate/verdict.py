@@ -12,6 +12,7 @@ import statistics
 from collections import defaultdict
 
 from pfsbench import __version__
+from pfsbench.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.errors import ConfigError, NotEnoughSamples
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import changepoints as cp
@@ -199,11 +200,6 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     return out
 
 
-#: A ``<x>_mean`` figure with a ``<x>_stddev`` sibling is a mean over the
-#: tool's iterations (IOR, mdtest ``-i``) with its population spread.
-MEAN_SUFFIX, STDDEV_SUFFIX = '_mean', '_stddev'
-
-
 def iteration_moments(case, var, records):
     """Moments of every tool iteration behind ``var`` on both sides, or
     ``None`` when ``var`` is not such a mean or a count is missing.
@@ -280,7 +276,8 @@ def history_means(results, current, limit, configs=None):
         current: ``{CaseKey: (session uuid, records)}``.
         limit: keep this many sessions per variable.
         configs: ``{CaseKey: config}``; records configured otherwise
-            (other ``-S`` values, task counts) are left out.
+            (other ``-S`` values, task counts) are left out, as are
+            contended ones.
 
     Returns:
         ``{(CaseKey, var): [mean, ...]}``, oldest first.
@@ -291,7 +288,7 @@ def history_means(results, current, limit, configs=None):
     for rec in results.records:
         limit_time = until.get(rec.key)
         if limit_time is None or start[rec.session] >= limit_time or \
-                rec.fail_phase not in bl.USABLE_FAIL_PHASES:
+                rec.fail_phase not in bl.USABLE_FAIL_PHASES or rec.contended:
             continue
 
         if configs is not None and rec.config != configs.get(rec.key):
@@ -324,9 +321,11 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         name_filter: optional compiled regex on the case name.
 
     Returns:
-        ``(rows, missing, new_cases)``: one dict per variable, one dict per
-        baseline case without a usable current measurement, and the names
-        of current cases that the baseline lacks.
+        ``(rows, missing, new_cases, contended)``: one dict per variable,
+        one dict per baseline case without a usable current measurement,
+        the names of current cases that the baseline lacks, and the
+        current samples left out because they were contended
+        (:func:`pfsbench.gate.baseline.contended_sample`).
 
     Raises:
         ConfigError: a case ran with a different configuration than in the
@@ -341,7 +340,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         past = history_means(results, current, config.history_sessions,
                              {k: c.get('config', {}) for k, c in keys.items()})
 
-    rows, missing = [], []
+    rows, missing, contended = [], [], []
     for key in sorted(keys):
         case = keys[key]
         if key not in current:
@@ -351,6 +350,15 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
         sess_uuid, records = current[key]
         session = results.sessions[sess_uuid]
+        left_out = [bl.contended_sample(r) for r in records if r.contended]
+        contended += left_out
+        records = [r for r in records if not r.contended]
+        if not records:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': 'every repeat was contended: ' +
+                            bl.contended_note(left_out)})
+            continue
+
         bad = [why for why in (bl.unusable_reason(r, session)
                                for r in records) if why]
         if bad:
@@ -455,11 +463,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         r.key not in keys and
                         (name_filter is None or
                          name_filter.search(r.key.name))})
-    return rows, missing, new_cases
+    return rows, missing, new_cases, contended
 
 
 def history(results, rows, config):
-    """Per-session means of every compared variable, with change points.
+    """Per-session means of every compared variable, with change points
+    (failed and contended records left out).
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
@@ -479,7 +488,7 @@ def history(results, rows, config):
         skey = str(rec.key)
         nodes[(skey, rec.session)].update(rec.nodelist)
         case_tags[(skey, rec.session)].update(rec.tags)
-        if rec.fail_phase not in bl.USABLE_FAIL_PHASES:
+        if rec.fail_phase not in bl.USABLE_FAIL_PHASES or rec.contended:
             continue
 
         for var, (value, _) in rec.perf.items():
@@ -596,8 +605,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
-    rows, missing, new_cases = compare(baseline, results, session_uuids,
-                                       config, name_filter)
+    rows, missing, new_cases, contended = compare(
+        baseline, results, session_uuids, config, name_filter)
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row['verdict']] += 1
@@ -615,7 +624,9 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'created': baseline.get('created'),
                      'sessions': [s['uuid'] for s in baseline['sessions']],
                      'extras': [s.get('extras', {})
-                                for s in baseline['sessions']]},
+                                for s in baseline['sessions']],
+                     'contended_samples': baseline.get('contended_samples',
+                                                       [])},
         'current_sessions': sessions,
         'settings': {'config': config.path, 'confidence': config.confidence,
                      'tolerance': config.tolerance,
@@ -626,6 +637,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'results': rows,
         'missing': missing,
         'new_cases': new_cases,
+        'contended_samples': contended,
         'history': hist,
         'summary': {**summary, 'missing': len(missing)},
     }

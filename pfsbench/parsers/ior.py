@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, replace
 
 from pfsbench.errors import ParseError
+from pfsbench.parsers.common import (failure_markers, last_line,
+                                     raise_on_failure)
 
 OPERATIONS = ('write', 'read')
 
@@ -132,7 +134,8 @@ def parse(text, source='<text>'):
             or it is in no format this module knows.
     """
     lines = text.splitlines()
-    _raise_on_failure(lines, source)
+    raise_on_failure(lines, source, 'IOR', _FAILURES,
+                     cause=_last_failed_warning)
     for lineno, line in enumerate(lines):
         if line.rstrip() == '{':
             return _parse_json(text, lines, lineno, source)
@@ -143,7 +146,7 @@ def parse(text, source='<text>'):
             if m.group(1).startswith('2.'):
                 return _parse_text_210(lines, lineno, m.group(1), source)
             return _parse_text(lines, lineno, m.group(1), source)
-    lineno, line = _last_line(lines)
+    lineno, line = last_line(lines)
     raise ParseError(source, lineno, line,
                      "expected an 'IOR-<version>: MPI Coordinated Test' "
                      "banner, a JSON summary or a CSV header")
@@ -151,29 +154,7 @@ def parse(text, source='<text>'):
 
 # Failure detection ----------------------------------------------------------
 
-_FAILURE_MARKERS = (
-    # IOR's own error: 'ERROR: ...' (4.x), 'ior ERROR: ...' (3.3),
-    # 'ERROR in f (line n)' (2.10).
-    (re.compile(r'^(?:ior )?ERROR\b'), 'IOR reported an error'),
-    (re.compile(r"Assertion `.*' failed"),
-     'IOR aborted on a failed assertion'),
-    (re.compile(r'MPI_ABORT was invoked'), 'the run was aborted by MPI'),
-    (re.compile(r'^(prterun|mpirun|mpiexec) (noticed|has exited|detected)'),
-     'the MPI launcher reported a failed process'),
-    (re.compile(r'^srun: error:'), 'srun reported a failed task'),
-    (re.compile(r'^slurmstepd\S*: error:'), 'Slurm cancelled the step'),
-)
-
-
-def _raise_on_failure(lines, source):
-    for pattern, why in _FAILURE_MARKERS:
-        for lineno, line in enumerate(lines, 1):
-            if pattern.search(line):
-                cause = _last_failed_warning(lines[:lineno - 1])
-                detail = f' (after "{cause}")' if cause else ''
-                raise ParseError(source, lineno, line.strip(),
-                                 f'expected a completed IOR run, but '
-                                 f'{why}{detail}')
+_FAILURES = failure_markers('IOR')
 
 
 def _last_failed_warning(lines):
@@ -181,13 +162,6 @@ def _last_failed_warning(lines):
         if line.startswith('WARNING:') and 'failed' in line:
             return line.strip()
     return None
-
-
-def _last_line(lines):
-    for lineno in range(len(lines), 0, -1):
-        if lines[lineno - 1].strip():
-            return lineno, lines[lineno - 1].strip()
-    return 0, ''
 
 
 # Small helpers ---------------------------------------------------------------
@@ -308,11 +282,11 @@ def _parse_text(lines, start, version, source):
             seen_tests.add(row['Test#'])
             summaries[row['Operation']] = (row, lineno)
     if not finished:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected IOR's 'Finished' line (truncated output)")
     if not summaries:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected a 'write' or 'read' row under "
                          "'Summary of all tests'")
@@ -394,13 +368,13 @@ def _parse_json(text, lines, start, source):
         lineno = start + err.lineno
         bad = lines[lineno - 1].strip() if lineno <= len(lines) else ''
         if err.pos >= len(body.rstrip()):
-            lineno, bad = _last_line(lines)
+            lineno, bad = last_line(lines)
             why = 'expected the end of the JSON summary (truncated output)'
         else:
             why = f'expected valid JSON ({err.msg})'
         raise ParseError(source, lineno, bad, why) from None
     if 'Finished' not in doc:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected a 'Finished' key in the JSON summary")
     tests = doc.get('tests') or []
@@ -502,7 +476,7 @@ def _parse_csv(lines, start, source):
             wrrd_s=_number(row['wr/rd(s)']), close_s=_number(row['close(s)']),
             total_s=_number(row['total(s)'])))
     if row is None:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          'expected a write or read row under the CSV header')
     xfer_kib = float(row['xfer(KiB)'])
@@ -563,12 +537,12 @@ def _parse_text_210(lines, start, version, source):
         elif stripped.startswith('Run finished'):
             finished = True
     if not finished:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected IOR's 'Run finished' line "
                          "(truncated output)")
     if not max_lines:
-        lineno, line = _last_line(lines)
+        lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected a 'Max Write:' or 'Max Read:' line")
     ops = {}

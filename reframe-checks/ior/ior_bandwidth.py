@@ -14,18 +14,14 @@ References: ``config/references/<system>.yaml``, key ``ior_bandwidth``,
 ``$index: [$partition, api, access, transfer_size, nodes, tasks_per_node]``.
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
-_base = util.import_module_from_file(
-    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
+from pfsbench.checks.ior import ior_bandwidth_base
 
 
 @rfm.simple_test
-class ior_bandwidth(_base.ior_bandwidth_base):
+class ior_bandwidth(ior_bandwidth_base):
     """IOR write/read bandwidth over API, access, transfer size and scale."""
 
     descr = 'IOR bandwidth sweep: API, access, transfer size, nodes, tasks'

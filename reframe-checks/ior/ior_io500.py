@@ -24,26 +24,22 @@ References: key ``ior_io500_phases``, ``$index: [$partition, nodes,
 tasks_per_node]``.
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility as util
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
+from pfsbench.checks.ior import ior_check_base
 from pfsbench.commands import ior
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
 
-_base = util.import_module_from_file(
-    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
 
 PHASES = ('ior-easy-write', 'ior-hard-write', 'ior-easy-read',
           'ior-hard-read')
 
 
 @rfm.simple_test
-class ior_io500_phases(_base.ior_check_base):
+class ior_io500_phases(ior_check_base):
     """IO500 ior-easy and ior-hard, write then read, stonewalled."""
 
     descr = 'IO500 ior-easy / ior-hard write and read phases'
@@ -97,9 +93,9 @@ class ior_io500_phases(_base.ior_check_base):
         if self.nodes * self.tasks_per_node <= 2:
             self.tags |= {'quick'}
 
-    def ior_steps(self):
+    def job_steps(self):
         opts = dict(api=self.api, stonewall_s=self.stonewall_s,
-                    executable=self.ior_path)
+                    executable=self.tool_path)
         hard = dict(opts, segments=self.segments)
         easy = dict(opts, block_size=self.easy_block_size)
         run_dir = self.run_dir

@@ -20,24 +20,20 @@ Figures: Max/mean/min/stddev write and read, MiB/s.  References: key
 stripe_size]``.
 """
 
-import os
 import shutil
 
 import reframe as rfm
-import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench.checks.ior import ior_bandwidth_base
 from pfsbench.commands import ior
 from pfsbench.commands import lfs as lfs_commands
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import lfs
 
-_base = util.import_module_from_file(
-    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
-
 
 @rfm.simple_test
-class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
+class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
     """E5: IOR bandwidth over Lustre stripe count and stripe size."""
 
     descr = 'E5 (seed 001): Lustre stripe count x stripe size, one node'
@@ -79,12 +75,12 @@ class ior_lustre_stripe_bandwidth(_base.ior_bandwidth_base):
 
         return self.test_file()
 
-    def ior_steps(self):
+    def job_steps(self):
         # The first written file inherits the run directory's layout.
         setstripe = tuple(lfs_commands.setstripe(
             self.run_dir, self.stripe_count, self.stripe_size))
         return ([Step('setstripe', 'shell', setstripe,
-                      launched=False)] + super().ior_steps())
+                      launched=False)] + super().job_steps())
 
     def after_write_steps(self, repetition):
         return [Step(f'getstripe {repetition}', 'lfs',

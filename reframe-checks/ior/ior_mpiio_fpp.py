@@ -18,20 +18,15 @@ source published them.  References: key ``ior_mpiio_fpp_bandwidth``,
 example_seed002.yaml carries the source's figures).
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench.checks.ior import ior_bandwidth_base
 from pfsbench.commands import ior
-
-_base = util.import_module_from_file(
-    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
 
 
 @rfm.simple_test
-class ior_mpiio_fpp_bandwidth(_base.ior_bandwidth_base):
+class ior_mpiio_fpp_bandwidth(ior_bandwidth_base):
     """E11: IOR MPI-IO file per process, 36 and 72 tasks on 3 nodes."""
 
     descr = ('E11 (seed 002): IOR -a MPIIO -b 4g -t 4m -i 1 -F, 36 and 72 '

@@ -13,20 +13,15 @@ source published plots only, so no reference figures).  References: key
 tasks_per_node]``.
 """
 
-import os
-
 import reframe as rfm
-import reframe.utility as util
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench.checks.ior import ior_bandwidth_base
 from pfsbench.commands import ior
-
-_base = util.import_module_from_file(
-    os.path.join(os.path.dirname(__file__), 'ior_base.py'))
 
 
 @rfm.simple_test
-class ior_posix_n_to_n_bandwidth(_base.ior_bandwidth_base):
+class ior_posix_n_to_n_bandwidth(ior_bandwidth_base):
     """E14: IOR POSIX file per client, 1..11 clients per node."""
 
     descr = ('E14 (seed 003): IOR POSIX N-to-N, 10K/100K/1M transfers, '

@@ -6,8 +6,9 @@ import html
 
 from pfsbench.gate.report import plots
 from pfsbench.gate.report.tables import (ORDER, changepoint_lines,
-                                         describe_sessions, figure, headline,
-                                         interval, pct, sorted_rows)
+                                         contended_lines, describe_sessions,
+                                         figure, headline, interval, pct,
+                                         sorted_rows)
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -96,6 +97,12 @@ def render_html(record, max_plots=60):
         out.append('<h2>Not in the baseline (not gated)</h2><ul>')
         out += [f'<li><code>{esc(n)}</code></li>'
                 for n in record['new_cases']]
+        out.append('</ul>')
+
+    contended = contended_lines(record)
+    if contended:
+        out.append('<h2>Contended samples (not gated)</h2><ul>')
+        out += [f'<li>{esc(line)}</li>' for line in contended]
         out.append('</ul>')
 
     cps = changepoint_lines(record)

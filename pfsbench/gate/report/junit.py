@@ -7,13 +7,16 @@ The layout follows the JUnit schema ReFrame ships
 verdict ``<skipped>`` with the reason (CI systems show it without failing
 the build; the exit code carries the site's choice); passes and
 improvements have no child, and their figures go to the suite's
+``<system-out>``.  Contended samples, left out of the verdicts, are
+counted in the ``contended_samples`` property and named first in
 ``<system-out>``.
 """
 
 import socket
 import xml.etree.ElementTree as ET
 
-from pfsbench.gate.report.tables import figure, interval, pct
+from pfsbench.gate.report.tables import (contended_lines, figure, interval,
+                                         pct)
 
 
 def _line(r):
@@ -49,7 +52,9 @@ def render_junit(record):
     for s in sessions:
         ET.SubElement(props, 'property', name='session', value=s['uuid'])
 
-    passed = []
+    ET.SubElement(props, 'property', name='contended_samples',
+                  value=str(len(record.get('contended_samples', []))))
+    system_out = contended_lines(record)
     for r in rows:
         tc = ET.SubElement(suite, 'testcase', {
             'classname': f'{r["check"]}.{r["system"]}:{r["partition"]}'
@@ -64,7 +69,7 @@ def render_junit(record):
         elif r['verdict'] in ('inconclusive', 'ignored'):
             ET.SubElement(tc, 'skipped', message=text)
         else:
-            passed.append(f'{r["verdict"]}: {r["case"]} {text}')
+            system_out.append(f'{r["verdict"]}: {r["case"]} {text}')
 
     for m in record['missing']:
         tc = ET.SubElement(suite, 'testcase', {
@@ -72,7 +77,7 @@ def render_junit(record):
         ET.SubElement(tc, 'error', message=m['reason'],
                       type='missing-data').text = m['reason']
 
-    ET.SubElement(suite, 'system-out').text = '\n'.join(passed)
+    ET.SubElement(suite, 'system-out').text = '\n'.join(system_out)
     ET.SubElement(suite, 'system-err').text = ''
     ET.indent(suites)
     return ET.tostring(suites, encoding='unicode',

@@ -3,6 +3,8 @@
 
 import datetime
 
+from pfsbench.gate.baseline import contended_note
+
 #: Order in which verdicts are listed: what needs attention first.
 ORDER = {'regression': 0, 'inconclusive': 1, 'improvement': 2, 'pass': 3,
          'ignored': 4}
@@ -61,6 +63,22 @@ def describe_sessions(record):
 
     return ', '.join(f'{s["uuid"][:8]} ({when(s["time_start"])})'
                      for s in cur)
+
+
+def contended_lines(record):
+    """What the gate left out because foreign load was seen: the current
+    run's samples, then the baseline's (a record written before the gate
+    knew of contention has neither)."""
+    lines = []
+    now = contended_note(record.get('contended_samples', []))
+    if now:
+        lines.append(now)
+
+    base = contended_note(record['baseline'].get('contended_samples', []))
+    if base:
+        lines.append(f'baseline: {base}')
+
+    return lines
 
 
 def changepoint_lines(record):
@@ -125,6 +143,8 @@ def render_text(record):
     for name in record['new_cases']:
         out.append(f'not in baseline (not gated): {name}')
 
+    out.extend(contended_lines(record))
+
     cps = changepoint_lines(record)
     if cps:
         if out[-1]:
@@ -188,6 +208,12 @@ def render_markdown(record):
     if record['new_cases']:
         out += ['## Not in the baseline (not gated)', '']
         out += [f'- `{_md_escape(n)}`' for n in record['new_cases']]
+        out.append('')
+
+    contended = contended_lines(record)
+    if contended:
+        out += ['## Contended samples (not gated)', '']
+        out += [f'- {_md_escape(line)}' for line in contended]
         out.append('')
 
     cps = changepoint_lines(record)

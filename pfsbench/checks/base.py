@@ -1,0 +1,407 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every pfsbench ReFrame check shares: targets, run directory,
+references, cleanup, and sanity through the pure parsers.
+
+A check family subclasses :class:`FileSystemCheck`, declares its tool
+(``tool = 'ior'``) and its sweep as ``parameter``\\ s, sets its command line
+from :mod:`pfsbench.commands` in a ``run_before('run')`` hook, and exposes
+the parsed result's fields through ``@performance_function``\\ s.  Where the
+data comes from:
+
+- the file-system target: the partition's ``extras['targets']`` (validated by
+  :mod:`pfsbench.siteconfig`), else the test's own stage directory;
+- references: ``config/references/<system>.yaml`` (ReFrame 4.10 ``$ref``),
+  one top-level key per check class, ``$index`` on the sweep parameters;
+- the tool: the check variable ``tool_binary`` (an explicit choice), else
+  the partition's Spack view (``extras['spack_view']``), else ``PATH``
+  (:mod:`pfsbench.binaries`); a missing tool skips the case, saying where
+  it looked and how to build it;
+- the run directory: a fresh ``pfsbench-<test>-<time>-<pid>`` directory
+  under the target, created by the check and removed by the job script itself
+  even when the tool fails (nothing else is ever deleted).
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.exceptions import ConfigError as RfmConfigError
+from reframe.core.exceptions import SanityError
+from reframe.core.logging import getlogger
+from reframe.core.runtime import runtime
+
+from pfsbench import (binaries, contention, exclusive, jobsteps,
+                      references, rundir, spack)
+from pfsbench.errors import ConfigError, ParseError
+from pfsbench.mounts import fstype_of
+from pfsbench.rundir import JOB_EXIT_PREFIX
+from pfsbench.runner import DEFAULT_DROP_CACHES
+from pfsbench.siteconfig import check_scratch_dir, extras_value
+
+#: Parsed outputs, keyed by (file, mtime, size, parser, step).
+_PARSED = {}
+#: id(check) -> its target device's counters when its job was submitted and
+#: when it ended (kept outside the test object, which ReFrame serialises).
+_DEVICE_SAMPLES = {}
+
+
+class FileSystemCheck(rfm.RunOnlyRegressionTest):
+    """Base of every pfsbench check (not a test by itself).
+
+    A family declares ``nodes`` (the node count of the job: a ``parameter``
+    where the experiment sweeps it, a ``variable`` otherwise).
+    """
+
+    #: Name of the partition target to benchmark (``extras['targets']``).
+    #: Empty: the first target, or the stage directory where none is set.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    target = variable(str, value='')
+
+    #: Name of the target this run wrote to (``stage``: the stage
+    #: directory; set at setup).
+    target_name = variable(str, value='', loggable=True)
+
+    #: Path of the target this run wrote to (set at setup).
+    target_path = variable(str, value='', loggable=True)
+
+    #: File-system type of the target, from its config entry or the mount.
+    target_fstype = variable(str, value='', loggable=True)
+
+    #: The run directory this test created under the target.
+    run_dir = variable(str, value='', loggable=True)
+
+    #: What the benchmark binaries were built from: ``name@version/hash``
+    #: of every benchmark package in the partition's Spack environment
+    #: (``extras['spack_env']``, its ``spack.lock``), space-separated.
+    #: Empty where the partition names no Spack environment.
+    spack_provenance = variable(str, value='', loggable=True)
+
+    #: The benchmark executable the family runs (``'ior'``, ``'mdtest'``);
+    #: empty: the family finds nothing (dd is coreutils, run by name).
+    tool = ''
+
+    #: The Spack package that installs :attr:`tool` (default: the tool's
+    #: name; mdtest is built by the ``ior`` package).
+    tool_package = ''
+
+    #: How messages name the tool (default: :attr:`tool`).
+    tool_label = ''
+
+    #: The tool's executable; empty: the partition's Spack view, then
+    #: ``PATH``.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    tool_binary = variable(str, value='')
+
+    #: The executable this run used (set at setup).
+    tool_path = variable(str, value='', loggable=True)
+
+    #: Whether foreign load was seen while this case measured (set after
+    #: the run; :mod:`pfsbench.contention`): the gate leaves such results
+    #: out of baselines and verdicts.
+    contended = variable(bool, value=False, loggable=True)
+
+    #: What foreign load was seen (empty when none).
+    contention = variable(str, value='', loggable=True)
+
+    valid_prog_environs = ['builtin']
+    maintainers = ['pfsbench']
+
+    @run_after('init')
+    def use_reference_file(self):
+        # One reference file per system; a system without one is measured
+        # and logged but never gated.  (config/common.py publishes the
+        # directory; pfsbench.references reads each file once, where a
+        # {'$ref': path} would have ReFrame parse it again for every case.)
+        prefix = os.environ.get('PFSBENCH_REFERENCES', '')
+        path = os.path.join(prefix, f'{self.current_system.name}.yaml')
+        if prefix and os.path.exists(path):
+            reference = references.for_check(path, type(self).__name__)
+            if reference is not None:
+                self.reference = reference
+
+    @run_after('setup')
+    def resolve_target(self):
+        part = self.current_partition
+        max_nodes = part.extras.get('max_nodes',
+                                    1 if self.local_launcher() else None)
+        self.skip_if(max_nodes is not None and self.nodes > max_nodes,
+                     f'{part.fullname} has {max_nodes} node(s); this case '
+                     f'needs {self.nodes}')
+        targets = part.extras.get('targets', [])
+        if self.target:
+            chosen = [t for t in targets if t['name'] == self.target]
+            if not chosen:
+                raise RfmConfigError(
+                    f'{part.fullname}: extras.targets: no target named '
+                    f'{self.target!r}; known: '
+                    f'{[t["name"] for t in targets]}')
+            entry = chosen[0]
+        elif targets:
+            entry = targets[0]
+        else:
+            entry = {'name': 'stage', 'path': self.stagedir}
+
+        field = f'extras.targets[{entry["name"]}].path'
+        try:
+            # Dry runs render job scripts for other systems: their paths
+            # need not exist here, but '/' or a home is always refused.
+            path = check_scratch_dir(entry['path'], part.fullname, field,
+                                     must_exist=not self.is_dry_run())
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
+
+        self.target_name = entry['name']
+        self.target_path = path
+        self.target_fstype = entry.get('fstype', '') or fstype_of(path)
+        # The partition is in the name: two partitions may mount the same
+        # target in one session (E11 compares them), and each job removes
+        # its own run directory.
+        self.run_dir = os.path.join(path, rundir.run_dir_name(
+            f'{self.unique_name}-{part.name}'))
+
+    @run_after('setup')
+    def find_tool(self):
+        if not self.tool:
+            return
+
+        tried = binaries.candidates(
+            self.tool, self.tool_binary,
+            self.current_partition.extras.get('spack_view', ''))
+        found = binaries.first_executable(tried)
+        if self.is_dry_run():
+            # A dry run renders the job script of another system: show the
+            # binary that system would run.
+            self.tool_path = found or (tried[0] if tried else self.tool)
+            return
+
+        where = ', '.join(tried) or 'no spack_view, nothing on PATH'
+        self.skip_if(found is None,
+                     f'no {self.tool_label or self.tool} binary ({where}); '
+                     f'{binaries.build_hint(self.tool)}')
+        self.check_view_binary(found, self.tool_package or self.tool)
+        self.tool_path = found
+        unusable = self.tool_unusable(found)
+        self.skip_if(bool(unusable), unusable)
+
+    def tool_unusable(self, path):
+        """Why the tool found at ``path`` cannot run this case (a missing
+        compiled-in feature), or an empty string.  Families override it."""
+        return ''
+
+    @run_after('setup')
+    def record_spack_provenance(self):
+        env_dir = self.current_partition.extras.get('spack_env')
+        if not env_dir:
+            return
+
+        try:
+            tools = spack.provenance(_expanded(env_dir))
+        except ConfigError as err:
+            if self.is_dry_run():
+                return      # the environment lives on another machine
+            raise RfmConfigError(
+                f'{self.current_partition.fullname}: extras.spack_env: '
+                f'{err}') from None
+
+        self.spack_provenance = ' '.join(
+            f'{name}@{tool["version"]}/{tool["hash"][:7]}'
+            for name, tool in sorted(tools.items()))
+
+    def check_view_binary(self, binary, package):
+        """Refuse a binary from the partition's Spack view that is not the
+        build its ``spack.lock`` names: the provenance recorded with every
+        result would describe another build (see
+        :func:`pfsbench.spack.check_view_binary`).
+
+        Args:
+            binary: the path the check found the tool at.
+            package: the Spack package that installs the tool.
+        """
+        extras = self.current_partition.extras
+        env_dir = extras.get('spack_env')
+        view = extras.get('spack_view')
+        if not env_dir or not view or self.is_dry_run():
+            return
+
+        view = os.path.abspath(_expanded(view))
+        if os.path.commonpath([os.path.abspath(binary), view]) != view:
+            return      # an explicit path, not the view's
+
+        try:
+            spack.check_view_binary(binary, _expanded(env_dir), package)
+        except ConfigError as err:
+            raise RfmConfigError(
+                f'{self.current_partition.fullname}: extras.spack_view: '
+                f'{err}') from None
+
+    def scratch_root(self):
+        """The root this case's measurement claims (:mod:`pfsbench.exclusive`):
+        the target's path, or for the stage directory the stage prefix that
+        every case of this run shares."""
+        if self.target_name == 'stage':
+            return runtime().stage_prefix
+
+        return self.target_path
+
+    @run_before('run')
+    def claim_target(self):
+        if self.is_dry_run():
+            return
+
+        extras = self.current_partition.extras
+        try:
+            exclusive.claim(
+                self.scratch_root(), self,
+                independent=extras_value(extras, 'independent_targets'),
+                timeout=extras_value(extras, 'target_lock_timeout'),
+                say=getlogger().info)
+        except exclusive.TargetBusy as err:
+            raise RfmConfigError(str(err)) from None
+
+    @run_before('run')
+    def sample_target_device(self):
+        if not self.is_dry_run():
+            device = contention.target_device(self.target_path)
+            _DEVICE_SAMPLES[id(self)] = (contention.sample(device), None)
+
+    def measurement_ended(self):
+        """Take the target device's counters as the job left them (once;
+        :func:`pfsbench.exclusive.claim` calls it before the next case on
+        the target starts)."""
+        before, after = _DEVICE_SAMPLES.get(id(self), (None, None))
+        if before is not None and after is None:
+            device = contention.target_device(self.target_path)
+            _DEVICE_SAMPLES[id(self)] = (before, contention.sample(device))
+
+    def bytes_moved(self):
+        """Bytes this case writes plus reads on the target, for telling its
+        own I/O from foreign I/O; None where the family cannot say."""
+        return None
+
+    @run_before('performance')
+    def look_for_foreign_load(self):
+        if self.is_dry_run():
+            return
+
+        self.measurement_ended()
+        before, after = _DEVICE_SAMPLES.pop(id(self), (None, None))
+        seen = [contention.foreign_io(before, after, self.bytes_moved())]
+        if self.current_partition.scheduler.registered_name in ('slurm',
+                                                                'squeue'):
+            seen.append(contention.foreign_jobs(self.job.nodelist,
+                                                self.job.jobid))
+        seen = [s for s in seen if s]
+        self.contended = bool(seen)
+        self.contention = '; '.join(seen)
+
+    @run_before('run')
+    def own_run_dir(self):
+        if not self.is_dry_run():
+            rundir.create(self.run_dir, self.unique_name)
+
+        # The job script runs these whatever the tool's exit status: the
+        # first records that status (the squeue scheduler cannot), the second
+        # removes exactly the directory this test created.
+        self.postrun_cmds = rundir.job_epilogue(self.run_dir)
+
+    def local_launcher(self):
+        """Whether the partition starts one process per job (ReFrame's
+        ``local`` launcher): one node, and the family fans out itself."""
+        return self.current_partition.launcher_type.registered_name == 'local'
+
+    def size_cap(self, *keys):
+        """The partition's cap on what one task or stream writes: the first
+        of the ``extras`` ``keys`` it sets (a family-specific one, then
+        ``max_bytes_per_stream``), or None."""
+        extras = self.current_partition.extras
+        for key in keys + ('max_bytes_per_stream',):
+            if key in extras:
+                return extras[key]
+
+        return None
+
+    def cache_defeat_mode(self):
+        """``drop_caches`` where the partition has the feature, else
+        ``direct`` (O_DIRECT reads)."""
+        if 'drop_caches' in self.current_partition.features:
+            return 'drop_caches'
+
+        return 'direct'
+
+    def drop_caches_command(self):
+        return self.current_partition.extras.get('drop_caches_command',
+                                                 DEFAULT_DROP_CACHES)
+
+    def job_stdout_path(self):
+        """Path of the job's standard output (in the stage directory)."""
+        return os.path.join(self.stagedir, self.stdout.evaluate())
+
+    def job_stdout(self):
+        """The text of the job's standard output."""
+        with open(self.job_stdout_path()) as fp:
+            return fp.read()
+
+    def step_outputs(self):
+        """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
+        return jobsteps.split(self.job_stdout())
+
+    def parsed(self, parser, step=None):
+        """The job's stdout, or one step's part of it, parsed by
+        ``parser.parse``.
+
+        Parsed once per output file and kept outside the test object, which
+        ReFrame serialises into its reports.
+
+        Raises:
+            SanityError: the step did not start, or quoting the parser's
+                message (the tool's own error line when the tool failed).
+        """
+        path = self.job_stdout_path()
+        stat = os.stat(path)
+        key = (path, stat.st_mtime_ns, stat.st_size, parser.__name__, step)
+        if key not in _PARSED:
+            text = self.job_stdout()
+            source = os.path.basename(path)
+            if step is not None:
+                steps = jobsteps.split(text)
+                if step not in steps.outputs:
+                    raise SanityError(f'step {step!r} did not start')
+                text = steps.text(step)
+            try:
+                _PARSED[key] = parser.parse(text, source)
+            except ParseError as err:
+                _PARSED[key] = err
+
+        result = _PARSED[key]
+        if isinstance(result, ParseError):
+            raise SanityError(str(result) if step is None
+                              else f'step {step!r}: {result}')
+
+        return result
+
+    @sn.deferrable
+    def assert_parsed(self, parser):
+        self.parsed(parser)
+        return True
+
+    @sn.deferrable
+    def assert_job_exit_zero(self):
+        codes = sn.extractall(rf'^{JOB_EXIT_PREFIX}(\d+)$', self.stdout, 1,
+                              int).evaluate()
+        if not codes:
+            raise SanityError(f'no "{JOB_EXIT_PREFIX}" line: the job script '
+                              f'did not finish')
+        if codes[-1] != 0:
+            raise SanityError(f'the job step exited with {codes[-1]}')
+
+        return True
+
+
+def _expanded(path):
+    """``path`` with ``~`` and ``$VAR`` expanded, as config paths are."""
+    return os.path.expandvars(os.path.expanduser(path))

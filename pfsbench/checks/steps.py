@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks whose job is several commands (steps), each judged on its own.
+
+A family that mixes :class:`SteppedJob` into its
+:class:`~pfsbench.checks.FileSystemCheck` returns its job as a list of
+:class:`pfsbench.jobsteps.Step` from :meth:`SteppedJob.job_steps` (IOR
+write, drop caches, IOR read, ``lfs getstripe``...) and names, in
+:attr:`SteppedJob.step_parsers`, the parser of each step kind.  The mixin
+writes the job script (every step announced in the job's stdout and its
+exit status recorded, :mod:`pfsbench.jobsteps`) and its sanity reports every
+failed step, quoting the tool's own error line through the parser, and the
+launcher's last stderr line when a step failed before the tool started.
+"""
+
+import os
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import run_before, sanity_function
+from reframe.core.exceptions import SanityError
+
+from pfsbench.jobsteps import script
+
+
+class SteppedJob(rfm.RegressionTestPlugin):
+    """Mixin of checks whose job runs several commands; with
+    :class:`~pfsbench.checks.FileSystemCheck`, before it in the bases."""
+
+    #: step kind -> the parser module that reads that kind's output (a
+    #: kind not listed, e.g. ``shell``, is judged by its exit status only).
+    step_parsers = {}
+
+    def job_steps(self):
+        """The job's steps, in order; the last one must be launched."""
+        raise NotImplementedError
+
+    @run_before('run')
+    def set_command_line(self):
+        # ReFrame copies the task counts into the job only after this hook;
+        # launchers that spell them out (mpirun -np N) need them now.
+        self.job.num_tasks = self.num_tasks
+        self.job.num_tasks_per_node = self.num_tasks_per_node
+        launcher = self.job.launcher.run_command(self.job)
+        self.prerun_cmds, self.executable = script(self.job_steps(),
+                                                   launcher)
+
+    def step_problems(self, step):
+        """Family-specific checks of a step's output: a list of messages."""
+        return []
+
+    @sanity_function
+    def assert_steps_completed(self):
+        return sn.all([self.assert_every_step(),
+                       self.assert_job_exit_zero()])
+
+    @sn.deferrable
+    def assert_every_step(self):
+        # Every failure is reported, not just the first (hpctestlib's
+        # mnt_opts does the same).
+        steps = self.job_steps()
+        exits = self.step_outputs().exits
+        problems = []
+        for step in steps:
+            code = exits.get(step.label)
+            if step is not steps[-1] and code is None:
+                problems.append(f'step {step.label!r} did not finish')
+            elif code:
+                problems.append(f'step {step.label!r} exited with {code}')
+
+            try:
+                parser = self.step_parsers.get(step.kind)
+                if parser is not None:
+                    self.parsed(parser, step=step.label)
+                problems += self.step_problems(step)
+            except SanityError as err:
+                problems.append(str(err))
+
+        if problems:
+            # A launcher that failed before the tool started (srun, PMIx)
+            # left its reason on stderr only.
+            stderr = self.last_stderr_line()
+            if stderr:
+                problems.append(f'last line of {self.stderr.evaluate()}: '
+                                f'"{stderr}"')
+            raise SanityError('; '.join(problems))
+
+        return True
+
+    def last_stderr_line(self):
+        path = os.path.join(self.stagedir, self.stderr.evaluate())
+        try:
+            with open(path) as fp:
+                lines = [ln.strip() for ln in fp if ln.strip()]
+        except OSError:
+            return None
+
+        return lines[-1] if lines else None
+
+    def step_results(self, kind):
+        """Parsed results of every step of ``kind``, in job order."""
+        parser = self.step_parsers[kind]
+        return [self.parsed(parser, step=s.label)
+                for s in self.job_steps() if s.kind == kind]

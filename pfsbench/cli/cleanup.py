@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench cleanup DIR``: remove run directories pfsbench left behind.
+
+A job killed at its time limit never reaches the line of its script that
+removes the run directory.  This removes such leftovers, and only them:
+directories named ``pfsbench-*`` directly under DIR that carry the marker
+file every pfsbench run directory gets.  Nothing else is touched.
+"""
+
+import os
+
+from pfsbench import rundir
+from pfsbench.errors import ConfigError
+
+HELP = 'remove leftover pfsbench run directories'
+DESCRIPTION = __doc__.split('\n\n', 1)[1]
+EXAMPLES = (
+    'pfsbench cleanup /lustre/scratch/$USER/pfsbench --dry-run',
+    'pfsbench cleanup /lustre/scratch/$USER/pfsbench',
+)
+
+
+def add_arguments(parser):
+    parser.add_argument('directory', metavar='DIR',
+                        help='a target directory of a partition')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='list what would be removed (default: off)')
+
+
+def run(args):
+    if not os.path.isdir(args.directory):
+        raise ConfigError('<command line>', 'DIR', args.directory,
+                          'is not a directory')
+
+    for path in rundir.leftovers(args.directory):
+        print(('would remove ' if args.dry_run else 'removing ') + path)
+        if not args.dry_run:
+            rundir.remove(path)
+
+    return 0

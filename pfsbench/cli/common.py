@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every verb of the ``pfsbench`` command shares: how a (sub)command
+parser is made, with its *Examples* epilog, the exit codes, and how an error
+becomes one line on stderr."""
+
+import argparse
+import os
+import sys
+import textwrap
+
+from pfsbench.errors import PfsbenchError
+
+#: The exit codes of every verb (STYLE.md section 7), shown by ``pfsbench
+#: --help`` and tabled in docs/cli.md.
+EXIT_CODES = {
+    0: 'pass',
+    1: 'regression found (gate)',
+    2: 'usage, configuration or input error',
+    3: 'missing data: zero tests ran, a baseline case absent, dry-run '
+       'records, a run that stopped early',
+}
+
+# Continuation lines of a long example, under the example's first word.
+_CONTINUATION = ' \\\n      '
+
+
+def examples(*invocations):
+    """The *Examples* epilog of a (sub)command's ``--help``.
+
+    Args:
+        invocations: real command lines, each a string, or a tuple of
+            strings that are printed as one command continued over lines
+            with ``\\``.
+
+    Returns:
+        The epilog text, which :class:`Formatter` prints line by line.
+    """
+    lines = [_CONTINUATION.join(i) if isinstance(i, tuple) else i
+             for i in invocations]
+    return 'Examples:\n' + '\n'.join(f'  {line}' for line in lines)
+
+
+def exit_codes():
+    """The *Exit codes* epilog of ``pfsbench --help``."""
+    return 'Exit codes:\n' + '\n'.join(
+        textwrap.fill(meaning, 78, initial_indent=f'  {code}  ',
+                      subsequent_indent='     ')
+        for code, meaning in EXIT_CODES.items())
+
+
+class Formatter(argparse.HelpFormatter):
+    """Wraps descriptions, keeps the *Examples* and *Exit codes* epilogs
+    line by line."""
+
+    def _fill_text(self, text, width, indent):
+        if text.startswith(('Examples:', 'Exit codes:')):
+            return ''.join(indent + line
+                           for line in text.splitlines(keepends=True))
+
+        return super()._fill_text(text, width, indent)
+
+
+def add_subparser(subparsers, name, *, help, invocations, description=None):
+    """Add a verb (or a verb's action) the one way every verb does.
+
+    Its ``--help`` wraps ``description`` and ends with the *Examples*
+    epilog; long options must be spelled out in full, so that a
+    misspelled option is an error instead of another option
+    (``--tasks`` is not ``--tasks-per-node``).
+
+    Args:
+        subparsers: what ``add_subparsers()`` returned.
+        name: the verb, in kebab-case.
+        help: one line for the parent's list of verbs.
+        invocations: two or three real command lines, see
+            :func:`examples`.
+        description: the paragraph under the usage line (default: none).
+
+    Returns:
+        The new :class:`argparse.ArgumentParser`.
+    """
+    return subparsers.add_parser(
+        name, help=help, description=description,
+        epilog=examples(*invocations), formatter_class=Formatter,
+        allow_abbrev=False)
+
+
+def run_verb(args):
+    """Run the verb ``args`` selected; an error becomes its exit code.
+
+    Args:
+        args: the parsed command line, with ``_run`` set to the verb's
+            ``run(args) -> int`` and ``debug`` to ``--debug``.
+
+    Returns:
+        The exit code (:data:`EXIT_CODES`; 130 on Ctrl-C).
+    """
+    try:
+        return args._run(args)
+    except PfsbenchError as err:
+        if args.debug:
+            raise
+        print(f'pfsbench: error: {err}', file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print('pfsbench: interrupted', file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (| head): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0

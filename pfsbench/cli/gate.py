@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench gate``: the latest run against a baseline, with a verdict."""
+
+import os
+import sys
+
+from pfsbench.cli import sessions
+from pfsbench.errors import MissingData
+from pfsbench.gate import baseline as bl
+from pfsbench.gate import config as gate_config
+from pfsbench.gate.report import FORMATS, render
+from pfsbench.gate.verdict import run_gate
+
+HELP = ('compare the latest run with a baseline: regression, inconclusive, '
+        'improvement or pass per variable')
+DESCRIPTION = ('Compare the latest run of every baseline test case and '
+               'performance variable with the baseline. Each variable gets '
+               'the relative change of its mean with a confidence interval '
+               '(Welch t on the log of the ratio of means) and a verdict '
+               'against its tolerance (config/gate.yaml). Exit codes: 0 '
+               'pass, 1 regression, 2 usage/config/input error, 3 missing '
+               'data (nothing selected, a baseline case absent, a failed or '
+               'dry run; also inconclusive if gate.yaml says '
+               'inconclusive_exit: 3).')
+EXAMPLES = (
+    'pfsbench gate --baseline pre-upgrade',
+    'pfsbench gate --baseline pre-upgrade --since 12h --junit '
+    'runs/gate.xml --html runs/gate.html',
+    "pfsbench gate --baseline pre-upgrade --name '^dd_streaming' "
+    '--format json > gate.json',
+)
+
+
+def add_arguments(parser):
+    parser.add_argument(
+        '-b', '--baseline', metavar='NAME', required=True,
+        help='the baseline to compare with (required; see pfsbench '
+             'baseline list)')
+    parser.add_argument(
+        '--config', metavar='FILE', default=None,
+        help='gate settings: tolerances, confidence, change points '
+             '(default: config/gate.yaml)')
+    sessions.add_source_options(parser)
+    sessions.add_selection_options(parser, 'the current run')
+    out = parser.add_argument_group('output')
+    out.add_argument(
+        '--format', metavar='FMT', choices=FORMATS, default='text',
+        help=f'what to print on stdout: {", ".join(FORMATS)} '
+             '(default: %(default)s)')
+    for fmt in ('json', 'markdown', 'junit', 'html'):
+        out.add_argument(
+            f'--{fmt}', metavar='FILE', default=None, dest=f'out_{fmt}',
+            help=f'also write the {fmt} report to FILE (default: none)')
+
+    out.add_argument(
+        '--no-history', action='store_true',
+        help='skip the history and change-point analysis (default: off)')
+    out.add_argument(
+        '--max-plots', metavar='N', type=int, default=60,
+        help='history plots in the HTML report, those that need attention '
+             'first (default: %(default)s)')
+
+
+def run(args):
+    config = gate_config.load(args.config)
+    # Name a missing database before a baseline looked for beside it; the
+    # baseline is checked before the (slow) database is read.
+    sessions.require_source(args)
+    directory = sessions.baseline_dir(args)
+    baseline = bl.load(directory, args.baseline)
+    results = sessions.load(args, window=config.history_sessions)
+    uuids = sessions.select_sessions(args, results)
+    if not any(r.session in uuids for r in results.records):
+        raise MissingData(
+            f'{results.source}: session(s) {", ".join(u[:8] for u in uuids)}'
+            ' ran zero test cases'
+        )
+
+    record = run_gate(baseline, results, uuids, config,
+                      name_filter=sessions.compile_name(args),
+                      with_history=not args.no_history,
+                      baseline_path=bl.baseline_path(directory,
+                                                     args.baseline))
+    if not record['results'] and not record['missing']:
+        raise MissingData(
+            f'baseline {args.baseline!r}: no test case selected'
+            + (f' by --name {args.name!r}' if args.name else '')
+        )
+
+    for fmt in ('json', 'markdown', 'junit', 'html'):
+        path = getattr(args, f'out_{fmt}')
+        if path:
+            write(path, render(record, fmt, max_plots=args.max_plots))
+
+    sys.stdout.write(render(record, args.format, max_plots=args.max_plots))
+    return record['exit_code']
+
+
+def write(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    with open(path, 'w') as fp:
+        fp.write(text)

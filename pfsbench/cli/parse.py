@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench parse TOOL FILE``: a tool's output as a normalised record."""
+
+import dataclasses
+import importlib
+import json
+import sys
+
+from pfsbench.errors import ConfigError
+from pfsbench.parsers import TOOLS
+
+HELP = 'parse a benchmark tool output file'
+DESCRIPTION = ('Parse one output file of a benchmark tool and print the '
+               'normalised result.')
+EXAMPLES = (
+    'pfsbench parse dd ../shared/fixtures/dd/write-1m-x1024-fdatasync.txt',
+    'pfsbench parse streams runs/output/local/default/builtin/*/rfm_job.out',
+    'pfsbench parse ior --format json ior-run.txt',
+)
+
+
+def add_arguments(parser):
+    tools = ', '.join(f'{name} ({", ".join(TOOLS[name].formats)})'
+                      for name in sorted(TOOLS))
+    parser.add_argument('tool', choices=sorted(TOOLS), metavar='TOOL',
+                        help=f'the tool (the output formats read): {tools}')
+    parser.add_argument('file', metavar='FILE',
+                        help="the output file ('-' for standard input)")
+    parser.add_argument('--format', choices=['text', 'json'], default='text',
+                        metavar='FMT',
+                        help='text or json (default: %(default)s)')
+
+
+def _plain(obj):
+    if dataclasses.is_dataclass(obj):
+        return {f.name: _plain(getattr(obj, f.name))
+                for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def run(args):
+    module = importlib.import_module(TOOLS[args.tool].module)
+    if args.file == '-':
+        text, source = sys.stdin.read(), '<stdin>'
+    else:
+        try:
+            with open(args.file) as fp:
+                text = fp.read()
+        except OSError as err:
+            raise ConfigError(args.file, 'FILE', args.file,
+                              err.strerror) from None
+        source = args.file
+
+    record = _plain(module.parse(text, source))
+    if args.format == 'json':
+        json.dump(record, sys.stdout, indent=2, sort_keys=True)
+        print()
+    else:
+        _print_text(record)
+
+    return 0
+
+
+def _print_text(record, indent=''):
+    for key, value in record.items():
+        if isinstance(value, dict):
+            print(f'{indent}{key}:')
+            _print_text(value, indent + '  ')
+        elif isinstance(value, list) and value and isinstance(value[0],
+                                                              dict):
+            print(f'{indent}{key}: [{len(value)} entries]')
+        else:
+            print(f'{indent}{key}: {value}')

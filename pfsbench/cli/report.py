@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench report``: render a saved gate record in another format."""
+
+import sys
+
+from pfsbench.gate.report import FORMATS, load_record, render
+
+HELP = ('render a gate record (pfsbench gate --format json) as text, '
+        'markdown, junit or html')
+DESCRIPTION = ('Render one gate record, written by pfsbench gate --format '
+               'json (or --json FILE), in another format. Exits with the '
+               "record's own exit code, so a CI step can render and gate in "
+               'one go.')
+EXAMPLES = (
+    'pfsbench report runs/gate.json --format html --output runs/gate.html',
+    'pfsbench report runs/gate.json --format markdown >> '
+    '"$GITHUB_STEP_SUMMARY"',
+)
+
+
+def add_arguments(parser):
+    parser.add_argument('record', metavar='FILE',
+                        help='the gate record (JSON; required)')
+    parser.add_argument(
+        '--format', metavar='FMT', choices=FORMATS, default='text',
+        help=f'{", ".join(FORMATS)} (default: %(default)s)')
+    parser.add_argument(
+        '-o', '--output', metavar='FILE', default=None,
+        help='write to FILE instead of stdout (default: stdout)')
+    parser.add_argument(
+        '--max-plots', metavar='N', type=int, default=60,
+        help='history plots in the HTML report (default: %(default)s)')
+
+
+def run(args):
+    record = load_record(args.record)
+    text = render(record, args.format, max_plots=args.max_plots)
+    if args.output:
+        with open(args.output, 'w') as fp:
+            fp.write(text)
+    else:
+        sys.stdout.write(text)
+
+    return int(record.get('exit_code', 0))

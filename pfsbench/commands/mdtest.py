@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""mdtest command lines (E1-E4 from seed 000, E12, E17 from seed 004, and
+IO500's mdtest-easy and mdtest-hard phases).
+
+:func:`mdtest_argv` is the only place that knows mdtest's flags; the IO500
+presets call it with the flags of IO500's own builders.  The task count and
+tasks per node are not mdtest flags: the launcher (``srun``, ``mpirun``)
+sets them.  The refusals mirror what mdtest itself refuses at start-up
+(``md_validate_tests`` in hpc/ior ``src/mdtest.c``), so a bad combination
+fails when the check is built, not in the queue.
+"""
+
+from pfsbench.commands.ior import IO500_STONEWALL_S
+
+#: What the items are: ``-F`` files only, ``-D`` directories only, or both
+#: (mdtest's default: a directory phase, then a file phase).
+ITEM_KINDS = ('both', 'files', 'dirs')
+#: mdtest's phases, in the order it runs them.
+PHASES = ('create', 'stat', 'read', 'remove')
+_PHASE_FLAGS = {'create': '-C', 'stat': '-T', 'read': '-E', 'remove': '-r'}
+
+#: IO500 (IO500/io500 src/phase_mdtest_easy.c, phase_mdtest_hard.c): files
+#: per task, the bytes each mdtest-hard file holds, how data is generated.
+IO500_FILES_PER_PROC = 1000000
+IO500_HARD_FILE_BYTES = 3901
+IO500_DATA_PACKET_TYPE = 'timestamp'
+#: ``-G``, the offset of the data in the write/read buffer.  IO500 hashes
+#: the phase name and the run's timestamp into it (4711 when the hash is 0
+#: or -1); any value works while the writing and the verifying phases
+#: share it.
+IO500_BUFFER_OFFSET = 4711
+#: IO500 phase -> mdtest phase, per preset.
+IO500_EASY_PHASES = {'write': 'create', 'stat': 'stat', 'delete': 'remove'}
+IO500_HARD_PHASES = {'write': 'create', 'stat': 'stat', 'read': 'read',
+                     'delete': 'remove'}
+
+
+def mdtest_argv(test_dirs, *, items_per_task=None, items_per_dir=None,
+                kind='both', unique_dir=False, depth=None, branching=None,
+                leaf_only=False, stride=None, sync_file=False,
+                sync_phases=False, pre_delay_s=None, write_bytes=None,
+                read_bytes=None, verify_read=False, iterations=None,
+                stonewall_s=None, stonewall_status_file=None, phases=PHASES,
+                time_unique_dir=False, buffer_offset=None,
+                rate_and_time=False, rank_statistics=False,
+                rank_details_csv=None, data_packet_type=None, api=None,
+                verbose=False, executable='mdtest'):
+    """argv of one mdtest run.
+
+    Args:
+        test_dirs: ``-d``; one directory, or several (mount points of one
+            file system, E3), joined with ``@``; each may start with a shell
+            variable (``$SCRATCH/md``).
+        items_per_task: ``-n``, files and/or directories per task.
+        items_per_dir: ``-I``, items in each directory of the tree.
+        kind: one of :data:`ITEM_KINDS`.
+        unique_dir: ``-u``, a directory per task instead of one shared.
+        depth: ``-z``, depth of the directory tree.
+        branching: ``-b``, subdirectories of each tree directory.
+        leaf_only: ``-L``, items only in the tree's leaves.
+        stride: ``-N``, stat/read/remove the items of the task this many
+            ranks away (the tasks per node defeats the client cache).
+        sync_file: ``-y``, fsync each file after writing it.
+        sync_phases: ``-Y``, call sync after each phase (timed).
+        pre_delay_s: ``-p``, seconds to wait before each iteration.
+        write_bytes: ``-w``, bytes written to each file.
+        read_bytes: ``-e``, bytes read from each file.
+        verify_read: ``-X``, check the data read.
+        iterations: ``-i``; None leaves mdtest's default (1).
+        stonewall_s: ``-W``, stop creating files after N seconds.
+        stonewall_status_file: ``-x``, where the create phase records how
+            far the stonewall let it go, for later phases in other runs.
+        phases: the phases to run (of :data:`PHASES`); all of them add no
+            flag, fewer add ``-C``, ``-T``, ``-E``, ``-r``.
+        time_unique_dir: ``-t``, include creating the unique directory in
+            the timing.
+        buffer_offset: ``-G``, data offset in the buffer (for ``-X``).
+        rate_and_time: ``-P``, print the time table after the rate one.
+        rank_statistics: ``--showRankStatistics`` (mdtest 4.x).
+        rank_details_csv: ``--saveRankPerformanceDetails`` file (4.x).
+        data_packet_type: ``--dataPacketType`` (4.x): how written data is
+            generated (``timestamp``, ``offset``, ``incompressible``,
+            ``random``).
+        api: ``-a``, the I/O back-end; None leaves mdtest's (POSIX).
+        verbose: ``-v``, per-iteration lines that the parser checks
+            against the summary.
+        executable: the mdtest binary.
+
+    Returns:
+        the argv list.
+
+    Raises:
+        ValueError: a combination that mdtest refuses or that measures
+            nothing.
+    """
+    dirs = [test_dirs] if isinstance(test_dirs, str) else list(test_dirs)
+    _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
+              branching, stride, read_bytes, write_bytes, verify_read,
+              stonewall_s, phases)
+
+    argv = [executable]
+    if data_packet_type is not None:
+        argv += [f'--dataPacketType={data_packet_type}']  # written data
+    if items_per_task is not None:
+        argv += ['-n', str(items_per_task)]     # items per task
+    if items_per_dir is not None:
+        argv += ['-I', str(items_per_dir)]      # items per tree directory
+    if depth is not None:
+        argv += ['-z', str(depth)]              # tree depth
+    if branching is not None:
+        argv += ['-b', str(branching)]          # subdirectories per level
+    if unique_dir:
+        argv += ['-u']                          # own directory per task
+    if leaf_only:
+        argv += ['-L']                          # items in the leaves only
+    if time_unique_dir:
+        argv += ['-t']                          # time the unique dir too
+    if write_bytes is not None:
+        argv += ['-w', str(write_bytes)]        # bytes written per file
+    if read_bytes is not None:
+        argv += ['-e', str(read_bytes)]         # bytes read per file
+    if kind == 'files':
+        argv += ['-F']                          # files only
+    elif kind == 'dirs':
+        argv += ['-D']                          # directories only
+    if sync_file:
+        argv += ['-y']                          # fsync each file written
+    if rate_and_time:
+        argv += ['-P']                          # rate and time tables
+    if buffer_offset is not None:
+        argv += ['-G', str(buffer_offset)]      # data offset, for -X
+    if stride is not None:
+        argv += ['-N', str(stride)]             # neighbour's items: no cache
+    if pre_delay_s is not None:
+        argv += ['-p', str(pre_delay_s)]        # pause before iterations
+    if iterations is not None:
+        argv += ['-i', str(iterations)]         # repetitions: the spread
+    argv += ['-d', '@'.join(dirs)]              # test directory(ies)
+    if stonewall_status_file is not None:
+        argv += ['-x', stonewall_status_file]   # stonewall state file
+    if tuple(phases) != PHASES:
+        argv += [_PHASE_FLAGS[p] for p in PHASES if p in phases]  # subset
+    if verify_read:
+        argv += ['-X']                          # check the data read
+    if sync_phases:
+        argv += ['-Y']                          # sync after each phase
+    if stonewall_s is not None:
+        argv += ['-W', str(stonewall_s)]        # stop creating after N s
+    if rank_details_csv is not None:
+        argv += [f'--saveRankPerformanceDetails={rank_details_csv}']
+    if rank_statistics:
+        argv += ['--showRankStatistics']        # per-task spread too
+    if verbose:
+        argv += ['-v']                          # per-iteration lines
+    if api is not None:
+        argv += ['-a', api]                     # I/O back-end
+    return argv
+
+
+def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
+              branching, stride, read_bytes, write_bytes, verify_read,
+              stonewall_s, phases):
+    if kind not in ITEM_KINDS:
+        raise ValueError(f'mdtest kind {kind!r}: expected one of '
+                         f'{ITEM_KINDS}')
+    unknown = set(phases) - set(PHASES)
+    if unknown or not phases:
+        raise ValueError(f'mdtest phases {tuple(phases)!r}: expected some '
+                         f'of {PHASES}')
+    if not (items_per_task or items_per_dir):
+        # Without -n or -I mdtest runs only the tree phases and exits 0.
+        raise ValueError('mdtest needs items_per_task (-n) or items_per_dir '
+                         '(-I) of at least 1')
+    if items_per_task and items_per_dir:
+        if unique_dir:
+            raise ValueError('mdtest -u takes -n or -I, not both')
+        if items_per_task % items_per_dir:
+            raise ValueError(f'mdtest -n {items_per_task} is not a multiple '
+                             f'of -I {items_per_dir}')
+    if branching is not None and not depth:
+        raise ValueError('mdtest branching (-b) needs a tree depth (-z)')
+    if depth and branching is not None and branching < 1:
+        raise ValueError(f'mdtest branching {branching}: expected >= 1')
+    if len(dirs) > 1 and not unique_dir:
+        raise ValueError('several mdtest directories (-d a@b) need a '
+                         'directory per task (-u)')
+    if len(dirs) > 1 and stride:
+        raise ValueError('mdtest cannot stride (-N) across several '
+                         'directories')
+    if verify_read and ('read' not in phases or not read_bytes):
+        raise ValueError('mdtest -X verifies reads: it needs the read phase '
+                         'and read_bytes (-e)')
+    if ('create' in phases and 'read' in phases
+            and (read_bytes or 0) > (write_bytes or 0)):
+        raise ValueError(f'mdtest reads {read_bytes} bytes of files it '
+                         f'writes {write_bytes or 0} bytes to')
+    if stonewall_s is not None:
+        if 'create' not in phases or kind == 'dirs':
+            raise ValueError('mdtest stonewall (-W) only stops the file '
+                             'create phase')
+        if (branching or 1) > 1:
+            raise ValueError('mdtest stonewall (-W) needs branching <= 1')
+
+
+def _io500(preset, phases, datadir, resultdir, phase, files_per_proc,
+           stonewall_s, **flags):
+    """What every IO500 mdtest phase shares: files only, the neighbour's
+    items (-N 1), both tables (-P), the stonewall state file, the per-rank
+    CSV; the write alone syncs (-Y) and is stonewalled (-W)."""
+    if phase not in phases:
+        raise ValueError(f'IO500 phase {phase!r}: expected one of '
+                         f'{tuple(phases)}')
+    step = phases[phase]
+    write = step == 'create'
+    return mdtest_argv(
+        f'{datadir}/mdtest-{preset}', items_per_task=files_per_proc,
+        kind='files', rate_and_time=True, stride=1,
+        stonewall_status_file=f'{resultdir}/mdtest-{preset}.stonewall',
+        phases=(step,), sync_phases=write,
+        stonewall_s=stonewall_s if write else None,
+        rank_details_csv=f'{resultdir}/mdtest-{preset}-{phase}.csv', **flags)
+
+
+def io500_mdtest_easy_argv(datadir, resultdir, phase, *,
+                           files_per_proc=IO500_FILES_PER_PROC,
+                           stonewall_s=IO500_STONEWALL_S, api='POSIX',
+                           buffer_offset=IO500_BUFFER_OFFSET,
+                           data_packet_type=IO500_DATA_PACKET_TYPE,
+                           executable='mdtest'):
+    """IO500 ``mdtest-easy-write``, ``-stat``, ``-delete`` (phase
+    ``'write'``, ``'stat'``, ``'delete'``).
+
+    Empty files in a directory per task, created only at the leaves,
+    stat and delete done by the neighbouring rank (``-N 1``); the write is
+    stonewalled and records in ``-x`` how far it got, which the later
+    phases follow.  Each phase saves its per-rank figures beside the
+    results, as IO500 does.
+    """
+    return _io500('easy', IO500_EASY_PHASES, datadir, resultdir, phase,
+                  files_per_proc, stonewall_s, unique_dir=True,
+                  leaf_only=True, buffer_offset=buffer_offset,
+                  data_packet_type=data_packet_type, api=api,
+                  executable=executable)
+
+
+def io500_mdtest_hard_argv(datadir, resultdir, phase, *,
+                           files_per_proc=IO500_FILES_PER_PROC,
+                           stonewall_s=IO500_STONEWALL_S, api='POSIX',
+                           buffer_offset=IO500_BUFFER_OFFSET,
+                           data_packet_type=IO500_DATA_PACKET_TYPE,
+                           executable='mdtest'):
+    """IO500 ``mdtest-hard-write``, ``-stat``, ``-read``, ``-delete``.
+
+    3901-byte files, all tasks in one shared directory, neighbour-rank
+    access (``-N 1``); the write is stonewalled (``-x`` records how far),
+    the read verifies the data (``-X``).
+    """
+    return _io500('hard', IO500_HARD_PHASES, datadir, resultdir, phase,
+                  files_per_proc, stonewall_s, time_unique_dir=True,
+                  write_bytes=IO500_HARD_FILE_BYTES,
+                  read_bytes=IO500_HARD_FILE_BYTES,
+                  verify_read=phase == 'read', buffer_offset=buffer_offset,
+                  data_packet_type=data_packet_type, api=api,
+                  executable=executable)

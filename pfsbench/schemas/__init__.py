@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""JSON Schemas of pfsbench's own files, and the one function that checks
+a document against them.
+
+The schemas (JSON Schema draft 2020-12, beside this module) are the
+definition of each file's keys, types and ranges; the modules that read
+the files keep only the rules a schema cannot state (duplicate target
+names, the depth of a reference file's ``$index``, indexes into a
+baseline's sessions):
+
+``extras.json``
+    a partition's ``extras`` (pfsbench.siteconfig, docs/systems.md);
+``target.json``
+    one entry of ``extras.targets``;
+``references.json``
+    ``config/references/<system>.yaml``;
+``gate.json``
+    the gate's settings, ``config/gate.yaml`` (pfsbench.gate.config);
+``baseline.json``
+    a baseline file (pfsbench.gate.baseline, docs/gate.md).
+
+Beside the standard keywords the schemas use two that only shape
+messages: ``title`` names a mapping in an unknown-key message (``unknown
+target key; known: ...``), and ``x-why`` is the reason given when a value
+fails its subschema (``the lower threshold must be a number <= 0 or
+null``) instead of one derived from the failing keyword.
+
+Integers are Python ``int`` (not ``4.0``, not ``True``) and numbers are
+finite (no ``.nan`` or ``.inf`` from YAML): stricter than the JSON Schema
+defaults, because these values become command-line arguments and bounds.
+"""
+
+import functools
+import json
+import math
+from importlib import resources
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+from pfsbench.errors import ConfigError
+
+_BASE = jsonschema.Draft202012Validator
+
+
+def _is_integer(checker, value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(checker, value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+_Validator = jsonschema.validators.extend(
+    _BASE, type_checker=_BASE.TYPE_CHECKER.redefine_many({
+        'integer': _is_integer, 'number': _is_number}))
+
+#: How a message names each JSON type.
+_TYPE_WORDS = {
+    'integer': 'an integer', 'number': 'a number', 'string': 'a string',
+    'boolean': 'true or false', 'array': 'a list', 'object': 'a mapping',
+    'null': 'null',
+}
+_LOWER = ('minimum', 'exclusiveMinimum')
+_UPPER = ('maximum', 'exclusiveMaximum')
+
+
+@functools.lru_cache(maxsize=None)
+def load(name):
+    """A schema of this package, decoded.
+
+    Args:
+        name: its file name (``'extras.json'``).
+
+    Returns:
+        the schema (a dict; do not modify it).
+    """
+    text = resources.files(__name__).joinpath(name).read_text()
+    return json.loads(text)
+
+
+def _retrieve(uri):
+    # Without its "$schema", a schema is validated by the validator class
+    # that reached it (jsonschema picks the class from "$schema", which
+    # would drop pfsbench's integer and number types).
+    contents = {k: v for k, v in load(uri).items() if k != '$schema'}
+    return referencing.Resource.from_contents(
+        contents, default_specification=referencing.jsonschema.DRAFT202012)
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(ref):
+    registry = referencing.Registry(retrieve=_retrieve)
+    return _Validator({'$ref': ref}, registry=registry)
+
+
+def default(name, key):
+    """The ``default`` a schema gives one of its top-level keys.
+
+    Args:
+        name: the schema file (``'extras.json'``).
+        key: the key (``'target_lock_timeout'``).
+
+    Returns:
+        the default value.
+    """
+    return load(name)['properties'][key]['default']
+
+
+def const(name, key):
+    """The one value a schema allows for a top-level key
+    (``format_version``, ``kind``)."""
+    return load(name)['properties'][key]['const']
+
+
+def check(document, ref, file, where='', whole=False):
+    """Validate a document against a schema; raise on the first problem.
+
+    The first problem is the one that comes first in the document; its
+    message names the file, the dotted key, the value and the reason.
+
+    Args:
+        document: the decoded document (or a part of it).
+        ref: the schema file, optionally with a JSON pointer
+            (``'references.json#/$defs/reference'``).
+        file: the file the document came from, for the message.
+        where: the dotted key of ``document`` inside its file (``''``
+            for the whole file).
+        whole: report any problem on ``document`` itself, with the whole
+            of it as the value (for a short list such as ``[value, lower,
+            upper, unit]``, whose positions have no names).
+
+    Raises:
+        ConfigError: the first problem.
+    """
+    problems = [_problem(err) for err in
+                _validator(ref).iter_errors(document)]
+    if not problems:
+        return
+
+    path, value, why = min(problems,
+                           key=lambda p: _document_order(document, p[0]))
+    if whole:
+        path, value = [], document
+
+    keys = ([where] if where else []) + [str(step) for step in path]
+    raise ConfigError(file, '.'.join(keys) or '<top>', value, why)
+
+
+def _problem(error):
+    """``(path, value, why)`` of one jsonschema error."""
+    schema, value = error.schema, error.instance
+    path = list(error.absolute_path)
+    if error.validator == 'additionalProperties':
+        known = sorted(schema.get('properties', {}))
+        key = next(k for k in value if k not in known)
+        what = f'unknown {schema["title"]} key' if 'title' in schema \
+            else 'unknown key'
+        return path + [key], value[key], f'{what}; known: {", ".join(known)}'
+
+    if error.validator == 'required':
+        key = next(k for k in schema['required'] if k not in value)
+        return path + [key], None, 'required'
+
+    return path, value, schema.get('x-why') or _why(error.validator, schema,
+                                                    value, error.message)
+
+
+def _why(keyword, schema, value, message):
+    """The reason for a failed keyword, in pfsbench's words."""
+    bounded = any(k in schema for k in _LOWER) and \
+        any(k in schema for k in _UPPER)
+    if keyword == 'type' or (bounded and keyword in _LOWER + _UPPER):
+        if bounded:
+            return f'expected {_TYPE_WORDS[schema["type"]]} in ' \
+                   f'{_interval(schema)}'
+
+        if isinstance(value, float) and not math.isfinite(value):
+            return 'expected a finite number'
+
+        types = schema['type']
+        types = [types] if isinstance(types, str) else types
+        return 'expected ' + _either([_TYPE_WORDS[t] for t in types])
+
+    if keyword in _LOWER + _UPPER:
+        verb = {'minimum': 'at least', 'exclusiveMinimum': 'greater than',
+                'maximum': 'at most', 'exclusiveMaximum': 'less than'}
+        return f'must be {verb[keyword]} {schema[keyword]}'
+
+    if keyword == 'enum':
+        return 'expected ' + _either([str(v) for v in schema['enum']])
+
+    if keyword == 'const':
+        return f'expected {schema["const"]!r}'
+
+    if keyword in ('minItems', 'minLength') and schema[keyword] == 1:
+        return 'must not be empty'
+
+    if keyword == 'minItems':
+        return f'expected at least {schema["minItems"]} items'
+
+    if keyword == 'maxItems':
+        return f'expected at most {schema["maxItems"]} items'
+
+    return message
+
+
+def _interval(schema):
+    """``[lo, hi]``, ``(lo, hi]``, ... of a schema's bounds."""
+    if 'exclusiveMinimum' in schema:
+        left = f'({schema["exclusiveMinimum"]}'
+    else:
+        left = f'[{schema["minimum"]}'
+
+    if 'exclusiveMaximum' in schema:
+        return f'{left}, {schema["exclusiveMaximum"]})'
+
+    return f'{left}, {schema["maximum"]}]'
+
+
+def _either(words):
+    """``'a'``, ``'a or b'``, ``'a, b or c'``."""
+    if len(words) == 1:
+        return words[0]
+
+    return ', '.join(words[:-1]) + ' or ' + words[-1]
+
+
+def _document_order(document, path):
+    """Where ``path`` sits in ``document``: a key for sorting problems in
+    the order a reader meets them (a missing key sorts after its
+    siblings)."""
+    order, node = [], document
+    for step in path:
+        if isinstance(node, dict):
+            keys = list(node)
+            order.append(keys.index(step) if step in node else len(keys))
+        elif isinstance(node, list) and isinstance(step, int):
+            order.append(step)
+        else:
+            order.append(0)
+
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            node = None
+
+    return order
