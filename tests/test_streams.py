@@ -275,24 +275,20 @@ def test_bad_phase_is_a_usage_error(tmp_path):
     assert "'Write=x': expected NAME=COMMAND" in proc.stdout
 
 
-def test_failing_dd_is_quoted(tmp_path):
-    argv = runner(str(tmp_path), [
-        ('write', ['dd', 'if=/dev/zero', 'of=/dev/full', 'bs=1M',
-                   'count=1'])])
-    codes, out = run_tasks(argv, 1)
+@pytest.mark.parametrize('write,quoted', [
+    (['dd', 'if=/dev/zero', 'of=/dev/full', 'bs=1M', 'count=1'],
+     "dd: error writing '/dev/full'"),
+    (['no-such-tool-pfsbench'], 'no-such-tool-pfsbench: [Errno 2]'),
+])
+def test_failing_tool_is_quoted(tmp_path, write, quoted):
+    codes, out = run_tasks(runner(str(tmp_path), [('write', write)]), 1)
     assert codes == [1]
     with pytest.raises(ParseError) as info:
         streams.parse(out, 'out')
-    assert info.value.line.startswith("dd: error writing '/dev/full'")
-
-
-def test_missing_program_is_quoted(tmp_path):
-    argv = runner(str(tmp_path), [('write', ['no-such-tool-pfsbench'])])
-    codes, out = run_tasks(argv, 1)
-    assert codes == [1]
-    with pytest.raises(ParseError) as info:
-        streams.parse(out, 'out')
-    assert info.value.line.startswith('no-such-tool-pfsbench: [Errno 2]')
+    assert info.value.line.startswith(quoted)
+    # The line number is the labelled line's in the job's output.
+    assert out.splitlines()[info.value.lineno - 1] == (
+        f's0000/n1/write: {info.value.line}')
 
 
 def test_output_cut_short_raises(tmp_path):

@@ -4,13 +4,14 @@ fails naming ENOSPC, and nothing is left on the target.
 
 Once, a stream hit ENOSPC while writing a barrier marker and its peers
 waited for the 3600 s barrier timeout: the run hung for 12 minutes.  Here
-four dd streams of 16 MiB each write to a 24 MiB tmpfs (root only: it is
-mounted for the test).
+four dd (or fio) streams of 16 MiB each write to a 24 MiB tmpfs (root only:
+it is mounted for the test).
 """
 
 import glob
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -39,19 +40,34 @@ def tiny_target():
     os.rmdir(mnt)
 
 
+#: family -> (check, its options for 16 MiB per stream, its error line).
+CASES = {
+    'dd': ('dd_streams_one_node', ['-S', 'count=16',
+                                   '-S', 'block_size=1048576'],
+           r"dd: error writing '[^']*': No space left on device"),
+    'fio': ('fio_streams', ['-P', 'nodes=1', '-S', f'size={2**24}'],
+            r'fio: io_u error on file [^:]*: No space left on device: '
+            r'write offset=\d+, buflen=\d+'),
+}
+
+
+@pytest.mark.parametrize('family', sorted(CASES))
 def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
-                                                         tiny_target):
-    proc = run_reframe(['-c', str(CHECKS / 'dd'), '-n', 'dd_streams_one_node',
-                        '-P', 'streams_per_node=4', '-S', 'count=16',
-                        '-S', 'block_size=1048576', '-r'], tmp_path,
-                       env={'PFSBENCH_SCRATCH': tiny_target}, timeout=300)
+                                                         tiny_target,
+                                                         family):
+    check, options, error = CASES[family]
+    if shutil.which(family) is None:
+        pytest.skip(f'{family} not on PATH')
+    proc = run_reframe(['-c', str(CHECKS / family), '-n', check,
+                        '-P', 'streams_per_node=4', *options, '-r'],
+                       tmp_path, env={'PFSBENCH_SCRATCH': tiny_target},
+                       timeout=300)
     assert proc.returncode != 0
     assert re.search(r'Reason: sanity error: rfm_job\.out:\d+: stream \d '
-                     r"write exited with 1, got: \"dd: error writing '[^']*"
-                     r"': No space left on device\"", proc.stdout), \
+                     rf'write exited with 1, got: "{error}"', proc.stdout), \
         proc.stdout
     out = glob.glob(f'{tmp_path}/stage/local/default/builtin/'
-                    f'dd_streams_one_node_*/rfm_job.out')
+                    f'{check}_*/rfm_job.out')
     text = open(out[0]).read()
     records = [dict(re.findall(r'(\w+)=(\S+)', ln)) for ln in
                text.splitlines() if ln.startswith('pfsbench-stream: stream=')]
@@ -59,8 +75,8 @@ def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
                 if 'phase' in r and r['exit'] != '0' and 'stopped' not in r]
     ends = [float(r['end']) for r in records if 'status' in r]
     assert failures and len(ends) == 4
-    print(f'every stream ended within {max(ends) - min(failures):.3f} s of '
-          f'the first failure')
+    print(f'{family}: every stream ended within '
+          f'{max(ends) - min(failures):.3f} s of the first failure')
     assert max(ends) - min(failures) < 10
     # The job removed its run directory; the streams their files.
     assert os.listdir(tiny_target) == []

@@ -3,13 +3,12 @@
 
 fio has parallel modes of its own (``--numjobs``, client/server), but they
 start every job on one host or need a daemon per node; here each stream runs
-one plain fio process, like dd in seed 001, and the runner
-(:mod:`pfsbench.commands.streams`) starts them all together and times them.
-Each stream writes one file sequentially, then reads it back, as dd does, so
-the two tools' figures compare.
+one plain fio process, like dd in seed 001, and the streams runner
+(:mod:`pfsbench.runner`, its argv from :mod:`pfsbench.commands.streams`)
+starts them all together and times them.  Each stream writes one file
+sequentially, then reads it back, as dd does, so the two tools' figures
+compare.
 """
-
-from pfsbench.commands.streams import runner
 
 #: Bytes per read or write call: 1 MiB.
 DEFAULT_BLOCK_SIZE = 2**20
@@ -18,7 +17,7 @@ DEFAULT_BYTES_PER_STREAM = 2**30
 
 
 def fio_sequential(path, rw, size, block_size=DEFAULT_BLOCK_SIZE,
-                   direct=False):
+                   direct=False, binary='fio'):
     """argv of one fio job that writes or reads one file from start to end.
 
     Args:
@@ -28,11 +27,12 @@ def fio_sequential(path, rw, size, block_size=DEFAULT_BLOCK_SIZE,
         size: bytes to move.
         block_size: bytes per call.
         direct: O_DIRECT (the cache-defeat mode ``direct``, on reads).
+        binary: the fio executable.
 
     Returns:
         the argv list.
     """
-    argv = ['fio',
+    argv = [binary,
             '--name=stream',               # the JSON's jobname
             f'--filename={path}',          # one file per stream, its own dir
             f'--rw={rw}',                  # sequential, like dd
@@ -47,35 +47,26 @@ def fio_sequential(path, rw, size, block_size=DEFAULT_BLOCK_SIZE,
     return argv
 
 
-def streams_argv(run_dir, size=DEFAULT_BYTES_PER_STREAM,
-                 block_size=DEFAULT_BLOCK_SIZE, fan_out=1,
-                 cache_defeat='direct', drop_caches_command=None,
-                 barrier_timeout=3600, python=None):
-    """argv of one launcher task of a fio streams run: write, then read.
+def stream_phases(size=DEFAULT_BYTES_PER_STREAM,
+                  block_size=DEFAULT_BLOCK_SIZE, direct_read=False,
+                  binary='fio'):
+    """The runner's phases of one fio stream: write its file, read it back.
 
     As with dd, the write is buffered and ends with an fsync, and only the
     read bypasses the page cache in the ``direct`` mode (``drop_caches``
     drops every node's cache between the phases instead).
 
     Args:
-        run_dir: the run directory (may be a ``$VARIABLE`` in a template).
         size: bytes per stream.
         block_size: bytes per call.
-        fan_out: streams this task runs.
-        cache_defeat: ``drop_caches``, ``direct`` or ``none``.
-        drop_caches_command: the partition's command for ``drop_caches``.
-        barrier_timeout: seconds a barrier waits for its last stream.
-        python: interpreter with pfsbench installed (default: this one).
+        direct_read: read with O_DIRECT (the cache-defeat mode ``direct``).
+        binary: the fio executable.
 
     Returns:
-        the argv list.
+        ``[(name, argv), ...]`` for :func:`pfsbench.commands.streams.runner`.
     """
     path = '{stream_dir}/fio.dat'
-    return runner(
-        run_dir=run_dir,
-        phases=[('write', fio_sequential(path, 'write', size, block_size)),
-                ('read', fio_sequential(path, 'read', size, block_size,
-                                        direct=(cache_defeat == 'direct')))],
-        fan_out=fan_out, cache_defeat=cache_defeat,
-        drop_caches_command=drop_caches_command,
-        barrier_timeout=barrier_timeout, python=python)
+    return [('write', fio_sequential(path, 'write', size, block_size,
+                                     binary=binary)),
+            ('read', fio_sequential(path, 'read', size, block_size,
+                                    direct=direct_read, binary=binary))]

@@ -60,7 +60,7 @@ def tool_error_line(program, lines):
 
     Args:
         program: the tool's name (``dd``, ``fio``).
-        lines: its output lines (stdout, then stderr).
+        lines: its output lines (stderr, then stdout).
 
     Returns:
         its first line starting with ``<program>:`` (how dd and fio report

@@ -154,8 +154,10 @@ class Streams:
 
         if proc is not None:
             out, err = proc.communicate()
-            # stdout first: a JSON report is not cut by stderr lines.
-            output, code = out + '\n' + err, proc.returncode
+            # stderr first: a tool's own error lines lead (fio prints its
+            # first on stderr, a later one on stdout), and a JSON report on
+            # stdout stays whole.
+            output, code = err + '\n' + out, proc.returncode
 
         end = time.time()
         with self.lock:
