@@ -7,6 +7,7 @@ temporary directory, so tests never touch the repository's ``runs/``.  The
 the reason when it cannot.
 """
 
+import glob
 import os
 import re
 import shlex
@@ -143,3 +144,46 @@ def localslurm():
     if proc.returncode != 0:
         pytest.fail(f'localslurm.sh up failed:\n{proc.stdout}')
     return slurm_env()
+
+
+def job_script(runs, system, partition, test):
+    """The job script ReFrame wrote for ``test`` (the first case's)."""
+    paths = glob.glob(f'{runs}/output/{system}/{partition}/builtin/'
+                      f'{test}_*/rfm_job.sh') or glob.glob(
+        f'{runs}/stage/{system}/{partition}/builtin/{test}_*/rfm_job.sh')
+    assert paths, f'no job script for {test} under {runs}'
+    return open(paths[0]).read()
+
+
+def perflog(runs, system, partition, test):
+    """(header, [record, ...]) of ``test``'s perflog."""
+    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
+    with open(path) as fp:
+        header, *records = fp.read().splitlines()
+    return header, records
+
+
+def perf_value(record, name):
+    """The value of figure ``name`` in a perflog record."""
+    return float(re.search(rf'\|{name}=([0-9.e+-]+)\|', record).group(1))
+
+
+def run_streams_on_localslurm(checks, test, runs, env):
+    """Run ``test`` (a streams family) on 2 nodes x 2 streams of the
+    localhost Slurm cluster (``srun``), which must pass.
+
+    Returns:
+        (the job script's lines, the job's output).
+    """
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', str(checks),
+                        '-n', test, '-P', 'nodes=2',
+                        '-P', 'streams_per_node=2', '-r'], runs, env=env)
+    assert proc.returncode == 0, proc.stdout
+    script = job_script(runs, 'localslurm', 'srun', test).splitlines()
+    assert '#SBATCH --nodes=2' in script
+    assert '#SBATCH --ntasks-per-node=2' in script
+    assert '#SBATCH --ntasks=4' in script
+    (out,) = glob.glob(f'{runs}/output/localslurm/srun/builtin/{test}_*/'
+                       f'rfm_job.out')
+    with open(out) as fp:
+        return script, fp.read()

@@ -15,29 +15,11 @@ import shutil
 
 import pytest
 
-from conftest import CHECKS, REPO, run_reframe
+from conftest import (CHECKS, REPO, job_script, perf_value, perflog,
+                      run_reframe, run_streams_on_localslurm)
 from pfsbench.cli import main
 
 DD = str(CHECKS / 'dd')
-
-
-def _job_script(runs, system, partition, test):
-    paths = glob.glob(f'{runs}/output/{system}/{partition}/builtin/'
-                      f'{test}_*/rfm_job.sh') or glob.glob(
-        f'{runs}/stage/{system}/{partition}/builtin/{test}_*/rfm_job.sh')
-    assert paths, f'no job script for {test} under {runs}'
-    return open(paths[0]).read()
-
-
-def _perflog(runs, system, partition, test):
-    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
-    with open(path) as fp:
-        header, *records = fp.read().splitlines()
-    return header, records
-
-
-def _perf(record, name):
-    return float(re.search(rf'\|{name}=([0-9.e+-]+)\|', record).group(1))
 
 
 @pytest.mark.parametrize('system', ['local', 'localslurm'])
@@ -56,14 +38,14 @@ def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
                         '-n', 'dd_stream_per_node', '-P', 'nodes=64',
                         '--dry-run'], tmp_path)
     assert proc.returncode == 0, proc.stdout
-    script = _job_script(tmp_path, 'example_lustre', 'compute',
-                         'dd_stream_per_node')
+    script = job_script(tmp_path, 'example_lustre', 'compute',
+                        'dd_stream_per_node')
     for line in ('#SBATCH --nodes=64', '#SBATCH --ntasks-per-node=1',
                  '#SBATCH --constraint=lustre', '#SBATCH --exclusive'):
         assert line in script.splitlines()
-    assert ("--write 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
+    assert ("--phase 'write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
             "count=50000 conv=fdatasync'") in script
-    assert "--read 'dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
+    assert "--phase 'read=dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
            "count=50000'" in script
     assert "--drop-caches-command 'sudo -n /usr/local/sbin/drop-caches'" \
         in script
@@ -79,12 +61,12 @@ def test_quick_run_on_local(tmp_path):
                         '-P', 'streams_per_node=2', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 1/1 test case(s)' in proc.stdout
-    header, records = _perflog(tmp_path, 'local', 'default',
-                               'dd_streams_one_node')
+    header, records = perflog(tmp_path, 'local', 'default',
+                              'dd_streams_one_node')
     assert len(records) == 1
-    write_bw = _perf(records[0], 'write_bw')
+    write_bw = perf_value(records[0], 'write_bw')
     assert write_bw > 0
-    assert _perf(records[0], 'write_bw_conservative') <= _perf(
+    assert perf_value(records[0], 'write_bw_conservative') <= perf_value(
         records[0], 'write_bw_sum') * 1.0001
     assert '|cache_defeat|' in header and '|direct|' in records[0]
     # Nothing left behind: ReFrame removed the stage dir of a passed test.
@@ -159,21 +141,10 @@ def test_unknown_system_is_an_error(tmp_path):
 
 @pytest.mark.slurm
 def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
-    proc = run_reframe(['--system', 'localslurm:srun', '-c', DD,
-                        '-n', 'dd_streams_per_node', '-P', 'nodes=2',
-                        '-P', 'streams_per_node=2', '-r'], tmp_path,
-                       env=localslurm)
-    assert proc.returncode == 0, proc.stdout
-    script = _job_script(tmp_path, 'localslurm', 'srun',
-                         'dd_streams_per_node').splitlines()
-    assert '#SBATCH --nodes=2' in script
-    assert '#SBATCH --ntasks-per-node=2' in script
-    assert '#SBATCH --ntasks=4' in script
+    script, text = run_streams_on_localslurm(DD, 'dd_streams_per_node',
+                                             tmp_path, localslurm)
     assert any(ln.startswith('srun ') and '--fan-out 1' in ln
                for ln in script)
-    out = glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
-                    f'dd_streams_per_node_*/rfm_job.out')[0]
-    text = open(out).read()
     # Four streams, two on each of two emulated nodes, caches dropped on
     # each node once.
     nodes = re.findall(r'^pfsbench-stream: stream=\d node=(n\d) phase=write',
@@ -182,10 +153,10 @@ def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
     assert all(nodes.count(n) == 2 for n in set(nodes))
     assert sorted(re.findall(r'drop_caches node=(n\d)', text)) == sorted(
         set(nodes))
-    _, records = _perflog(tmp_path, 'localslurm', 'srun',
-                          'dd_streams_per_node')
-    assert _perf(records[-1], 'write_node_bw_min') > 0
-    assert _perf(records[-1], 'start_skew') < 5
+    _, records = perflog(tmp_path, 'localslurm', 'srun',
+                         'dd_streams_per_node')
+    assert perf_value(records[-1], 'write_node_bw_min') > 0
+    assert perf_value(records[-1], 'start_skew') < 5
 
 
 def test_spack_provenance_is_logged_with_every_figure(tmp_path):
@@ -201,8 +172,8 @@ def test_spack_provenance_is_logged_with_every_figure(tmp_path):
                         '-P', 'streams_per_node=1', '-S', 'count=4', '-r'],
                        tmp_path / 'runs', config=config / 'settings.py')
     assert proc.returncode == 0, proc.stdout
-    header, records = _perflog(tmp_path / 'runs', 'local', 'default',
-                               'dd_streams_one_node')
+    header, records = perflog(tmp_path / 'runs', 'local', 'default',
+                              'dd_streams_one_node')
     column = header.split('|').index('spack_provenance')
     logged = records[0].split('|')[column].split()
     assert 'ior@4.0.0/sx6uf2r' in logged

@@ -22,10 +22,10 @@ def test_direct_flags():
 def test_streams_argv_carries_dd_verbatim():
     argv = dd.streams_argv('/scratch/run', count=5000, fan_out=3,
                            cache_defeat='direct', python='python3')
-    assert argv[:3] == ['python3', '-m', 'pfsbench.streams']
-    write = argv[argv.index('--write') + 1]
-    read = argv[argv.index('--read') + 1]
-    assert write == ('dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 '
+    assert argv[:3] == ['python3', '-m', 'pfsbench.runner']
+    write, read = [argv[i + 1] for i, word in enumerate(argv)
+                   if word == '--phase']
+    assert write == ('write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 '
                      'count=5000 conv=fdatasync')
     assert read.endswith('count=5000 iflag=direct')
     assert argv[argv.index('--fan-out') + 1] == '3'

@@ -56,8 +56,8 @@ def test_e6_at_64_nodes_runs_seed001_dd():
     text = render('E6', '/lustre/scratch/$USER/pfsbench', nodes=64)
     assert '#SBATCH --nodes=64\n' in text
     assert '#SBATCH --ntasks-per-node=1\n' in text
-    assert ("'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 count=50000 "
-            "conv=fdatasync'") in text
+    assert ("'write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
+            "count=50000 conv=fdatasync'") in text
     # The same command the ReFrame check runs.
     assert shell_join(dd.streams_argv('$RUN_DIR', cache_defeat='drop_caches',
                                       python='python3')) in text

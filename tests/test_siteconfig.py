@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Validation of pfsbench's site-config keys, scratch paths and references."""
 
-import ast
 import os
 import shutil
 import subprocess
@@ -122,16 +121,6 @@ def test_scratch_not_writable(open_tmp_path):
     assert f"p:f: '{ro}': is not writable" in as_nobody(ro)
     assert (f"p:f: '{hidden / 'scratch'}': cannot be reached: permission "
             f"denied") in as_nobody(hidden / 'scratch')
-
-
-def test_stream_runner_parses_as_python36():
-    # Rendered job scripts run `python3 -m pfsbench.streams` on compute
-    # nodes, whose system Python may be as old as 3.6 (RHEL 8).
-    for name in ('streams.py', '__init__.py'):
-        source = (REPO / 'pfsbench' / name).read_text()
-        ast.parse(source, feature_version=(3, 6))
-    assert 'import statistics' not in (REPO / 'pfsbench' /
-                                       'streams.py').read_text()
 
 
 def _write(tmp_path, text):

@@ -1,40 +1,82 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The synchronised stream runner, run for real with dd, and its parser."""
+"""The synchronised streams runner, run for real with dd, and its parser.
 
+Several local processes stand in for a launcher's tasks: each gets the
+rank, size and node variables Slurm would set (``SLURM_PROCID``,
+``SLURM_NTASKS``, ``SLURM_LOCALID``, ``SLURMD_NODENAME``).  Every command is
+printed so a case can be rerun by hand.
+"""
+
+import ast
 import os
+import re
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
-from pfsbench.commands import dd
+from conftest import REPO
+from pfsbench.commands import dd, shell_join
+from pfsbench.commands.streams import runner
 from pfsbench.errors import ParseError
+from pfsbench.parsers import dd as dd_parser
 from pfsbench.parsers import streams
-from pfsbench.streams import BarrierTimeout, FileBarrier
+from pfsbench.runner import tool_error_line
+from pfsbench.runner.barrier import (RENDEZVOUS_FILE, Aborted, Coordinator,
+                                     Member, encode)
+
+BS = 65536
 
 
-def run_streams(run_dir, fan_out=3, count=4, cache='none', write=None,
-                env=None, extra=()):
-    argv = dd.streams_argv(str(run_dir), block_size=65536, count=count,
+def _env(rank=0, ntasks=1, node='n1', local=0):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('SLURM_', 'OMPI_', 'PMIX_', 'PMI_'))}
+    env.update(SLURM_PROCID=str(rank), SLURM_NTASKS=str(ntasks),
+               SLURM_LOCALID=str(local), SLURMD_NODENAME=node)
+    return env
+
+
+def _dd_argv(run_dir, fan_out=1, count=4, cache='none', **kwargs):
+    return dd.streams_argv(str(run_dir), block_size=BS, count=count,
                            fan_out=fan_out, cache_defeat=cache,
-                           barrier_timeout=20)
-    if write is not None:
-        argv[argv.index('--write') + 1] = write
-    full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith(('SLURM_', 'OMPI_', 'PMIX_', 'PMI_'))}
-    full_env.update(env or {})
-    print('+', ' '.join(argv))
-    return subprocess.run(argv + list(extra), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True,
-                          env=full_env, timeout=60)
+                           barrier_timeout=kwargs.pop('barrier_timeout', 20),
+                           **kwargs)
 
 
-def test_three_streams_write_and_read(tmp_path):
-    proc = run_streams(tmp_path, fan_out=3, count=4)
-    assert proc.returncode == 0, proc.stdout
-    result = streams.parse(proc.stdout, 'out')
+def start_tasks(argv, ntasks, ranks=None):
+    """Start the runner as tasks ``ranks`` (default: all) of ``ntasks``,
+    task r on node n<r+1>."""
+    print('+', shell_join(argv))
+    procs = []
+    for rank in range(ntasks) if ranks is None else ranks:
+        procs.append(subprocess.Popen(
+            argv, env=_env(rank, ntasks, f'n{rank + 1}'),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True))
+    return procs
+
+
+def finish(procs, timeout=60):
+    """(return codes, the tasks' outputs joined, as srun would)."""
+    outs = [p.communicate(timeout=timeout)[0] for p in procs]
+    return [p.returncode for p in procs], ''.join(outs)
+
+
+def run_tasks(argv, ntasks, **kwargs):
+    return finish(start_tasks(argv, ntasks, **kwargs))
+
+
+def test_three_streams_of_one_task(tmp_path):
+    codes, out = run_tasks(_dd_argv(tmp_path, fan_out=3), 1)
+    assert codes == [0], out
+    result = streams.parse(out, 'out')
     assert result.streams == 3 and result.tasks == 1
-    assert result.write.bytes == 3 * 4 * 65536
+    assert result.phases == ('write', 'read')
+    assert result.write.bytes == 3 * 4 * BS
     assert result.read.streams == 3
     # Every figure comes from dd's own statistics of each stream.
     per_stream = [s.bw_mb_s for s in result.samples if s.phase == 'write']
@@ -42,54 +84,216 @@ def test_three_streams_write_and_read(tmp_path):
     assert result.write.conservative_mb_s == pytest.approx(
         min(per_stream) * 3)
     assert 0 <= result.write.start_skew_s < 5
-    # Stream directories are removed; only the barrier markers remain
+    # One task needs no rendezvous file; the stream directories are gone
     # (the job script removes the run directory itself).
-    assert sorted(os.listdir(tmp_path)) == ['.barrier']
+    assert os.listdir(tmp_path) == []
 
 
-def test_write_starts_only_after_every_stream_arrived(tmp_path):
-    proc = run_streams(tmp_path, fan_out=2, count=2)
-    result = streams.parse(proc.stdout, 'out')
-    marks = sorted(os.listdir(tmp_path / '.barrier'))
-    assert marks == ['defeated', 'defeated.go', 'done', 'done.go', 'ready',
-                     'ready.go', 'written', 'written.go']
-    ready = (tmp_path / '.barrier' / 'ready.go').stat().st_mtime
+def test_tasks_on_three_nodes_meet_through_the_coordinator(tmp_path):
+    # Task 2 starts a second late: nobody may write before it arrived.
+    argv = _dd_argv(tmp_path, fan_out=2)
+    procs = start_tasks(argv, 3, ranks=[0, 1])
+    time.sleep(1)
+    late = time.time()
+    procs += start_tasks(argv, 3, ranks=[2])
+    codes, out = finish(procs)
+    assert codes == [0, 0, 0], out
+    result = streams.parse(out, 'out')
+    assert result.streams == 6 and result.tasks == 3
+    assert result.nodes == ('n1', 'n2', 'n3')
     starts = [s.start for s in result.samples if s.phase == 'write']
-    assert min(starts) >= ready - 0.05
+    assert min(starts) >= late - 0.1
+    assert set(result.write.node_mb_s) == {'n1', 'n2', 'n3'}
+    assert result.write.slowest_node == min(result.write.node_mb_s,
+                                            key=result.write.node_mb_s.get)
+    # Messages only: 6 streams x 3 barriers arrivals, 3 releases x 3 tasks.
+    assert result.barrier['rounds'] == 3
+    assert result.barrier['messages_out'] == 3 + 3 * 3
+    # The rendezvous file lived only until every task had connected.
+    assert os.listdir(tmp_path) == []
 
 
-def test_failing_dd_is_quoted(tmp_path):
-    proc = run_streams(tmp_path, fan_out=1,
-                       write='dd if=/dev/zero of=/dev/full bs=1M count=1')
-    assert proc.returncode == 1
+def _sleeper_phases(failing, failure):
+    # Every stream sleeps, except the one whose directory ends in `failing`.
+    script = (f'case {{stream_dir}} in *{failing}) sleep 1; {failure};; '
+              f'*) sleep 60;; esac')
+    return [('write', ['sh', '-c', script]), ('read', ['true'])]
+
+
+def test_a_failing_stream_stops_every_other_one(tmp_path):
+    argv = runner(str(tmp_path), _sleeper_phases(
+        'stream-00003', 'dd if=/dev/zero of=/dev/full bs=1M count=1'),
+        fan_out=2, barrier_timeout=3600)
+    started = time.monotonic()
+    codes, out = run_tasks(argv, 3)
+    elapsed = time.monotonic() - started
+    print(out)
+    # Without the abort the peers would sleep for a minute.
+    assert elapsed < 10
+    assert codes == [1, 1, 1]
+    ends = {int(kv['stream']): kv for kv in
+            (dict(re.findall(r'(\w+)=(\S+)', ln)) for ln in
+             out.splitlines() if ' status=' in ln and 'end=' in ln)}
+    assert sorted(ends) == list(range(6))
+    assert ends[3]['status'] == 'failed'
+    assert {kv['status'] for s, kv in ends.items() if s != 3} == {'stopped'}
+    failed_at = float(ends[3]['end'])
+    assert max(float(kv['end']) for kv in ends.values()) < failed_at + 10
+    # Each task says why it stopped: stream 3's own dd error.
+    aborts = re.findall(r'^pfsbench-stream: abort task=\d .*', out, re.M)
+    assert len(aborts) == 3
+    assert all("dd: error writing '/dev/full': No space left on device" in a
+               for a in aborts)
     with pytest.raises(ParseError) as info:
-        streams.parse(proc.stdout, 'out')
-    assert info.value.line.startswith("dd: error writing '/dev/full'")
+        streams.parse(out, 'out')
+    assert info.value.line == ("dd: error writing '/dev/full': No space left "
+                               "on device")
+    assert 'stream 3 write exited with 1' in str(info.value)
+    assert os.listdir(tmp_path) == []
 
 
-def test_missing_stream_times_out_at_the_barrier(tmp_path):
-    # Two tasks announced, one started: the barrier must give up, not hang.
-    proc = run_streams(tmp_path, fan_out=1,
-                       env={'SLURM_NTASKS': '2', 'SLURM_PROCID': '0'},
-                       extra=['--barrier-timeout', '0.5'])
+def test_a_task_that_dies_stops_the_others(tmp_path):
+    argv = runner(str(tmp_path), _sleeper_phases('none', 'true'),
+                  fan_out=1, barrier_timeout=3600)
+    procs = start_tasks(argv, 2)
+    deadline = time.monotonic() + 20
+    while not os.listdir(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1)
+    procs[1].kill()                 # task 1 and its connection vanish
+    killed = time.monotonic()
+    codes, out = finish(procs)
+    assert time.monotonic() - killed < 10
+    assert codes[0] == 1
+    assert re.search(r'abort task=0 .*: task 1 on n2 lost its connection '
+                     r'to the coordinator', out), out
+    with pytest.raises(ParseError, match='the streams were stopped'):
+        streams.parse(out, 'out')
+
+
+def _alive(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as fp:
+            return fp.read().split(')')[-1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+def test_a_signalled_task_stops_its_tools_and_the_others(tmp_path):
+    # The tools run in sessions of their own: a launcher's SIGTERM reaches
+    # only the runner, which must stop them itself.
+    pids = tmp_path / 'pids'
+    run_dir = tmp_path / 'run'
+    run_dir.mkdir()
+    argv = runner(str(run_dir), [('write', [
+        'sh', '-c', f'echo $$ >> {pids}; exec sleep 60'])], fan_out=2)
+    procs = start_tasks(argv, 2)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (
+            not pids.exists() or len(pids.read_text().split()) < 4):
+        time.sleep(0.05)
+    procs[1].send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    codes, out = finish(procs)
+    assert time.monotonic() - signalled < 10
+    assert codes == [1, 1]
+    assert re.search(r'abort task=0 .*: task 1 on n2 received signal 15',
+                     out), out
+    sleepers = [int(pid) for pid in pids.read_text().split()]
+    assert len(sleepers) == 4
+    assert not any(_alive(pid) for pid in sleepers)
+
+
+def test_missing_task_times_out_at_the_barrier(tmp_path):
+    # Two tasks announced, one started: the barrier gives up, not hangs.
+    argv = _dd_argv(tmp_path, barrier_timeout=0.5)
+    procs = [subprocess.Popen(argv, env=_env(0, 2), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              universal_newlines=True)]
+    codes, out = finish(procs)
+    assert codes == [1]
+    assert "barrier 'start': 1 of 2 streams arrived within 0.5 s" in out
+    with pytest.raises(ParseError, match='the streams were stopped'):
+        streams.parse(out, 'out')
+
+
+def test_task_without_a_coordinator_gives_up(tmp_path):
+    argv = _dd_argv(tmp_path) + ['--start-timeout', '0.3']
+    proc = subprocess.run(argv, env=_env(1, 2), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=30)
     assert proc.returncode == 1
-    assert "barrier 'ready': 1 of 2 streams arrived" in proc.stdout
-    with pytest.raises(ParseError, match='a stream failed'):
-        streams.parse(proc.stdout, 'out')
+    assert (f'{tmp_path / RENDEZVOUS_FILE}: task 0 published no '
+            f'coordinator address within 0.3 s') in proc.stdout
 
 
-def test_barrier_object(tmp_path):
-    barrier = FileBarrier(str(tmp_path), total=2, timeout=0.2, poll=0.01)
-    with pytest.raises(BarrierTimeout):
-        barrier.wait('x', 0)
-    FileBarrier(str(tmp_path), total=2, timeout=1, poll=0.01).wait('x', 1)
-    assert (tmp_path / 'x.go').exists()
+def test_caches_dropped_once_per_node_between_phases(tmp_path):
+    argv = _dd_argv(tmp_path, fan_out=2, cache='drop_caches',
+                    drop_caches_command='echo dropped on $SLURMD_NODENAME')
+    codes, out = run_tasks(argv, 2)
+    assert codes == [0, 0], out
+    result = streams.parse(out, 'out')
+    assert sorted(result.drop_caches) == ['n1', 'n2']
+    assert 'drop_caches output: dropped on n2' in out
+    # The drops sit between the write records and the read records.
+    first_read = min(s.start for s in result.samples if s.phase == 'read')
+    last_write = max(s.end for s in result.samples if s.phase == 'write')
+    assert first_read >= last_write
+    assert result.barrier['rounds'] == 4      # start, write, ready, read
+
+
+def test_failing_drop_caches_is_reported(tmp_path):
+    argv = _dd_argv(tmp_path, cache='drop_caches',
+                    drop_caches_command='echo not permitted; exit 3')
+    codes, out = run_tasks(argv, 1)
+    assert codes == [1]
+    with pytest.raises(ParseError, match='dropping the page cache failed'):
+        streams.parse(out, 'out')
+
+
+def test_any_number_of_named_phases(tmp_path):
+    path = '{stream_dir}/f'
+    argv = runner(str(tmp_path), [
+        ('write', dd.dd_write(path, BS, 2)),
+        ('rewrite', dd.dd_write(path, BS, 3)),
+        ('read', dd.dd_read(path, BS, 3))], fan_out=2)
+    codes, out = run_tasks(argv, 1)
+    assert codes == [0], out
+    result = streams.parse(out, 'out', tool=dd_parser)
+    assert result.phases == ('write', 'rewrite', 'read')
+    assert list(result.summaries) == ['write', 'rewrite', 'read']
+    assert result.rewrite.bytes == 2 * 3 * BS
+    assert re.search(r'^s0001/n1/rewrite: \d+\+0 records out$', out, re.M)
+
+
+def test_bad_phase_is_a_usage_error(tmp_path):
+    proc = subprocess.run([sys.executable, '-m', 'pfsbench.runner',
+                           '--run-dir', str(tmp_path), '--phase', 'Write=x'],
+                          cwd=str(REPO), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 2
+    assert "'Write=x': expected NAME=COMMAND" in proc.stdout
+
+
+@pytest.mark.parametrize('write,quoted', [
+    (['dd', 'if=/dev/zero', 'of=/dev/full', 'bs=1M', 'count=1'],
+     "dd: error writing '/dev/full'"),
+    (['no-such-tool-pfsbench'], 'no-such-tool-pfsbench: [Errno 2]'),
+])
+def test_failing_tool_is_quoted(tmp_path, write, quoted):
+    codes, out = run_tasks(runner(str(tmp_path), [('write', write)]), 1)
+    assert codes == [1]
+    with pytest.raises(ParseError) as info:
+        streams.parse(out, 'out')
+    assert info.value.line.startswith(quoted)
+    # The line number is the labelled line's in the job's output.
+    assert out.splitlines()[info.value.lineno - 1] == (
+        f's0000/n1/write: {info.value.line}')
 
 
 def test_output_cut_short_raises(tmp_path):
-    proc = run_streams(tmp_path, fan_out=2, count=2)
-    lines = proc.stdout.splitlines()
-    cut = '\n'.join(ln for ln in lines
+    codes, out = run_tasks(_dd_argv(tmp_path, fan_out=2, count=2), 1)
+    cut = '\n'.join(ln for ln in out.splitlines()
                     if not ('phase=read' in ln and 'stream=1' in ln))
     with pytest.raises(ParseError, match='expected 2 read records, found 1'):
         streams.parse(cut, 'cut')
@@ -100,14 +304,69 @@ def test_no_header_raises():
         streams.parse('hello\n', 'x')
 
 
+def test_unknown_tool_needs_a_parser(tmp_path):
+    codes, out = run_tasks(runner(str(tmp_path), [('write', ['true'])]), 1)
+    assert codes == [0]
+    with pytest.raises(ParseError, match=r'no parser for the phase '
+                                         r'commands \(true\); pass tool='):
+        streams.parse(out, 'x')
+
+
+def test_tool_error_line():
+    lines = ['4+0 records in', 'sh: 1: cannot open', 'dd: error writing',
+             'last']
+    assert tool_error_line('dd', lines) == 'dd: error writing'
+    assert tool_error_line('sh', lines) == 'sh: 1: cannot open'
+    assert tool_error_line('fio', lines[:1] + lines[3:]) == 'last'
+
+
+def test_coordinator_ignores_strangers_and_releases_members():
+    coordinator = Coordinator(streams=2, tasks=1, token='t0k', timeout=5)
+    serving = threading.Thread(target=coordinator.serve, daemon=True)
+    serving.start()
+    address = ('127.0.0.1', coordinator.port)
+    stranger = socket.create_connection(address)
+    stranger.sendall(encode('hello', 'wrong', 7, 'nX'))
+    assert stranger.recv(100) == b''        # dropped without a word
+    stops = []
+    member = Member('t0k', [('127.0.0.2', 1), address], 0, 'n1', 5,
+                    stops.append)
+    member.connect()
+    assert member.address == address
+    both = [threading.Thread(target=member.wait, args=('b',))
+            for _ in range(2)]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join(5)
+    assert 'b' in member.released and stops == []
+    member.abort('stream 1 on n1 failed')
+    with pytest.raises(Aborted, match='stream 1 on n1 failed'):
+        member.wait('c')
+    member.close()
+    serving.join(15)
+    assert not serving.is_alive()
+    assert coordinator.abort_reason == 'stream 1 on n1 failed'
+    assert coordinator.rounds == 1
+
+
 def test_help_runs_without_pfsbench_dependencies():
     # Compute nodes need only the standard library: -S hides site-packages,
     # and -m finds pfsbench in the checkout (the working directory).
-    proc = subprocess.run([sys.executable, '-S', '-m', 'pfsbench.streams',
-                           '--help'],
-                          cwd=os.path.dirname(os.path.dirname(
-                              os.path.abspath(__file__))),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+    proc = subprocess.run([sys.executable, '-S', '-m', 'pfsbench.runner',
+                           '--help'], cwd=str(REPO), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
     assert proc.returncode == 0, proc.stdout
     assert '--cache-defeat {drop_caches,direct,none}' in proc.stdout
+
+
+def test_runner_parses_as_python36():
+    # Rendered job scripts run `python3 -m pfsbench.runner` on compute
+    # nodes, whose system Python may be as old as 3.6 (RHEL 8).
+    sources = [REPO / 'pfsbench' / '__init__.py'] + sorted(
+        (REPO / 'pfsbench' / 'runner').glob('*.py'))
+    assert len(sources) == 4
+    for path in sources:
+        text = path.read_text()
+        ast.parse(text, filename=str(path), feature_version=(3, 6))
+        assert 'dataclass' not in text and 'import statistics' not in text

@@ -36,8 +36,8 @@ from pfsbench import (binaries, contention, exclusive, jobsteps,
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.mounts import fstype_of
 from pfsbench.rundir import JOB_EXIT_PREFIX
+from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import check_scratch_dir, extras_value
-from pfsbench.streams import DEFAULT_DROP_CACHES
 
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}

@@ -5,7 +5,7 @@ import shlex
 import sys
 
 from pfsbench.render import EXPERIMENTS, render
-from pfsbench.streams import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
+from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 HELP = 'render an sbatch script for an experiment'
 DESCRIPTION = ('Render the job script of one experiment with the same '

@@ -69,15 +69,35 @@ def dd_read(path, block_size=SEED001_BLOCK_SIZE,
     return argv
 
 
+def stream_phases(block_size=SEED001_BLOCK_SIZE,
+                  count=SEED001_COUNT_PER_NODE, direct_read=False):
+    """The runner's phases of one dd stream: write its file, read it back.
+
+    Each stream writes ``{stream_dir}/XX1`` (seed 001's file name) in its
+    own directory.
+
+    Args:
+        block_size: bytes per dd block.
+        count: blocks per stream.
+        direct_read: read with O_DIRECT (the cache-defeat mode ``direct``).
+
+    Returns:
+        ``[(name, argv), ...]`` for :func:`pfsbench.commands.streams.runner`.
+    """
+    path = '{stream_dir}/XX1'
+    return [('write', dd_write(path, block_size, count)),
+            ('read', dd_read(path, block_size, count, direct=direct_read))]
+
+
 def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
                  count=SEED001_COUNT_PER_NODE, fan_out=1,
                  cache_defeat='direct', drop_caches_command=None,
                  barrier_timeout=3600, python=None):
     """argv of one launcher task of a dd streaming experiment.
 
-    The ReFrame checks (``reframe-checks/dd``) and ``pfsbench render`` both
-    call this, so their job scripts run the same command.  Each stream
-    writes ``{stream_dir}/XX1`` (seed 001's file name) in its own directory.
+    ``pfsbench render`` calls this; the ReFrame checks
+    (:mod:`pfsbench.checks.streams`) pass the same :func:`stream_phases` to
+    the same runner, so their job scripts run the same command.
 
     Args:
         run_dir: the run directory (may be a ``$VARIABLE`` in a template).
@@ -86,18 +106,16 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
         fan_out: streams this task runs.
         cache_defeat: ``drop_caches``, ``direct`` or ``none``.
         drop_caches_command: the partition's command for ``drop_caches``.
-        barrier_timeout: seconds a stream waits for the others.
+        barrier_timeout: seconds a barrier waits for its last stream.
         python: interpreter with pfsbench installed (default: this one).
 
     Returns:
         the argv list.
     """
-    path = '{stream_dir}/XX1'
     return runner(
         run_dir=run_dir,
-        write_argv=dd_write(path, block_size, count),
-        read_argv=dd_read(path, block_size, count,
-                          direct=(cache_defeat == 'direct')),
+        phases=stream_phases(block_size, count,
+                             direct_read=(cache_defeat == 'direct')),
         fan_out=fan_out, cache_defeat=cache_defeat,
         drop_caches_command=drop_caches_command,
         barrier_timeout=barrier_timeout, python=python)

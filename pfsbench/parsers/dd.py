@@ -109,6 +109,23 @@ def parse(text, source='<text>'):
     )
 
 
+def stream_measures(text, source, phase):
+    """dd as a tool of the streams runner (:mod:`pfsbench.parsers.streams`):
+    one stream's write or read.
+
+    Args:
+        text: that stream-phase's dd output.
+        source: the name used in error messages.
+        phase: the runner's phase name, which names the measure.
+
+    Returns:
+        a one-element tuple of :class:`~pfsbench.parsers.streams.Measure`.
+    """
+    from pfsbench.parsers.streams import Measure
+    result = parse(text, source)
+    return (Measure(phase, result.bytes, result.seconds, result.bw_mb_s),)
+
+
 _LABELLED = re.compile(r'^(?P<label>[^\s:]+): (?P<rest>.*)$')
 
 

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Parser for :mod:`pfsbench.streams` output (synchronised dd streams).
+"""Parser for :mod:`pfsbench.runner` output: synchronised streams of any
+tool.
 
-Turns the runner's records and each stream's dd statistics into the figures
-of seed 001 and the cross-cutting requirements of EXPERIMENTS.md:
+The runner labels each stream's tool output per phase; a tool adapter (the
+tool's own parser module) turns one stream-phase's output into
+:class:`Measure` records, and this module turns the runner's records and
+those measures into the figures of seed 001 and the cross-cutting
+requirements of EXPERIMENTS.md, per phase (per measure):
 
 - ``aggregate_mb_s``: all bytes over the wall time from the first stream's
   start to the last stream's end (stragglers lower it);
@@ -10,45 +14,70 @@ of seed 001 and the cross-cutting requirements of EXPERIMENTS.md:
   seed 001 aggregated ("the speeds reported by ALL nodes");
 - ``conservative_mb_s``: the slowest stream times the number of streams,
   seed 001's correction for unsynchronised scatter;
-- per-node sums, the spread between streams and the measured start skew.
+- per-node sums (min, mean, max, the slowest node named), the spread between
+  streams and the measured start skew.
+
+A tool adapter is a module with ``stream_measures(text, source, phase)``
+returning a tuple of :class:`Measure` (dd and fio: one, named after the
+phase; a tool that reports several figures in one run returns one each).
 """
 
+import importlib
+import os
 import re
 import statistics
 from dataclasses import dataclass, field
+from typing import Optional
 
 from pfsbench.errors import ParseError
-from pfsbench.parsers import dd
 # The runner writes what this module reads: one vocabulary, in the runner.
-from pfsbench.streams import PHASES, PREFIX, stream_label
+from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
+from pfsbench.runner import tool_error_line
 
 _KV = re.compile(r'(\w+)=(\S+)')
-_LABEL = re.compile(r'^(s\d+/[^/\s:]+/(?:write|read)): ')
+#: Tool adapters by program name, for output parsed without a ``tool``.
+_ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio'}
 
 
 @dataclass(frozen=True)
-class StreamPhase:
-    """One stream's write or read."""
+class Measure:
+    """One figure a tool reported for one stream's phase.
+
+    ``name`` is the phase's (``write``), or the tool's own part of a phase
+    that reports several; ``bytes`` and ``seconds`` are ``None`` where the
+    tool reports only a rate (then no aggregate over wall time exists).
+    """
+
+    name: str
+    bytes: Optional[int]
+    seconds: Optional[float]
+    bw_mb_s: float
+
+
+@dataclass(frozen=True)
+class StreamSample:
+    """One stream's measure in one phase, with the runner's timing."""
 
     stream: int
     node: str
     phase: str
+    name: str
     start: float
     end: float
-    bytes: int
-    seconds: float
+    bytes: Optional[int]
+    seconds: Optional[float]
     bw_mb_s: float
 
 
 @dataclass(frozen=True)
 class PhaseSummary:
-    """All streams of one phase (write or read)."""
+    """All streams of one measure (a phase, for dd and fio)."""
 
     phase: str
     streams: int
-    bytes: int
+    bytes: Optional[int]
     wall_seconds: float
-    aggregate_mb_s: float
+    aggregate_mb_s: Optional[float]
     sum_of_streams_mb_s: float
     conservative_mb_s: float
     stream_min_mb_s: float
@@ -67,20 +96,34 @@ class PhaseSummary:
 
 @dataclass(frozen=True)
 class StreamsResult:
+    """A whole streams run; ``result.write`` is ``summaries['write']``."""
+
     streams: int
     tasks: int
     fan_out: int
     cache_defeat: str
     nodes: tuple
-    write: PhaseSummary
-    read: PhaseSummary
+    #: phase names, in the order they ran.
+    phases: tuple
+    #: measure name -> :class:`PhaseSummary`, in the order they ran.
+    summaries: dict
     samples: tuple = field(repr=False)
     drop_caches: tuple = ()
+    #: the coordinator's counters (``rounds``, ``messages_in``, ...).
+    barrier: dict = field(default_factory=dict)
+
+    def __getattr__(self, name):
+        summaries = self.__dict__.get('summaries') or {}
+        if name in summaries:
+            return summaries[name]
+
+        raise AttributeError(name)
 
 
-def _summarise(phase, samples):
+def _summarise(name, samples):
     rates = [s.bw_mb_s for s in samples]
-    nbytes = sum(s.bytes for s in samples)
+    sizes = [s.bytes for s in samples]
+    nbytes = None if None in sizes else sum(sizes)
     starts = [s.start for s in samples]
     wall = max(s.end for s in samples) - min(starts)
     per_node = {}
@@ -89,15 +132,18 @@ def _summarise(phase, samples):
 
     node_rates = list(per_node.values())
     mean = statistics.fmean(rates)
+    aggregate = None
+    if nbytes is not None:
+        aggregate = nbytes / wall / 1e6 if wall > 0 else float('inf')
     return PhaseSummary(
-        phase=phase, streams=len(samples), bytes=nbytes,
-        wall_seconds=wall,
-        aggregate_mb_s=nbytes / wall / 1e6 if wall > 0 else float('inf'),
+        phase=name, streams=len(samples), bytes=nbytes,
+        wall_seconds=wall, aggregate_mb_s=aggregate,
         sum_of_streams_mb_s=sum(rates),
         conservative_mb_s=min(rates) * len(rates),
         stream_min_mb_s=min(rates), stream_mean_mb_s=mean,
         stream_max_mb_s=max(rates),
-        stream_spread_pct=(max(rates) - min(rates)) / mean * 100,
+        stream_spread_pct=((max(rates) - min(rates)) / mean * 100
+                           if mean > 0 else 0.0),
         node_mb_s=per_node,
         node_min_mb_s=min(node_rates),
         node_mean_mb_s=statistics.fmean(node_rates),
@@ -107,107 +153,214 @@ def _summarise(phase, samples):
     )
 
 
-def parse(text, source='<text>'):
+class _Output:
+    """The runner's output, sorted into its kinds of line."""
+
+    def __init__(self, text):
+        self.lines = text.splitlines()
+        self.header = None
+        self.commands = {}
+        self.records = []
+        self.stream_ends = []
+        self.task_ends = []
+        self.drops = []
+        self.failed_drops = []
+        self.errors = []
+        self.aborts = []
+        self.barrier = {}
+        #: label -> [(lineno, tool line), ...]
+        self.tool_lines = {}
+        for lineno, line in enumerate(self.lines, 1):
+            self._add(lineno, line)
+
+    def _add(self, lineno, line):
+        m = LABELLED_LINE.match(line)
+        if m:
+            self.tool_lines.setdefault(m.group(1), []).append(
+                (lineno, line[m.end():]))
+            return
+
+        if not line.startswith(PREFIX):
+            return
+
+        body = line[len(PREFIX):].strip()
+        kind = body.split(' ', 1)[0]
+        kv = dict(_KV.findall(body))
+        if kind == 'begin':
+            self.header = (lineno, kv)
+        elif kind == 'phase':
+            self.commands[kv.get('name')] = body.partition('command=')[2]
+        elif kind == 'barrier':
+            self.barrier = {k: int(v) for k, v in kv.items()
+                            if v.isdigit()}
+        elif kind == 'end':
+            self.task_ends.append((lineno, kv))
+        elif kind == 'abort':
+            self.aborts.append(lineno)
+        elif kind == 'error':
+            self.errors.append(lineno)
+        elif kind == 'drop_caches' and 'exit' in kv:
+            if kv['exit'] != '0':
+                self.failed_drops.append(lineno)
+            self.drops.append(kv['node'])
+        elif 'phase' in kv:
+            self.records.append((lineno, kv))
+        elif 'status' in kv:
+            self.stream_ends.append((lineno, kv))
+
+    def tool_output(self, kv):
+        label = stream_label(int(kv['stream']), kv['node'], kv['phase'])
+        return label, self.tool_lines.get(label, [])
+
+    def program(self, phase):
+        words = self.commands.get(phase, '').split()
+        return os.path.basename(words[0]) if words else ''
+
+
+def _first_failure(out, source):
+    """The ParseError of the run's first failure, or None.
+
+    The failing stream's own tool line is quoted, never a stopped peer's or
+    the abort that followed.
+    """
+    failures = []
+    for lineno in out.errors:
+        failures.append((lineno, ParseError(source, lineno,
+                                            out.lines[lineno - 1],
+                                            'a stream failed')))
+    for lineno in out.failed_drops:
+        failures.append((lineno, ParseError(
+            source, lineno, out.lines[lineno - 1],
+            'dropping the page cache failed')))
+    for lineno, kv in out.records:
+        if kv['exit'] == '0' or kv.get('stopped') == '1':
+            continue
+
+        _, output = out.tool_output(kv)
+        quoted = tool_error_line(out.program(kv['phase']),
+                                 [text for _, text in output])
+        bad = next(((n, t.strip()) for n, t in output
+                    if t.strip() == quoted), (lineno, out.lines[lineno - 1]))
+        failures.append((lineno, ParseError(
+            source, bad[0], bad[1], f'stream {kv["stream"]} {kv["phase"]} '
+                                    f'exited with {kv["exit"]}')))
+    if failures:
+        return min(failures, key=lambda f: f[0])[1]
+
+    if out.aborts:
+        lineno = out.aborts[0]
+        return ParseError(source, lineno, out.lines[lineno - 1],
+                          'the streams were stopped')
+
+    return None
+
+
+def _adapter(out, source):
+    programs = {out.program(phase) for phase in out.commands}
+    if len(programs) == 1 and next(iter(programs)) in _ADAPTERS:
+        return importlib.import_module(_ADAPTERS[programs.pop()])
+
+    raise ParseError(source, out.header[0], out.lines[out.header[0] - 1],
+                     f'no parser for the phase commands '
+                     f'({", ".join(sorted(programs))}); pass tool=')
+
+
+def parse(text, source='<text>', tool=None):
     """Parse the runner's output.
 
     Args:
         text: the job's standard output.
         source: the name used in error messages.
+        tool: the tool adapter (a parser module with ``stream_measures``);
+            default: the one for the phases' program (dd, fio).
 
     Returns:
         a :class:`StreamsResult`.
 
     Raises:
-        ParseError: a stream failed (quoting dd's own error line), a record
-            is missing, or the output ends early.
+        ParseError: a stream failed (quoting its tool's own error line),
+            the run was stopped, a record is missing, or the output ends
+            early.
     """
-    header = None
-    records = []
-    ends = []
-    drops = []
-    dd_lines = {}
-    lines = text.splitlines()
-    for lineno, line in enumerate(lines, 1):
-        m = _LABEL.match(line)
-        if m:
-            dd_lines.setdefault(m.group(1), []).append(
-                (lineno, line[m.end():]))
-            continue
+    out = _Output(text)
+    failure = _first_failure(out, source)
+    if failure is not None:
+        raise failure
 
-        if not line.startswith(PREFIX):
-            continue
-
-        body = line[len(PREFIX):].strip()
-        kv = dict(_KV.findall(body))
-        if body.startswith('error'):
-            raise ParseError(source, lineno, line, 'a stream failed')
-        elif body.startswith('begin'):
-            header = kv
-        elif body.startswith('end'):
-            ends.append((lineno, kv))
-        elif body.startswith('drop_caches output'):
-            continue
-        elif body.startswith('drop_caches'):
-            if kv.get('exit') != '0':
-                raise ParseError(source, lineno, line,
-                                 'dropping the page cache failed')
-            drops.append(kv['node'])
-        elif 'phase' in kv:
-            records.append((lineno, kv))
-
-    if header is None:
+    lines = out.lines
+    if out.header is None:
         raise ParseError(source, 1, lines[0] if lines else '',
                          f"expected a '{PREFIX} begin' line")
 
-    for key in ('streams', 'tasks', 'fan_out', 'cache_defeat'):
+    header = out.header[1]
+    for key in ('streams', 'tasks', 'fan_out', 'cache_defeat', 'phases'):
         if key not in header:
-            raise ParseError(source, 0, f'{PREFIX} begin ...',
+            raise ParseError(source, out.header[0], lines[out.header[0] - 1],
                              f'expected {key}= in the begin line')
 
+    tool = tool or _adapter(out, source)
     nstreams = int(header['streams'])
-    samples = {phase: [] for phase in PHASES}
-    for lineno, kv in records:
-        label = stream_label(int(kv['stream']), kv['node'], kv['phase'])
-        output = dd_lines.get(label, [])
-        if kv['exit'] != '0':
-            # Quote the tool's own error line, not our record.
-            bad = next((ln for ln in output if ln[1].startswith('dd: ')),
-                       output[-1] if output else (lineno, ''))
-            raise ParseError(source, bad[0], bad[1],
-                             f'stream {kv["stream"]} {kv["phase"]} exited '
-                             f'with {kv["exit"]}')
+    phases = tuple(header['phases'].split(','))
+    measured = {}
+    for lineno, kv in out.records:
+        label, output = out.tool_output(kv)
+        for measure in tool.stream_measures(
+                '\n'.join(text for _, text in output), f'{source}[{label}]',
+                kv['phase']):
+            measured.setdefault(measure.name, []).append(StreamSample(
+                stream=int(kv['stream']), node=kv['node'], phase=kv['phase'],
+                name=measure.name, start=float(kv['start']),
+                end=float(kv['end']), bytes=measure.bytes,
+                seconds=measure.seconds, bw_mb_s=measure.bw_mb_s))
 
-        stats = dd.parse('\n'.join(ln for _, ln in output),
-                         f'{source}[{label}]')
-        samples[kv['phase']].append(StreamPhase(
-            stream=int(kv['stream']), node=kv['node'], phase=kv['phase'],
-            start=float(kv['start']), end=float(kv['end']),
-            bytes=stats.bytes, seconds=stats.seconds,
-            bw_mb_s=stats.bw_mb_s))
-
-    for phase in PHASES:
-        got = len(samples[phase])
+    last = lines[-1] if lines else ''
+    for phase in phases:
+        got = sum(1 for _, kv in out.records if kv['phase'] == phase)
         if got != nstreams:
-            last = lines[-1] if lines else ''
             raise ParseError(source, len(lines), last,
                              f'expected {nstreams} {phase} records, found '
                              f'{got} (the run ended early?)')
 
     ntasks = int(header['tasks'])
-    failed = [(ln, kv) for ln, kv in ends if kv.get('status') != 'ok']
+    failed = [(ln, kv) for ln, kv in out.task_ends
+              if kv.get('status') != 'ok']
     if failed:
         ln, _ = failed[0]
         raise ParseError(source, ln, lines[ln - 1], 'a task failed')
 
-    if len(ends) != ntasks:
-        raise ParseError(source, len(lines), lines[-1] if lines else '',
-                         f'expected {ntasks} end lines, found {len(ends)}')
+    if len(out.task_ends) != ntasks:
+        raise ParseError(source, len(lines), last,
+                         f'expected {ntasks} end lines, found '
+                         f'{len(out.task_ends)}')
 
-    every = samples['write'] + samples['read']
+    samples = tuple(s for group in measured.values() for s in group)
     return StreamsResult(
         streams=nstreams, tasks=ntasks, fan_out=int(header['fan_out']),
         cache_defeat=header['cache_defeat'],
-        nodes=tuple(sorted({s.node for s in every})),
-        write=_summarise('write', samples['write']),
-        read=_summarise('read', samples['read']),
-        samples=tuple(every), drop_caches=tuple(drops))
+        nodes=tuple(sorted({s.node for s in samples})),
+        phases=phases,
+        summaries={name: _summarise(name, group)
+                   for name, group in measured.items()},
+        samples=samples, drop_caches=tuple(out.drops), barrier=out.barrier)
+
+
+def for_tool(tool):
+    """A parser object for one tool's streams (``parse(text, source)``),
+    as checks and the CLI call parsers.
+
+    Args:
+        tool: the tool adapter module.
+
+    Returns:
+        an object with ``parse(text, source)`` and a ``__name__``.
+    """
+    return _ToolStreams(tool)
+
+
+class _ToolStreams:
+    def __init__(self, tool):
+        self.tool = tool
+        self.__name__ = f'{__name__}[{tool.__name__}]'
+
+    def parse(self, text, source='<text>'):
+        return parse(text, source, tool=self.tool)

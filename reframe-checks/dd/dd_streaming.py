@@ -19,22 +19,17 @@ etc., indexed by ``$partition``, ``nodes`` and ``streams_per_node``.
 """
 
 import reframe as rfm
-import reframe.utility.sanity as sn
-from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import parameter, variable
 
-from pfsbench.checks import FileSystemCheck
-from pfsbench.commands import dd, shell_join
-from pfsbench.parsers import streams
-from pfsbench.streams import CACHE_DEFEAT_MODES
+from pfsbench.checks.streams import streams_check_base
+from pfsbench.commands import dd
+from pfsbench.parsers import dd as dd_output
 
 
-class dd_streaming_base(FileSystemCheck):
+class dd_streaming_base(streams_check_base):
     """What the three dd families share; not a test by itself."""
 
-    # dd needs no MPI: any partition that can hold a file-system target.
-    valid_systems = ['+pfs']
+    stream_parser = dd_output
 
     #: Bytes per dd block (seed 001: 1024000).
     #:
@@ -49,136 +44,14 @@ class dd_streaming_base(FileSystemCheck):
     #: :default: ``50000`` (50 GB files, seed 001)
     count = variable(int, value=dd.SEED001_COUNT_PER_NODE, loggable=True)
 
-    #: ``drop_caches``, ``direct`` or ``none``; empty: ``drop_caches`` where
-    #: the partition has that feature, else ``direct``.
-    #:
-    #: :type: :class:`str`
-    #: :default: ``''``
-    cache_defeat = variable(str, value='', loggable=True)
-
-    #: Bytes each stream writes and reads in this run (after any cap).
-    bytes_per_stream = variable(int, value=0, loggable=True)
-
-    #: Seconds a stream waits at a barrier for the others.
-    #:
-    #: :type: :class:`float`
-    #: :default: ``3600``
-    barrier_timeout = variable(float, value=3600.0)
-
-    #: Node with the lowest write/read rate (set after the run).
-    slowest_write_node = variable(str, value='', loggable=True)
-    slowest_read_node = variable(str, value='', loggable=True)
-
-    #: Streams each launcher task runs (set at setup: 1 under srun/mpirun,
-    #: every stream of the node under the local launcher).
-    fan_out = variable(int, value=1, loggable=True)
-
-    time_limit = '2h'
-
-    @run_after('init')
-    def tag_quick_cases(self):
-        # The smallest cases of every family are the quick suite.
-        if self.nodes == 1 and self.streams_per_node <= 2:
-            self.tags |= {'quick'}
-
-    @run_after('setup')
-    def size_the_job(self):
-        if self.cache_defeat not in ('',) + CACHE_DEFEAT_MODES:
-            raise ValueError(f'cache_defeat: {self.cache_defeat!r}: expected '
-                             f'{", ".join(CACHE_DEFEAT_MODES)}')
-
-        self.cache_defeat = self.cache_defeat or self.cache_defeat_mode()
-        cap = self.current_partition.extras.get('max_bytes_per_stream')
+    def size_stream(self, cap):
         if cap is not None and self.count * self.block_size > cap:
             self.count = max(1, cap // self.block_size)
 
-        self.bytes_per_stream = self.count * self.block_size
-        if self.current_partition.launcher_type.registered_name == 'local':
-            # The local launcher starts one process: it runs every stream.
-            self.num_tasks = 1
-            self.fan_out = self.streams_per_node
-        else:
-            self.num_tasks = self.nodes * self.streams_per_node
-            self.num_tasks_per_node = self.streams_per_node
-            self.fan_out = 1
+        return self.count * self.block_size
 
-    @run_before('run')
-    def set_command_line(self):
-        self.executable = shell_join(dd.streams_argv(
-            run_dir=self.run_dir, block_size=self.block_size,
-            count=self.count, fan_out=self.fan_out,
-            cache_defeat=self.cache_defeat,
-            drop_caches_command=self.drop_caches_command(),
-            barrier_timeout=self.barrier_timeout))
-
-    @sanity_function
-    def assert_streams_completed(self):
-        # The parser also requires every task's end line.
-        return sn.all([
-            self.assert_parsed(streams),
-            self.assert_job_exit_zero(),
-        ])
-
-    @run_before('performance')
-    def name_the_slowest_nodes(self):
-        if self.is_dry_run():
-            return
-
-        result = self.parsed(streams)
-        self.slowest_write_node = result.write.slowest_node
-        self.slowest_read_node = result.read.slowest_node
-
-    @performance_function('MB/s')
-    def write_bw(self):
-        return self.parsed(streams).write.aggregate_mb_s
-
-    @performance_function('MB/s')
-    def read_bw(self):
-        return self.parsed(streams).read.aggregate_mb_s
-
-    @performance_function('MB/s')
-    def write_bw_sum(self):
-        return self.parsed(streams).write.sum_of_streams_mb_s
-
-    @performance_function('MB/s')
-    def read_bw_sum(self):
-        return self.parsed(streams).read.sum_of_streams_mb_s
-
-    @performance_function('MB/s')
-    def write_bw_conservative(self):
-        return self.parsed(streams).write.conservative_mb_s
-
-    @performance_function('MB/s')
-    def read_bw_conservative(self):
-        return self.parsed(streams).read.conservative_mb_s
-
-    @performance_function('MB/s')
-    def write_node_bw_min(self):
-        return self.parsed(streams).write.node_min_mb_s
-
-    @performance_function('MB/s')
-    def write_node_bw_mean(self):
-        return self.parsed(streams).write.node_mean_mb_s
-
-    @performance_function('MB/s')
-    def read_node_bw_min(self):
-        return self.parsed(streams).read.node_min_mb_s
-
-    @performance_function('MB/s')
-    def read_node_bw_mean(self):
-        return self.parsed(streams).read.node_mean_mb_s
-
-    @performance_function('%')
-    def write_stream_spread(self):
-        return self.parsed(streams).write.stream_spread_pct
-
-    @performance_function('%')
-    def read_stream_spread(self):
-        return self.parsed(streams).read.stream_spread_pct
-
-    @performance_function('s')
-    def start_skew(self):
-        return self.parsed(streams).write.start_skew_s
+    def stream_phases(self, direct_read):
+        return dd.stream_phases(self.block_size, self.count, direct_read)
 
 
 @rfm.simple_test

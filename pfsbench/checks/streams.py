@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every streams family shares: a tool with no parallel mode of its
+own, one process per stream, run through the streams runner.
+
+The runner (:mod:`pfsbench.runner`) starts every stream of the job at each
+phase together, behind a barrier that costs the target nothing, defeats the
+page cache between phases, and stops every stream within seconds when one
+fails.  A family (dd, fio) subclasses :class:`streams_check_base` and adds
+only its sweep (``nodes``, ``streams_per_node``), its knobs and:
+
+- ``stream_parser``: its tool's parser module, whose ``stream_measures``
+  turns one stream-phase's output into measures
+  (:mod:`pfsbench.parsers.streams`);
+- :meth:`streams_check_base.size_stream`: its size per stream, under the
+  partition's cap;
+- :meth:`streams_check_base.stream_phases`: its phases' command lines, from
+  :mod:`pfsbench.commands`.
+
+Figures, for every phase (or measure) ``p`` the tool reported: ``p_bw``
+(all bytes over the wall time), ``p_bw_sum`` (the sum of the streams' own
+rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
+``p_node_bw_mean``, ``p_node_bw_max`` (per node, the sum of its streams),
+``p_stream_spread`` (%), and ``start_skew`` (s, the first phase).
+"""
+
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (run_after, run_before, sanity_function,
+                                   variable)
+
+from pfsbench.checks.base import FileSystemCheck
+from pfsbench.commands import shell_join
+from pfsbench.commands.streams import runner
+from pfsbench.parsers import streams
+from pfsbench.runner import CACHE_DEFEAT_MODES
+
+#: The figures of each phase, as (name suffix, PhaseSummary field, unit),
+#: in the perflog's order: group by group, each group once per phase
+#: (``write_bw, read_bw, write_bw_sum, ...``, as the dd family always
+#: logged them).
+FIGURE_GROUPS = (
+    (('_bw', 'aggregate_mb_s', 'MB/s'),),
+    (('_bw_sum', 'sum_of_streams_mb_s', 'MB/s'),),
+    (('_bw_conservative', 'conservative_mb_s', 'MB/s'),),
+    (('_node_bw_min', 'node_min_mb_s', 'MB/s'),
+     ('_node_bw_mean', 'node_mean_mb_s', 'MB/s'),
+     ('_node_bw_max', 'node_max_mb_s', 'MB/s')),
+    (('_stream_spread', 'stream_spread_pct', '%'),),
+)
+
+
+class streams_check_base(FileSystemCheck):
+    """Base of the streams families; not a test by itself.
+
+    A family declares ``nodes`` and ``streams_per_node`` (``parameter``
+    where it sweeps them, ``variable`` otherwise), ``stream_parser``, and
+    overrides :meth:`size_stream` and :meth:`stream_phases`.
+    """
+
+    # No MPI needed: any partition that can hold a file-system target.
+    valid_systems = ['+pfs']
+
+    #: The tool's parser module (with ``stream_measures``).
+    stream_parser = None
+
+    #: ``drop_caches``, ``direct`` or ``none``; empty: ``drop_caches`` where
+    #: the partition has that feature, else ``direct``.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``''``
+    cache_defeat = variable(str, value='', loggable=True)
+
+    #: Bytes each stream writes and reads in this run (after any cap).
+    bytes_per_stream = variable(int, value=0, loggable=True)
+
+    #: Seconds a barrier waits for its last stream before it stops them
+    #: all.
+    #:
+    #: :type: :class:`float`
+    #: :default: ``3600``
+    barrier_timeout = variable(float, value=3600.0)
+
+    #: Node with the lowest write/read rate (set after the run).
+    slowest_write_node = variable(str, value='', loggable=True)
+    slowest_read_node = variable(str, value='', loggable=True)
+
+    #: Streams each launcher task runs (set at setup: 1 under srun/mpirun,
+    #: every stream of the node under the local launcher).
+    fan_out = variable(int, value=1, loggable=True)
+
+    time_limit = '2h'
+
+    @run_after('init')
+    def tag_quick_cases(self):
+        # The smallest cases of every family are the quick suite.
+        if self.nodes == 1 and self.streams_per_node <= 2:
+            self.tags |= {'quick'}
+
+    @run_after('setup')
+    def size_the_job(self):
+        if self.cache_defeat not in ('',) + CACHE_DEFEAT_MODES:
+            raise ValueError(f'cache_defeat: {self.cache_defeat!r}: expected '
+                             f'{", ".join(CACHE_DEFEAT_MODES)}')
+
+        self.cache_defeat = self.cache_defeat or self.cache_defeat_mode()
+        self.bytes_per_stream = self.size_stream(self.size_cap())
+        if self.local_launcher():
+            # The local launcher starts one process: it runs every stream.
+            self.num_tasks = 1
+            self.fan_out = self.streams_per_node
+        else:
+            self.num_tasks = self.nodes * self.streams_per_node
+            self.num_tasks_per_node = self.streams_per_node
+            self.fan_out = 1
+
+    def size_stream(self, cap):
+        """Fit the family's size per stream under the partition's cap.
+
+        Args:
+            cap: the most bytes one stream may write, or None.
+
+        Returns:
+            the bytes each stream writes (and reads) in this run.
+        """
+        raise NotImplementedError
+
+    def stream_phases(self, direct_read):
+        """The family's phases, from its command builder.
+
+        Args:
+            direct_read: whether reads must bypass the page cache (the
+                cache-defeat mode ``direct``).
+
+        Returns:
+            ``[(name, argv), ...]`` for the runner, in order.
+        """
+        raise NotImplementedError
+
+    @run_before('run')
+    def set_command_line(self):
+        self.executable = shell_join(runner(
+            run_dir=self.run_dir,
+            phases=self.stream_phases(self.cache_defeat == 'direct'),
+            fan_out=self.fan_out, cache_defeat=self.cache_defeat,
+            drop_caches_command=self.drop_caches_command(),
+            barrier_timeout=self.barrier_timeout))
+
+    def bytes_moved(self):
+        return (self.bytes_per_stream * self.nodes * self.streams_per_node *
+                len(self.stream_phases(False)))
+
+    def streams_parser(self):
+        """The runner's output parser, with this family's tool."""
+        return streams.for_tool(self.stream_parser)
+
+    @sanity_function
+    def assert_streams_completed(self):
+        # The parser also requires every task's end line, and quotes the
+        # failing stream's own tool error.
+        return sn.all([
+            self.assert_parsed(self.streams_parser()),
+            self.assert_job_exit_zero(),
+        ])
+
+    @run_before('performance')
+    def set_figures(self):
+        if self.is_dry_run():
+            return
+
+        result = self.parsed(self.streams_parser())
+        self.slowest_write_node = getattr(result.summaries.get('write'),
+                                          'slowest_node', '')
+        self.slowest_read_node = getattr(result.summaries.get('read'),
+                                         'slowest_node', '')
+        self.perf_variables = figures(result)
+
+
+def figures(result):
+    """The performance variables of a streams run.
+
+    Args:
+        result: a :class:`pfsbench.parsers.streams.StreamsResult`.
+
+    Returns:
+        name -> ReFrame performance function, in the perflog's order (a
+        figure the tool cannot give, e.g. an aggregate without byte counts,
+        is left out).
+    """
+    made = {}
+    for group in FIGURE_GROUPS:
+        for name, summary in result.summaries.items():
+            for suffix, field, unit in group:
+                value = getattr(summary, field)
+                if value is not None:
+                    made[f'{name}{suffix}'] = sn.make_performance_function(
+                        sn.defer(value), unit)
+
+    first = next(iter(result.summaries.values()))
+    made['start_skew'] = sn.make_performance_function(
+        sn.defer(first.start_skew_s), 's')
+    return made
