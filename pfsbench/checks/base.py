@@ -127,10 +127,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     valid_prog_environs = ['builtin']
     maintainers = _maintainers()
 
-    @run_after('init')
+    @run_after('setup')
     def use_reference_file(self):
         # One reference file per system; a system without one is measured
-        # and logged but never gated.  (config/common.py publishes the
+        # and logged but never gated.  Set at setup, not init: listing a
+        # catalogue never reads it, and ReFrame validates no reference for
+        # cases that do not run.  (config/common.py publishes the
         # directory; pfsbench.references reads each file once, where a
         # {'$ref': path} would have ReFrame parse it again for every case.)
         prefix = os.environ.get('PFSBENCH_REFERENCES', '')
