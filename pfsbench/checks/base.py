@@ -285,6 +285,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def sample_target_device(self):
         if not self.is_dry_run():
             device = contention.target_device(self.target_path)
+            if device is not None:
+                # What earlier cases left in the page cache must reach the
+                # device now, not during this case as "foreign" writes.
+                os.sync()
             _MEASUREMENTS[id(self)] = {'before': contention.sample(device)}
 
     def measurement_ended(self):
