@@ -22,6 +22,7 @@ VERBS = [
     'cli_parse',
     'cli_render',
     'cli_check_config',
+    'cli_check_spack',
     'cli_cleanup',
     'cli_summary',
     'cli_session_extras',

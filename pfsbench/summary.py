@@ -75,7 +75,48 @@ def render_text(path):
         lines.append('')
         lines.append(f'FAILED {name} @{system}:{part}: {reason}')
 
+    lines += _skipped_lines(cases)
     return '\n'.join(lines) + '\n'
+
+
+def skipped_by_family(cases):
+    """Skipped cases per check family, with the partitions they skipped on.
+
+    Args:
+        cases: test cases of a run report (:func:`load_cases`).
+
+    Returns:
+        ``{family: (count, ['system:partition', ...])}``, where the family
+        is the check file's directory under reframe-checks/ (``ior``).
+    """
+    skipped = {}
+    for case in cases:
+        if case['result'] != 'skip':
+            continue
+        family = os.path.basename(os.path.dirname(case.get('filename', '')))
+        count, parts = skipped.get(family, (0, set()))
+        parts.add(f'{case["system"]}:{case["partition"]}')
+        skipped[family] = (count + 1, parts)
+    return {family: (count, sorted(parts))
+            for family, (count, parts) in sorted(skipped.items())}
+
+
+def _skipped_lines(cases):
+    """Which families skipped, and the command that builds their tools:
+    a skip at setup is almost always a tool that is not installed."""
+    skipped = skipped_by_family(cases)
+    if not skipped:
+        return []
+    lines = ['', 'skipped: ' + ', '.join(
+        f'{family} ({count} case(s) on {", ".join(parts)})'
+        for family, (count, parts) in skipped.items()) +
+        ' (a benchmark tool not found, as the SKIP lines say)']
+    for part in sorted({p for _, parts in skipped.values() for p in parts}):
+        env_dir = os.path.join('spack-repo', 'environments',
+                               *part.split(':'))
+        lines.append(f'  build the tools for {part}: spack -e {env_dir} '
+                     'install (docs/spack.md)')
+    return lines
 
 
 def _labels(members):

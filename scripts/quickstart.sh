@@ -3,13 +3,109 @@
 # Set everything up and run the quick suite on the `local` system: no
 # scheduler, no root, each test writing into its own fresh stage directory
 # under runs/ (or $PFSBENCH_RUNS).  Ends with a summary table.
+#
+# With a Spack ($SPACK_ROOT/bin/spack, or spack on PATH), it first offers to
+# build the local Spack environment (IOR with mdtest, bonnie++, iozone, fio
+# and IO500, against the system MPI; spack-repo/environments/local/default)
+# and then runs the quick cases on those binaries.  --build builds without
+# asking, --no-build never builds (also PFSBENCH_BUILD=yes|no); without a
+# terminal to ask on, it does not build.  Other arguments go to reframe.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+build=${PFSBENCH_BUILD:-ask}
+reframe_args=()
+for arg in "$@"; do
+    case "$arg" in
+        --build) build=yes ;;
+        --no-build) build=no ;;
+        *) reframe_args+=("$arg") ;;
+    esac
+done
+
 scripts/setup.sh
 export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
+mkdir -p "$PFSBENCH_RUNS"
+env_dir=$(pwd)/spack-repo/environments/local/default
+
+installed() {
+    [ -f "$env_dir/spack.lock" ] && [ -x "$env_dir/.spack-env/view/bin/ior" ]
+}
+
+# Follows "spack install" and shows one line: what it is building now.
+progress() {
+    local line
+    while IFS= read -r line; do
+        printf '%s\n' "$line" >>"$log"
+        case "$line" in
+            *"Installing "*|*"Fetching "*|*"Concretiz"*)
+                line=${line#*==> }
+                printf '\r\033[Kpfsbench: %.100s' "$line" ;;
+        esac
+    done
+    printf '\r\033[K'
+}
+
+build_environment() {
+    local spack=$1
+    log=$PFSBENCH_RUNS/spack-install.log
+    : >"$log"
+    # Spack concretizes with clingo; in pfsbench's own Python it needs no
+    # bootstrapping from the network (docs/spack.md, "Air-gapped sites").
+    if [ -z "${SPACK_PYTHON:-}" ]; then
+        .venv/bin/pip install --quiet --disable-pip-version-check clingo
+        export SPACK_PYTHON=$(pwd)/.venv/bin/python
+    fi
+    if ! .venv/bin/pfsbench check-spack --spack "$spack"; then
+        echo "pfsbench: not building: fix the Spack set-up above first" >&2
+        return 1
+    fi
+    echo "pfsbench: building the local environment with $spack" \
+         "(log: $log)"
+    local start=$SECONDS
+    if ! { "$spack" -e "$env_dir" concretize -f 2>&1 &&
+           "$spack" -e "$env_dir" install 2>&1; } | progress ||
+            ! installed; then
+        echo "pfsbench: the build failed; the end of $log:" >&2
+        tail -n 20 "$log" >&2
+        return 1
+    fi
+    echo "pfsbench: built in $((SECONDS - start)) s:" \
+         "$(ls "$env_dir/.spack-env/view/bin" | tr '\n' ' ')"
+}
+
+spack=
+if [ -n "${SPACK_ROOT:-}" ] && [ -x "$SPACK_ROOT/bin/spack" ]; then
+    spack=$SPACK_ROOT/bin/spack
+elif command -v spack >/dev/null; then
+    spack=$(command -v spack)
+fi
+
+if [ -n "$spack" ] && ! installed; then
+    if [ "$build" = ask ]; then
+        build=no
+        if [ -t 0 ]; then
+            read -r -p "pfsbench: build IOR, mdtest, bonnie++, iozone, fio and
+IO500 with $spack against the system MPI (a few minutes)? [Y/n] " answer
+            case "$answer" in [nN]*) ;; *) build=yes ;; esac
+        fi
+    fi
+    if [ "$build" = yes ]; then
+        build_environment "$spack" || true
+    fi
+elif [ -z "$spack" ] && ! installed; then
+    echo "pfsbench: no Spack (\$SPACK_ROOT/bin/spack or spack on PATH):" \
+         "the checks look for their tools on PATH"
+fi
+
+if installed; then
+    export PFSBENCH_SPACK_ENV=$env_dir
+    echo "pfsbench: running on the tools of $env_dir"
+fi
+
 status=0
 .venv/bin/reframe -C config/pfsbench.py --system local -c reframe-checks \
-    -t quick -r "$@" || status=$?
+    -t quick -r ${reframe_args[@]+"${reframe_args[@]}"} || status=$?
 echo
 .venv/bin/pfsbench summary || true
 exit "$status"

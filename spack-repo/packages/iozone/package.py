@@ -1,4 +1,6 @@
-# SPDX-License-Identifier: BSD-3-Clause
+# Copyright Spack Project Developers. See COPYRIGHT file for details.
+#
+# SPDX-License-Identifier: (Apache-2.0 OR MIT)
 #
 # Why this recipe exists: builtin iozone always builds the makefile target "linux-AMD64"
 # (its own "TODO: Add support for other architectures"), so it cannot build on aarch64
@@ -29,8 +31,6 @@ MAKEFILE_TARGETS = {"x86_64": "linux-AMD64", "aarch64": "linux-arm", "ppc64le": 
 class Iozone(BuiltinIozone):
     """IOzone filesystem benchmark, built for the node's architecture (builtin's recipe
     with the makefile target chosen per target family)."""
-
-    maintainers("pfsbench-maintainers")
 
     requires(
         "target=x86_64:",
