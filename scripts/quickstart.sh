@@ -32,16 +32,18 @@ installed() {
     [ -f "$env_dir/spack.lock" ] && [ -x "$env_dir/.spack-env/view/bin/ior" ]
 }
 
-# Follows "spack install" and shows one line: what it is building now.
+# Follows Spack's output into the log and shows one line: what it is
+# building now ("==> Installing ior-4.0.0-<hash> [15/19]").
 progress() {
     local line
+    local installing='Installing (.+)-[a-z0-9]{32} \[([0-9]+/[0-9]+)\]'
+    printf 'pfsbench: concretizing'
     while IFS= read -r line; do
         printf '%s\n' "$line" >>"$log"
-        case "$line" in
-            *"Installing "*|*"Fetching "*|*"Concretiz"*)
-                line=${line#*==> }
-                printf '\r\033[Kpfsbench: %.100s' "$line" ;;
-        esac
+        if [[ $line =~ $installing ]]; then
+            printf '\r\033[Kpfsbench: building %s (%s)' \
+                "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+        fi
     done
     printf '\r\033[K'
 }
@@ -54,7 +56,8 @@ build_environment() {
     # bootstrapping from the network (docs/spack.md, "Air-gapped sites").
     if [ -z "${SPACK_PYTHON:-}" ]; then
         .venv/bin/pip install --quiet --disable-pip-version-check clingo
-        export SPACK_PYTHON=$(pwd)/.venv/bin/python
+        SPACK_PYTHON=$(pwd)/.venv/bin/python
+        export SPACK_PYTHON
     fi
     if ! .venv/bin/pfsbench check-spack --spack "$spack"; then
         echo "pfsbench: not building: fix the Spack set-up above first" >&2
@@ -70,16 +73,12 @@ build_environment() {
         tail -n 20 "$log" >&2
         return 1
     fi
-    echo "pfsbench: built in $((SECONDS - start)) s:" \
-         "$(ls "$env_dir/.spack-env/view/bin" | tr '\n' ' ')"
+    echo "pfsbench: built in $((SECONDS - start)) s into" \
+         "$env_dir/.spack-env/view"
 }
 
-spack=
-if [ -n "${SPACK_ROOT:-}" ] && [ -x "$SPACK_ROOT/bin/spack" ]; then
-    spack=$SPACK_ROOT/bin/spack
-elif command -v spack >/dev/null; then
-    spack=$(command -v spack)
-fi
+spack=$(.venv/bin/python -c 'from pfsbench.spack_check import find_spack
+print(find_spack() or "")')
 
 if [ -n "$spack" ] && ! installed; then
     if [ "$build" = ask ]; then
