@@ -8,7 +8,8 @@ from pfsbench.spack_check import problems
 
 EPILOG = '''Examples:
   pfsbench check-spack
-  SPACK_PYTHON=.venv/bin/python pfsbench check-spack --spack /opt/spack-1.1.0/bin/spack
+  pfsbench check-spack --spack /opt/spack-1.1.0/bin/spack
+  SPACK_PYTHON=.venv/bin/python pfsbench check-spack
 '''
 
 

@@ -61,15 +61,15 @@ BUILTIN_PACKAGES = frozenset({
 VIRTUALS = frozenset({'c', 'cxx', 'fortran', 'mpi', 'pkgconfig'})
 #: The header of every spack-packages recipe, so a recipe can go upstream
 #: as it is.
-SPACK_HEADER = ('# Copyright Spack Project Developers. See COPYRIGHT file for '
-                'details.\n#\n# SPDX-License-Identifier: (Apache-2.0 OR MIT)\n')
+SPACK_HEADER = ('# Copyright Spack Project Developers. See COPYRIGHT file '
+                'for details.\n#\n'
+                '# SPDX-License-Identifier: (Apache-2.0 OR MIT)\n')
 #: builtin ior's Lustre patch (glennklockwood/ior@e49476be), for IOR 3 only
 LUSTRE_PATCH_SHA256 = ('ee3527023ef70ea9aee2e6208f8be7126d5a48f2'
                        '6c587deed3d6238b4f848a06')
 
 SHA256 = re.compile(r'[0-9a-f]{64}')
 SPEC_NAME = re.compile(r'\s*([a-z0-9][a-z0-9-]*)')
-
 
 
 def _default_spack_packages():
