@@ -18,10 +18,15 @@ from pfsbench import spack
 
 
 
+#: How the advice for a missing tool starts (``pfsbench summary`` looks
+#: for it in skip reasons).
+BUILD_ADVICE = "build it with the suite's Spack environment"
+
+
 def build_hint(tool):
     """What to do about a missing ``tool``: the sentence every skip ends
     with."""
-    return ("build it with the suite's Spack environment (spack -e "
+    return (f"{BUILD_ADVICE} (spack -e "
             "spack-repo/environments/<system>/<partition> install; see "
             "docs/spack.md) and set the partition's extras.spack_env and "
             "spack_view (PFSBENCH_SPACK_ENV on local and localslurm), or "

@@ -6,8 +6,19 @@ Rows are the performance variables, columns the test cases of the family
 cases show their failure reason below the table.
 """
 
+import os
+import re
+
 from pfsbench import runreport
+from pfsbench.binaries import BUILD_ADVICE
 from pfsbench.siteconfig import shown_path
+
+#: A SKIP line of ReFrame's log: ``... SKIP ... /<hashcode> @<partition>+
+#: <environ> [<reason>]`` (the run report keeps no skip reason).
+_SKIP_LINE = re.compile(r'SKIP.*? /([0-9a-f]{8}) @\S+ \[(.*)\]\s*$')
+
+#: How every check's skip for a missing tool starts its advice.
+_MISSING_TOOL = BUILD_ADVICE
 
 
 def load_cases(path):
@@ -15,6 +26,31 @@ def load_cases(path):
     ``path``."""
     report = runreport.read(path)
     return report['session_info'], runreport.last_cases(report)
+
+
+def skip_reasons(path, session_uuid):
+    """Skip reasons of a session, from the ReFrame log beside its report.
+
+    Args:
+        path: the run report (``<runs>/reports/run-report-*.json``).
+        session_uuid: the report's session; a log of another session (the
+            log is rewritten by every run) gives no reasons.
+
+    Returns:
+        ``{hashcode: reason}`` of the skipped cases, empty when the log is
+        absent or of another session.
+    """
+    log = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+        path))), 'reframe.log')
+    try:
+        with open(log, errors='replace') as log_file:
+            text = log_file.read()
+    except OSError:
+        return {}
+    if session_uuid not in text:
+        return {}
+    return {match.group(1): match.group(2)
+            for match in map(_SKIP_LINE.search, text.splitlines()) if match}
 
 
 def _fmt(value):
@@ -30,6 +66,7 @@ def _fmt(value):
 def render_text(path):
     """The summary of the report at ``path`` as text."""
     info, cases = load_cases(path)
+    reasons = skip_reasons(path, info['uuid'])
     lines = [f'pfsbench summary of session {info["uuid"][:8]}: '
              f'{info["num_cases"]} case(s), {info["num_failures"]} '
              f'failure(s), {info.get("num_skipped", 0)} skipped '
@@ -42,7 +79,7 @@ def render_text(path):
     failures = []
     for family, members in families.items():
         lines.append('')
-        lines += _family_table(family, members)
+        lines += _family_table(family, members, reasons)
         failures += [(c['display_name'], c['system'], c['partition'],
                       c.get('fail_reason')) for c in members
                      if c['result'] == 'fail']
@@ -51,7 +88,60 @@ def render_text(path):
         lines.append('')
         lines.append(f'FAILED {name} @{system}:{part}: {reason}')
 
+    lines += _skipped_lines(cases, reasons)
     return '\n'.join(lines) + '\n'
+
+
+def skipped_by_family(cases):
+    """Skipped cases per check family, with the partitions they skipped on.
+
+    Args:
+        cases: test cases of a run report (:func:`load_cases`).
+
+    Returns:
+        ``{family: (count, ['system:partition', ...])}``, where the family
+        is the check file's directory under reframe-checks/ (``ior``).
+    """
+    skipped = {}
+    for case in cases:
+        if case['result'] != 'skip':
+            continue
+        family = os.path.basename(os.path.dirname(case.get('filename', '')))
+        count, parts = skipped.get(family, (0, set()))
+        parts.add(f'{case["system"]}:{case["partition"]}')
+        skipped[family] = (count + 1, parts)
+    return {family: (count, sorted(parts))
+            for family, (count, parts) in sorted(skipped.items())}
+
+
+def _skipped_lines(cases, reasons):
+    """Which families skipped, why, and the command that builds the tools
+    of the partitions where a tool was missing."""
+    skipped = skipped_by_family(cases)
+    if not skipped:
+        return []
+    lines = ['', 'skipped: ' + ', '.join(
+        f'{family} ({count} case(s) on {", ".join(parts)})'
+        for family, (count, parts) in skipped.items())]
+    why = {}
+    missing_tool = set()
+    for case in cases:
+        if case['result'] != 'skip':
+            continue
+        reason = reasons.get(case.get('hashcode'))
+        if reason is None or _MISSING_TOOL in reason:
+            # without the log, a missing tool is the usual cause
+            missing_tool.add(f'{case["system"]}:{case["partition"]}')
+            reason = reason and reason.split(';')[0] + ' (a tool is missing)'
+        why[reason] = why.get(reason, 0) + 1
+    for reason, count in why.items():
+        lines.append(f'  {count} case(s): {reason or "see the SKIP lines"}')
+    for part in sorted(missing_tool):
+        env_dir = os.path.join('spack-repo', 'environments',
+                               *part.split(':'))
+        lines.append(f'  build the tools for {part}: spack -e {env_dir} '
+                     'install (docs/spack.md)')
+    return lines
 
 
 def _labels(members):
@@ -70,7 +160,7 @@ def _labels(members):
     return labels, sorted(parts)
 
 
-def _family_table(family, members):
+def _family_table(family, members, skip_reasons_by_hash):
     labels, parts = _labels(members)
     figures = {}
     for label, case in zip(labels, members):
@@ -83,10 +173,12 @@ def _family_table(family, members):
         # Nothing measured (all skipped or failed): one line per reason.
         reasons = {}
         for case in members:
-            why = (case.get('fail_reason') or '').strip().splitlines()
+            why = (case.get('fail_reason') or skip_reasons_by_hash.get(
+                case.get('hashcode')) or '').strip().splitlines()
             key = (case['result'], why[0] if why else '')
             reasons[key] = reasons.get(key, 0) + 1
-        # (ReFrame's report keeps no skip reason: its SKIP lines do.)
+        # (ReFrame's report keeps no skip reason: its log's SKIP lines do;
+        # without the log, say where they are.)
         return [head] + [f'  {n} case(s) {result}' + (
             f': {why}' if why else
             ' (reasons: the SKIP lines of the run)' if result == 'skip'

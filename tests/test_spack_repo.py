@@ -1,13 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The Spack package repository in spack-repo/ and its environments.
 
-Static tests read every recipe with ``ast`` and run on any machine.  Tests
-marked by the ``spack_root`` fixture run a real Spack: every root in
-``PFSBENCH_SPACK_ROOTS`` (os.pathsep-separated), else those of
-/opt/spack-1.1 and /opt/spack-0.23 that exist.  They skip with the reason
-when there is none.  A Spack 1.x root also needs the spack-packages tree
-(``PFSBENCH_SPACK_PACKAGES``, default /opt/spack-packages), because 1.x
+Static tests read every recipe with ``ast`` and run on any machine; ruff
+lints the recipes with spack-packages' settings where it is installed.  Tests
+that use the ``spack`` fixture run a real Spack: every root in
+``PFSBENCH_SPACK_ROOTS`` (os.pathsep-separated), else every /opt/spack-*
+that has a bin/spack.  They skip with the reason when there is none.  A
+Spack 1.x root also needs the spack-packages tree (``PFSBENCH_SPACK_PACKAGES``,
+default /opt/spack-packages, else the last /opt/spack-packages-*), because 1.x
 would otherwise clone its builtin repository from the network.
+
+With a source mirror (``PFSBENCH_SPACK_MIRROR``, default
+/opt/pfsbench-spack/mirror; docs/spack.md says how to make one), the
+example environment's IOR is staged and patched offline.  Installing the
+local environment from that mirror takes minutes, so it runs only with
+``PFSBENCH_TEST_SPACK_INSTALL=1``.
 
 Spack runs with its user and system scopes moved into a temporary directory
 (``SPACK_USER_CONFIG_PATH``, ``SPACK_SYSTEM_CONFIG_PATH``) and on a copy of
@@ -17,7 +24,9 @@ written.  ``SPACK_DISABLE_LOCAL_CONFIG`` is deliberately not set: with it,
 """
 
 import ast
+import glob
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -49,16 +58,35 @@ BUILTIN_PACKAGES = frozenset({
     'fio', 'gmake', 'ior', 'iozone', 'libtool', 'lustre', 'm4',
 })
 #: Virtual packages the recipes depend on (providers live in builtin).
-VIRTUALS = frozenset({'c', 'cxx', 'fortran', 'mpi'})
+VIRTUALS = frozenset({'c', 'cxx', 'fortran', 'mpi', 'pkgconfig'})
+#: The header of every spack-packages recipe, so a recipe can go upstream
+#: as it is.
+SPACK_HEADER = ('# Copyright Spack Project Developers. See COPYRIGHT file '
+                'for details.\n#\n'
+                '# SPDX-License-Identifier: (Apache-2.0 OR MIT)\n')
+#: builtin ior's Lustre patch (glennklockwood/ior@e49476be), for IOR 3 only
+LUSTRE_PATCH_SHA256 = ('ee3527023ef70ea9aee2e6208f8be7126d5a48f2'
+                       '6c587deed3d6238b4f848a06')
 
 SHA256 = re.compile(r'[0-9a-f]{64}')
 SPEC_NAME = re.compile(r'\s*([a-z0-9][a-z0-9-]*)')
 
-DEFAULT_ROOTS = ('/opt/spack-1.1', '/opt/spack-0.23')
-SPACK_PACKAGES = os.environ.get('PFSBENCH_SPACK_PACKAGES',
-                                '/opt/spack-packages')
+
+def _default_spack_packages():
+    if os.path.isdir('/opt/spack-packages'):
+        return '/opt/spack-packages'
+    trees = sorted(glob.glob('/opt/spack-packages-*'))
+    return trees[-1] if trees else '/opt/spack-packages'
+
+
+SPACK_PACKAGES = (os.environ.get('PFSBENCH_SPACK_PACKAGES') or
+                  _default_spack_packages())
+SPACK_MIRROR = os.environ.get('PFSBENCH_SPACK_MIRROR',
+                              '/opt/pfsbench-spack/mirror')
 #: A concretization on 2 cores takes 30-80 s; anything past this is a hang.
 SPACK_TIMEOUT = 600
+#: Installing the local environment took about a minute on 2 cores.
+INSTALL_TIMEOUT = 1800
 
 
 def _recipe(name):
@@ -104,14 +132,14 @@ def test_repo_yaml_is_package_api_v1():
 
 
 def test_expected_recipes():
-    assert set(RECIPES) == {'bonniepp', 'io500', 'iozone', 'mdtest',
+    assert set(RECIPES) == {'bonniepp', 'io500', 'ior', 'iozone', 'mdtest',
                             'pfsbench-benchmarks'}
 
 
 @pytest.mark.parametrize('name', RECIPES)
 def test_recipe_header(name):
     text, tree = _recipe(name)
-    assert text.startswith('# SPDX-License-Identifier: ')
+    assert text.startswith(SPACK_HEADER)
     # each recipe says why it exists instead of builtin's
     assert 'Why this recipe exists' in text
     cls = _package_class(tree)
@@ -129,12 +157,41 @@ def test_recipe_lines_fit_99_columns(name):
 
 
 @pytest.mark.parametrize('name', RECIPES)
-def test_maintainers_and_license(name):
+def test_license_and_no_placeholder_maintainers(name):
     _, tree = _recipe(name)
     cls = _package_class(tree)
-    assert _directives(cls, 'maintainers')
     inherits_license = name in ('iozone',)  # builtin declares it
     assert _directives(cls, 'license') or inherits_license
+    # maintainers() are GitHub accounts that Spack pings on every change;
+    # a team name that is no account would ping nobody.
+    for call in _directives(cls, 'maintainers'):
+        for handle in call.args:
+            assert 'pfsbench' not in _const(handle), handle
+
+
+@pytest.mark.parametrize('name', RECIPES)
+def test_one_url_per_recipe(name):
+    """Versions take their URL from ``url`` or ``url_for_version``: at
+    most one version (one from another host) names its own."""
+    _, tree = _recipe(name)
+    own_urls = [call for call in _directives(_package_class(tree), 'version')
+                if 'url' in _kwargs(call)]
+    assert len(own_urls) <= 1
+
+
+def test_ruff_with_spack_packages_settings():
+    ruff = shutil.which('ruff') or os.path.join(os.path.dirname(
+        sys.executable), 'ruff')
+    if not os.access(ruff, os.X_OK):
+        pytest.skip('ruff is not installed (scripts/setup.sh --test '
+                    'installs it)')
+    for args in (['check'], ['format', '--check', '--diff']):
+        cmd = [ruff, *args, '--config', os.path.join(REPO, 'ruff.toml'),
+               PACKAGES]
+        print('+', ' '.join(cmd))
+        result = subprocess.run(cmd, capture_output=True, text=True,
+                                cwd=REPO)
+        assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize('name', RECIPES)
@@ -208,7 +265,7 @@ def _builtin_package_dirs():
         # API v2 directories are module names: '-' -> '_', '_' before a digit
         names = {d.lstrip('_').replace('_', '-') for d in os.listdir(v2)}
         trees.append((v2, names))
-    for root in _spack_roots():
+    for root in spack_roots():
         v1 = os.path.join(root, 'var', 'spack', 'repos', 'builtin',
                           'packages')
         if os.path.isdir(v1):
@@ -220,7 +277,7 @@ def test_builtin_names_exist():
     trees = _builtin_package_dirs()
     if not trees:
         pytest.skip('no builtin package tree here (/opt/spack-packages, '
-                    '/opt/spack-0.23): BUILTIN_PACKAGES stays unchecked')
+                    '/opt/spack-0.2x): BUILTIN_PACKAGES stays unchecked')
     for label, names in trees:
         missing = BUILTIN_PACKAGES - names
         assert not missing, f'{label} lacks {missing}'
@@ -277,14 +334,18 @@ def test_production_example_pins_site_stack():
 
 # -- with a real Spack ----------------------------------------------------
 
-def _spack_roots():
+def spack_roots():
     roots = os.environ.get('PFSBENCH_SPACK_ROOTS')
     if roots:
         return [root for root in roots.split(os.pathsep) if root]
-    return [root for root in DEFAULT_ROOTS if os.path.isdir(root)]
+    found = {}
+    for spack in sorted(glob.glob('/opt/spack-*/bin/spack')):
+        root = os.path.dirname(os.path.dirname(spack))
+        found.setdefault(os.path.realpath(root), root)  # a link is one root
+    return list(found.values())
 
 
-def _is_spack_1(root):
+def is_spack_1(root):
     # Spack 1.x ships no builtin packages; they live in spack-packages
     return not os.path.isdir(os.path.join(root, 'var', 'spack', 'repos',
                                           'builtin'))
@@ -295,6 +356,8 @@ class Spack:
 
     def __init__(self, root, workdir):
         self.root = root
+        self.workdir = workdir
+        self.concretized = set()
         self.repo = os.path.join(workdir, 'spack-repo')
         shutil.copytree(REPO, self.repo,
                         ignore=shutil.ignore_patterns('.spack-env',
@@ -311,41 +374,64 @@ class Spack:
         )
         self.env.pop('SPACK_DISABLE_LOCAL_CONFIG', None)
         self.env.pop('SPACK_ENV', None)
-        if _is_spack_1(root):
+        if is_spack_1(root):
             builtin = os.path.join(SPACK_PACKAGES, 'repos', 'spack_repo',
                                    'builtin')
-            with open(os.path.join(workdir, 'user', 'repos.yaml'), 'w') as f:
-                yaml.safe_dump({'repos': {'builtin': builtin}}, f)
+            self._write_config('repos', {'builtin': builtin})
+        # Sources, stages and installs stay in the throwaway directory.
+        self._write_config('config', {
+            'build_stage': [os.path.join(workdir, 'stage')],
+            'source_cache': os.path.join(workdir, 'source-cache'),
+            'install_tree': {'root': os.path.join(workdir, 'opt')},
+        })
+        self.has_mirror = os.path.isdir(os.path.join(SPACK_MIRROR,
+                                                     '_source-cache'))
+        if self.has_mirror:
+            self._write_config('mirrors', {
+                'pfsbench': f'file://{os.path.abspath(SPACK_MIRROR)}'})
 
-    def __call__(self, *args):
+    def _write_config(self, section, content):
+        path = os.path.join(self.workdir, 'user', f'{section}.yaml')
+        with open(path, 'w') as out:
+            yaml.safe_dump({section: content}, out)
+
+    def __call__(self, *args, timeout=SPACK_TIMEOUT):
         cmd = [os.path.join(self.root, 'bin', 'spack'), *args]
         print('+', ' '.join(cmd))  # every command can be rerun by hand
         result = subprocess.run(cmd, env=self.env, capture_output=True,
-                                text=True, timeout=SPACK_TIMEOUT,
+                                text=True, timeout=timeout,
                                 cwd=os.path.dirname(self.repo))
         assert result.returncode == 0, (
             f'{" ".join(cmd)} failed:\n{result.stdout}\n{result.stderr}')
         return result.stdout
 
+    def concretize(self, env):
+        """Concretize ``env`` (relative to environments/) once; its dir."""
+        env_dir = os.path.join(self.repo, 'environments', env)
+        if env not in self.concretized:
+            self('-e', env_dir, 'concretize', '-f')
+            self.concretized.add(env)
+        return env_dir
 
-@pytest.fixture(scope='module', params=_spack_roots() or [None])
+
+@pytest.fixture(scope='module', params=spack_roots() or [None])
 def spack(request, tmp_path_factory):
     root = request.param
     if root is None:
-        pytest.skip('no Spack: set PFSBENCH_SPACK_ROOTS or install Spack at '
-                    f'{" or ".join(DEFAULT_ROOTS)} (docs/spack.md)')
+        pytest.skip('no Spack: set PFSBENCH_SPACK_ROOTS or unpack a Spack '
+                    'release as /opt/spack-<version> (docs/spack.md)')
     if not os.path.isfile(os.path.join(root, 'bin', 'spack')):
         pytest.skip(f'{root}: no bin/spack')
     if importlib.util.find_spec('clingo') is None:
         pytest.skip(f'clingo is not importable by {sys.executable}; '
                     'pip install clingo (Spack would bootstrap it online)')
-    if _is_spack_1(root) and not os.path.isdir(SPACK_PACKAGES):
+    if is_spack_1(root) and not os.path.isdir(SPACK_PACKAGES):
         pytest.skip(f'{root} is Spack 1.x and {SPACK_PACKAGES} (its builtin '
                     'packages) is absent; set PFSBENCH_SPACK_PACKAGES')
 
     spack = Spack(root, str(tmp_path_factory.mktemp('spack')))
     spack('repo', 'add', '--scope', 'user', spack.repo)
-    if not _is_spack_1(root):
+    if not is_spack_1(root):
         # Spack 0.2x drops configured compilers whose executables are absent
         # (the example's /opt/site/gcc), and then has none at all; register
         # the host's, as any 0.2x installation has them (docs/spack.md).
@@ -372,8 +458,7 @@ def test_spack_info(spack, name):
 
 @pytest.mark.parametrize('env', ENV_DIRS)
 def test_concretize_environment(spack, env):
-    env_dir = os.path.join(spack.repo, 'environments', env)
-    spack('-e', env_dir, 'concretize', '-f')
+    env_dir = spack.concretize(env)
     prov = provenance(env_dir)
     assert prov['ior']['version'] == '4.0.0'
     assert prov['iozone']['namespace'] == 'pfsbench'
@@ -384,7 +469,76 @@ def test_concretize_environment(spack, env):
     # common.yaml pins iozone@3_506; local/default overrides it with 3_487
     assert prov['iozone']['version'] == ('3_487' if env.startswith('local')
                                          else '3_506')
+    assert prov['ior']['namespace'] == 'pfsbench'
+    # mdtest is IOR's, at the same release
+    assert prov['mdtest']['version'] == prov['ior']['version']
     if env.startswith('example'):
         assert prov['lustre']['external'] is True
         assert '+lustre' in prov['ior']['spec']
         assert '+lustre' in prov['io500']['spec']
+        # builtin's Lustre patch is for IOR 3 and fails on 4.0.0
+        assert 'patches=' not in prov['ior']['spec']
+
+
+#: Prints, per ior version, the sha256 of each patch the recipe applies
+#: with +lustre (run by "spack python").
+LUSTRE_PATCHES_SCRIPT = """
+import json
+import spack.repo
+from spack.spec import Spec
+result = {}
+for name in ("ior", "builtin.ior"):
+    cls = spack.repo.PATH.get_pkg_class(name)
+    for version in ("3.3.0", "4.0.0"):
+        spec = Spec(f"ior@{version}+lustre")
+        result[f"{name}@{version}"] = sorted(
+            patch.sha256 for when, patches in cls.patches.items()
+            if spec.satisfies(when) for patch in patches)
+print(json.dumps(result))
+"""
+
+
+def test_lustre_patch_only_for_ior3(spack, tmp_path):
+    script = tmp_path / 'lustre_patches.py'
+    script.write_text(LUSTRE_PATCHES_SCRIPT)
+    patches = json.loads(spack('python', str(script)).splitlines()[-1])
+    assert patches['ior@3.3.0'] == [LUSTRE_PATCH_SHA256]
+    assert patches['ior@4.0.0'] == []
+    # The gap this recipe fills: builtin patches 4.0.0 too.  Once this
+    # fails, every supported builtin has spack-packages#3932 and
+    # spack-repo/packages/ior can go.
+    assert patches['builtin.ior@4.0.0'] == [LUSTRE_PATCH_SHA256]
+
+
+def test_example_ior_stages_and_patches_offline(spack):
+    """The production example's ior (+lustre) fetches from the mirror and
+    every patch its concretized spec carries applies."""
+    if not spack.has_mirror:
+        pytest.skip(f'no source mirror at {SPACK_MIRROR} (set '
+                    'PFSBENCH_SPACK_MIRROR; docs/spack.md, "A source '
+                    'mirror")')
+    env_dir = spack.concretize(os.path.join('example', 'compute'))
+    out = spack('-e', env_dir, 'patch', 'ior')
+    staged = glob.glob(os.path.join(spack.workdir, 'stage', '*ior-4.0.0-*',
+                                    'spack-src', 'configure.ac'))
+    assert staged, out
+    with open(staged[0]) as configure:
+        # what the Lustre patch would add is already in IOR 4
+        assert 'HAVE_LUSTRE_USER' in configure.read()
+
+
+def test_local_environment_installs_from_the_mirror(spack):
+    """Every recipe's build steps, offline: the local environment holds
+    all of them (pfsbench-benchmarks +io500 and its mdtest)."""
+    if os.environ.get('PFSBENCH_TEST_SPACK_INSTALL') != '1':
+        pytest.skip('installs take minutes: set PFSBENCH_TEST_SPACK_INSTALL=1')
+    if not spack.has_mirror:
+        pytest.skip(f'no source mirror at {SPACK_MIRROR}')
+    env_dir = spack.concretize(os.path.join('local', 'default'))
+    spack('-e', env_dir, 'install', '--fail-fast', timeout=INSTALL_TIMEOUT)
+    view = os.path.join(env_dir, '.spack-env', 'view')
+    for program in ('bin/ior', 'bin/mdtest', 'bin/io500', 'bin/iozone',
+                    'bin/fio', 'sbin/bonnie++'):
+        assert os.access(os.path.join(view, program), os.X_OK), program
+    installed = spack('-e', env_dir, 'find', '--format', '{name}')
+    assert set(RECIPES) <= set(installed.split())

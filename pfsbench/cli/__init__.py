@@ -23,6 +23,7 @@ VERBS = [
     'parse',
     'render',
     'check-config',
+    'check-spack',
     'cleanup',
     'summary',
     'session-extras',

@@ -1,17 +1,22 @@
-# SPDX-License-Identifier: BSD-3-Clause
+# Copyright Spack Project Developers. See COPYRIGHT file for details.
+#
+# SPDX-License-Identifier: (Apache-2.0 OR MIT)
 #
 # Why this recipe exists: builtin iozone always builds the makefile target "linux-AMD64"
 # (its own "TODO: Add support for other architectures"), so it cannot build on aarch64
 # or ppc64le nodes. This subclass picks the makefile target from the spec's target family
 # and keeps everything else (versions, sha256, flag_handler) from builtin.
 #
-# It also adds 3_487, the version pfsbench's iozone fixtures were recorded with, from the
-# only source of it reachable without iozone.org: the GitHub import Jason1108/iozone-3.487
-# (commit b75ae15, "initial commit. Version 3.487"). That tree is iozone's src/current
-# alone, so the build runs at the top and there are no docs. Its sha256 is the one of
-# GitHub's /archive/<commit>.tar.gz, computed from the git objects with
+# It also adds 3_487, the version pfsbench's iozone fixtures were recorded with, as a
+# fallback: the official release archive (https://www.iozone.org/src/current/
+# iozone3_487.tar) was out of reach of pfsbench's build machine, and no registry it
+# reaches ships a copy with a verifiable checksum, so the source is the GitHub import
+# Jason1108/iozone-3.487 (commit b75ae15, "initial commit. Version 3.487"). That tree is
+# iozone's src/current alone, so the build runs at the top and there are no docs. Its
+# sha256 is the one of GitHub's /archive/<commit>.tar.gz, computed from the git objects
 #   git archive --format=tar --prefix=iozone-3.487-<commit>/ <commit> | gzip -n | sha256sum
-# (the method reproduces builtin's sha256 of ior 4.0.0 and fio 3.33 exactly).
+# (the method reproduces builtin's sha256 of ior 4.0.0 and fio 3.33 exactly). Sites build
+# builtin's 3_506 from the official archive (spack-repo/environments/common.yaml).
 
 try:  # Spack >= 1.0: builtin is a Package API v2 repository
     from spack_repo.builtin.packages.iozone.package import Iozone as BuiltinIozone
@@ -29,8 +34,6 @@ MAKEFILE_TARGETS = {"x86_64": "linux-AMD64", "aarch64": "linux-arm", "ppc64le": 
 class Iozone(BuiltinIozone):
     """IOzone filesystem benchmark, built for the node's architecture (builtin's recipe
     with the makefile target chosen per target family)."""
-
-    maintainers("pfsbench-maintainers")
 
     requires(
         "target=x86_64:",

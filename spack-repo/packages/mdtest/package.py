@@ -1,4 +1,6 @@
-# SPDX-License-Identifier: BSD-3-Clause
+# Copyright Spack Project Developers. See COPYRIGHT file for details.
+#
+# SPDX-License-Identifier: (Apache-2.0 OR MIT)
 #
 # Why this recipe exists: builtin "mdtest" is LLNL's mdtest 1.9.3, pinned to one 2013-era
 # commit and unmaintained. mdtest has been part of IOR since IOR 3.2, and builtin "ior"
@@ -8,6 +10,9 @@
 
 from spack.package import *
 
+#: ior releases that carry mdtest, newest first (their sha256 live in ior's recipe)
+IOR_RELEASES = ("4.0.0", "3.3.0", "3.2.1", "3.2.0")
+
 
 class Mdtest(BundlePackage):
     """mdtest, the MPI-coordinated metadata benchmark, as maintained and shipped inside
@@ -15,21 +20,15 @@ class Mdtest(BundlePackage):
 
     homepage = "https://github.com/hpc/ior"
 
-    maintainers("pfsbench-maintainers")
-
     license("GPL-2.0-only")
 
-    # One version per builtin ior release that carries mdtest (the sha256 live there).
-    version("4.0.0")
-    version("3.3.0", preferred=True)
-    version("3.2.1")
-    version("3.2.0")
+    # Each version is the ior release of the same number.
+    for _ior_release in IOR_RELEASES:
+        version(_ior_release, preferred=_ior_release == "3.3.0")
 
     variant("lustre", default=False, description="IOR/mdtest with Lustre striping support")
 
-    depends_on("ior@4.0.0", type="run", when="@4.0.0")
-    depends_on("ior@3.3.0", type="run", when="@3.3.0")
-    depends_on("ior@3.2.1", type="run", when="@3.2.1")
-    depends_on("ior@3.2.0", type="run", when="@3.2.0")
+    for _ior_release in IOR_RELEASES:
+        depends_on(f"ior@{_ior_release}", type="run", when=f"@{_ior_release}")
     depends_on("ior+lustre", type="run", when="+lustre")
     depends_on("ior~lustre", type="run", when="~lustre")

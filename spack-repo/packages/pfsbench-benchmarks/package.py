@@ -1,4 +1,6 @@
-# SPDX-License-Identifier: BSD-3-Clause
+# Copyright Spack Project Developers. See COPYRIGHT file for details.
+#
+# SPDX-License-Identifier: (Apache-2.0 OR MIT)
 #
 # Why this recipe exists: one spec that installs every tool the pfsbench ReFrame checks
 # run, so a partition's Spack environment has a single root and its spack.lock records
@@ -13,10 +15,10 @@ class PfsbenchBenchmarks(BundlePackage):
     bonnie++, fio, and optionally IO500, darshan-runtime and elbencho. The variants
     pass through to the tools, so "+lustre" gives Lustre-aware IOR/mdtest and IO500."""
 
-    maintainers("pfsbench-maintainers")
-
     license("BSD-3-Clause")
 
+    # The version of pfsbench itself (pyproject.toml): the tool set belongs to a release
+    # of the checks that run it.
     version("0.1.0")
 
     variant("lustre", default=False, description="Lustre striping support in IOR and IO500")
@@ -30,6 +32,9 @@ class PfsbenchBenchmarks(BundlePackage):
     depends_on("ior@3.2:", type="run")  # IOR ships mdtest from 3.2 on
     depends_on("ior+lustre", type="run", when="+lustre")
     depends_on("ior~lustre", type="run", when="~lustre")
+    depends_on("mdtest", type="run")  # pfsbench's mdtest is IOR's; see its recipe
+    depends_on("mdtest+lustre", type="run", when="+lustre")
+    depends_on("mdtest~lustre", type="run", when="~lustre")
     depends_on("ior+hdf5", type="run", when="+hdf5")
     depends_on("ior~hdf5", type="run", when="~hdf5")
     depends_on("iozone", type="run")

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench check-spack``: the set-up mistakes Spack reports misleadingly.
+
+The first tests feed :func:`problems_from_facts` what Spack would report.
+The last ones run a real Spack (``/opt/spack-*``, see test_spack_repo.py)
+in a throwaway configuration, once as Spack 1.x ships (builtin a git clone
+that cannot happen offline, no clingo) and once set up as docs/spack.md
+says; they skip when there is no Spack.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from pfsbench import cli, spack_check
+from pfsbench.spack_check import Problem, problems_from_facts
+from test_spack_repo import SPACK_PACKAGES, is_spack_1, spack_roots
+
+BUILTIN = os.path.join(SPACK_PACKAGES, 'repos', 'spack_repo', 'builtin')
+
+
+def _facts(**changes):
+    """Facts of a Spack 1.1 that is ready, changed by ``changes``."""
+    facts = {'version': '1.1.0', 'python': '/venv/bin/python',
+             'clingo': True, 'bootstrapped_clingo': False,
+             'repos': {}, 'builtin': None, 'mirrors': {},
+             'user_config': '/home/u/.spack'}
+    facts.update(changes)
+    return facts
+
+
+def _spack_packages(tmp_path, name='spack-packages-v2025.11.0'):
+    """A spack-packages checkout beside a Spack at tmp_path/spack-1.1.0."""
+    builtin = tmp_path / name / 'repos' / 'spack_repo' / 'builtin'
+    builtin.mkdir(parents=True)
+    (builtin / 'repo.yaml').write_text('repo:\n  namespace: builtin\n')
+    spack = tmp_path / 'spack-1.1.0' / 'bin' / 'spack'
+    spack.parent.mkdir(parents=True)
+    spack.write_text('#!/bin/sh\n')
+    spack.chmod(0o755)
+    return str(spack), str(builtin)
+
+
+def test_ready_spack_has_no_problem(tmp_path):
+    spack, builtin = _spack_packages(tmp_path)
+    assert problems_from_facts(_facts(builtin=builtin), spack) == []
+
+
+def test_git_builtin_not_cloned_names_the_local_tree(tmp_path):
+    spack, builtin = _spack_packages(tmp_path)
+    git = {'git': 'https://github.com/spack/spack-packages.git',
+           'destination': '/home/u/.spack/package_repos/fncqgg4',
+           'cloned': False}
+    (problem,) = problems_from_facts(_facts(builtin=git), spack)
+    assert problem.where == 'repos:builtin'
+    assert "No module named 'spack_repo'" in problem.what
+    assert '/home/u/.spack/package_repos/fncqgg4' in problem.what
+    assert problem.fix.startswith('write to /home/u/.spack/repos.yaml')
+    assert f'repos: {{builtin: {builtin}}}' in problem.fix
+    # a clone that is there is fine
+    assert problems_from_facts(_facts(builtin=dict(git, cloned=True)),
+                               spack) == []
+
+
+def test_builtin_pointing_at_the_checkout_top(tmp_path):
+    spack, builtin = _spack_packages(tmp_path)
+    top = str(tmp_path / 'spack-packages-v2025.11.0')
+    (problem,) = problems_from_facts(_facts(builtin=top), spack)
+    assert 'is the spack-packages checkout' in problem.what
+    assert problem.fix.endswith(f'repos: {{builtin: {builtin}}}')
+
+
+def test_builtin_that_is_no_repository(tmp_path):
+    spack, builtin = _spack_packages(tmp_path)
+    (problem,) = problems_from_facts(_facts(builtin=str(tmp_path)), spack)
+    assert 'holds no repo.yaml' in problem.what
+    assert builtin in problem.fix   # the checkout found beside Spack
+
+
+def test_no_clingo_suggests_spack_python():
+    (problem,) = problems_from_facts(
+        _facts(version='0.23.1', clingo=False), '/opt/spack-0.23.1/bin/spack',
+        python='/p/.venv/bin/python')
+    assert problem.where == 'SPACK_PYTHON'
+    assert problem.fix == ('/p/.venv/bin/python -m pip install clingo && '
+                           'export SPACK_PYTHON=/p/.venv/bin/python')
+    # a clingo that "spack bootstrap" installed earlier serves too
+    assert problems_from_facts(
+        _facts(version='0.23.1', clingo=False, bootstrapped_clingo=True),
+        '/opt/spack-0.23.1/bin/spack') == []
+
+
+def test_spack_0_23_needs_no_builtin_setting():
+    assert problems_from_facts(_facts(version='0.23.1', repos=[
+        '$spack/var/spack/repos/builtin']), '/x/bin/spack') == []
+
+
+def test_unsupported_series():
+    found = problems_from_facts(_facts(version='0.21.2'), '/x/bin/spack')
+    assert [p.where for p in found] == ['spack --version']
+    assert '0.22, 0.23, 1.0, 1.1' in found[0].what
+
+
+def test_find_spack_prefers_spack_root(tmp_path):
+    spack, _ = _spack_packages(tmp_path)
+    other = tmp_path / 'path'
+    other.mkdir()
+    (other / 'spack').write_text('#!/bin/sh\n')
+    (other / 'spack').chmod(0o755)
+    root = os.path.dirname(os.path.dirname(spack))
+    assert spack_check.find_spack({'SPACK_ROOT': root,
+                                   'PATH': str(other)}) == spack
+    assert spack_check.find_spack({'PATH': str(other)}) == str(
+        other / 'spack')
+    assert spack_check.find_spack({'PATH': str(tmp_path)}) is None
+
+
+def test_cli_without_spack(monkeypatch, capsys, tmp_path):
+    monkeypatch.delenv('SPACK_ROOT', raising=False)
+    monkeypatch.setenv('PATH', str(tmp_path))
+    assert cli.main(['check-spack']) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('pfsbench: error: PATH: no spack on PATH')
+    assert 'fix: install a Spack release' in err
+
+
+def test_problem_text():
+    text = str(Problem('repos:builtin', 'is wrong', 'do this'))
+    assert text == 'repos:builtin: is wrong\n  fix: do this'
+
+
+# -- with a real Spack ----------------------------------------------------
+
+@pytest.fixture(params=spack_roots() or [None])
+def spack_env(request, tmp_path):
+    """(spack executable, environment with a throwaway configuration)."""
+    root = request.param
+    if root is None:
+        pytest.skip('no Spack: set PFSBENCH_SPACK_ROOTS or unpack a Spack '
+                    'release as /opt/spack-<version> (docs/spack.md)')
+    env = dict(os.environ)
+    for scope in ('user', 'system', 'cache'):
+        (tmp_path / scope).mkdir()
+    env.update(SPACK_USER_CONFIG_PATH=str(tmp_path / 'user'),
+               SPACK_SYSTEM_CONFIG_PATH=str(tmp_path / 'system'),
+               SPACK_USER_CACHE_PATH=str(tmp_path / 'cache'),
+               SPACK_ROOT=root)
+    env.pop('SPACK_DISABLE_LOCAL_CONFIG', None)
+    return os.path.join(root, 'bin', 'spack'), env, tmp_path
+
+
+def _python_without_clingo():
+    for python in ('/usr/bin/python3', '/usr/local/bin/python3'):
+        if os.access(python, os.X_OK) and subprocess.run(
+                [python, '-c', 'import clingo'],
+                capture_output=True).returncode != 0:
+            return python
+    pytest.skip('no Python 3 without clingo to run Spack with')
+
+
+def test_real_spack_as_shipped(spack_env):
+    spack, env, _ = spack_env
+    env['SPACK_PYTHON'] = _python_without_clingo()
+    facts, found = spack_check.problems(spack, env)
+    where = [problem.where for problem in found]
+    assert 'SPACK_PYTHON' in where
+    if is_spack_1(os.path.dirname(os.path.dirname(spack))):
+        assert 'repos:builtin' in where
+        assert facts['builtin']['git'].endswith('spack-packages.git')
+
+
+def test_real_spack_set_up_as_documented(spack_env):
+    spack, env, tmp_path = spack_env
+    env['SPACK_PYTHON'] = sys.executable
+    if subprocess.run([sys.executable, '-c', 'import clingo'],
+                      capture_output=True).returncode != 0:
+        pytest.skip(f'clingo is not importable by {sys.executable}')
+    if is_spack_1(os.path.dirname(os.path.dirname(spack))):
+        if not os.path.isdir(BUILTIN):
+            pytest.skip(f'no spack-packages at {SPACK_PACKAGES}')
+        with open(tmp_path / 'user' / 'repos.yaml', 'w') as out:
+            yaml.safe_dump({'repos': {'builtin': BUILTIN}}, out)
+    facts, found = spack_check.problems(spack, env)
+    assert found == []
+    assert facts['python'] == sys.executable and facts['clingo'] is True
