@@ -205,6 +205,26 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     md_phases = variable(typ.List[str], value=list(mdtest.PHASES),
                          loggable=True)
 
+    #: Run each phase as its own mdtest (``-C``, ``-T``, ``-E``, ``-r``),
+    #: dropping the page cache between them where the partition has the
+    #: ``drop_caches`` feature (seed 000 flushed the caches after each
+    #: operation).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``False``
+    split_phases = variable(bool, value=False, loggable=True)
+
+    #: Mount points of the target the tasks spread over (``-d a@b@...``,
+    #: task i in the i-th; the target's path and its ``mount_points``),
+    #: at most the tasks' count; 1: the target's own path.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``1``
+    mount_point_count = variable(int, value=1, loggable=True)
+
+    #: Mount points this run used (set at setup).
+    mount_points_used = variable(int, value=0, loggable=True)
+
     #: Items each task handled, after the share of :attr:`total_items`
     #: and the partition's cap (set at setup).
     items_run_per_task = variable(int, value=0, loggable=True)
@@ -240,6 +260,10 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             self.items_capped = True
 
         self.items_run_per_task = per_task
+        # mdtest refuses more directories than tasks.
+        self.mount_points_used = min(self.mount_point_count,
+                                     len(self.mount_points()),
+                                     self.num_tasks)
 
     @run_after('setup')
     def check_command_line(self):
@@ -263,12 +287,77 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         return (per_file * self.items_run_per_task * self.num_tasks *
                 self.iterations)
 
+    def mount_points(self):
+        """The target's directory through each of its mounts: its own path,
+        then its ``mount_points`` (``extras.targets[]``)."""
+        entry = next((t for t in self.current_partition.extras.get(
+            'targets', []) if t['name'] == self.target_name), {})
+        return [self.target_path] + [
+            os.path.expandvars(os.path.expanduser(p))
+            for p in entry.get('mount_points', [])]
+
+    # Task placement (seed 000) -------------------------------------------
+
+    def launcher_name(self):
+        return self.current_partition.launcher_type.registered_name
+
+    def bind_to_first_cores(self, cores):
+        """Run the tasks on cores ``0..cores-1`` only, round robin (seed
+        000's "active cores": processes = k x cores).
+
+        Args:
+            cores: how many cores are active.
+        """
+        self.skip_if(self.launcher_name() != 'srun',
+                     f'binding to cores is encoded for srun; '
+                     f'{self.current_partition.fullname} launches with '
+                     f'{self.launcher_name()}')
+        node_cpus = self.current_partition.processor.num_cpus or cores
+        self.skip_if(cores > node_cpus,
+                     f'{self.current_partition.fullname} has {node_cpus} '
+                     f'CPUs per node; this case binds to {cores}')
+        if self.num_tasks_per_node > node_cpus:
+            self.job.options += ['--overcommit']
+        cpus = ','.join(str(c) for c in range(cores))
+        self.job.launcher.options += [f'--cpu-bind=map_cpu:{cpus}']
+
+    def bind_per_socket(self, sockets):
+        """Spread the tasks evenly over ``sockets`` sockets of the node, each
+        task bound to its socket (seed 000, E2).
+
+        Args:
+            sockets: how many sockets the tasks use.
+        """
+        part = self.current_partition
+        self.skip_if(self.launcher_name() != 'srun',
+                     f'binding per socket is encoded for srun; '
+                     f'{part.fullname} launches with {self.launcher_name()}')
+        have = part.processor.num_sockets
+        self.skip_if(have is None or sockets > have,
+                     f'{part.fullname} has {have or "undescribed"} '
+                     f'socket(s) (its processor config); this case uses '
+                     f'{sockets}')
+        self.skip_if(self.num_tasks_per_node % sockets != 0,
+                     f'{self.num_tasks_per_node} tasks do not spread evenly '
+                     f'over {sockets} sockets')
+        per_socket = self.num_tasks_per_node // sockets
+        self.num_tasks_per_socket = per_socket
+        self.job.launcher.options += [f'--ntasks-per-socket={per_socket}',
+                                      '--distribution=block:block',
+                                      '--cpu-bind=sockets']
+
     # The job script ------------------------------------------------------
 
     def test_dirs(self):
         """mdtest's ``-d`` directories (joined with ``@``): one under the
-        run directory, which mdtest creates."""
-        return [os.path.join(self.run_dir, 'mdtest')]
+        run directory, which mdtest creates; or one per mount point, each
+        the run directory seen through that mount."""
+        if self.mount_points_used <= 1:
+            return [os.path.join(self.run_dir, 'mdtest')]
+
+        name = os.path.basename(self.run_dir)
+        return [os.path.join(mount, name, f'mdtest.{i}') for i, mount in
+                enumerate(self.mount_points()[:self.mount_points_used])]
 
     def mdtest_options(self):
         """Keyword arguments of :func:`pfsbench.commands.mdtest.mdtest_argv`
@@ -285,9 +374,25 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             executable=self.tool_path)
 
     def job_steps(self):
-        """One mdtest run."""
-        argv = mdtest.mdtest_argv(self.test_dirs(), **self.mdtest_options())
-        return [Step('mdtest', 'mdtest', tuple(argv))]
+        """One mdtest run, or one per phase (:attr:`split_phases`)."""
+        dirs = self.test_dirs()
+        opts = self.mdtest_options()
+        if not self.split_phases:
+            return [Step('mdtest', 'mdtest',
+                         tuple(mdtest.mdtest_argv(dirs, **opts)))]
+
+        steps = []
+        drop = 'drop_caches' in self.current_partition.features
+        stonewall = opts.pop('stonewall_s')
+        for phase in opts.pop('phases'):
+            if steps and drop:
+                steps.append(Step(f'drop caches before {phase}', 'shell',
+                                  ('sh', '-c', self.drop_caches_command())))
+            argv = mdtest.mdtest_argv(
+                dirs, phases=(phase,),
+                stonewall_s=stonewall if phase == 'create' else None, **opts)
+            steps.append(Step(phase, 'mdtest', tuple(argv)))
+        return steps
 
     # Reading the output --------------------------------------------------
 
@@ -376,13 +481,15 @@ class mdtest_rates_base(mdtest_check_base):
 
     def step_problems(self, step):
         problems = super().step_problems(step)
-        if step.kind == 'mdtest' and not problems:
-            result = self.parsed(mdtest_parser, step=step.label)
+        last = [s for s in self.job_steps() if s.kind == 'mdtest'][-1]
+        if step == last and not problems:
+            # The phases may come from several runs (split_phases).
+            results = self.mdtest_results()
             missing = [p for p in self.expected_phases()
-                       if phase_figures(result, p) is None]
+                       if all(phase_figures(r, p) is None for r in results)]
             if missing:
-                problems.append(f'step {step.label!r}: mdtest reported no '
-                                f'{", ".join(missing)} rate')
+                problems.append(f'mdtest reported no {", ".join(missing)} '
+                                f'rate')
         return problems
 
     def phase(self, phase):
