@@ -405,7 +405,9 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             return []
 
         part = self.current_partition
-        mpi_type = part.local_env.env_vars.get('SLURM_MPI_TYPE', 'unset')
+        mpi_type = self.env_vars.get(
+            'SLURM_MPI_TYPE',
+            part.local_env.env_vars.get('SLURM_MPI_TYPE', 'unset'))
         return [f'step {step.label!r}: mdtest ran with {result.tasks} '
                 f'task(s), the job started {self.num_tasks}: the '
                 f'{part.launcher_type.registered_name} launcher did not '

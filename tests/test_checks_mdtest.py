@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The mdtest families run through the real ``reframe`` command.
+
+Dry runs render the job scripts of the example systems modelled on seed 000
+(one 4-socket, 48-core server, 24 Lustre mounts) and seed 004 (70 clients x
+16 cores) and compare them with the sources' command lines, bindings, ``-d``
+lists and task counts; with a real mdtest (``/opt/ior/bin/mdtest`` or
+``mdtest`` on PATH) the quick cases run on ``local`` and, marked ``slurm``,
+on 2 nodes of the localhost Slurm cluster.
+"""
+
+import glob
+import os
+import re
+import shlex
+import shutil
+
+import pytest
+
+from conftest import CHECKS, FIXTURES, run_reframe
+from pfsbench.commands import mdtest
+from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
+                             idle_slurm)
+
+MDTEST_CHECKS = str(CHECKS / 'mdtest')
+MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
+                                  shutil.which('mdtest'))
+                      if p and os.access(p, os.X_OK)), None)
+needs_mdtest = pytest.mark.skipif(
+    MDTEST_BINARY is None,
+    reason='no mdtest binary (/opt/ior/bin/mdtest or mdtest on PATH); build '
+           'IOR with Spack, see docs/spack.md')
+#: The fixtures' mdtest runs (real outputs, shared/fixtures/mdtest).
+FOUR_TASK_RUN = FIXTURES / 'mdtest' / 'n100-N4x1-tmpfs.txt'
+
+# idle_slurm is a fixture: imported so that pytest finds it here.
+assert idle_slurm
+
+
+def _dry_run(tmp_path, system, test, *options, scripts=True):
+    """Job scripts of a dry run of ``test`` on ``system`` (a
+    ``system:partition``), and reframe's output."""
+    proc = run_reframe(['--system', system, '-c', MDTEST_CHECKS, '-n', test,
+                        *options, '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    if not scripts:
+        return [], proc.stdout
+
+    name, partition = system.split(':')
+    return _job_scripts(tmp_path, name, partition, test), proc.stdout
+
+
+def _sbatch(script, option):
+    m = re.search(rf'^#SBATCH --{option}=(\S+)$', script, re.M)
+    return m and m.group(1)
+
+
+def _mdtest_argv(line):
+    """The mdtest words of a launched line (after ``srun [options]``)."""
+    words = shlex.split(line)
+    start = next(i for i, w in enumerate(words)
+                 if os.path.basename(w) == 'mdtest')
+    return words[:start], words[start:]
+
+
+def _flag(argv, flag):
+    return argv[argv.index(flag) + 1]
+
+
+def test_listing(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-l'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    for name in ('mdtest_metadata_rates %kind=dirs %access=shared %nodes=4 '
+                 '%tasks_per_node=16',
+                 'mdtest_e1_core_scaling %active_cores=48',
+                 'mdtest_e2_socket_binding %sockets=3',
+                 'mdtest_e3_mount_points %mounts=24',
+                 'mdtest_e4_targets %target_index=0 %active_cores=12',
+                 'mdtest_e15_metabench_standin %clients=multi %np=63 '
+                 '%directory=same',
+                 'mdtest_e16_mdsrate_standin %clients=single %np=64',
+                 'mdtest_e17_stride_sync %clients=multi %np=16',
+                 'mdtest_io500_phases %nodes=8 %tasks_per_node=12'):
+        assert name in proc.stdout, name
+
+
+# Seed 000 (E1-E4) -----------------------------------------------------------
+
+def _create_remove(script):
+    """The create and remove mdtest lines of a split-phase job and the
+    cache drop between them."""
+    create, drop, remove = _launched(script)
+    assert 'sync && echo 3 > /proc/sys/vm/drop_caches' in drop
+    return create, remove
+
+
+def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e1_core_scaling', '-P',
+                          'active_cores=6,48')
+    seen = set()
+    for script in scripts:
+        tasks = int(_sbatch(script, 'ntasks'))
+        cores = tasks // 2
+        seen.add(cores)
+        assert _sbatch(script, 'nodes') == '1'
+        # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
+        assert ('#SBATCH --overcommit' in script) == (cores == 48)
+        create, remove = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        cpus = ','.join(str(c) for c in range(cores))
+        assert launcher == ['srun', f'--cpu-bind=map_cpu:{cpus}']
+        # 500,000 files among all tasks, private directories, files only,
+        # through 6 of the 24 mounts.
+        dirs = _flag(argv, '-d').split('@')
+        assert len(dirs) == 6
+        run = os.path.basename(os.path.dirname(dirs[0]))
+        assert dirs == [f'/mnt/lustre_{i + 1}/pfsbench/{run}/mdtest.{i}'
+                        for i in range(6)]
+        assert argv == mdtest.mdtest_argv(
+            dirs, items_per_task=500000 // tasks, kind='files',
+            unique_dir=True, iterations=3, phases=('create',),
+            executable='/opt/pfsbench/view/bin/mdtest')
+        assert _mdtest_argv(remove)[1] == argv[:-1] + ['-r']
+        assert script.splitlines()[-1] == f'rm -rf /mnt/lustre_1/pfsbench/' \
+                                          f'{run}'
+    assert seen == {6, 48}
+
+
+def test_seed000_e2_groups_twelve_processes_per_socket(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e2_socket_binding')
+    per_socket = set()
+    for script in scripts:
+        assert _sbatch(script, 'ntasks') == '12'
+        n = _sbatch(script, 'ntasks-per-socket')
+        per_socket.add(int(n))
+        create, _ = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        assert launcher == ['srun', f'--ntasks-per-socket={n}',
+                            '--distribution=block:block',
+                            '--cpu-bind=sockets']
+        assert len(_flag(argv, '-d').split('@')) == 12
+    # 1, 2, 3, 4 sockets of 12 cores.
+    assert per_socket == {12, 6, 4, 3}
+
+
+def test_seed000_e3_spreads_over_the_mount_points(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e3_mount_points')
+    counts = set()
+    for script in scripts:
+        assert _sbatch(script, 'ntasks') == '24'
+        create, _ = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        assert launcher == ['srun', '--cpu-bind=map_cpu:' +
+                            ','.join(str(c) for c in range(12))]
+        dirs = _flag(argv, '-d').split('@')
+        counts.add(len(dirs))
+        assert [d.split('/')[2] for d in dirs] == [
+            f'lustre_{i + 1}' for i in range(len(dirs))]
+    assert counts == {1, 2, 6, 12, 24}
+
+
+def test_seed000_e4_runs_every_target(tmp_path):
+    scripts, out = _dry_run(tmp_path, 'example_seed000:mds',
+                            'mdtest_e4_targets', '-P', 'active_cores=12')
+    assert 'Ran 4/8 test case(s)' in out
+    assert 'example_seed000:mds has 4 target(s)' in out
+    roots = set()
+    for script in scripts:
+        create, _ = _create_remove(script)
+        dirs = _flag(_mdtest_argv(create)[1], '-d').split('@')
+        roots.add(dirs[0].split('/pfsbench-')[0])
+        # Six mounts where the target has them, else its own path.
+        assert len(dirs) == (6 if 'lustre' in dirs[0] else 1)
+    assert roots == {'/mnt/lustre_1/pfsbench', '/mnt/lustre_ramdisk_1/'
+                     'pfsbench', '/mnt/ext4/pfsbench', '/mnt/xfs/pfsbench'}
+
+
+def test_mount_points_beyond_the_target_are_skipped(tmp_path):
+    _, out = _dry_run(tmp_path, 'localslurm:srun', 'mdtest_e3_mount_points',
+                      '-P', 'mounts=2', scripts=False)
+    assert '1 skipped' in out
+    assert 'has 1 mount point(s)' in out
+
+
+# Seed 004 (E15-E17) ---------------------------------------------------------
+
+def test_seed004_multi_client_layout(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e15_metabench_standin',
+                          '-P', 'clients=multi', '-P', 'np=15')
+    by_dir = {}
+    for script in scripts:
+        # 15 processes on each of the 70 clients; 304,000 files shared.
+        assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
+                _sbatch(script, 'ntasks-per-node')) == ('70', '1050', '15')
+        (line,) = _launched(script)
+        _, argv = _mdtest_argv(line)
+        by_dir['-u' in argv] = argv
+        assert _flag(argv, '-n') == str(304000 // 1050)
+        assert argv[-3:] == ['-C', '-T', '-r'] and '-F' in argv
+    assert set(by_dir) == {True, False}
+
+
+def test_seed004_e17_stride_pause_sync(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e17_stride_sync', '-P', 'clients=single',
+                          '-P', 'np=16')
+    (script,) = scripts
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
+        ('1', '16')
+    (line,) = _launched(script)
+    launcher, argv = _mdtest_argv(line)
+    assert launcher == ['srun']
+    dirs = _flag(argv, '-d')
+    assert argv == mdtest.mdtest_argv(
+        dirs, items_per_task=19000, kind='both', stride=1, sync_file=True,
+        pre_delay_s=1, iterations=3, phases=('create', 'stat', 'remove'),
+        executable='/opt/pfsbench/view/bin/mdtest')
+
+
+def test_seed004_is_capped_on_a_small_partition(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'localslurm:srun',
+                          'mdtest_e16_mdsrate_standin', '-P',
+                          'clients=multi', '-P', 'np=4')
+    (script,) = scripts
+    # 4 nodes (max_nodes) instead of 70; 20000 items (mdtest_max_items).
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
+        ('4', '16')
+    (line,) = _launched(script)
+    assert _flag(_mdtest_argv(line)[1], '-n') == str(20000 // 16)
+
+
+# Real runs ------------------------------------------------------------------
+
+@needs_mdtest
+def test_metadata_rates_on_local(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_metadata_rates',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', 'items_per_task=100', '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 6/6 test case(s)' in proc.stdout
+    header, records = _perflog(tmp_path, 'local', 'default',
+                               'mdtest_metadata_rates')
+    assert '|iterations|' in header and '|items_run_per_task|' in header
+    for record in records:
+        kind = re.search(r'%kind=(\w+)', record).group(1)
+        phases = {'files': ['file_create', 'file_stat', 'file_read',
+                            'file_remove'],
+                  'dirs': ['dir_create', 'dir_stat', 'dir_remove']}
+        phases['both'] = phases['dirs'] + phases['files']
+        for phase in phases[kind]:
+            top = _perf(record, phase)[0]
+            mean = _perf(record, f'{phase}_mean')[0]
+            low = _perf(record, f'{phase}_min')[0]
+            assert 0 < low <= mean <= top
+            assert _perf(record, f'{phase}_stddev')[0] >= 0
+        absent = set(phases['both']) - set(phases[kind])
+        assert not any(f'|{p}=' in record for p in absent)
+        print(f'{kind}: ' + ' '.join(f'{p}={_perf(record, p)[0]}'
+                                     for p in phases[kind]))
+    # Each job removed the tree it made.
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+@needs_mdtest
+def test_split_phases_on_local(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n',
+                        'mdtest_e17_stride_sync', '-P', 'clients=single',
+                        '-P', 'np=1', '-S', 'total_items=200',
+                        '-S', 'pre_delay_s=0', '-S', 'split_phases=true',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path, 'local', 'default',
+                             'mdtest_e17_stride_sync')
+    order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
+    assert order == ['create', 'stat', 'remove']
+    _, (record,) = _perflog(tmp_path, 'local', 'default',
+                            'mdtest_e17_stride_sync')
+    for phase in ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                  'file_stat', 'file_remove'):
+        assert _perf(record, phase)[0] > 0
+
+
+@needs_mdtest
+def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', 'stonewall_s=30', '-S', 'items_per_task=100',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode != 0
+    assert re.search(r'Reason: sanity error: mdtest-easy-write is invalid '
+                     r'\(IO500\): it ran [\d.]+ s, shorter than its '
+                     r'stonewall of 30 s', proc.stdout), proc.stdout
+    assert 'mdtest-hard-write is invalid' in proc.stdout
+    (script,) = _job_scripts(tmp_path, 'local', 'default',
+                             'mdtest_io500_phases')
+    order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
+    assert order == ['mkdir', 'mdtest-easy-write', 'mdtest-hard-write',
+                     'mdtest-easy-stat', 'mdtest-hard-stat',
+                     'mdtest-easy-delete', 'mdtest-hard-read',
+                     'mdtest-hard-delete']
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):
+    # A stand-in binary replays a real 4-task mdtest output (a launcher
+    # that started a job of the wrong size) into a 1-task job.
+    fake = tmp_path / 'mdtest'
+    fake.write_text(f'#!/bin/sh\ncat {FOUR_TASK_RUN}\n')
+    fake.chmod(0o755)
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_metadata_rates',
+                        '-P', 'kind=both', '-P', 'access=unique',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', f'mdtest_binary={fake}', '-r'],
+                       tmp_path / 'runs')
+    assert proc.returncode != 0
+    assert "Reason: sanity error: step 'mdtest': mdtest ran with 4 " \
+           "task(s), the job started 1: the local launcher did not start " \
+           "one MPI job (SLURM_MPI_TYPE=unset" in proc.stdout, proc.stdout
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_two_nodes_through_slurm(idle_slurm, tmp_path):
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_metadata_rates', '-P', 'kind=both',
+                        '-P', 'access=unique,shared', '-P', 'nodes=2',
+                        '-P', 'tasks_per_node=1,2',
+                        '-S', 'items_per_task=100', '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path, env=idle_slurm)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 4/4 test case(s)' in proc.stdout
+    for out in glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
+                         f'mdtest_metadata_rates_*/rfm_job.out'):
+        text = open(out).read()
+        tasks = int(re.search(r'launched with (\d+) total task\(s\) on 2 '
+                              r'node\(s\)', text).group(1))
+        assert f'{tasks} tasks, {tasks * 100} files/directories' in text
+    _, records = _perflog(tmp_path, 'localslurm', 'srun',
+                          'mdtest_metadata_rates')
+    assert len(records) == 4
+    for record in records:
+        case = re.search(r'%access=\w+ %nodes=2 %tasks_per_node=\d', record)
+        figures = {p: _perf(record, p)[0] for p in
+                   ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                    'file_stat', 'file_read', 'file_remove')}
+        assert all(v > 0 for v in figures.values()), record
+        print(case.group(0), ' '.join(f'{p}={v}' for p, v in
+                                      figures.items()))
