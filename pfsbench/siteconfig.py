@@ -32,6 +32,9 @@ each key's type, range and default):
 ``mdtest_max_items``
     caps the items (files and directories) of all tasks of one mdtest run;
     ``items_run_per_task`` and ``items_capped`` are logged.
+``tracers``
+    metadata tracers, each a dict with ``name`` and the shell commands
+    ``on`` and ``off`` (E12 runs mdtest with each on, then off).
 ``spack_env``, ``spack_view``
     the Spack environment (its ``spack.lock`` is the provenance of every
     result) and the view whose binaries the checks run.

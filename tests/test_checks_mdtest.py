@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from conftest import CHECKS, FIXTURES, run_reframe
+from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
 from pfsbench.commands import mdtest
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
@@ -355,3 +355,57 @@ def test_two_nodes_through_slurm(idle_slurm, tmp_path):
         assert all(v > 0 for v in figures.values()), record
         print(case.group(0), ' '.join(f'{p}={v}' for p, v in
                                       figures.items()))
+
+
+# E12 (seed 003): a tracer from the partition's config ----------------------
+
+TRACER_SYSTEM = '''
+site_configuration = {{'systems': [{{
+    'name': 'tracerlocal', 'descr': 'local host with a stand-in tracer',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'], 'features': ['pfs'],
+                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
+                               'tracers': [{{
+                                   'name': 'marker',
+                                   'on': 'echo on >> {log}',
+                                   'off': 'echo off >> {log}'}}]}}}}]}}]}}
+'''
+
+
+@needs_mdtest
+def test_tracing_overhead_with_the_partitions_tracer(tmp_path):
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    log = tmp_path / 'tracer.log'
+    (config / 'systems' / 'tracerlocal.py').write_text(
+        TRACER_SYSTEM.format(log=log))
+    proc = run_reframe(['--system', 'tracerlocal', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e12_tracing_overhead',
+                        '-P', 'tasks_per_node=1', '-S', 'items_per_task=200',
+                        '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path / 'runs', config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    # Tracers 1..3 do not exist on this partition.
+    assert 'Ran 1/4 test case(s)' in proc.stdout
+    assert 'tracerlocal:default has 1 tracer(s)' in proc.stdout
+    # On before the traced run, off before the untraced one and at the end.
+    assert log.read_text().split() == ['on', 'off']
+    (script,) = _job_scripts(tmp_path / 'runs', 'tracerlocal', 'default',
+                             'mdtest_e12_tracing_overhead')
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert order == ['tracer on', 'traced', 'tracer off', 'untraced']
+    _, (record,) = _perflog(tmp_path / 'runs', 'tracerlocal', 'default',
+                            'mdtest_e12_tracing_overhead')
+    assert '|marker|' in record
+    for phase in ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                  'file_stat', 'file_remove'):
+        assert _perf(record, phase)[0] > 0
+        # A tracer that only writes a line costs nothing measurable: the
+        # two runs differ by noise, never by more than the rate itself.
+        assert -100 < _perf(record, f'{phase}_overhead_pct')[0] < 100
+    assert '|file_read' not in record
