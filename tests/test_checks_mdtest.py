@@ -409,3 +409,63 @@ def test_tracing_overhead_with_the_partitions_tracer(tmp_path):
         # two runs differ by noise, never by more than the rate itself.
         assert -100 < _perf(record, f'{phase}_overhead_pct')[0] < 100
     assert '|file_read' not in record
+
+
+# E13 (seed 003): mds-survey on a metadata server ---------------------------
+
+MDS_SYSTEM = '''
+site_configuration = {'systems': [{
+    'name': 'fakemds', 'descr': 'local host posing as a Lustre MDS',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'],
+                    'features': ['pfs', 'lustre_mds'],
+                    'extras': {'max_nodes': 1}}]}]}
+'''
+#: lustre-iokit's README.mds-survey sample (tests/data/mds-survey/
+#: SOURCES.md): create and destroy at 4 threads.
+README_SURVEY = CONFIG.parents[1] / 'tests' / 'data' / 'mds-survey' / \
+    'readme-mds-survey.txt'
+
+
+def test_mds_survey_dry_run_on_the_mds(tmp_path):
+    _dry_run(tmp_path, 'example_seed000:mds', 'mds_survey_rates',
+             '-S', 'threads_high=32', scripts=False)
+    (path,) = glob.glob(f'{tmp_path}/stage/example_seed000/mds/builtin/'
+                        f'mds_survey_rates/rfm_job.sh')
+    script = open(path).read()
+    lines = script.splitlines()
+    for line in ('export thrlo=1', 'export thrhi=32',
+                 'export file_count=100000', 'export dir_count=4',
+                 'export tests_str="create lookup md_getattr setxattr '
+                 'destroy"', 'srun /opt/pfsbench/view/bin/mds-survey'):
+        assert line in lines, script
+    # Only MDS partitions run it.
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mds_survey_rates',
+                        '-l'], tmp_path / 'local')
+    assert 'Found 0 check(s)' in proc.stdout
+
+
+def test_mds_survey_figures_are_the_best_of_the_sweep(tmp_path):
+    # A stand-in replays the sample Lustre publishes (a create and destroy
+    # survey at 4 threads): the figures are its rates.
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    (config / 'systems' / 'fakemds.py').write_text(MDS_SYSTEM)
+    fake = tmp_path / 'mds-survey'
+    fake.write_text(f'#!/bin/sh\ncat {README_SURVEY}\n')
+    fake.chmod(0o755)
+    proc = run_reframe(['--system', 'fakemds', '-c', MDTEST_CHECKS,
+                        '-n', 'mds_survey_rates',
+                        '-S', 'survey_tests=create,destroy',
+                        '-S', f'tool_binary={fake}', '-r'],
+                       tmp_path / 'runs', config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    _, (record,) = _perflog(tmp_path / 'runs', 'fakemds', 'default',
+                            'mds_survey_rates')
+    assert _perf(record, 'create')[0] == 5652.05
+    assert _perf(record, 'destroy')[0] == 5797.79
+    assert '|lookup=' not in record

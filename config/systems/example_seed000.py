@@ -51,7 +51,8 @@ site_configuration = {
                         'num_sockets': 4,
                         'num_cpus_per_socket': 12,
                     },
-                    'features': ['pfs', 'mpi', 'lustre', 'drop_caches'],
+                    'features': ['pfs', 'mpi', 'lustre', 'lustre_mds',
+                                 'drop_caches'],
                     'env_vars': [['SLURM_MPI_TYPE', 'pmi2']],
                     'extras': {
                         'max_nodes': 1,
