@@ -87,9 +87,16 @@ def test_listing(tmp_path):
 # Seed 000 (E1-E4) -----------------------------------------------------------
 
 def _create_remove(script):
-    """The create and remove mdtest lines of a split-phase job and the
-    cache drop between them."""
-    create, drop, remove = _launched(script)
+    """The create and remove mdtest lines of a split-phase job, checking
+    the cache drop between them and the CPU samples around each."""
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert steps == ['cpu before create', 'create', 'cpu after create',
+                     'drop caches before remove', 'cpu before remove',
+                     'remove', 'cpu after remove']
+    launched = _launched(script)
+    assert all('pfsbench-cpu $(hostname) $(head -n 1 /proc/stat)' in line
+               for line in launched[0::4] + launched[2::4])
+    create, drop, remove = launched[1], launched[3], launched[5]
     assert 'sync && echo 3 > /proc/sys/vm/drop_caches' in drop
     return create, remove
 
@@ -278,13 +285,19 @@ def test_split_phases_on_local(tmp_path):
     assert proc.returncode == 0, proc.stdout
     (script,) = _job_scripts(tmp_path, 'local', 'default',
                              'mdtest_e17_stride_sync')
-    order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
-    assert order == ['create', 'stat', 'remove']
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'", script, re.M)
+    assert order == ['cpu before create', 'create', 'cpu after create',
+                     'cpu before stat', 'stat', 'cpu after stat',
+                     'cpu before remove', 'remove', 'cpu after remove']
     _, (record,) = _perflog(tmp_path, 'local', 'default',
                             'mdtest_e17_stride_sync')
     for phase in ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
                   'file_stat', 'file_remove'):
         assert _perf(record, phase)[0] > 0
+    # The client's CPU utilisation during each phase, beside its rates.
+    for phase in ('create', 'stat', 'remove'):
+        assert 0 <= _perf(record, f'{phase}_cpu_util')[0] <= 100
+    assert '|read_cpu_util=' not in record
 
 
 @needs_mdtest

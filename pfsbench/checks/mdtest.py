@@ -34,9 +34,10 @@ import reframe.utility.typecheck as typ
 
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdtest
+from pfsbench.commands import mdtest, procstat
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import mdtest as mdtest_parser
+from pfsbench.parsers import procstat as procstat_parser
 
 #: The parser's phases each item kind reports as figures (the directory
 #: rename of mdtest 4.x and the tree phases of rank 0 are not figures).
@@ -99,7 +100,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     tool = 'mdtest'
     tool_package = 'ior'        # mdtest ships with IOR
     tool_label = 'mdtest'
-    step_parsers = {'mdtest': mdtest_parser}
+    step_parsers = {'mdtest': mdtest_parser, 'cpu': procstat_parser}
 
     #: The mdtest binary (``tool_binary`` under its family's name); empty:
     #: the partition's Spack view, then ``PATH``.
@@ -213,6 +214,14 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #: :type: :class:`bool`
     #: :default: ``False``
     split_phases = variable(bool, value=False, loggable=True)
+
+    #: With :attr:`split_phases`: sample ``/proc/stat`` on every node of
+    #: the job before and after each phase, for the client CPU
+    #: utilisation beside each rate (seed 000).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``True``
+    cpu_sampling = variable(bool, value=True, loggable=True)
 
     #: Mount points of the target the tasks spread over (``-d a@b@...``,
     #: task i in the i-th; the target's path and its ``mount_points``),
@@ -384,15 +393,31 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         steps = []
         drop = 'drop_caches' in self.current_partition.features
         stonewall = opts.pop('stonewall_s')
+        sample = tuple(procstat.sample_argv())
         for phase in opts.pop('phases'):
             if steps and drop:
                 steps.append(Step(f'drop caches before {phase}', 'shell',
                                   ('sh', '-c', self.drop_caches_command())))
+            if self.cpu_sampling:
+                steps.append(Step(f'cpu before {phase}', 'cpu', sample))
             argv = mdtest.mdtest_argv(
                 dirs, phases=(phase,),
                 stonewall_s=stonewall if phase == 'create' else None, **opts)
             steps.append(Step(phase, 'mdtest', tuple(argv)))
+            if self.cpu_sampling:
+                steps.append(Step(f'cpu after {phase}', 'cpu', sample))
         return steps
+
+    def cpu_util_pct(self, phase):
+        """Mean CPU utilisation of the job's nodes during mdtest's
+        ``phase`` (``create``, ...), in %."""
+        before = self.parsed(procstat_parser, step=f'cpu before {phase}')
+        after = self.parsed(procstat_parser, step=f'cpu after {phase}')
+        percent = procstat_parser.utilisation_pct(before, after)
+        if not percent:
+            raise SanityError(f'no node\'s CPU counters advanced during '
+                              f'the {phase} phase')
+        return sum(percent.values()) / len(percent)
 
     # Reading the output --------------------------------------------------
 
@@ -432,6 +457,19 @@ def _figure(phase, statistic):
     return figure
 
 
+def _cpu_util(phase):
+    """A performance function: the nodes' CPU utilisation during mdtest's
+    ``phase``."""
+    name = f'{phase}_cpu_util'
+
+    @performance_function('%', perf_key=name)
+    def cpu_util(self):
+        return self.cpu_util_pct(phase)
+
+    cpu_util.__name__ = name
+    return cpu_util
+
+
 class mdtest_rates_base(mdtest_check_base):
     """mdtest rates of every phase its item kind runs, each with its
     spread over the iterations (one mdtest step)."""
@@ -464,6 +502,10 @@ class mdtest_rates_base(mdtest_check_base):
     file_remove_mean = _figure('file_remove', 'mean')
     file_remove_min = _figure('file_remove', 'min')
     file_remove_stddev = _figure('file_remove', 'stddev')
+    create_cpu_util = _cpu_util('create')
+    stat_cpu_util = _cpu_util('stat')
+    read_cpu_util = _cpu_util('read')
+    remove_cpu_util = _cpu_util('remove')
 
     def expected_phases(self):
         """The parser's phases this case reports figures of."""
@@ -476,9 +518,14 @@ class mdtest_rates_base(mdtest_check_base):
         # Figures of phases this case does not run would fail it (after
         # init: a family sets item_kind from its parameters).
         expected = self.expected_phases()
+        sampled = self.md_phases if (self.split_phases and
+                                     self.cpu_sampling) else []
         for name in list(self.perf_variables):
             phase = '_'.join(name.split('_')[:2])
             if phase in KIND_PHASES['both'] and phase not in expected:
+                del self.perf_variables[name]
+            elif (name.endswith('_cpu_util') and
+                  name[:-len('_cpu_util')] not in sampled):
                 del self.perf_variables[name]
 
     def step_problems(self, step):

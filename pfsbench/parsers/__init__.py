@@ -31,6 +31,7 @@ TOOLS = {
     'mds-survey': Parser('pfsbench.parsers.mds_survey', ('text',)),
     'bonnie': Parser('pfsbench.parsers.bonnie', ('csv', 'text')),
     'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
+    'procstat': Parser('pfsbench.parsers.procstat', ('text',)),
 }
 #: Modules of this package that parse no tool's output (shared helpers).
 HELPERS = ('pfsbench.parsers.common',)
