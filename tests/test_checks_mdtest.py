@@ -9,14 +9,18 @@ lists and task counts; with a real mdtest (``/opt/ior/bin/mdtest`` or
 on 2 nodes of the localhost Slurm cluster.
 """
 
+import contextlib
 import glob
 import os
 import re
 import shlex
 import shutil
+import subprocess
+import tempfile
 
 import pytest
 
+import cappedfs
 from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
 from pfsbench.commands import mdtest
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
@@ -482,3 +486,81 @@ def test_mds_survey_figures_are_the_best_of_the_sweep(tmp_path):
     assert _perf(record, 'create')[0] == 5652.05
     assert _perf(record, 'destroy')[0] == 5797.79
     assert '|lookup=' not in record
+
+
+# E4 (seed 000) on the localhost Slurm cluster: ext4, XFS and tmpfs ---------
+
+@contextlib.contextmanager
+def _tmpfs(size='256m'):
+    work = tempfile.mkdtemp(prefix='pfsbench-tmpfs-', dir='/var/tmp')
+    os.chmod(work, 0o755)
+    proc = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={size}',
+                           'tmpfs', work], stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    if proc.returncode != 0:
+        os.rmdir(work)
+        pytest.skip(f'cannot mount a tmpfs: {proc.stderr.strip()}')
+    try:
+        os.chmod(work, 0o777)
+        yield work
+    finally:
+        subprocess.run(['umount', work])
+        os.rmdir(work)
+
+
+def _localslurm_with_targets(config_dir, targets):
+    """A copy of config/ whose ``e4slurm`` system is localslurm with
+    ``targets`` and a described 4-CPU node (E4 binds to cores)."""
+    systems = config_dir / 'systems'
+    systems.mkdir(parents=True)
+    shutil.copy(CONFIG, config_dir / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config_dir / 'common.py')
+    text = (CONFIG.parent / 'systems' / 'localslurm.py').read_text()
+    for old, new in ((" 'name': 'localslurm',", " 'name': 'e4slurm',"),
+                     ('    **environment_extras(),\n',
+                      f'    "targets": {targets!r},\n'),
+                     ("        'max_jobs': 1,\n",
+                      "        'max_jobs': 1,\n"
+                      "        'processor': {'num_cpus': 4},\n")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (systems / 'e4slurm.py').write_text(text)
+    return config_dir / 'settings.py'
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_e4_compares_ext4_xfs_and_tmpfs_in_one_run(idle_slurm, tmp_path):
+    if shutil.which('mkfs.xfs') is None:
+        pytest.skip('mkfs.xfs not found (Debian: apt-get install xfsprogs)')
+    with cappedfs.loop_fs('e4-ext4') as ext4, \
+            cappedfs.loop_fs('e4-xfs', mkfs=('mkfs.xfs', '-q', '-f')) as xfs, \
+            _tmpfs() as tmpfs:
+        targets = [{'name': 'ext4', 'path': ext4['mnt']},
+                   {'name': 'xfs', 'path': xfs['mnt']},
+                   {'name': 'tmpfs', 'path': tmpfs}]
+        config = _localslurm_with_targets(tmp_path / 'config', targets)
+        # One active core, two processes (the source's 2 per core).
+        proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e4_targets',
+                            '-P', 'active_cores=1', '-S', 'total_items=2000',
+                            '-S', 'iterations=2',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+        assert 'Ran 3/8 test case(s)' in proc.stdout
+        _, records = _perflog(tmp_path / 'runs', 'e4slurm', 'srun',
+                              'mdtest_e4_targets')
+        rates = {}
+        for record in records:
+            fstype = re.search(r'\|(ext4|xfs|tmpfs)\|', record).group(1)
+            rates[fstype] = (_perf(record, 'file_create')[0],
+                             _perf(record, 'file_remove')[0],
+                             _perf(record, 'create_cpu_util')[0])
+            assert all(v > 0 for v in rates[fstype]), record
+        assert set(rates) == {'ext4', 'xfs', 'tmpfs'}
+        for fstype, (create, remove, cpu) in sorted(rates.items()):
+            print(f'{fstype}: file_create={create} file_remove={remove} '
+                  f'ops/s, create_cpu_util={cpu:.0f} %')
+        for root in (ext4['mnt'], xfs['mnt'], tmpfs):
+            assert os.listdir(root) in ([], ['lost+found']), root
