@@ -345,16 +345,16 @@ def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):
 
 @needs_mdtest
 @pytest.mark.slurm
-def test_two_nodes_through_slurm(idle_slurm, tmp_path):
+def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
     proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
                         '-n', 'mdtest_metadata_rates', '-P', 'kind=both',
                         '-P', 'access=unique,shared', '-P', 'nodes=2',
-                        '-P', 'tasks_per_node=1,2',
+                        '-P', 'tasks_per_node=1,2,4',
                         '-S', 'items_per_task=100', '-S', 'iterations=2',
                         '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
                        tmp_path, env=idle_slurm)
     assert proc.returncode == 0, proc.stdout
-    assert 'Ran 4/4 test case(s)' in proc.stdout
+    assert 'Ran 6/6 test case(s)' in proc.stdout
     for out in glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
                          f'mdtest_metadata_rates_*/rfm_job.out'):
         text = open(out).read()
@@ -363,7 +363,7 @@ def test_two_nodes_through_slurm(idle_slurm, tmp_path):
         assert f'{tasks} tasks, {tasks * 100} files/directories' in text
     _, records = _perflog(tmp_path, 'localslurm', 'srun',
                           'mdtest_metadata_rates')
-    assert len(records) == 4
+    assert len(records) == 6
     for record in records:
         case = re.search(r'%access=\w+ %nodes=2 %tasks_per_node=\d', record)
         figures = {p: _perf(record, p)[0] for p in
