@@ -444,30 +444,29 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         return self.step_results('mdtest')
 
 
-def _figure(phase, statistic):
-    """A performance function: ``statistic`` of ``phase``'s rate."""
-    name = phase if statistic == 'max' else f'{phase}_{statistic}'
+def performance_of(name, unit, method, *args):
+    """A performance function ``name`` in ``unit``: the check's
+    ``method(*args)``: the families name one per phase in their class
+    bodies."""
 
-    @performance_function('ops/s', perf_key=name)
+    @performance_function(unit, perf_key=name)
     def figure(self):
-        return getattr(self.phase(phase), f'{statistic}_ops_per_s')
+        return getattr(self, method)(*args)
 
     figure.__name__ = name
-    figure.__doc__ = f"mdtest's {statistic} {phase} rate over iterations."
     return figure
 
 
+def _figure(phase, statistic):
+    """``statistic`` of ``phase``'s rate over the iterations."""
+    name = phase if statistic == 'max' else f'{phase}_{statistic}'
+    return performance_of(name, 'ops/s', 'phase_statistic', phase,
+                          statistic)
+
+
 def _cpu_util(phase):
-    """A performance function: the nodes' CPU utilisation during mdtest's
-    ``phase``."""
-    name = f'{phase}_cpu_util'
-
-    @performance_function('%', perf_key=name)
-    def cpu_util(self):
-        return self.cpu_util_pct(phase)
-
-    cpu_util.__name__ = name
-    return cpu_util
+    """The nodes' CPU utilisation during mdtest's ``phase``."""
+    return performance_of(f'{phase}_cpu_util', '%', 'cpu_util_pct', phase)
 
 
 class mdtest_rates_base(mdtest_check_base):
@@ -540,6 +539,10 @@ class mdtest_rates_base(mdtest_check_base):
                 problems.append(f'mdtest reported no {", ".join(missing)} '
                                 f'rate')
         return problems
+
+    def phase_statistic(self, phase, statistic):
+        """``statistic`` (``max``, ``mean``, ...) of :meth:`phase`."""
+        return getattr(self.phase(phase), f'{statistic}_ops_per_s')
 
     def phase(self, phase):
         """:class:`PhaseFigures` of ``phase`` (the one mdtest step's)."""

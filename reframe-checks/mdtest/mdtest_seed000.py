@@ -60,6 +60,15 @@ class seed000_mdtest_base(mdtest_rates_base):
     def tag_experiment(self):
         self.tags |= {self.experiment, 'full'}
 
+    @run_after('init')
+    def set_processes(self):
+        # E1, E3, E4: processes = k x active cores (E3: 24 on 12).
+        self.tasks_per_node = self.processes_per_core * self.active_cores
+
+    @run_after('setup')
+    def bind_the_tasks(self):
+        self.bind_to_first_cores(self.active_cores)
+
 
 @rfm.simple_test
 class mdtest_e1_core_scaling(seed000_mdtest_base):
@@ -75,14 +84,6 @@ class mdtest_e1_core_scaling(seed000_mdtest_base):
     #: :type: :class:`int`
     #: :values: ``6..48 step 6``
     active_cores = parameter(ACTIVE_CORES, type=int, loggable=True)
-
-    @run_after('init')
-    def set_processes(self):
-        self.tasks_per_node = self.processes_per_core * self.active_cores
-
-    @run_after('setup')
-    def bind_the_tasks(self):
-        self.bind_to_first_cores(self.active_cores)
 
 
 @rfm.simple_test
@@ -100,8 +101,14 @@ class mdtest_e2_socket_binding(seed000_mdtest_base):
     #: :values: ``[1, 2, 3, 4]``
     sockets = parameter([1, 2, 3, 4], type=int, loggable=True)
 
+    @run_after('init')
+    def set_processes(self):
+        # Replaces the base class's hook: 12 processes, all cores active.
+        self.tasks_per_node = 12
+
     @run_after('setup')
     def bind_the_tasks(self):
+        # Replaces the base class's hook: per socket, not per core.
         self.bind_per_socket(self.sockets)
 
 
@@ -112,7 +119,6 @@ class mdtest_e3_mount_points(seed000_mdtest_base):
     descr = ('E3 (seed 000): mdtest -F -u create/unlink, 24 processes, 12 '
              'cores, 1/2/6/12/24 mount points')
     experiment = 'E3'
-    tasks_per_node = 24
 
     #: Mount points of the target the tasks spread over.
     #:
@@ -131,14 +137,13 @@ class mdtest_e3_mount_points(seed000_mdtest_base):
         self.mount_point_count = self.mounts
 
     @run_after('setup')
-    def bind_the_tasks(self):
+    def need_the_mount_points(self):
         have = len(self.mount_points())
         self.skip_if(have < self.mounts,
                      f'target {self.target_name!r} of '
                      f'{self.current_partition.fullname} has {have} mount '
                      f'point(s) (its path and extras.targets[].mount_points)'
                      f'; this case needs {self.mounts}')
-        self.bind_to_first_cores(self.active_cores)
 
 
 @rfm.simple_test
@@ -163,10 +168,6 @@ class mdtest_e4_targets(seed000_mdtest_base):
     #: :values: ``[12, 24, 36, 48]``
     active_cores = parameter([12, 24, 36, 48], type=int, loggable=True)
 
-    @run_after('init')
-    def set_processes(self):
-        self.tasks_per_node = self.processes_per_core * self.active_cores
-
     @run_after('setup')
     def resolve_target(self):
         # Replaces the base class's hook of that name, in its place.
@@ -176,7 +177,3 @@ class mdtest_e4_targets(seed000_mdtest_base):
                      f'{part.fullname} has {len(names)} target(s)')
         self.target = names[self.target_index]
         super().resolve_target()
-
-    @run_after('setup')
-    def bind_the_tasks(self):
-        self.bind_to_first_cores(self.active_cores)

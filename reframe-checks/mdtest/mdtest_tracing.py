@@ -20,25 +20,19 @@ tracer_index, tasks_per_node]``.
 import os
 
 import reframe as rfm
-from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, variable)
+from reframe.core.builtins import parameter, run_after, variable
 
-from pfsbench.checks.mdtest import mdtest_rates_base, phase_figures
+from pfsbench.checks.mdtest import (mdtest_rates_base, performance_of,
+                                    phase_figures)
 from pfsbench.commands import mdtest
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import mdtest as mdtest_parser
 
 
 def _overhead(phase):
-    """A performance function: the tracer's overhead on ``phase``."""
-    name = f'{phase}_overhead_pct'
-
-    @performance_function('%', perf_key=name)
-    def overhead(self):
-        return self.overhead_pct(phase)
-
-    overhead.__name__ = name
-    return overhead
+    """The tracer's overhead on ``phase``, in %."""
+    return performance_of(f'{phase}_overhead_pct', '%', 'overhead_pct',
+                          phase)
 
 
 @rfm.simple_test
