@@ -213,6 +213,9 @@ def test_seed004_multi_client_layout(tmp_path):
         _, argv = _mdtest_argv(line)
         by_dir['-u' in argv] = argv
         assert _flag(argv, '-n') == str(304000 // 1050)
+        assert argv == mdtest.seed004_argv(
+            'E15', _flag(argv, '-d'), 1050, unique_dir='-u' in argv,
+            executable='/opt/pfsbench/view/bin/mdtest')
         assert argv[-3:] == ['-C', '-T', '-r'] and '-F' in argv
     assert set(by_dir) == {True, False}
 
@@ -227,11 +230,12 @@ def test_seed004_e17_stride_pause_sync(tmp_path):
     (line,) = _launched(script)
     launcher, argv = _mdtest_argv(line)
     assert launcher == ['srun']
-    dirs = _flag(argv, '-d')
-    assert argv == mdtest.mdtest_argv(
-        dirs, items_per_task=19000, kind='both', stride=1, sync_file=True,
-        pre_delay_s=1, iterations=3, phases=('create', 'stat', 'remove'),
+    # The builder pfsbench render uses too: 304000 items over 16 tasks.
+    assert argv == mdtest.seed004_argv(
+        'E17', _flag(argv, '-d'), 16,
         executable='/opt/pfsbench/view/bin/mdtest')
+    assert _flag(argv, '-n') == '19000'
+    assert ['-y', '-N', '1', '-p', '1'] == argv[3:8]
 
 
 def test_seed004_is_capped_on_a_small_partition(tmp_path):

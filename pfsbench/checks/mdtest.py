@@ -190,7 +190,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`int`
     #: :default: ``3``
-    iterations = variable(int, value=3, loggable=True)
+    iterations = variable(int, value=mdtest.DEFAULT_ITERATIONS,
+                          loggable=True)
 
     #: Stop the file-create phase after this many seconds (``-W``); 0: off.
     #:

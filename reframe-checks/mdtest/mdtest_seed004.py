@@ -21,7 +21,9 @@ case runs NP tasks on each of ``multi_clients`` nodes (70, or the
 partition's ``max_nodes`` where it has fewer).  The source does not give
 ``-N`` and ``-p`` values: ``-N 1`` (one node away, as IO500) and ``-p 1``.
 The 304,000 items are shared among all tasks (``mdtest_max_items`` caps
-them on small partitions).
+them on small partitions).  At the defaults the command line is
+:func:`pfsbench.commands.mdtest.seed004_argv`'s, which ``pfsbench render``
+uses too.
 
 Figures: each phase's rate (ops/s).  References: keys
 ``mdtest_e15_metabench_standin`` (``$index: [$partition, clients,
@@ -34,15 +36,12 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.mdtest import mdtest_rates_base
+from pfsbench.commands import mdtest
 
 #: metabench's process counts (E15).
 METABENCH_NP = [1, 3, 7, 15, 31, 63]
 #: mdsrate's and mdtest's process counts (E16, E17).
 MDTEST_NP = [1, 2, 4, 8, 16, 32, 64]
-#: Files or directories per run, all tasks together.
-SOURCE_ITEMS = 304000
-#: Client nodes of the source's multi-client runs.
-SOURCE_CLIENTS = 70
 
 
 class seed004_mdtest_base(mdtest_rates_base):
@@ -50,7 +49,8 @@ class seed004_mdtest_base(mdtest_rates_base):
 
     nodes = variable(int, value=1, loggable=True)
     tasks_per_node = variable(int, value=1, loggable=True)
-    total_items = SOURCE_ITEMS
+    total_items = mdtest.SEED004_ITEMS
+    md_phases = list(mdtest.SEED004_PHASES)
 
     #: ``single``: one client node; ``multi``: :attr:`multi_clients`.
     #:
@@ -63,7 +63,8 @@ class seed004_mdtest_base(mdtest_rates_base):
     #:
     #: :type: :class:`int`
     #: :default: ``70``
-    multi_clients = variable(int, value=SOURCE_CLIENTS, loggable=True)
+    multi_clients = variable(int, value=mdtest.SEED004_CLIENTS,
+                             loggable=True)
 
     @run_after('init')
     def set_processes_and_tags(self):
@@ -100,7 +101,6 @@ class mdtest_e15_metabench_standin(seed004_mdtest_base):
              'same vs different directories, NP 1..63 (mdtest stands in)')
     experiment = 'E15'
     item_kind = 'files'
-    md_phases = ['create', 'stat', 'remove']
 
     #: Processes per client.
     #:
@@ -130,7 +130,6 @@ class mdtest_e16_mdsrate_standin(seed004_mdtest_base):
     experiment = 'E16'
     item_kind = 'files'
     unique_dir = False
-    md_phases = ['create', 'stat', 'remove']
 
     #: Processes per client.
     #:
@@ -148,10 +147,9 @@ class mdtest_e17_stride_sync(seed004_mdtest_base):
     experiment = 'E17'
     item_kind = 'both'
     unique_dir = False
-    stride = 1
-    pre_delay_s = 1
+    stride = mdtest.SEED004_STRIDE
+    pre_delay_s = mdtest.SEED004_PRE_DELAY_S
     sync_file = True
-    md_phases = ['create', 'stat', 'remove']
 
     #: Processes per client.
     #:
