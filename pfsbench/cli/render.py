@@ -16,7 +16,6 @@ EXAMPLES = (
     ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
      '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
      '-o e10.sbatch'),
-    'pfsbench render E11 --nodes 3 --tasks-per-node 24 --target /gluster',
     ('pfsbench render E17 --nodes 70 --tasks-per-node 16',
      '--target /lustre/scratch/$USER/pfsbench'),
 )
