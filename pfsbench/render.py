@@ -12,7 +12,7 @@ import dataclasses
 from types import SimpleNamespace
 
 from pfsbench import rundir
-from pfsbench.commands import dd, ior, shell_join
+from pfsbench.commands import dd, ior, mdtest, shell_join
 from pfsbench.errors import ConfigError
 from pfsbench.siteconfig import check_scratch_dir
 
@@ -56,6 +56,16 @@ EXPERIMENTS = {e.id: e for e in [
                nodes=3, tasks_per_node=12,
                argv=lambda opts, run_dir: ior.seed002_mpiio_fpp(
                    f'{run_dir}/output')),
+    Experiment('E16', 'seed 004: mdsrate-style create/stat/unlink in one '
+                      'directory, 304000 files (mdtest stands in)',
+               nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
+               argv=lambda opts, run_dir: mdtest.seed004_argv(
+                   'E16', f'{run_dir}/mdtest', opts.tasks)),
+    Experiment('E17', 'seed 004: mdtest dirs and files, -y -N 1 -p 1, '
+                      '304000 items',
+               nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
+               argv=lambda opts, run_dir: mdtest.seed004_argv(
+                   'E17', f'{run_dir}/mdtest', opts.tasks)),
 ]}
 
 
@@ -94,12 +104,12 @@ def render(experiment, target, nodes=None, tasks_per_node=None,
     if any(c in target for c in '"`\\'):
         raise ConfigError('<command line>', '--target', target,
                           'must not contain quotes or backslashes')
+    nodes = nodes or exp.nodes
+    tasks_per_node = tasks_per_node or exp.tasks_per_node
     opts = SimpleNamespace(block_size=block_size, count=count,
                            cache_defeat=cache_defeat,
                            drop_caches_command=drop_caches_command,
-                           python=python)
-    nodes = nodes or exp.nodes
-    tasks_per_node = tasks_per_node or exp.tasks_per_node
+                           python=python, tasks=nodes * tasks_per_node)
     name = f'pfsbench-{exp.id}'
     lines = [
         '#!/bin/bash',

@@ -12,8 +12,9 @@ each key's type, range and default):
 
 ``targets``
     list of file-system targets to benchmark, each a dict with ``name``,
-    ``path`` (``$VAR`` and ``~`` are expanded), optional ``fstype`` and
-    ``descr``.  Without targets, a check writes into its own ReFrame stage
+    ``path`` (``$VAR`` and ``~`` are expanded), optional ``fstype``,
+    ``descr`` and ``mount_points`` (the same directory through other
+    mounts of its file system, for mdtest ``-d a@b@...``).  Without targets, a check writes into its own ReFrame stage
     directory (the ``local`` laptop default).
 ``drop_caches_command``
     the command that drops a node's page cache; used when the partition has
@@ -28,6 +29,12 @@ each key's type, range and default):
     caps what one IOR task writes per repetition (block x segments); the
     IOR checks fall back to ``max_bytes_per_stream`` without it.  The
     capped block size and ``size_capped`` are logged with every figure.
+``mdtest_max_items``
+    caps the items (files and directories) of all tasks of one mdtest run;
+    ``items_run_per_task`` and ``items_capped`` are logged.
+``tracers``
+    metadata tracers, each a dict with ``name`` and the shell commands
+    ``on`` and ``off`` (E12 runs mdtest with each on, then off).
 ``spack_env``, ``spack_view``
     the Spack environment (its ``spack.lock`` is the provenance of every
     result) and the view whose binaries the checks run.

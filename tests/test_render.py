@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO
 from pfsbench.cli import main
-from pfsbench.commands import dd, shell_join
+from pfsbench.commands import dd, mdtest, shell_join
 from pfsbench.parsers import streams
 from pfsbench.render import render
 
@@ -28,7 +28,7 @@ TEMPLATES = [p for p in sorted((REPO / 'slurm-templates').glob('*.sbatch'))
 
 def test_every_experiment_template_is_rendered():
     names = [p.name for p in TEMPLATES]
-    assert len(names) == 5 and 'nightly-gate.sbatch' not in names
+    assert len(names) == 7 and 'nightly-gate.sbatch' not in names
 
 
 def _cli(argv):
@@ -112,3 +112,14 @@ def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
     assert result.write.bytes == 4 * 20 * 1024000
     assert 'pfsbench-job: exit=0' in text
     assert list(target.iterdir()) == []     # the run directory is gone
+
+
+def test_e17_runs_the_seed004_family_command():
+    text = render('E17', '/lustre/scratch/$USER/pfsbench')
+    assert '#SBATCH --nodes=70\n#SBATCH --ntasks-per-node=16\n' in text
+    # 304000 items among 70 x 16 tasks: the family's builder, as the
+    # ReFrame check runs it (tests/test_checks_mdtest.py).
+    assert 'srun ' + shell_join(mdtest.seed004_argv(
+        'E17', '$RUN_DIR/mdtest', 70 * 16)) + '\n' in text
+    assert 'srun mdtest -n 271 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
+           '-C -T -r\n' in text

@@ -29,6 +29,9 @@ site_configuration = {
                     'extras': {
                         'max_nodes': 1,
                         'max_bytes_per_stream': 256 * 2**20,
+                        # mdtest: the sources' 304000 to 3M files are for
+                        # clusters.
+                        'mdtest_max_items': 20000,
                         **environment_extras(),
                     },
                 },

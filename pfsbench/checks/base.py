@@ -343,6 +343,26 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         ``local`` launcher): one node, and the family fans out itself."""
         return self.current_partition.launcher_type.registered_name == 'local'
 
+    def place_mpi_tasks(self, nodes, tasks_per_node):
+        """Set the job's task layout for an MPI tool: ``nodes`` x
+        ``tasks_per_node`` tasks; one task on the local launcher, which
+        runs the tool as an MPI singleton (larger cases are skipped).
+
+        Args:
+            nodes: nodes of the job.
+            tasks_per_node: the tool's tasks on each node.
+        """
+        if self.local_launcher():
+            self.skip_if(nodes * tasks_per_node > 1,
+                         f'{self.current_partition.fullname} runs one '
+                         f'process (local launcher); {nodes} x '
+                         f'{tasks_per_node} {self.tool_label or self.tool} '
+                         f'tasks need srun or mpirun')
+            self.num_tasks = 1
+        else:
+            self.num_tasks = nodes * tasks_per_node
+            self.num_tasks_per_node = tasks_per_node
+
     def size_cap(self, *keys):
         """The partition's cap on what one task or stream writes: the first
         of the ``extras`` ``keys`` it sets (a family-specific one, then

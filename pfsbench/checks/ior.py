@@ -181,7 +181,6 @@ class ior_check_base(SteppedJob, FileSystemCheck):
 
     @run_after('setup')
     def size_the_job(self):
-        part = self.current_partition
         if not self.cache_defeat:
             # As dd: drop the caches where the partition can, else read
             # with O_DIRECT, else rely on -C -Q 1 -e alone.  O_DIRECT is
@@ -199,16 +198,7 @@ class ior_check_base(SteppedJob, FileSystemCheck):
             f'O_DIRECT (odirect, cache_defeat=direct) is a POSIX option of '
             f'IOR; api is {self.api}')
 
-        if self.local_launcher():
-            self.skip_if(self.nodes * self.tasks_per_node > 1,
-                         f'{part.fullname} runs one process (local '
-                         f'launcher); {self.nodes} x {self.tasks_per_node} '
-                         f'IOR tasks need srun or mpirun')
-            self.num_tasks = 1
-        else:
-            self.num_tasks = self.nodes * self.tasks_per_node
-            self.num_tasks_per_node = self.tasks_per_node
-
+        self.place_mpi_tasks(self.nodes, self.tasks_per_node)
         self.cap_sizes(self.size_cap('ior_max_bytes_per_task'))
 
     def cap_sizes(self, cap):

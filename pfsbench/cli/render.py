@@ -16,7 +16,8 @@ EXAMPLES = (
     ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
      '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
      '-o e10.sbatch'),
-    'pfsbench render E11 --nodes 3 --tasks-per-node 24 --target /gluster',
+    ('pfsbench render E17 --nodes 70 --tasks-per-node 16',
+     '--target /lustre/scratch/$USER/pfsbench'),
 )
 
 
@@ -29,8 +30,8 @@ def add_arguments(parser):
     job.add_argument('--nodes', type=int, metavar='N',
                      help="node count (default: the experiment's)")
     job.add_argument('--tasks-per-node', type=int, metavar='P',
-                     help="streams or ranks per node (default: the "
-                          "experiment's)")
+                     help="streams, ranks or mdtest tasks per node "
+                          "(default: the experiment's)")
     job.add_argument('--time', metavar='HH:MM:SS',
                      help='time limit (default: 02:00:00)')
     job.add_argument('--sbatch-option', action='append', default=[],

@@ -19,6 +19,19 @@ ITEM_KINDS = ('both', 'files', 'dirs')
 PHASES = ('create', 'stat', 'read', 'remove')
 _PHASE_FLAGS = {'create': '-C', 'stat': '-T', 'read': '-E', 'remove': '-r'}
 
+#: Iterations of each phase when a source gives none: enough for a spread.
+DEFAULT_ITERATIONS = 3
+
+#: Seed 004 (E15-E17): files or directories per run, all tasks together;
+#: client nodes of its multi-client runs; its ``-N`` and ``-p`` (the source
+#: names the flags without values: one node away, one second).
+SEED004_ITEMS = 304000
+SEED004_CLIENTS = 70
+SEED004_STRIDE = 1
+SEED004_PRE_DELAY_S = 1
+#: Seed 004's metadata phases (create, stat, remove; no read).
+SEED004_PHASES = ('create', 'stat', 'remove')
+
 #: IO500 (IO500/io500 src/phase_mdtest_easy.c, phase_mdtest_hard.c): files
 #: per task, the bytes each mdtest-hard file holds, how data is generated.
 IO500_FILES_PER_PROC = 1000000
@@ -200,6 +213,40 @@ def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
                              'create phase')
         if (branching or 1) > 1:
             raise ValueError('mdtest stonewall (-W) needs branching <= 1')
+
+
+def seed004_argv(experiment, test_dir, tasks, *, unique_dir=False,
+                 items=SEED004_ITEMS, iterations=DEFAULT_ITERATIONS,
+                 executable='mdtest'):
+    """Seed 004's mdtest runs: ``E15`` (metabench's file create/stat/delete;
+    ``unique_dir`` for its different-directories case), ``E16`` (mdsrate's,
+    one directory), ``E17`` (directories and files, ``-y -N -p``).
+
+    Args:
+        experiment: ``'E15'``, ``'E16'`` or ``'E17'``.
+        test_dir: ``-d``.
+        tasks: all tasks of the run: they share ``items``.
+        unique_dir: ``-u`` (E15 only).
+        items: items of all tasks (the source's 304000, or a cap).
+        iterations: ``-i``.
+        executable: the mdtest binary.
+
+    Returns:
+        the argv list.
+    """
+    if experiment not in ('E15', 'E16', 'E17'):
+        raise ValueError(f'seed 004 experiment {experiment!r}: expected E15, '
+                         f'E16 or E17')
+    if unique_dir and experiment != 'E15':
+        raise ValueError(f'{experiment} runs in one directory')
+    extra = {}
+    if experiment == 'E17':
+        extra = dict(kind='both', stride=SEED004_STRIDE, sync_file=True,
+                     pre_delay_s=SEED004_PRE_DELAY_S)
+    return mdtest_argv(test_dir, items_per_task=max(1, items // tasks),
+                       kind=extra.pop('kind', 'files'), unique_dir=unique_dir,
+                       iterations=iterations, phases=SEED004_PHASES,
+                       executable=executable, **extra)
 
 
 def _io500(preset, phases, datadir, resultdir, phase, files_per_proc,

@@ -32,6 +32,7 @@ TOOLS = {
     'bonnie': Parser('pfsbench.parsers.bonnie', ('csv', 'text')),
     'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
     'fio': Parser('pfsbench.parsers.fio', ('json', 'text', 'terse')),
+    'procstat': Parser('pfsbench.parsers.procstat', ('text',)),
 }
 #: Modules of this package that parse no tool's output (shared helpers).
 HELPERS = ('pfsbench.parsers.common',)

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``example_seed000``: the 4-socket metadata server of seed 000 (E1-E4).
+
+One Supermicro H8QG6 server: 4 x AMD Opteron 6168 (12 cores each, 1.9 GHz,
+no SMT; 8 NUMA nodes), 128 GB DDR3, an SSD MDT and OST, CentOS 6.4 with
+Lustre 2.4.  The source ran mdtest on the server itself, through up to 24
+Lustre mount points, and compared ext4 and XFS on the same SSD and a
+RAM-disk MDT.  Modelled as a one-node Slurm partition so that
+``--dry-run --system example_seed000`` renders the source's command lines,
+bindings and ``-d`` lists.  Nothing here is a real site; copy it as a
+model.  Its host name cannot match a real machine: select it explicitly.
+"""
+
+#: The source mounted Lustre up to 24 times on the server (E3).
+LUSTRE_MOUNTS = 24
+
+
+def _lustre(name, mdt, descr):
+    # The target's directory through mount 1; mounts 2..24 are the same
+    # directory through the other mounts of the file system.
+    return {
+        'name': name,
+        'path': f'/mnt/{name}_1/pfsbench',
+        'fstype': 'lustre',
+        'descr': f'{descr} ({mdt} MDT)',
+        'mount_points': [f'/mnt/{name}_{i}/pfsbench'
+                         for i in range(2, LUSTRE_MOUNTS + 1)],
+    }
+
+
+site_configuration = {
+    'systems': [
+        {
+            'name': 'example_seed000',
+            'descr': 'Seed 000: 4-socket, 48-core Lustre 2.4 MDS (PDSW14)',
+            'hostnames': [r'^example-seed000-is-selected-explicitly$'],
+            'modules_system': 'nomod',
+            'partitions': [
+                {
+                    'name': 'mds',
+                    'descr': 'the metadata server, mdtest run on it',
+                    'scheduler': 'slurm',
+                    'launcher': 'srun',
+                    'access': ['--partition=mds', '--exclusive'],
+                    'environs': ['builtin'],
+                    'sched_options': {'use_nodes_option': True},
+                    'max_jobs': 1,
+                    'processor': {
+                        'num_cpus': 48,
+                        'num_cpus_per_core': 1,
+                        'num_sockets': 4,
+                        'num_cpus_per_socket': 12,
+                    },
+                    'features': ['pfs', 'mpi', 'lustre', 'lustre_mds',
+                                 'drop_caches'],
+                    'env_vars': [['SLURM_MPI_TYPE', 'pmi2']],
+                    'extras': {
+                        'max_nodes': 1,
+                        'targets': [
+                            _lustre('lustre', 'SSD', 'Lustre 2.4'),
+                            _lustre('lustre_ramdisk', 'RAM disk',
+                                    'Lustre 2.4'),
+                            {'name': 'ext4', 'path': '/mnt/ext4/pfsbench',
+                             'fstype': 'ext4', 'descr': 'ext4 on the SSD'},
+                            {'name': 'xfs', 'path': '/mnt/xfs/pfsbench',
+                             'fstype': 'xfs', 'descr': 'XFS on the SSD'},
+                        ],
+                        'spack_view': '/opt/pfsbench/view',
+                    },
+                },
+            ],
+        },
+    ],
+}

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IO500's mdtest-easy and mdtest-hard phases.
+
+The seven mdtest phases of IO500 (IO500/io500 ``src/phase_mdtest_easy*.c``,
+``phase_mdtest_hard*.c``), with IO500's own command lines
+(:func:`pfsbench.commands.mdtest.io500_mdtest_easy_argv`,
+``io500_mdtest_hard_argv``) and in IO500's order (the ior and find phases
+that IO500 runs between them are the IOR family's, ``ior_io500_phases``):
+
+1. mdtest-easy-write: empty files, a directory per task, stonewalled;
+2. mdtest-hard-write: 3901-byte files in one shared directory,
+   stonewalled;
+3. mdtest-easy-stat, 4. mdtest-hard-stat, 5. mdtest-easy-delete,
+   6. mdtest-hard-read (verified), 7. mdtest-hard-delete: each exactly the
+   files its write recorded in its stonewall status file (``-x``).
+
+IO500's validity rule: a write phase that ran shorter than its stonewall
+time is invalid (the files ran out before the time did: the result
+measures a smaller run than IO500 asks for) and is never scored; such a
+case fails, naming the phase, its time and the stonewall.
+
+Figures: each phase's rate in kIOPS, as IO500 reports it.  The
+partition's ``mdtest_max_items`` caps IO500's 1,000,000 files per task
+(then the writes finish early and are invalid unless ``stonewall_s`` is
+short).  References: key ``mdtest_io500_phases``, ``$index: [$partition,
+nodes, tasks_per_node]``.
+"""
+
+import os
+
+import reframe as rfm
+from reframe.core.builtins import parameter, performance_function
+
+from pfsbench.checks.mdtest import mdtest_check_base
+from pfsbench.commands import ior, mdtest
+from pfsbench.jobsteps import Step
+from pfsbench.parsers import mdtest as mdtest_parser
+
+#: IO500's mdtest phases in its order: (phase, preset, preset's phase).
+PHASES = (
+    ('mdtest-easy-write', 'easy', 'write'),
+    ('mdtest-hard-write', 'hard', 'write'),
+    ('mdtest-easy-stat', 'easy', 'stat'),
+    ('mdtest-hard-stat', 'hard', 'stat'),
+    ('mdtest-easy-delete', 'easy', 'delete'),
+    ('mdtest-hard-read', 'hard', 'read'),
+    ('mdtest-hard-delete', 'hard', 'delete'),
+)
+_ARGV = {'easy': mdtest.io500_mdtest_easy_argv,
+         'hard': mdtest.io500_mdtest_hard_argv}
+_PRESET_PHASES = {'easy': mdtest.IO500_EASY_PHASES,
+                  'hard': mdtest.IO500_HARD_PHASES}
+
+
+@rfm.simple_test
+class mdtest_io500_phases(mdtest_check_base):
+    """IO500 mdtest-easy and mdtest-hard, write/stat/read/delete."""
+
+    descr = 'IO500 mdtest-easy / mdtest-hard phases'
+
+    #: Nodes of the job.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8]``
+    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
+
+    #: mdtest tasks per node.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 12]``
+    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
+
+    item_kind = 'files'
+    items_per_task = mdtest.IO500_FILES_PER_PROC
+    stonewall_s = ior.IO500_STONEWALL_S
+    iterations = 1
+    # Not quick: on a capped partition the writes finish before IO500's
+    # 300 s stonewall and are invalid (run with -S stonewall_s=1 there).
+    tags = {'io500', 'nightly'}
+
+    def results_dir(self):
+        return os.path.join(self.run_dir, 'results')
+
+    def job_steps(self):
+        steps = [Step('mkdir', 'shell', ('mkdir', '-p', self.results_dir()),
+                      launched=False)]
+        for label, preset, phase in PHASES:
+            argv = _ARGV[preset](
+                self.run_dir, self.results_dir(), phase,
+                files_per_proc=self.items_run_per_task,
+                stonewall_s=self.stonewall_s, executable=self.tool_path)
+            steps.append(Step(label, 'mdtest', tuple(argv)))
+        return steps
+
+    def phase_summary(self, label):
+        _, preset, phase = next(p for p in PHASES if p[0] == label)
+        result = self.parsed(mdtest_parser, step=label)
+        return result.summary(f'file_{_PRESET_PHASES[preset][phase]}')
+
+    def step_problems(self, step):
+        problems = super().step_problems(step)
+        if step.kind != 'mdtest' or problems:
+            return problems
+
+        summary = self.phase_summary(step.label)
+        if summary is None:
+            return [f'step {step.label!r}: mdtest reported no rate']
+
+        if step.label.endswith('-write'):
+            ran_s = summary.max_time_s
+            if ran_s is None or ran_s < self.stonewall_s:
+                problems.append(
+                    f'{step.label} is invalid (IO500): it ran {ran_s} s, '
+                    f'shorter than its stonewall of {self.stonewall_s} s '
+                    f'(all {self.items_run_per_task} files per task were '
+                    f'created first)')
+        return problems
+
+    def kiops(self, label):
+        return self.phase_summary(label).mean_ops_per_s / 1000
+
+    @performance_function('kIOPS')
+    def mdtest_easy_write(self):
+        return self.kiops('mdtest-easy-write')
+
+    @performance_function('kIOPS')
+    def mdtest_hard_write(self):
+        return self.kiops('mdtest-hard-write')
+
+    @performance_function('kIOPS')
+    def mdtest_easy_stat(self):
+        return self.kiops('mdtest-easy-stat')
+
+    @performance_function('kIOPS')
+    def mdtest_hard_stat(self):
+        return self.kiops('mdtest-hard-stat')
+
+    @performance_function('kIOPS')
+    def mdtest_easy_delete(self):
+        return self.kiops('mdtest-easy-delete')
+
+    @performance_function('kIOPS')
+    def mdtest_hard_read(self):
+        return self.kiops('mdtest-hard-read')
+
+    @performance_function('kIOPS')
+    def mdtest_hard_delete(self):
+        return self.kiops('mdtest-hard-delete')

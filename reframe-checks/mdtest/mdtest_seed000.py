@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Lustre's metadata server on a multi-socket platform, seed 000 (E1-E4).
+
+Seed 000 (Chasapis, PDSW'14) ran mdtest on one 4-socket, 48-core server
+(4 x 12-core Opteron 6168), files only, a private directory per process
+(``-u``), create and unlink, 500,000 files on Lustre (3,000,000 on ext4
+and XFS), unmounting and flushing the caches after each operation (here:
+each phase its own mdtest run, the page cache dropped in between where the
+partition can).  Four configurations:
+
+- E1 ``mdtest_e1_core_scaling``: processes = 2 x active cores, 6..48 cores
+  in steps of 6, 6 mount points; the tasks are bound round robin to cores
+  ``0..cores-1`` (``srun --cpu-bind=map_cpu:...``);
+- E2 ``mdtest_e2_socket_binding``: 12 processes grouped on 1..4 sockets
+  (``--ntasks-per-socket``, ``--cpu-bind=sockets``), 12 mount points;
+- E3 ``mdtest_e3_mount_points``: 24 processes on 12 cores through 1, 2, 6,
+  12, 24 mount points of one file system (``mdtest -d a@b@...``; a
+  target's ``mount_points``, docs/systems.md);
+- E4 ``mdtest_e4_targets``: E1's workload at 12..48 cores on every target
+  of the partition (SSD vs RAM-disk MDT, Lustre vs ext4 vs XFS).
+
+The source's server is the client too; ``nodes`` is 1.  Figures: create
+and remove rates (ops/s; the source plots kOps/s).  References: keys
+``mdtest_e1_core_scaling`` (``$index: [$partition, active_cores]``),
+``mdtest_e2_socket_binding`` (``sockets``), ``mdtest_e3_mount_points``
+(``mounts``), ``mdtest_e4_targets`` (``target_index``,
+``active_cores``).
+"""
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, variable
+
+from pfsbench.checks.mdtest import mdtest_rates_base
+
+#: E1's sweep: 6..48 active cores in steps of 6.
+ACTIVE_CORES = list(range(6, 49, 6))
+
+
+class seed000_mdtest_base(mdtest_rates_base):
+    """Seed 000's mdtest workload; not a test by itself."""
+
+    nodes = variable(int, value=1, loggable=True)
+    tasks_per_node = variable(int, value=12, loggable=True)
+    item_kind = 'files'
+    unique_dir = True
+    md_phases = ['create', 'remove']
+    split_phases = True
+    #: The source's count on Lustre; ``-S total_items=3000000`` for its
+    #: ext4 and XFS runs.
+    total_items = 500000
+    time_limit = '6h'
+
+    #: Processes per active core (E1, E3, E4).
+    #:
+    #: :type: :class:`int`
+    #: :default: ``2``
+    processes_per_core = variable(int, value=2, loggable=True)
+
+    @run_after('init')
+    def tag_experiment(self):
+        self.tags |= {self.experiment, 'full'}
+
+    @run_after('init')
+    def set_processes(self):
+        # E1, E3, E4: processes = k x active cores (E3: 24 on 12).
+        self.tasks_per_node = self.processes_per_core * self.active_cores
+
+    @run_after('setup')
+    def bind_the_tasks(self):
+        self.bind_to_first_cores(self.active_cores)
+
+
+@rfm.simple_test
+class mdtest_e1_core_scaling(seed000_mdtest_base):
+    """E1: create/unlink with 2 processes per active core, 6..48 cores."""
+
+    descr = ('E1 (seed 000): mdtest -F -u create/unlink, processes = 2 x '
+             'active cores, 6..48 cores')
+    experiment = 'E1'
+    mount_point_count = 6
+
+    #: Active cores (the tasks run on cores 0..N-1).
+    #:
+    #: :type: :class:`int`
+    #: :values: ``6..48 step 6``
+    active_cores = parameter(ACTIVE_CORES, type=int, loggable=True)
+
+
+@rfm.simple_test
+class mdtest_e2_socket_binding(seed000_mdtest_base):
+    """E2: 12 processes bound per socket over 1..4 sockets."""
+
+    descr = ('E2 (seed 000): mdtest -F -u create/unlink, 12 processes '
+             'grouped on 1..4 sockets')
+    experiment = 'E2'
+    mount_point_count = 12
+
+    #: Sockets the 12 processes are spread over.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 3, 4]``
+    sockets = parameter([1, 2, 3, 4], type=int, loggable=True)
+
+    @run_after('init')
+    def set_processes(self):
+        # Replaces the base class's hook: 12 processes, all cores active.
+        self.tasks_per_node = 12
+
+    @run_after('setup')
+    def bind_the_tasks(self):
+        # Replaces the base class's hook: per socket, not per core.
+        self.bind_per_socket(self.sockets)
+
+
+@rfm.simple_test
+class mdtest_e3_mount_points(seed000_mdtest_base):
+    """E3: 24 processes on 12 cores through 1..24 mount points."""
+
+    descr = ('E3 (seed 000): mdtest -F -u create/unlink, 24 processes, 12 '
+             'cores, 1/2/6/12/24 mount points')
+    experiment = 'E3'
+
+    #: Mount points of the target the tasks spread over.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 6, 12, 24]``
+    mounts = parameter([1, 2, 6, 12, 24], type=int, loggable=True)
+
+    #: Active cores.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``12``
+    active_cores = variable(int, value=12, loggable=True)
+
+    @run_after('init')
+    def set_mount_points(self):
+        self.mount_point_count = self.mounts
+
+    @run_after('setup')
+    def need_the_mount_points(self):
+        have = len(self.mount_points())
+        self.skip_if(have < self.mounts,
+                     f'target {self.target_name!r} of '
+                     f'{self.current_partition.fullname} has {have} mount '
+                     f'point(s) (its path and extras.targets[].mount_points)'
+                     f'; this case needs {self.mounts}')
+
+
+@rfm.simple_test
+class mdtest_e4_targets(seed000_mdtest_base):
+    """E4: E1's workload on each target of the partition."""
+
+    descr = ('E4 (seed 000): mdtest -F -u create/unlink on every target '
+             'of the partition, 12..48 cores')
+    experiment = 'E4'
+    mount_point_count = 6
+
+    #: The partition's target to run on, by position in
+    #: ``extras['targets']``; positions past the last are skipped.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``0..7``
+    target_index = parameter(list(range(8)), type=int, loggable=True)
+
+    #: Active cores.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[12, 24, 36, 48]``
+    active_cores = parameter([12, 24, 36, 48], type=int, loggable=True)
+
+    @run_after('setup')
+    def resolve_target(self):
+        # Replaces the base class's hook of that name, in its place.
+        part = self.current_partition
+        names = [t['name'] for t in part.extras.get('targets', [])]
+        self.skip_if(self.target_index >= len(names),
+                     f'{part.fullname} has {len(names)} target(s)')
+        self.target = names[self.target_index]
+        super().resolve_target()

@@ -1,0 +1,158 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""MDS performance of Lustre 1.6, 1.8 and 2.0, seed 004 (E15-E17).
+
+Seed 004 (Kondekar, Sun, 2009) ran three metadata benchmarks from one
+client and from 70 clients (16 cores each) against one MDS, 304,000 files
+or directories per run:
+
+- E15 ``mdtest_e15_metabench_standin``: metabench's file create, stat and
+  delete in the same directory vs in different directories, NP 1, 3, 7,
+  15, 31, 63;
+- E16 ``mdtest_e16_mdsrate_standin``: mdsrate ``--create --stat
+  --unlink`` (one shared directory), NP 1..64;
+- E17 ``mdtest_e17_stride_sync``: mdtest directory and file create, stat
+  and remove with ``-N`` (stat the neighbour's items), ``-p`` (a pause
+  before each iteration) and ``-y`` (fsync after each write), NP 1..64.
+
+metabench and mdsrate are not built here: mdtest runs the same operations
+and the names say that it stands in.  NP is read as processes per client
+(the source saw the 16-core clients saturate at NP 16), so a multi-client
+case runs NP tasks on each of ``multi_clients`` nodes (70, or the
+partition's ``max_nodes`` where it has fewer).  The source does not give
+``-N`` and ``-p`` values: ``-N 1`` (one node away, as IO500) and ``-p 1``.
+The 304,000 items are shared among all tasks (``mdtest_max_items`` caps
+them on small partitions).  At the defaults the command line is
+:func:`pfsbench.commands.mdtest.seed004_argv`'s, which ``pfsbench render``
+uses too.
+
+Figures: each phase's rate (ops/s).  References: keys
+``mdtest_e15_metabench_standin`` (``$index: [$partition, clients,
+directory, np]``), ``mdtest_e16_mdsrate_standin`` and
+``mdtest_e17_stride_sync`` (``[$partition, clients, np]``), e.g. Lustre
+2.0's multi-client mdsrate stat of 237k ops/s at NP 16.
+"""
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after, variable
+
+from pfsbench.checks.mdtest import mdtest_rates_base
+from pfsbench.commands import mdtest
+
+#: metabench's process counts (E15).
+METABENCH_NP = [1, 3, 7, 15, 31, 63]
+#: mdsrate's and mdtest's process counts (E16, E17).
+MDTEST_NP = [1, 2, 4, 8, 16, 32, 64]
+
+
+class seed004_mdtest_base(mdtest_rates_base):
+    """Seed 004's client layout and item count; not a test by itself."""
+
+    nodes = variable(int, value=1, loggable=True)
+    tasks_per_node = variable(int, value=1, loggable=True)
+    total_items = mdtest.SEED004_ITEMS
+    md_phases = list(mdtest.SEED004_PHASES)
+
+    #: ``single``: one client node; ``multi``: :attr:`multi_clients`.
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['single', 'multi']``
+    clients = parameter(['single', 'multi'], type=str, loggable=True)
+
+    #: Client nodes of a multi-client case (capped at the partition's
+    #: ``max_nodes``).
+    #:
+    #: :type: :class:`int`
+    #: :default: ``70``
+    multi_clients = variable(int, value=mdtest.SEED004_CLIENTS,
+                             loggable=True)
+
+    @run_after('init')
+    def set_processes_and_tags(self):
+        self.tasks_per_node = self.np
+        self.tags |= {self.experiment}
+        if self.clients == 'single' and self.np == 1:
+            self.tags |= {'quick'}
+        elif self.clients == 'single' and self.np <= 16:
+            self.tags |= {'nightly'}
+        else:
+            self.tags |= {'full'}
+
+    @run_after('setup')
+    def resolve_target(self):
+        # Replaces the base class's hook of that name, in its place: the
+        # node count must be known before it checks max_nodes.
+        if self.clients == 'multi':
+            part = self.current_partition
+            max_nodes = part.extras.get('max_nodes')
+            self.nodes = min(self.multi_clients,
+                             max_nodes or self.multi_clients)
+            self.skip_if(self.nodes < 2,
+                         f'{part.fullname} has {self.nodes} node(s); a '
+                         f'multi-client case needs 2 or more')
+        super().resolve_target()
+
+
+@rfm.simple_test
+class mdtest_e15_metabench_standin(seed004_mdtest_base):
+    """E15: file create/stat/delete, same vs different directories
+    (mdtest standing in for metabench)."""
+
+    descr = ('E15 (seed 004): metabench-style file create/stat/delete, '
+             'same vs different directories, NP 1..63 (mdtest stands in)')
+    experiment = 'E15'
+    item_kind = 'files'
+
+    #: Processes per client.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 3, 7, 15, 31, 63]``
+    np = parameter(METABENCH_NP, type=int, loggable=True)
+
+    #: ``same``: one shared directory; ``different``: one per process
+    #: (``-u``).
+    #:
+    #: :type: :class:`str`
+    #: :values: ``['same', 'different']``
+    directory = parameter(['same', 'different'], type=str, loggable=True)
+
+    @run_after('init')
+    def set_directory(self):
+        self.unique_dir = self.directory == 'different'
+
+
+@rfm.simple_test
+class mdtest_e16_mdsrate_standin(seed004_mdtest_base):
+    """E16: create/stat/unlink in one directory (mdtest standing in for
+    mdsrate)."""
+
+    descr = ('E16 (seed 004): mdsrate-style create/stat/unlink in one '
+             'directory, NP 1..64 (mdtest stands in)')
+    experiment = 'E16'
+    item_kind = 'files'
+    unique_dir = False
+
+    #: Processes per client.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
+    np = parameter(MDTEST_NP, type=int, loggable=True)
+
+
+@rfm.simple_test
+class mdtest_e17_stride_sync(seed004_mdtest_base):
+    """E17: mdtest directory and file create/stat/remove with -N, -p, -y."""
+
+    descr = ('E17 (seed 004): mdtest dir + file create/stat/remove, -N 1 '
+             '-p 1 -y, NP 1..64')
+    experiment = 'E17'
+    item_kind = 'both'
+    unique_dir = False
+    stride = mdtest.SEED004_STRIDE
+    pre_delay_s = mdtest.SEED004_PRE_DELAY_S
+    sync_file = True
+
+    #: Processes per client.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
+    np = parameter(MDTEST_NP, type=int, loggable=True)

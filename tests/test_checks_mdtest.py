@@ -1,0 +1,580 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The mdtest families run through the real ``reframe`` command.
+
+Dry runs render the job scripts of the example systems modelled on seed 000
+(one 4-socket, 48-core server, 24 Lustre mounts) and seed 004 (70 clients x
+16 cores) and compare them with the sources' command lines, bindings, ``-d``
+lists and task counts; with a real mdtest (``/opt/ior/bin/mdtest`` or
+``mdtest`` on PATH) the quick cases run on ``local`` and, marked ``slurm``,
+on 2 nodes of the localhost Slurm cluster.
+"""
+
+import contextlib
+import glob
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+import cappedfs
+from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
+from pfsbench import jobsteps
+from pfsbench.commands import mdtest
+from pfsbench.parsers import mdtest as mdtest_parser
+from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
+                             idle_slurm)
+
+MDTEST_CHECKS = str(CHECKS / 'mdtest')
+MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
+                                  shutil.which('mdtest'))
+                      if p and os.access(p, os.X_OK)), None)
+needs_mdtest = pytest.mark.skipif(
+    MDTEST_BINARY is None,
+    reason='no mdtest binary (/opt/ior/bin/mdtest or mdtest on PATH); build '
+           'IOR with Spack, see docs/spack.md')
+#: The fixtures' mdtest runs (real outputs, shared/fixtures/mdtest).
+FOUR_TASK_RUN = FIXTURES / 'mdtest' / 'n100-N4x1-tmpfs.txt'
+
+# idle_slurm is a fixture: imported so that pytest finds it here.
+assert idle_slurm
+
+
+def _dry_run(tmp_path, system, test, *options, scripts=True):
+    """Job scripts of a dry run of ``test`` on ``system`` (a
+    ``system:partition``), and reframe's output."""
+    proc = run_reframe(['--system', system, '-c', MDTEST_CHECKS, '-n', test,
+                        *options, '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    if not scripts:
+        return [], proc.stdout
+
+    name, partition = system.split(':')
+    return _job_scripts(tmp_path, name, partition, test), proc.stdout
+
+
+def _sbatch(script, option):
+    m = re.search(rf'^#SBATCH --{option}=(\S+)$', script, re.M)
+    return m and m.group(1)
+
+
+def _mdtest_argv(line):
+    """The mdtest words of a launched line (after ``srun [options]``)."""
+    words = shlex.split(line)
+    start = next(i for i, w in enumerate(words)
+                 if os.path.basename(w) == 'mdtest')
+    return words[:start], words[start:]
+
+
+def _flag(argv, flag):
+    return argv[argv.index(flag) + 1]
+
+
+def test_listing(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-l'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    for name in ('mdtest_metadata_rates %kind=dirs %access=shared %nodes=4 '
+                 '%tasks_per_node=16',
+                 'mdtest_e1_core_scaling %active_cores=48',
+                 'mdtest_e2_socket_binding %sockets=3',
+                 'mdtest_e3_mount_points %mounts=24',
+                 'mdtest_e4_targets %target_index=0 %active_cores=12',
+                 'mdtest_e15_metabench_standin %clients=multi %np=63 '
+                 '%directory=same',
+                 'mdtest_e16_mdsrate_standin %clients=single %np=64',
+                 'mdtest_e17_stride_sync %clients=multi %np=16',
+                 'mdtest_io500_phases %nodes=8 %tasks_per_node=12'):
+        assert name in proc.stdout, name
+
+
+# Seed 000 (E1-E4) -----------------------------------------------------------
+
+def _create_remove(script):
+    """The create and remove mdtest lines of a split-phase job, checking
+    the cache drop between them and the CPU samples around each."""
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert steps == ['cpu before create', 'create', 'cpu after create',
+                     'drop caches before remove', 'cpu before remove',
+                     'remove', 'cpu after remove']
+    launched = _launched(script)
+    assert all('pfsbench-cpu $(hostname) $(head -n 1 /proc/stat)' in line
+               for line in launched[0::4] + launched[2::4])
+    create, drop, remove = launched[1], launched[3], launched[5]
+    assert 'sync && echo 3 > /proc/sys/vm/drop_caches' in drop
+    return create, remove
+
+
+def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e1_core_scaling', '-P',
+                          'active_cores=6,48')
+    seen = set()
+    for script in scripts:
+        tasks = int(_sbatch(script, 'ntasks'))
+        cores = tasks // 2
+        seen.add(cores)
+        assert _sbatch(script, 'nodes') == '1'
+        # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
+        assert ('#SBATCH --overcommit' in script) == (cores == 48)
+        create, remove = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        cpus = ','.join(str(c) for c in range(cores))
+        assert launcher == ['srun', f'--cpu-bind=map_cpu:{cpus}']
+        # 500,000 files among all tasks, private directories, files only,
+        # through 6 of the 24 mounts.
+        dirs = _flag(argv, '-d').split('@')
+        assert len(dirs) == 6
+        run = os.path.basename(os.path.dirname(dirs[0]))
+        assert dirs == [f'/mnt/lustre_{i + 1}/pfsbench/{run}/mdtest.{i}'
+                        for i in range(6)]
+        assert argv == mdtest.mdtest_argv(
+            dirs, items_per_task=500000 // tasks, kind='files',
+            unique_dir=True, iterations=3, phases=('create',),
+            executable='/opt/pfsbench/view/bin/mdtest')
+        assert _mdtest_argv(remove)[1] == argv[:-1] + ['-r']
+        assert script.splitlines()[-1] == f'rm -rf /mnt/lustre_1/pfsbench/' \
+                                          f'{run}'
+    assert seen == {6, 48}
+
+
+def test_seed000_e2_groups_twelve_processes_per_socket(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e2_socket_binding')
+    per_socket = set()
+    for script in scripts:
+        assert _sbatch(script, 'ntasks') == '12'
+        n = _sbatch(script, 'ntasks-per-socket')
+        per_socket.add(int(n))
+        create, _ = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        assert launcher == ['srun', f'--ntasks-per-socket={n}',
+                            '--distribution=block:block',
+                            '--cpu-bind=sockets']
+        assert len(_flag(argv, '-d').split('@')) == 12
+    # 1, 2, 3, 4 sockets of 12 cores.
+    assert per_socket == {12, 6, 4, 3}
+
+
+def test_seed000_e3_spreads_over_the_mount_points(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed000:mds',
+                          'mdtest_e3_mount_points')
+    counts = set()
+    for script in scripts:
+        assert _sbatch(script, 'ntasks') == '24'
+        create, _ = _create_remove(script)
+        launcher, argv = _mdtest_argv(create)
+        assert launcher == ['srun', '--cpu-bind=map_cpu:' +
+                            ','.join(str(c) for c in range(12))]
+        dirs = _flag(argv, '-d').split('@')
+        counts.add(len(dirs))
+        assert [d.split('/')[2] for d in dirs] == [
+            f'lustre_{i + 1}' for i in range(len(dirs))]
+    assert counts == {1, 2, 6, 12, 24}
+
+
+def test_seed000_e4_runs_every_target(tmp_path):
+    scripts, out = _dry_run(tmp_path, 'example_seed000:mds',
+                            'mdtest_e4_targets', '-P', 'active_cores=12')
+    assert 'Ran 4/8 test case(s)' in out
+    assert 'example_seed000:mds has 4 target(s)' in out
+    roots = set()
+    for script in scripts:
+        create, _ = _create_remove(script)
+        dirs = _flag(_mdtest_argv(create)[1], '-d').split('@')
+        roots.add(dirs[0].split('/pfsbench-')[0])
+        # Six mounts where the target has them, else its own path.
+        assert len(dirs) == (6 if 'lustre' in dirs[0] else 1)
+    assert roots == {'/mnt/lustre_1/pfsbench', '/mnt/lustre_ramdisk_1/'
+                     'pfsbench', '/mnt/ext4/pfsbench', '/mnt/xfs/pfsbench'}
+
+
+def test_mount_points_beyond_the_target_are_skipped(tmp_path):
+    _, out = _dry_run(tmp_path, 'localslurm:srun', 'mdtest_e3_mount_points',
+                      '-P', 'mounts=2', scripts=False)
+    assert '1 skipped' in out
+    assert 'has 1 mount point(s)' in out
+
+
+# Seed 004 (E15-E17) ---------------------------------------------------------
+
+def test_seed004_multi_client_layout(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e15_metabench_standin',
+                          '-P', 'clients=multi', '-P', 'np=15')
+    by_dir = {}
+    for script in scripts:
+        # 15 processes on each of the 70 clients; 304,000 files shared.
+        assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
+                _sbatch(script, 'ntasks-per-node')) == ('70', '1050', '15')
+        (line,) = _launched(script)
+        _, argv = _mdtest_argv(line)
+        by_dir['-u' in argv] = argv
+        assert _flag(argv, '-n') == str(304000 // 1050)
+        assert argv == mdtest.seed004_argv(
+            'E15', _flag(argv, '-d'), 1050, unique_dir='-u' in argv,
+            executable='/opt/pfsbench/view/bin/mdtest')
+        assert argv[-3:] == ['-C', '-T', '-r'] and '-F' in argv
+    assert set(by_dir) == {True, False}
+
+
+def test_seed004_e17_stride_pause_sync(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e17_stride_sync', '-P', 'clients=single',
+                          '-P', 'np=16')
+    (script,) = scripts
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
+        ('1', '16')
+    (line,) = _launched(script)
+    launcher, argv = _mdtest_argv(line)
+    assert launcher == ['srun']
+    # The builder pfsbench render uses too: 304000 items over 16 tasks.
+    assert argv == mdtest.seed004_argv(
+        'E17', _flag(argv, '-d'), 16,
+        executable='/opt/pfsbench/view/bin/mdtest')
+    assert _flag(argv, '-n') == '19000'
+    assert ['-y', '-N', '1', '-p', '1'] == argv[3:8]
+
+
+def test_seed004_is_capped_on_a_small_partition(tmp_path):
+    scripts, _ = _dry_run(tmp_path, 'localslurm:srun',
+                          'mdtest_e16_mdsrate_standin', '-P',
+                          'clients=multi', '-P', 'np=4')
+    (script,) = scripts
+    # 4 nodes (max_nodes) instead of 70; 20000 items (mdtest_max_items).
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
+        ('4', '16')
+    (line,) = _launched(script)
+    assert _flag(_mdtest_argv(line)[1], '-n') == str(20000 // 16)
+
+
+# Real runs ------------------------------------------------------------------
+
+@needs_mdtest
+def test_metadata_rates_on_local(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_metadata_rates',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', 'items_per_task=100', '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 6/6 test case(s)' in proc.stdout
+    header, records = _perflog(tmp_path, 'local', 'default',
+                               'mdtest_metadata_rates')
+    assert '|iterations|' in header and '|items_run_per_task|' in header
+    for record in records:
+        kind = re.search(r'%kind=(\w+)', record).group(1)
+        phases = {'files': ['file_create', 'file_stat', 'file_read',
+                            'file_remove'],
+                  'dirs': ['dir_create', 'dir_stat', 'dir_remove']}
+        phases['both'] = phases['dirs'] + phases['files']
+        for phase in phases[kind]:
+            top = _perf(record, phase)[0]
+            mean = _perf(record, f'{phase}_mean')[0]
+            low = _perf(record, f'{phase}_min')[0]
+            assert 0 < low <= mean <= top
+            assert _perf(record, f'{phase}_stddev')[0] >= 0
+        absent = set(phases['both']) - set(phases[kind])
+        assert not any(f'|{p}=' in record for p in absent)
+        print(f'{kind}: ' + ' '.join(f'{p}={_perf(record, p)[0]}'
+                                     for p in phases[kind]))
+    # Each job removed the tree it made.
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+@needs_mdtest
+def test_split_phases_on_local(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n',
+                        'mdtest_e17_stride_sync', '-P', 'clients=single',
+                        '-P', 'np=1', '-S', 'total_items=200',
+                        '-S', 'pre_delay_s=0', '-S', 'split_phases=true',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path, 'local', 'default',
+                             'mdtest_e17_stride_sync')
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'", script, re.M)
+    assert order == ['cpu before create', 'create', 'cpu after create',
+                     'cpu before stat', 'stat', 'cpu after stat',
+                     'cpu before remove', 'remove', 'cpu after remove']
+    _, (record,) = _perflog(tmp_path, 'local', 'default',
+                            'mdtest_e17_stride_sync')
+    for phase in ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                  'file_stat', 'file_remove'):
+        assert _perf(record, phase)[0] > 0
+    # The client's CPU utilisation during each phase, beside its rates.
+    for phase in ('create', 'stat', 'remove'):
+        assert 0 <= _perf(record, f'{phase}_cpu_util')[0] <= 100
+    assert '|read_cpu_util=' not in record
+
+
+@needs_mdtest
+def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', 'stonewall_s=30', '-S', 'items_per_task=100',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path)
+    assert proc.returncode != 0
+    assert re.search(r'Reason: sanity error: mdtest-easy-write is invalid '
+                     r'\(IO500\): it ran [\d.]+ s, shorter than its '
+                     r'stonewall of 30 s', proc.stdout), proc.stdout
+    assert 'mdtest-hard-write is invalid' in proc.stdout
+    (script,) = _job_scripts(tmp_path, 'local', 'default',
+                             'mdtest_io500_phases')
+    order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
+    assert order == ['mkdir', 'mdtest-easy-write', 'mdtest-hard-write',
+                     'mdtest-easy-stat', 'mdtest-hard-stat',
+                     'mdtest-easy-delete', 'mdtest-hard-read',
+                     'mdtest-hard-delete']
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):
+    # A stand-in binary replays a real 4-task mdtest output (a launcher
+    # that started a job of the wrong size) into a 1-task job.
+    fake = tmp_path / 'mdtest'
+    fake.write_text(f'#!/bin/sh\ncat {FOUR_TASK_RUN}\n')
+    fake.chmod(0o755)
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_metadata_rates',
+                        '-P', 'kind=both', '-P', 'access=unique',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', f'mdtest_binary={fake}', '-r'],
+                       tmp_path / 'runs')
+    assert proc.returncode != 0
+    assert "Reason: sanity error: step 'mdtest': mdtest ran with 4 " \
+           "task(s), the job started 1: the local launcher did not start " \
+           "one MPI job (SLURM_MPI_TYPE=unset" in proc.stdout, proc.stdout
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_metadata_rates', '-P', 'kind=both',
+                        '-P', 'access=unique,shared', '-P', 'nodes=2',
+                        '-P', 'tasks_per_node=1,2,4',
+                        '-S', 'items_per_task=100', '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path, env=idle_slurm)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 6/6 test case(s)' in proc.stdout
+    for out in glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
+                         f'mdtest_metadata_rates_*/rfm_job.out'):
+        text = open(out).read()
+        tasks = int(re.search(r'launched with (\d+) total task\(s\) on 2 '
+                              r'node\(s\)', text).group(1))
+        assert f'{tasks} tasks, {tasks * 100} files/directories' in text
+    _, records = _perflog(tmp_path, 'localslurm', 'srun',
+                          'mdtest_metadata_rates')
+    assert len(records) == 6
+    for record in records:
+        case = re.search(r'%access=\w+ %nodes=2 %tasks_per_node=\d', record)
+        figures = {p: _perf(record, p)[0] for p in
+                   ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                    'file_stat', 'file_read', 'file_remove')}
+        assert all(v > 0 for v in figures.values()), record
+        print(case.group(0), ' '.join(f'{p}={v}' for p, v in
+                                      figures.items()))
+
+
+# E12 (seed 003): a tracer from the partition's config ----------------------
+
+TRACER_SYSTEM = '''
+site_configuration = {{'systems': [{{
+    'name': 'tracerlocal', 'descr': 'local host with a stand-in tracer',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'], 'features': ['pfs'],
+                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
+                               'tracers': [{{
+                                   'name': 'marker',
+                                   'on': 'echo on >> {log}',
+                                   'off': 'echo off >> {log}'}}]}}}}]}}]}}
+'''
+
+
+@needs_mdtest
+def test_tracing_overhead_with_the_partitions_tracer(tmp_path):
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    log = tmp_path / 'tracer.log'
+    (config / 'systems' / 'tracerlocal.py').write_text(
+        TRACER_SYSTEM.format(log=log))
+    proc = run_reframe(['--system', 'tracerlocal', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e12_tracing_overhead',
+                        '-P', 'tasks_per_node=1', '-S', 'items_per_task=200',
+                        '-S', 'iterations=2',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path / 'runs', config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    # Tracers 1..3 do not exist on this partition.
+    assert 'Ran 1/4 test case(s)' in proc.stdout
+    assert 'tracerlocal:default has 1 tracer(s)' in proc.stdout
+    # On before the traced run, off before the untraced one and at the end.
+    assert log.read_text().split() == ['on', 'off']
+    (script,) = _job_scripts(tmp_path / 'runs', 'tracerlocal', 'default',
+                             'mdtest_e12_tracing_overhead')
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert order == ['tracer on', 'traced', 'tracer off', 'untraced']
+    _, (record,) = _perflog(tmp_path / 'runs', 'tracerlocal', 'default',
+                            'mdtest_e12_tracing_overhead')
+    assert '|marker|' in record
+    (out,) = glob.glob(f'{tmp_path}/runs/output/tracerlocal/default/'
+                       f'builtin/mdtest_e12_*/rfm_job.out')
+    steps = jobsteps.split(open(out).read())
+    traced, untraced = (mdtest_parser.parse(steps.text(label), label)
+                        for label in ('traced', 'untraced'))
+    for phase in ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
+                  'file_stat', 'file_remove'):
+        # The case's rates are the untraced run's; the overhead compares
+        # the two runs' means.
+        untraced_mean = untraced.summary(phase).mean_ops_per_s
+        traced_mean = traced.summary(phase).mean_ops_per_s
+        assert _perf(record, f'{phase}_mean')[0] == untraced_mean
+        assert _perf(record, f'{phase}_overhead_pct')[0] == pytest.approx(
+            (untraced_mean - traced_mean) / untraced_mean * 100)
+    assert '|file_read' not in record
+
+
+# E13 (seed 003): mds-survey on a metadata server ---------------------------
+
+MDS_SYSTEM = '''
+site_configuration = {'systems': [{
+    'name': 'fakemds', 'descr': 'local host posing as a Lustre MDS',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'],
+                    'features': ['pfs', 'lustre_mds'],
+                    'extras': {'max_nodes': 1}}]}]}
+'''
+#: lustre-iokit's README.mds-survey sample (tests/data/mds-survey/
+#: SOURCES.md): create and destroy at 4 threads.
+README_SURVEY = CONFIG.parents[1] / 'tests' / 'data' / 'mds-survey' / \
+    'readme-mds-survey.txt'
+
+
+def test_mds_survey_dry_run_on_the_mds(tmp_path):
+    _dry_run(tmp_path, 'example_seed000:mds', 'mds_survey_rates',
+             '-S', 'threads_high=32', scripts=False)
+    (path,) = glob.glob(f'{tmp_path}/stage/example_seed000/mds/builtin/'
+                        f'mds_survey_rates/rfm_job.sh')
+    script = open(path).read()
+    lines = script.splitlines()
+    for line in ('export thrlo=1', 'export thrhi=32',
+                 'export file_count=100000', 'export dir_count=4',
+                 'export tests_str="create lookup md_getattr setxattr '
+                 'destroy"', 'srun /opt/pfsbench/view/bin/mds-survey'):
+        assert line in lines, script
+    # Only MDS partitions run it.
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mds_survey_rates',
+                        '-l'], tmp_path / 'local')
+    assert 'Found 0 check(s)' in proc.stdout
+
+
+def test_mds_survey_figures_are_the_best_of_the_sweep(tmp_path):
+    # A stand-in replays the sample Lustre publishes (a create and destroy
+    # survey at 4 threads): the figures are its rates.
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    (config / 'systems' / 'fakemds.py').write_text(MDS_SYSTEM)
+    fake = tmp_path / 'mds-survey'
+    fake.write_text(f'#!/bin/sh\ncat {README_SURVEY}\n')
+    fake.chmod(0o755)
+    proc = run_reframe(['--system', 'fakemds', '-c', MDTEST_CHECKS,
+                        '-n', 'mds_survey_rates',
+                        '-S', 'survey_tests=create,destroy',
+                        '-S', f'tool_binary={fake}', '-r'],
+                       tmp_path / 'runs', config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    _, (record,) = _perflog(tmp_path / 'runs', 'fakemds', 'default',
+                            'mds_survey_rates')
+    assert _perf(record, 'create')[0] == 5652.05
+    assert _perf(record, 'destroy')[0] == 5797.79
+    assert '|lookup=' not in record
+
+
+# E4 (seed 000) on the localhost Slurm cluster: ext4, XFS and tmpfs ---------
+
+@contextlib.contextmanager
+def _tmpfs(size='256m'):
+    work = tempfile.mkdtemp(prefix='pfsbench-tmpfs-', dir='/var/tmp')
+    os.chmod(work, 0o755)
+    proc = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={size}',
+                           'tmpfs', work], stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    if proc.returncode != 0:
+        os.rmdir(work)
+        pytest.skip(f'cannot mount a tmpfs: {proc.stderr.strip()}')
+    try:
+        os.chmod(work, 0o777)
+        yield work
+    finally:
+        subprocess.run(['umount', work])
+        os.rmdir(work)
+
+
+def _localslurm_with_targets(config_dir, targets):
+    """A copy of config/ whose ``e4slurm`` system is localslurm with
+    ``targets`` and a described 4-CPU node (E4 binds to cores)."""
+    systems = config_dir / 'systems'
+    systems.mkdir(parents=True)
+    shutil.copy(CONFIG, config_dir / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config_dir / 'common.py')
+    text = (CONFIG.parent / 'systems' / 'localslurm.py').read_text()
+    for old, new in ((" 'name': 'localslurm',", " 'name': 'e4slurm',"),
+                     ('    **environment_extras(),\n',
+                      f'    "targets": {targets!r},\n'),
+                     ("        'max_jobs': 1,\n",
+                      "        'max_jobs': 1,\n"
+                      "        'processor': {'num_cpus': 4},\n")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (systems / 'e4slurm.py').write_text(text)
+    return config_dir / 'settings.py'
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_e4_compares_ext4_xfs_and_tmpfs_in_one_run(idle_slurm, tmp_path):
+    if shutil.which('mkfs.xfs') is None:
+        pytest.skip('mkfs.xfs not found (Debian: apt-get install xfsprogs)')
+    with cappedfs.loop_fs('e4-ext4') as ext4, \
+            cappedfs.loop_fs('e4-xfs', mkfs=('mkfs.xfs', '-q', '-f')) as xfs, \
+            _tmpfs() as tmpfs:
+        targets = [{'name': 'ext4', 'path': ext4['mnt']},
+                   {'name': 'xfs', 'path': xfs['mnt']},
+                   {'name': 'tmpfs', 'path': tmpfs}]
+        config = _localslurm_with_targets(tmp_path / 'config', targets)
+        # One active core, two processes (the source's 2 per core).
+        proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e4_targets',
+                            '-P', 'active_cores=1', '-S', 'total_items=2000',
+                            '-S', 'iterations=2',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+        assert 'Ran 3/8 test case(s)' in proc.stdout
+        _, records = _perflog(tmp_path / 'runs', 'e4slurm', 'srun',
+                              'mdtest_e4_targets')
+        rates = {}
+        for record in records:
+            fstype = re.search(r'\|(ext4|xfs|tmpfs)\|', record).group(1)
+            rates[fstype] = (_perf(record, 'file_create')[0],
+                             _perf(record, 'file_remove')[0],
+                             _perf(record, 'create_cpu_util')[0])
+            assert all(v > 0 for v in rates[fstype]), record
+        assert set(rates) == {'ext4', 'xfs', 'tmpfs'}
+        for fstype, (create, remove, cpu) in sorted(rates.items()):
+            print(f'{fstype}: file_create={create} file_remove={remove} '
+                  f'ops/s, create_cpu_util={cpu:.0f} %')
+        for root in (ext4['mnt'], xfs['mnt'], tmpfs):
+            assert os.listdir(root) in ([], ['lost+found']), root
