@@ -90,7 +90,7 @@ def main():
     base = timer('record a baseline from the first 5 nights', bl.build,
                  results, uuids[:5], 'speed')
     cfg = gate_config.GateConfig()
-    rows, missing, _ = timer('compare the last night (verdicts)', compare,
+    rows, missing, _, _ = timer('compare the last night (verdicts)', compare,
                              base, results, [uuids[-1]], cfg)
     hist = timer('history + change points of every variable', history,
                  results, rows, cfg)

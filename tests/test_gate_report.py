@@ -73,7 +73,11 @@ def test_text_and_markdown(record):
     assert "fs_version: '1.8' -> '2.0'" in text
     md = render(record, 'markdown')
     assert md.startswith('# pfsbench gate: REGRESSION')
-    assert md.count('| **regression** |') == 8
+    # One row per case (its worst figure); every figure behind the flag.
+    assert md.count('| **regression** |') == 4
+    md = render(record, 'markdown', all_figures=True)
+    assert md.count('| **regression** |') == 4
+    assert md.count('|   **regression** |') == 4
 
 
 def test_junit_parses(record):
@@ -101,13 +105,18 @@ def test_html_embeds_nonempty_images(record):
     html = render(record, 'html')
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
                         html)
-    # 2 scaling curves (read_bw, write_bw vs nodes) + 8 histories.
-    assert len(images) == 10
+    # 2 scaling curves (read_bw, write_bw vs nodes) + one history per
+    # case (4), the regressions' first, under "Needs attention".
+    assert len(images) == 6
     for data in images:
         png = base64.b64decode(data)
         assert png.startswith(b'\x89PNG') and len(png) > 2000
 
-    assert '<h2>Scaling</h2>' in html and '<h2>History</h2>' in html
+    assert '<h2>Scaling</h2>' in html
+    attention = html.index('<h2>Needs attention</h2>')
+    assert attention < html.index('<h2>Verdicts</h2>')
+    assert html.index('src="data:image/png', attention) < \
+        html.index('<h2>Verdicts</h2>')
     assert 'http' not in html.split('<body>')[1].replace(
         'http://www.w3.org', '')     # self-contained: nothing fetched
 

@@ -57,8 +57,13 @@ def add_arguments(parser):
         help='skip the history and change-point analysis (default: off)')
     out.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
-        help='history plots in the HTML report, those that need attention '
-             'first (default: %(default)s)')
+        help='history plots in the HTML report, one per case, the most '
+             'severe first (default: %(default)s)')
+    out.add_argument(
+        '--all-figures', action='store_true',
+        help='list every figure of a case, not only its worst one; '
+             'variables equal by construction stay one figure (default: '
+             'off)')
 
 
 def run(args):
@@ -90,9 +95,11 @@ def run(args):
     for fmt in ('json', 'markdown', 'junit', 'html'):
         path = getattr(args, f'out_{fmt}')
         if path:
-            write(path, render(record, fmt, max_plots=args.max_plots))
+            write(path, render(record, fmt, max_plots=args.max_plots,
+                                     all_figures=args.all_figures))
 
-    sys.stdout.write(render(record, args.format, max_plots=args.max_plots))
+    sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
+                            all_figures=args.all_figures))
     return record['exit_code']
 
 

@@ -16,6 +16,7 @@ from pfsbench.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.errors import ConfigError, NotEnoughSamples
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import changepoints as cp
+from pfsbench.gate import provenance as prov
 from pfsbench.gate.stats import (floor_by_nights, moments_from_summaries,
                                  night_noise, ratio_interval,
                                  ratio_interval_moments, repeats_to_settle)
@@ -554,32 +555,48 @@ def _tag_change_near(results, uuids, index, case, nodes, case_tags,
 
         before = results.sessions[uuids[k - 1]]
         after = results.sessions[uuids[k]]
-        diff = cp.extras_diff(
-            _tags(before, nodes[(case, before.uuid)],
-                  case_tags[(case, before.uuid)]),
-            _tags(after, nodes[(case, after.uuid)],
-                  case_tags[(case, after.uuid)]))
+        diff = prov.differences(
+            [prov.session_tags(before, nodes[(case, before.uuid)],
+                               case_tags[(case, before.uuid)])],
+            prov.session_tags(after, nodes[(case, after.uuid)],
+                              case_tags[(case, after.uuid)]))
         if diff:
-            return after.uuid, {key: list(v) for key, v in diff.items()}
+            return after.uuid, {c.key: [c.before[0], c.after] for c in diff}
 
     return None, {}
 
 
-def _tags(session, nodelist, case_pairs=()):
-    tags = {str(k): str(v) for k, v in session.extras.items()}
-    values = defaultdict(set)
-    for field, value in case_pairs:
-        values[field].add(value)
+def what_changed(baseline, results, rows):
+    """The provenance differences between each compared case's baseline
+    sessions and its current session, likeliest cause first.
 
-    for field, vals in values.items():
-        tags[field] = ' | '.join(sorted(vals))
+    Args:
+        baseline: the baseline dict.
+        results: the loaded results.
+        rows: the compared rows (their ``case`` and ``session``).
 
-    tags['reframe_version'] = session.reframe_version
-    tags['hostname'] = session.hostname
-    if nodelist:
-        tags['job_nodelist'] = ','.join(sorted(nodelist))
+    Returns:
+        ``{case: [Change.as_dict(), ...]}``.
+    """
+    cases = {str(bl.case_key(c)): c for c in baseline['cases']}
+    wanted = {(r['case'], r['session']) for r in rows}
+    records = defaultdict(list)
+    for uuid in {u for _, u in wanted}:
+        for rec in results.by_session(uuid):
+            if (str(rec.key), uuid) in wanted:
+                records[(str(rec.key), uuid)].append(rec)
 
-    return tags
+    out = {}
+    for case, uuid in sorted(wanted):
+        before, per_case = prov.baseline_tags(baseline, cases[case])
+        after = prov.session_level(results.sessions[uuid])
+        if per_case:
+            after.update(prov.case_level(
+                *prov.case_tags_of(records[(case, uuid)])))
+
+        out[case] = [c.as_dict() for c in prov.differences(before, after)]
+
+    return out
 
 
 def exit_code(summary, missing, config):
@@ -639,6 +656,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'new_cases': new_cases,
         'contended_samples': contended,
         'history': hist,
+        'changes': what_changed(baseline, results, rows),
         'summary': {**summary, 'missing': len(missing)},
     }
     record['exit_code'] = exit_code(summary, missing, config)

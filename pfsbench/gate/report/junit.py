@@ -9,20 +9,26 @@ the build; the exit code carries the site's choice); passes and
 improvements have no child, and their figures go to the suite's
 ``<system-out>``.  Contended samples, left out of the verdicts, are
 counted in the ``contended_samples`` property and named first in
-``<system-out>``.
+``<system-out>``.  Every message ends with what changed in the case's
+provenance since the baseline (pfsbench.gate.provenance).
 """
 
 import socket
 import xml.etree.ElementTree as ET
 
+from pfsbench.gate.rows import case_rows
 from pfsbench.gate.report.tables import (contended_lines, figure, interval,
                                          pct)
 
 
-def _line(r):
-    return (f'{r["var"]}: {pct(r["change"])} {interval(r)}; baseline '
+def _line(r, changes):
+    text = (f'{r["var"]}: {pct(r["change"])} {interval(r)}; baseline '
             f'{figure(r["base"], r["unit"])}, now '
             f'{figure(r["cur"], r["unit"])}; {r["reason"]}')
+    if changes:
+        text += f'; changed since the baseline: {changes}'
+
+    return text
 
 
 def render_junit(record):
@@ -55,6 +61,7 @@ def render_junit(record):
     ET.SubElement(props, 'property', name='contended_samples',
                   value=str(len(record.get('contended_samples', []))))
     system_out = contended_lines(record)
+    changes = {c.case: c.changes_text() for c in case_rows(record)}
     for r in rows:
         tc = ET.SubElement(suite, 'testcase', {
             'classname': f'{r["check"]}.{r["system"]}:{r["partition"]}'
@@ -62,7 +69,7 @@ def render_junit(record):
             'name': f'{r["name"]} {r["var"]}',
             'time': '0',
         })
-        text = _line(r)
+        text = _line(r, changes.get(r['case']))
         if r['verdict'] == 'regression':
             ET.SubElement(tc, 'failure', message=text,
                           type='regression').text = text

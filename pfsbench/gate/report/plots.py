@@ -53,12 +53,19 @@ def scaling_axis(rows):
     return numeric[0] if numeric else None
 
 
-def scaling_groups(record):
+def scaling_groups(record, shown=None):
     """``[(title, xparam, {label: [row, ...]})]`` for every check/variable
-    whose cases differ in a numeric parameter."""
+    whose cases differ in a numeric parameter.
+
+    Args:
+        record: the gate report record.
+        shown: ``{(case, var)}`` to plot (the figures a report shows), or
+            ``None`` for every variable.
+    """
     by_var = defaultdict(list)
     for r in record['results']:
-        if r['cur']['mean'] is None:
+        if r['cur']['mean'] is None or \
+                (shown is not None and (r['case'], r['var']) not in shown):
             continue
 
         by_var[(r['check'], r['var'], r['system'], r['partition'],
