@@ -31,7 +31,8 @@ from pfsbench.gate import baseline as bl                   # noqa: E402
 from pfsbench.gate import config as gate_config            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
 from pfsbench.gate.results import read_database            # noqa: E402
-from pfsbench.gate.verdict import compare, history, run_gate  # noqa: E402
+from pfsbench.gate.history import history              # noqa: E402
+from pfsbench.gate.record import compare, run_gate       # noqa: E402
 
 
 class Timer:
@@ -91,7 +92,7 @@ def main():
                  results, uuids[:5], 'speed')
     cfg = gate_config.GateConfig()
     rows, missing, _, _ = timer('compare the last night (verdicts)', compare,
-                             base, results, [uuids[-1]], cfg)
+                                base, results, [uuids[-1]], cfg)
     hist = timer('history + change points of every variable', history,
                  results, rows, cfg)
     ncp = sum(len(h['changepoints']) for h in hist)

@@ -10,7 +10,7 @@ from pfsbench.gate import provenance as prov
 from pfsbench.gate.report import render
 from pfsbench.gate.results import read_database
 from pfsbench.gate.rows import case_rows
-from pfsbench.gate.verdict import run_gate
+from pfsbench.gate.record import run_gate
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
            'kernel': '6.1', 'slurm_job_id': '11', 'node': 'n1'}

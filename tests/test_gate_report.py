@@ -16,7 +16,7 @@ from pfsbench.gate import config as gate_config
 import synth
 from pfsbench.gate.report import render
 from pfsbench.gate.results import read_database
-from pfsbench.gate.verdict import run_gate
+from pfsbench.gate.record import run_gate
 
 NIGHTS, STEP_AT = 30, 20
 

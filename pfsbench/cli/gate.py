@@ -9,7 +9,7 @@ from pfsbench.errors import MissingData
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import config as gate_config
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.gate.verdict import run_gate
+from pfsbench.gate.record import run_gate
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Typed rows of a gate report record, shared by every renderer.
 
-The record (pfsbench.gate.verdict.run_gate) keeps one dict per compared
+The record (pfsbench.gate.record.run_gate) keeps one dict per compared
 variable in ``results``; :func:`case_rows` turns them into one
 :class:`CaseRow` per test case: variables whose samples are equal on both
 sides (``write_bw``, ``write_bw_sum``, ``write_node_bw_min`` of one
@@ -10,7 +10,7 @@ worst figure is the case's *primary* one, and the cases come most severe
 first.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from pfsbench.gate import provenance as prov
 
@@ -23,36 +23,58 @@ MAX_CHANGES = 4
 
 
 @dataclass(frozen=True)
-class Figure:
-    """One performance variable, or several equal by construction."""
+class VarRow:
+    """One compared variable of one case: its samples on both sides and
+    its verdict.  :func:`pfsbench.gate.record.compare` makes them; the
+    record keeps them as dicts (:meth:`as_dict`)."""
 
+    case: str
+    name: str
+    check: str
+    params: dict
+    system: str
+    partition: str
+    environ: str
     var: str
-    #: The other variables with exactly the same samples on both sides.
-    aliases: tuple
     unit: str
     direction: str
     tolerance: float
-    verdict: str
-    reason: str
-    change: float
-    low: float
-    high: float
-    #: ``{'n', 'mean', 'values', ...}`` of the baseline and current run.
+    session: str
+    #: ``{'n', 'mean', 'values'}`` and, where used, ``iterations`` or
+    #: ``session_means`` of the baseline and of the current run.
     base: dict
     cur: dict
+    verdict: str = 'inconclusive'
+    reason: str = ''
+    change: float = None
+    low: float = None
+    high: float = None
+    df: float = None
     repeats_needed: int = None
-    night_floor: bool = False
+    #: What a plain ReFrame-style reference at the tolerance would say.
+    fixed_tolerance_verdict: str = None
+    #: ``{'cv', 'df', 'sessions'}`` of the night-to-night noise, if used.
+    night_noise: dict = None
+
+    def as_dict(self):
+        out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
+        if out['night_noise'] is None:
+            del out['night_noise']
+
+        return out
 
     @classmethod
-    def from_row(cls, row, aliases=()):
-        return cls(var=row['var'], aliases=tuple(aliases), unit=row['unit'],
-                   direction=row.get('direction'),
-                   tolerance=row['tolerance'], verdict=row['verdict'],
-                   reason=row.get('reason', ''), change=row.get('change'),
-                   low=row.get('low'), high=row.get('high'),
-                   base=row['base'], cur=row['cur'],
-                   repeats_needed=row.get('repeats_needed'),
-                   night_floor='night_noise' in row)
+    def from_dict(cls, data, **extra):
+        return cls(**{f.name: data[f.name] for f in fields(VarRow)
+                      if f.name in data}, **extra)
+
+
+@dataclass(frozen=True)
+class Figure(VarRow):
+    """One variable, or several equal by construction (its aliases)."""
+
+    #: The other variables with exactly the same samples on both sides.
+    aliases: tuple = ()
 
     @property
     def names(self):
@@ -156,8 +178,8 @@ def figures_of(rows):
     figures = []
     for members in groups.values():
         members.sort(key=lambda r: (len(r['var']), r['var']))
-        figures.append(Figure.from_row(members[0],
-                                       [r['var'] for r in members[1:]]))
+        figures.append(Figure.from_dict(
+            members[0], aliases=tuple(r['var'] for r in members[1:])))
 
     return sorted(figures, key=Figure.severity)
 
@@ -166,6 +188,12 @@ def _change(data):
     return prov.Change(data['key'], data.get('label', ''),
                        tuple(data.get('before') or ()), data.get('after'),
                        data.get('detail', ''))
+
+
+def var_rows(record):
+    """The record's variable rows, typed, what needs attention first."""
+    return sorted((VarRow.from_dict(r) for r in record['results']),
+                  key=lambda r: (ORDER.get(r.verdict, 9), r.case, r.var))
 
 
 def case_rows(record):

@@ -69,7 +69,7 @@ def render_html(record, max_plots=60, all_figures=False):
             out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
             hist = histories.get((c.case, c.primary.var))
             if hist is not None and plotted < max_plots:
-                out.append(_img(plots.history_plot(hist, _plot_row(c)),
+                out.append(_img(plots.history_plot(hist, c.primary),
                                 f'history {c.case} {c.primary.var}'))
                 plotted += 1
 
@@ -154,7 +154,7 @@ def render_html(record, max_plots=60, all_figures=False):
         out.append('</p>')
         for c in shown:
             out.append(_img(plots.history_plot(
-                histories[(c.case, c.primary.var)], _plot_row(c)),
+                histories[(c.case, c.primary.var)], c.primary),
                 f'history {c.case} {c.primary.var}'))
 
     out.append(f'<p class="small">pfsbench {esc(record["pfsbench_version"])}'
@@ -162,8 +162,3 @@ def render_html(record, max_plots=60, all_figures=False):
                f'<code>{esc(str(record["source"]))}</code></p>')
     out.append('</body></html>')
     return '\n'.join(out) + '\n'
-
-
-def _plot_row(c):
-    """What :func:`plots.history_plot` marks as "now"."""
-    return {'verdict': c.verdict, 'cur': c.primary.cur}

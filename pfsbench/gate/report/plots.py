@@ -5,6 +5,8 @@ import datetime
 import io
 from collections import defaultdict
 
+from pfsbench.gate.rows import var_rows
+
 #: Parameters tried, in order, as the x axis of a scaling curve.
 SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
                   'np', 'num_tasks', 'tasks', 'streams_per_node',
@@ -40,7 +42,7 @@ def scaling_axis(rows):
     """The parameter to put on the x axis for these rows, or ``None``."""
     params = defaultdict(set)
     for r in rows:
-        for k, v in r['params'].items():
+        for k, v in r.params.items():
             params[k].add(v)
 
     numeric = [k for k, vals in params.items()
@@ -63,13 +65,13 @@ def scaling_groups(record, shown=None):
             ``None`` for every variable.
     """
     by_var = defaultdict(list)
-    for r in record['results']:
-        if r['cur']['mean'] is None or \
-                (shown is not None and (r['case'], r['var']) not in shown):
+    for r in var_rows(record):
+        if r.cur['mean'] is None or \
+                (shown is not None and (r.case, r.var) not in shown):
             continue
 
-        by_var[(r['check'], r['var'], r['system'], r['partition'],
-                r['environ'])].append(r)
+        by_var[(r.check, r.var, r.system, r.partition,
+                r.environ)].append(r)
 
     out = []
     for (check, var, system, part, env), rows in sorted(by_var.items()):
@@ -79,7 +81,7 @@ def scaling_groups(record, shown=None):
 
         lines = defaultdict(list)
         for r in rows:
-            rest = ' '.join(f'{k}={v}' for k, v in r['params'].items()
+            rest = ' '.join(f'{k}={v}' for k, v in r.params.items()
                             if k != xparam)
             lines[rest or var].append(r)
 
@@ -99,18 +101,18 @@ def scaling_plot(title, xparam, lines):
         title += f' (first {MAX_LINES} of {len(lines)} series)'
 
     for i, (label, rows) in enumerate(sorted(lines.items())[:MAX_LINES]):
-        rows = sorted(rows, key=lambda r: _numeric(r['params'][xparam]))
-        xs = [_numeric(r['params'][xparam]) for r in rows]
-        cur = [r['cur']['mean'] for r in rows]
-        base = [r['base']['mean'] for r in rows]
-        lo = [m - min(r['cur']['values']) for m, r in zip(cur, rows)]
-        hi = [max(r['cur']['values']) - m for m, r in zip(cur, rows)]
+        rows = sorted(rows, key=lambda r: _numeric(r.params[xparam]))
+        xs = [_numeric(r.params[xparam]) for r in rows]
+        cur = [r.cur['mean'] for r in rows]
+        base = [r.base['mean'] for r in rows]
+        lo = [m - min(r.cur['values']) for m, r in zip(cur, rows)]
+        hi = [max(r.cur['values']) - m for m, r in zip(cur, rows)]
         color = f'C{i % 10}'
         ax.errorbar(xs, cur, yerr=[lo, hi], marker='o', color=color,
                     capsize=3, label=f'{label} now')
         ax.plot(xs, base, linestyle='--', marker='x', color=color,
                 alpha=0.7, label=f'{label} baseline')
-        unit = rows[0]['unit']
+        unit = rows[0].unit
 
     ax.set_xlabel(xparam)
     ax.set_ylabel(unit)
@@ -123,7 +125,8 @@ def scaling_plot(title, xparam, lines):
 def history_plot(hist, row=None):
     """A variable's per-session means, the baseline band (min..max of the
     baseline samples, mean dashed) and the change points (vertical
-    lines)."""
+    lines); ``row`` (a :class:`~pfsbench.gate.rows.VarRow`) marks the
+    current mean with its verdict."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.0), layout='constrained')
     pts = hist['points']
@@ -142,9 +145,9 @@ def history_plot(hist, row=None):
         ax.annotate(f'{c["change"]:+.0%}', (t, c['after']), color='C3',
                     fontsize=8, xytext=(3, 3), textcoords='offset points')
 
-    if row is not None and row['cur']['mean'] is not None and times:
-        ax.plot([times[-1]], [row['cur']['mean']], marker='o', color='C1',
-                linestyle='none', label=f'now: {row["verdict"]}')
+    if row is not None and row.cur['mean'] is not None and times:
+        ax.plot([times[-1]], [row.cur['mean']], marker='o', color='C1',
+                linestyle='none', label=f'now: {row.verdict}')
 
     ax.set_ylabel(hist['unit'])
     ax.set_title(f'{hist["case"]}  {hist["var"]}', fontsize=8)

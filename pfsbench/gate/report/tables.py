@@ -6,14 +6,7 @@ import datetime
 from pfsbench.gate.baseline import contended_note
 from pfsbench.gate.provenance import (OPTION_KEYS, Change, option_change,
                                       rank_of)
-from pfsbench.gate.rows import ORDER, case_rows, common_changes
-
-def sorted_rows(record):
-    """Variable rows, what needs attention first (JUnit keeps one test
-    case per variable)."""
-    return sorted(record['results'],
-                  key=lambda r: (ORDER.get(r['verdict'], 9), r['case'],
-                                 r['var']))
+from pfsbench.gate.rows import case_rows, common_changes
 
 
 def pct(value):
@@ -21,10 +14,11 @@ def pct(value):
 
 
 def interval(row):
-    if row.get('low') is None:
+    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.rows.VarRow`."""
+    if row.low is None:
         return 'n/a'
 
-    return f'[{row["low"]:+.1%}, {row["high"]:+.1%}]'
+    return f'[{row.low:+.1%}, {row.high:+.1%}]'
 
 
 def figure(side, unit):
@@ -135,7 +129,7 @@ def changepoint_lines(record):
 
 def figure_cells(fig):
     """Change, interval, baseline and now of a figure, as text."""
-    return (pct(fig.change), interval({'low': fig.low, 'high': fig.high}),
+    return (pct(fig.change), interval(fig),
             figure(fig.base, fig.unit), figure(fig.cur, fig.unit))
 
 
