@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from pfsbench import fields, runreport
 from pfsbench.errors import ConfigError, MissingData, ResultsError
+from pfsbench.gate import index
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -325,9 +326,12 @@ class Results:
         self.source = source
         self.sessions = {}
         self.records = []
+        self._by_session = {}
 
     def add_report(self, report, source):
-        session, records = _records_of_report(report, source)
+        self.add_session(*_records_of_report(report, source))
+
+    def add_session(self, session, records):
         if session.uuid in self.sessions:
             return
 
@@ -338,6 +342,10 @@ class Results:
         order = {u: s.time_start for u, s in self.sessions.items()}
         self.records.sort(key=lambda r: (order[r.session], r.run_index,
                                          r.repeat))
+        self._by_session = {}
+        for rec in self.records:
+            self._by_session.setdefault(rec.session, []).append(rec)
+
         return self
 
     def ordered_sessions(self):
@@ -346,7 +354,8 @@ class Results:
                       key=lambda s: (s.time_start, s.uuid))
 
     def by_session(self, uuid):
-        return [r for r in self.records if r.session == uuid]
+        """The records of one session (after :meth:`finish`)."""
+        return list(self._by_session.get(uuid, ()))
 
     def resolve_session(self, spec):
         """A session uuid from a full uuid, a unique prefix, ``latest`` or
@@ -480,7 +489,7 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                     f'{", ".join(DB_SCHEMA_VERSIONS)}, ReFrame 4.x)'
                 )
 
-            query = 'SELECT uuid, json_blob FROM sessions WHERE 1'
+            query = 'SELECT uuid FROM sessions WHERE 1'
             args = ()
             if since is not None:
                 query += ' AND session_start_unix >= ?'
@@ -498,25 +507,81 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                 args += (int(newest),)
 
             try:
-                # No ORDER BY: without ReFrame's index SQLite would sort
-                # the blobs in memory; finish() orders the records.
-                cursor = conn.execute(query, args)
-                for uuid, blob in cursor:
-                    try:
-                        report = json.loads(blob)
-                    except (TypeError, ValueError) as err:
-                        raise ResultsError(
-                            f'{path}: sessions[{uuid}].json_blob: not '
-                            f'JSON: {err}'
-                        ) from None
-
-                    results.add_report(report, f'{path}[{uuid}]')
+                wanted = [u for u, in conn.execute(query, args)]
+                stored = {u for u, in conn.execute(
+                    'SELECT uuid FROM sessions')}
+                _read_sessions(conn, path, wanted, results)
             except sqlite3.OperationalError as err:
                 raise ResultsError(f'{path}: {_why(err)}') from None
+
+            index.prune(index.index_dir(path), stored)
         finally:
             conn.close()
 
     return results.finish()
+
+
+#: Record fields in the order :func:`_record_row` keeps them.
+_RECORD_FIELDS = tuple(Record.__dataclass_fields__)
+
+#: What an index entry must have been written with: the index format,
+#: the record layout and the fields read from a test case.
+INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.CASE_TAG_FIELDS,
+               fields.CONFIG_FIELDS, fields.ITERATION_COUNT_FIELDS,
+               fields.CONTENDED, fields.CONTENTION)
+
+
+def _record_row(rec):
+    """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
+    row = [getattr(rec, f) for f in _RECORD_FIELDS]
+    row[0] = tuple(row[0].as_dict().values())
+    return tuple(row)
+
+
+def _read_sessions(conn, path, uuids, results):
+    """Add the sessions ``uuids`` to ``results``: from the index beside
+    the database (pfsbench.gate.index) where it holds them, decoding
+    ReFrame's JSON (and indexing it) where not."""
+    directory = index.index_dir(path)
+    keys = {}
+    todo = []
+    for uuid in uuids:
+        found = index.load(directory, uuid, INDEX_STAMP)
+        if found is None:
+            todo.append(uuid)
+            continue
+
+        session, rows = found
+        records = []
+        for row in rows:
+            key = keys.get(row[0])
+            if key is None:
+                key = keys[row[0]] = CaseKey(*row[0])
+
+            records.append(Record(key, *row[1:]))
+
+        results.add_session(session, records)
+
+    for start in range(0, len(todo), 100):
+        chunk = todo[start:start + 100]
+        # No ORDER BY: without ReFrame's index SQLite would sort the
+        # blobs in memory; finish() orders the records.
+        cursor = conn.execute(
+            'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
+            f'({",".join("?" * len(chunk))})', chunk)
+        for uuid, blob in cursor:
+            try:
+                report = json.loads(blob)
+            except (TypeError, ValueError) as err:
+                raise ResultsError(
+                    f'{path}: sessions[{uuid}].json_blob: not JSON: {err}'
+                ) from None
+
+            session, records = _records_of_report(report,
+                                                  f'{path}[{uuid}]')
+            results.add_session(session, records)
+            index.save(directory, session,
+                       [_record_row(r) for r in records], INDEX_STAMP)
 
 
 def _why(err):
