@@ -12,6 +12,25 @@ from pfsbench.gate import changepoints as cp
 from pfsbench.gate import provenance as prov
 
 
+def _usable(rec):
+    return rec.fail_phase in bl.USABLE_FAIL_PHASES and not rec.contended
+
+
+def _per_session(records, keep):
+    """``{var: {session: [value, ...]}}`` of the usable records that
+    ``keep(record)`` accepts."""
+    per = defaultdict(lambda: defaultdict(list))
+    for rec in records:
+        if not _usable(rec) or not keep(rec):
+            continue
+
+        for var, (value, _) in rec.perf.items():
+            if value is not None:
+                per[var][rec.session].append(float(value))
+
+    return per
+
+
 def history_means(results, current, limit, configs=None):
     """Per-session means of each case's variables in the sessions before
     its current session (the newest ``limit``), for the night-noise
@@ -29,25 +48,18 @@ def history_means(results, current, limit, configs=None):
         ``{(CaseKey, var): [mean, ...]}``, oldest first.
     """
     start = {u: s.time_start for u, s in results.sessions.items()}
-    until = {key: start[sess] for key, (sess, _) in current.items()}
-    per = defaultdict(lambda: defaultdict(list))
-    for rec in results.records:
-        limit_time = until.get(rec.key)
-        if limit_time is None or start[rec.session] >= limit_time or \
-                rec.fail_phase not in bl.USABLE_FAIL_PHASES or rec.contended:
-            continue
-
-        if configs is not None and rec.config != configs.get(rec.key):
-            continue
-
-        for var, (value, _) in rec.perf.items():
-            if value is not None:
-                per[(rec.key, var)][rec.session].append(float(value))
-
+    by_key = results.by_key()
     out = {}
-    for kv, sessions in per.items():
-        uuids = sorted(sessions, key=start.get)[-limit:]
-        out[kv] = [statistics.fmean(sessions[u]) for u in uuids]
+    for key, (sess, _) in current.items():
+        until = start[sess]
+        config = configs.get(key) if configs is not None else None
+        per = _per_session(
+            by_key.get(key, ()),
+            lambda r: start[r.session] < until and
+            (configs is None or r.config == config))
+        for var, sessions in per.items():
+            uuids = sorted(sessions, key=start.get)[-limit:]
+            out[(key, var)] = [statistics.fmean(sessions[u]) for u in uuids]
 
     return out
 
@@ -61,29 +73,19 @@ def history(results, rows, config):
         baseline band and the change points (each naming the session where
         the step began and the tags that differ from the session before).
     """
-    wanted = {(r.case, r.var) for r in rows}
     ordered = results.ordered_sessions()[-config.history_sessions:]
     pos = {s.uuid: i for i, s in enumerate(ordered)}
-    series = defaultdict(lambda: defaultdict(list))
-    nodes = defaultdict(set)
-    case_tags = defaultdict(set)
-    for rec in results.records:
-        if rec.session not in pos:
-            continue
-
-        skey = str(rec.key)
-        nodes[(skey, rec.session)].update(rec.nodelist)
-        case_tags[(skey, rec.session)].update(rec.tags)
-        if rec.fail_phase not in bl.USABLE_FAIL_PHASES or rec.contended:
-            continue
-
-        for var, (value, _) in rec.perf.items():
-            if value is not None and (skey, var) in wanted:
-                series[(skey, var)][rec.session].append(float(value))
+    by_key = results.by_key()
+    keys = {str(k): k for k in by_key}
+    series = {}
+    for case in {r.case for r in rows}:
+        key = keys.get(case)
+        series[case] = _per_session(by_key.get(key, ()),
+                                    lambda r: r.session in pos)
 
     out = []
     for row in rows:
-        per_sess = series.get((row.case, row.var), {})
+        per_sess = series[row.case].get(row.var, {})
         uuids = sorted(per_sess, key=lambda u: pos[u])
         points = [{'session': u, 'time': ordered[pos[u]].time_start,
                    'mean': statistics.fmean(per_sess[u]),
@@ -105,7 +107,7 @@ def history(results, rows, config):
                 before = results.sessions[uuids[c.index - 1]]
                 after = results.sessions[uuids[c.index]]
                 at, diff = _tag_change_near(results, uuids, c.index,
-                                            row.case, nodes, case_tags)
+                                            keys.get(row.case))
                 changes.append({
                     'index': c.index, 'session': after.uuid,
                     'time': after.time_start, 'previous_session':
@@ -123,8 +125,13 @@ def history(results, rows, config):
     return out
 
 
-def _tag_change_near(results, uuids, index, case, nodes, case_tags,
-                     reach=2):
+def _tags_of(results, uuid, key):
+    session = results.sessions[uuid]
+    return prov.session_tags(session, *prov.case_tags_of(
+        results.case_records(uuid).get(key, ())))
+
+
+def _tag_change_near(results, uuids, index, key, reach=2):
     """The tags that differ across the step at ``index``; if none do,
     the nearest pair of sessions within ``reach`` nights whose tags differ
     (a noisy series can place a step a night early or late).
@@ -138,14 +145,9 @@ def _tag_change_near(results, uuids, index, case, nodes, case_tags,
         if k < 1 or k >= len(uuids):
             continue
 
-        before = results.sessions[uuids[k - 1]]
-        after = results.sessions[uuids[k]]
-        diff = prov.differences(
-            [prov.session_tags(before, nodes[(case, before.uuid)],
-                               case_tags[(case, before.uuid)])],
-            prov.session_tags(after, nodes[(case, after.uuid)],
-                              case_tags[(case, after.uuid)]))
+        diff = prov.differences([_tags_of(results, uuids[k - 1], key)],
+                                _tags_of(results, uuids[k], key))
         if diff:
-            return after.uuid, {c.key: [c.before[0], c.after] for c in diff}
+            return uuids[k], {c.key: [c.before[0], c.after] for c in diff}
 
     return None, {}

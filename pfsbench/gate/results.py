@@ -77,6 +77,20 @@ class CaseKey:
     partition: str
     environ: str
 
+    def __post_init__(self):
+        # A year of nightlies looks keys up millions of times.
+        object.__setattr__(self, '_hash', hash((self.name, self.system,
+                                                self.partition,
+                                                self.environ)))
+
+    def __hash__(self):
+        return self._hash
+
+    def __reduce__(self):
+        # Rebuilt, never restored: string hashes differ between processes.
+        return CaseKey, (self.name, self.system, self.partition,
+                         self.environ)
+
     def __str__(self):
         return f'{self.name} @{self.system}:{self.partition}+{self.environ}'
 
@@ -327,6 +341,8 @@ class Results:
         self.sessions = {}
         self.records = []
         self._by_session = {}
+        self._by_key = None
+        self._case_records = {}
 
     def add_report(self, report, source):
         self.add_session(*_records_of_report(report, source))
@@ -343,6 +359,8 @@ class Results:
         self.records.sort(key=lambda r: (order[r.session], r.run_index,
                                          r.repeat))
         self._by_session = {}
+        self._by_key = None
+        self._case_records = {}
         for rec in self.records:
             self._by_session.setdefault(rec.session, []).append(rec)
 
@@ -356,6 +374,27 @@ class Results:
     def by_session(self, uuid):
         """The records of one session (after :meth:`finish`)."""
         return list(self._by_session.get(uuid, ()))
+
+    def case_records(self, uuid):
+        """``{CaseKey: [Record, ...]}`` of one session (after
+        :meth:`finish`; kept)."""
+        found = self._case_records.get(uuid)
+        if found is None:
+            found = self._case_records[uuid] = {}
+            for rec in self._by_session.get(uuid, ()):
+                found.setdefault(rec.key, []).append(rec)
+
+        return found
+
+    def by_key(self):
+        """``{CaseKey: [Record, ...]}`` of every record in session order
+        (after :meth:`finish`; built once)."""
+        if self._by_key is None:
+            self._by_key = {}
+            for rec in self.records:
+                self._by_key.setdefault(rec.key, []).append(rec)
+
+        return self._by_key
 
     def resolve_session(self, spec):
         """A session uuid from a full uuid, a unique prefix, ``latest`` or

@@ -58,20 +58,13 @@ def select_current(results, session_uuids, keys):
     Returns:
         ``{CaseKey: (session uuid, [Record, ...])}``.
     """
-    chosen = set(session_uuids)
-    start = {u: s.time_start for u, s in results.sessions.items()}
+    start = {u: results.sessions[u].time_start for u in set(session_uuids)}
     latest = {}
-    for rec in results.records:
-        if rec.session not in chosen or rec.key not in keys:
-            continue
+    for uuid in sorted(start, key=start.get):
+        for key in results.case_records(uuid):
+            prev = latest.get(key)
+            if key in keys and (prev is None or start[uuid] > start[prev]):
+                latest[key] = uuid
 
-        prev = latest.get(rec.key)
-        if prev is None or start[rec.session] > start[prev]:
-            latest[rec.key] = rec.session
-
-    out = {}
-    for rec in results.records:
-        if latest.get(rec.key) == rec.session:
-            out.setdefault(rec.key, (rec.session, []))[1].append(rec)
-
-    return out
+    return {key: (uuid, list(results.case_records(uuid)[key]))
+            for key, uuid in latest.items()}
