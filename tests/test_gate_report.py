@@ -105,18 +105,29 @@ def test_html_embeds_nonempty_images(record):
     html = render(record, 'html')
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
                         html)
-    # 2 scaling curves (read_bw, write_bw vs nodes) + one history per
-    # case (4), the regressions' first, under "Needs attention".
-    assert len(images) == 6
+    # 2 scaling curves (read_bw, write_bw vs nodes), PNG.
+    assert len(images) == 2
     for data in images:
         png = base64.b64decode(data)
         assert png.startswith(b'\x89PNG') and len(png) > 2000
 
+    # One history per case (4), inline SVG, the regressions' under "Needs
+    # attention", before the table; each is well-formed XML with the
+    # 30 session means and the step at night 20.
+    svgs = re.findall(r'<svg .*?</svg>', html)
+    assert len(svgs) == 4
+    for svg in svgs:
+        root = ET.fromstring(svg)
+        ns = '{http://www.w3.org/2000/svg}'
+        [line] = root.iter(f'{ns}polyline')
+        assert len(line.get('points').split()) == NIGHTS
+        [step] = [t.text for t in root.iter(f'{ns}text')
+                  if t.get('fill') == '#d62728']
+        assert step in ('-19%', '-20%', '-21%')
+
     assert '<h2>Scaling</h2>' in html
     attention = html.index('<h2>Needs attention</h2>')
-    assert attention < html.index('<h2>Verdicts</h2>')
-    assert html.index('src="data:image/png', attention) < \
-        html.index('<h2>Verdicts</h2>')
+    assert attention < html.index('<svg ') < html.index('<h2>Verdicts</h2>')
     assert 'http' not in html.split('<body>')[1].replace(
         'http://www.w3.org', '')     # self-contained: nothing fetched
 

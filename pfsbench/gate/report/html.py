@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Self-contained HTML report: tables plus plots embedded as base64 PNG."""
+"""Self-contained HTML report: tables, scaling plots embedded as base64
+PNG, history plots as inline SVG."""
 
 import base64
 import html
@@ -69,8 +70,7 @@ def render_html(record, max_plots=60, all_figures=False):
             out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
             hist = histories.get((c.case, c.primary.var))
             if hist is not None and plotted < max_plots:
-                out.append(_img(plots.history_plot(hist, c.primary),
-                                f'history {c.case} {c.primary.var}'))
+                out.append(plots.history_svg(hist, c.primary))
                 plotted += 1
 
             out.append('</div>')
@@ -153,9 +153,8 @@ def render_html(record, max_plots=60, all_figures=False):
 
         out.append('</p>')
         for c in shown:
-            out.append(_img(plots.history_plot(
-                histories[(c.case, c.primary.var)], c.primary),
-                f'history {c.case} {c.primary.var}'))
+            out.append(plots.history_svg(histories[(c.case, c.primary.var)],
+                                         c.primary))
 
     out.append(f'<p class="small">pfsbench {esc(record["pfsbench_version"])}'
                f', created {esc(record["created"])}, source '
