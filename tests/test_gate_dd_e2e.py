@@ -34,14 +34,17 @@ CAP = 40 * 2**20             # bytes/s of the unchanged target
 GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
 
 
-@pytest.fixture(scope='module')
-def capped_fs():
+def _need_dd_and_reframe():
     if not os.path.exists(DD_CHECK):
         pytest.skip(f'{DD_CHECK} not written yet')
 
     if not os.path.exists(REFRAME):
         pytest.skip(f'no reframe next to {sys.executable}')
 
+
+@pytest.fixture(scope='module')
+def capped_fs():
+    _need_dd_and_reframe()
     with cappedfs.capped_loop_fs('gate-local') as fs:
         yield fs
 
@@ -131,12 +134,7 @@ def test_dd_baseline_unchanged_slowdown(capped_fs, monkeypatch, capsys):
 
 @pytest.fixture(scope='module')
 def loop_ext4():
-    if not os.path.exists(DD_CHECK):
-        pytest.skip(f'{DD_CHECK} not written yet')
-
-    if not os.path.exists(REFRAME):
-        pytest.skip(f'no reframe next to {sys.executable}')
-
+    _need_dd_and_reframe()
     with cappedfs.loop_fs('gate-remount') as fs:
         yield fs
 

@@ -23,11 +23,10 @@ MAX_CHANGES = 4
 
 
 @dataclass(frozen=True)
-class VarRow:
-    """One compared variable of one case: its samples on both sides and
-    its verdict.  :func:`pfsbench.gate.record.compare` makes them; the
-    record keeps them as dicts (:meth:`as_dict`)."""
+class CaseIdentity:
+    """Which test case, and the session its current figures come from."""
 
+    #: ``'name @system:partition+environ'``.
     case: str
     name: str
     check: str
@@ -35,11 +34,19 @@ class VarRow:
     system: str
     partition: str
     environ: str
+    session: str
+
+
+@dataclass(frozen=True)
+class VarRow(CaseIdentity):
+    """One compared variable of one case: its samples on both sides and
+    its verdict.  :func:`pfsbench.gate.record.compare` makes them; the
+    record keeps them as dicts (:meth:`as_dict`)."""
+
     var: str
     unit: str
     direction: str
     tolerance: float
-    session: str
     #: ``{'n', 'mean', 'values'}`` and, where used, ``iterations`` or
     #: ``session_means`` of the baseline and of the current run.
     base: dict
@@ -105,18 +112,10 @@ class Figure(VarRow):
 
 
 @dataclass(frozen=True)
-class CaseRow:
+class CaseRow(CaseIdentity):
     """One test case: its verdict, its primary figure, the others, and
     what changed in its provenance since the baseline."""
 
-    case: str
-    name: str
-    check: str
-    params: dict
-    system: str
-    partition: str
-    environ: str
-    session: str
     primary: Figure
     others: tuple
     #: :class:`pfsbench.gate.provenance.Change` list, likeliest first.
@@ -206,12 +205,9 @@ def case_rows(record):
     out = []
     for case, rows in by_case.items():
         figures = figures_of(rows)
-        first = rows[0]
         out.append(CaseRow(
-            case=case, name=first['name'], check=first['check'],
-            params=first['params'], system=first['system'],
-            partition=first['partition'], environ=first['environ'],
-            session=first['session'], primary=figures[0],
+            **{f.name: rows[0][f.name] for f in fields(CaseIdentity)},
+            primary=figures[0],
             others=tuple(figures[1:]),
             changes=tuple(_change(c) for c in changes.get(case, ())),
         ))

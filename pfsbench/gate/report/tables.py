@@ -259,6 +259,14 @@ def _md_escape(text):
     return str(text).replace('|', '\\|')
 
 
+def _md_section(title, items):
+    """A Markdown section listing ``items``, or nothing without items."""
+    if not items:
+        return []
+
+    return [f'## {title}', ''] + [f'- {item}' for item in items] + ['']
+
+
 def render_markdown(record, all_figures=False):
     verdict, counts = headline(record)
     st = record['settings']
@@ -298,33 +306,16 @@ def render_markdown(record, all_figures=False):
 
             out.append('')
 
-        others = change_lines(cases)
-        if others:
-            out += ['## Changed since the baseline', '']
-            out += [f'- {_md_escape(line)}' for line in others]
-            out.append('')
+        out += _md_section('Changed since the baseline',
+                           [_md_escape(line) for line in change_lines(cases)])
 
-    if record['missing']:
-        out += ['## Missing data', '']
-        out += [f'- `{_md_escape(m["case"])}`: {m["reason"]}'
-                for m in record['missing']]
-        out.append('')
-
-    if record['new_cases']:
-        out += ['## Not in the baseline (not gated)', '']
-        out += [f'- `{_md_escape(n)}`' for n in record['new_cases']]
-        out.append('')
-
-    contended = contended_lines(record)
-    if contended:
-        out += ['## Contended samples (not gated)', '']
-        out += [f'- {_md_escape(line)}' for line in contended]
-        out.append('')
-
-    cps = changepoint_lines(record)
-    if cps:
-        out += ['## Change points', '']
-        out += [f'- {_md_escape(line)}' for line in cps]
-        out.append('')
-
+    out += _md_section('Missing data', [
+        f'`{_md_escape(m["case"])}`: {m["reason"]}'
+        for m in record['missing']])
+    out += _md_section('Not in the baseline (not gated)', [
+        f'`{_md_escape(n)}`' for n in record['new_cases']])
+    out += _md_section('Contended samples (not gated)', [
+        _md_escape(line) for line in contended_lines(record)])
+    out += _md_section('Change points', [
+        _md_escape(line) for line in changepoint_lines(record)])
     return '\n'.join(out)
