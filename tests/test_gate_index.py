@@ -48,6 +48,12 @@ def test_second_read_comes_from_the_index(db, monkeypatch):
 
     monkeypatch.setattr(res, '_records_of_report', no_json)
     second = res.read_database(str(db))
+    # The history reads each session's figures, kept in the index; the
+    # records are read only when asked for.
+    for uuid in second.sessions:
+        assert second.figures(uuid) == first.figures(uuid) == \
+            res.session_figures(first.by_session(uuid))
+
     assert _snapshot(second) == _snapshot(first)
     assert _digest(db) == before
     assert sorted(os.listdir(db.parent)) == ['pfsbench-index', 'results.db']
@@ -80,11 +86,16 @@ def test_entry_of_another_format_is_rewritten(db):
     first = res.read_database(str(db))
     uuid = first.ordered_sessions()[-1].uuid
     path = db.parent / index.INDEX_DIR / f'{uuid}.pickle'
-    stamp, session, rows = pickle.loads(path.read_bytes())
-    path.write_bytes(pickle.dumps(((-1,) + stamp[1:], session, rows[:1])))
+    with open(path, 'rb') as fp:
+        stamp, session, figures = pickle.load(fp)
+        rows = pickle.load(fp)
+    with open(path, 'wb') as fp:
+        pickle.dump(((-1,) + stamp[1:], session, {}), fp)
+        pickle.dump(rows[:1], fp)
     again = res.read_database(str(db))
     assert len(again.by_session(uuid)) == 6
     assert pickle.loads(path.read_bytes())[0] == res.INDEX_STAMP
+    assert len(res.read_database(str(db)).by_session(uuid)) == 6
     path.write_bytes(b'not a pickle')
     assert len(res.read_database(str(db)).by_session(uuid)) == 6
 

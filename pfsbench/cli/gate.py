@@ -75,7 +75,7 @@ def run(args):
     baseline = bl.load(directory, args.baseline)
     results = sessions.load(args, window=config.history_sessions)
     uuids = sessions.select_sessions(args, results)
-    if not any(r.session in uuids for r in results.records):
+    if not any(results.case_records(u) for u in uuids):
         raise MissingData(
             f'{results.source}: session(s) {", ".join(u[:8] for u in uuids)}'
             ' ran zero test cases'
@@ -96,7 +96,7 @@ def run(args):
         path = getattr(args, f'out_{fmt}')
         if path:
             write(path, render(record, fmt, max_plots=args.max_plots,
-                                     all_figures=args.all_figures))
+                               all_figures=args.all_figures))
 
     sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
                             all_figures=args.all_figures))

@@ -41,17 +41,13 @@ from collections import defaultdict
 from pfsbench import __version__, schemas
 from pfsbench.errors import ConfigError, MissingData, PfsbenchError
 from pfsbench.gate.provenance import case_level
-from pfsbench.gate.results import CaseKey
+from pfsbench.gate.results import USABLE_FAIL_PHASES, CaseKey
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'
 FORMAT_VERSION = schemas.const(SCHEMA, 'format_version')
 KIND = schemas.const(SCHEMA, 'kind')
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,99}')
-
-#: Fail phases after which the performance values are still real numbers
-#: (a reference check failed, the measurement itself is fine).
-USABLE_FAIL_PHASES = ('', 'performance')
 
 
 class BaselineExists(PfsbenchError):

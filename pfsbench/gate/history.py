@@ -7,31 +7,11 @@ the provenance that changed where each step began.
 import statistics
 from collections import defaultdict
 
-from pfsbench.gate import baseline as bl
 from pfsbench.gate import changepoints as cp
 from pfsbench.gate import provenance as prov
 
 
-def _usable(rec):
-    return rec.fail_phase in bl.USABLE_FAIL_PHASES and not rec.contended
-
-
-def _per_session(records, keep):
-    """``{var: {session: [value, ...]}}`` of the usable records that
-    ``keep(record)`` accepts."""
-    per = defaultdict(lambda: defaultdict(list))
-    for rec in records:
-        if not _usable(rec) or not keep(rec):
-            continue
-
-        for var, (value, _) in rec.perf.items():
-            if value is not None:
-                per[var][rec.session].append(float(value))
-
-    return per
-
-
-def history_means(results, current, limit, configs=None):
+def history_means(results, current, limit, configs):
     """Per-session means of each case's variables in the sessions before
     its current session (the newest ``limit``), for the night-noise
     floor.
@@ -42,24 +22,49 @@ def history_means(results, current, limit, configs=None):
         limit: keep this many sessions per variable.
         configs: ``{CaseKey: config}``; records configured otherwise
             (other ``-S`` values, task counts) are left out, as are
-            contended ones.
+            failed and contended ones.
 
     Returns:
         ``{(CaseKey, var): [mean, ...]}``, oldest first.
     """
-    start = {u: s.time_start for u, s in results.sessions.items()}
-    by_key = results.by_key()
-    out = {}
-    for key, (sess, _) in current.items():
-        until = start[sess]
-        config = configs.get(key) if configs is not None else None
-        per = _per_session(
-            by_key.get(key, ()),
-            lambda r: start[r.session] < until and
-            (configs is None or r.config == config))
-        for var, sessions in per.items():
-            uuids = sorted(sessions, key=start.get)[-limit:]
-            out[(key, var)] = [statistics.fmean(sessions[u]) for u in uuids]
+    until = {key: results.sessions[sess].time_start
+             for key, (sess, _) in current.items()}
+    out = defaultdict(list)
+    for session in results.ordered_sessions():
+        figures = results.figures(session.uuid)
+        for key, time_limit in until.items():
+            if session.time_start >= time_limit:
+                continue
+
+            for config, per_var in figures.get(key, ()):
+                if config != configs.get(key):
+                    continue
+
+                for var, (mean, _) in per_var.items():
+                    out[(key, var)].append(mean)
+
+    return {kv: means[-limit:] for kv, means in out.items()}
+
+
+def _series(results, key, sessions):
+    """``{var: [(session, mean, n), ...]}`` of one case over
+    ``sessions`` (every configuration)."""
+    out = defaultdict(list)
+    for session in sessions:
+        groups = results.figures(session.uuid).get(key, ())
+        if len(groups) == 1:
+            for var, (mean, values) in groups[0][1].items():
+                out[var].append((session, mean, len(values)))
+            continue
+
+        merged = defaultdict(list)
+        for _, per_var in groups:
+            for var, (_, values) in per_var.items():
+                merged[var].extend(values)
+
+        for var, values in merged.items():
+            out[var].append((session, statistics.fmean(values),
+                             len(values)))
 
     return out
 
@@ -74,22 +79,19 @@ def history(results, rows, config):
         the step began and the tags that differ from the session before).
     """
     ordered = results.ordered_sessions()[-config.history_sessions:]
-    pos = {s.uuid: i for i, s in enumerate(ordered)}
-    by_key = results.by_key()
-    keys = {str(k): k for k in by_key}
-    series = {}
-    for case in {r.case for r in rows}:
-        key = keys.get(case)
-        series[case] = _per_session(by_key.get(key, ()),
-                                    lambda r: r.session in pos)
+    keys = {}
+    for session in ordered:
+        for key in results.figures(session.uuid):
+            keys.setdefault(str(key), key)
 
+    series = {case: _series(results, keys.get(case), ordered)
+              for case in {r.case for r in rows}}
     out = []
     for row in rows:
-        per_sess = series[row.case].get(row.var, {})
-        uuids = sorted(per_sess, key=lambda u: pos[u])
-        points = [{'session': u, 'time': ordered[pos[u]].time_start,
-                   'mean': statistics.fmean(per_sess[u]),
-                   'n': len(per_sess[u])} for u in uuids]
+        found = series[row.case].get(row.var, ())
+        uuids = [s.uuid for s, _, _ in found]
+        points = [{'session': s.uuid, 'time': s.time_start, 'mean': mean,
+                   'n': n} for s, mean, n in found]
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}

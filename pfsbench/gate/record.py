@@ -183,11 +183,10 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                             ' aborted case(s)'})
 
     chosen = set(session_uuids)
-    new_cases = sorted({str(r.key) for r in results.records
-                        if r.session in chosen and
-                        r.key not in keys and
-                        (name_filter is None or
-                         name_filter.search(r.key.name))})
+    new_cases = sorted({str(key) for uuid in chosen
+                        for key in results.case_records(uuid)
+                        if key not in keys and
+                        (name_filter is None or name_filter.search(key.name))})
     return rows, missing, new_cases, contended
 
 

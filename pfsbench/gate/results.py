@@ -25,6 +25,7 @@ import json
 import os
 import re
 import sqlite3
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -327,8 +328,48 @@ def _records_of_report(report, source):
     return session, records
 
 
+#: Fail phases after which the performance values are still real numbers
+#: (a reference check failed, the measurement itself is fine).
+USABLE_FAIL_PHASES = ('', 'performance')
+
+
+def session_figures(records):
+    """The figures of one session's usable, uncontended records, grouped
+    for the history: ``{CaseKey: [(config, {var: (mean, values)}), ...]}``
+    (one entry per configuration the case ran with, usually one).
+
+    Args:
+        records: the session's :class:`Record` list.
+    """
+    grouped = {}
+    for rec in records:
+        if rec.fail_phase not in USABLE_FAIL_PHASES or rec.contended:
+            continue
+
+        groups = grouped.setdefault(rec.key, [])
+        for config, values in groups:
+            if config == rec.config:
+                break
+        else:
+            config, values = rec.config, {}
+            groups.append((config, values))
+
+        for var, (value, _) in rec.perf.items():
+            if value is not None:
+                values.setdefault(var, []).append(float(value))
+
+    return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
+                            for var, vals in values.items()})
+                  for config, values in groups]
+            for key, groups in grouped.items()}
+
+
 class Results:
     """Sessions and test-case records, from a database or report files.
+
+    A session's records may be loaded only when asked for
+    (:meth:`by_session`, :attr:`records`): the history reads each
+    session's :meth:`figures`, which the index keeps beside them.
 
     Attributes:
         sessions: ``{uuid: Session}``.
@@ -339,32 +380,64 @@ class Results:
     def __init__(self, source):
         self.source = source
         self.sessions = {}
-        self.records = []
-        self._by_session = {}
-        self._by_key = None
+        self._loaded = {}
+        self._loaders = {}
+        self._figures = {}
+        self._records = None
         self._case_records = {}
 
     def add_report(self, report, source):
         self.add_session(*_records_of_report(report, source))
 
-    def add_session(self, session, records):
+    def add_session(self, session, records=None, figures=None,
+                    loader=None):
+        """Add one session.
+
+        Args:
+            session: its :class:`Session`.
+            records: its records, or ``None`` with ``loader``.
+            figures: its :func:`session_figures`, if known.
+            loader: a callable returning its records, called when first
+                needed.
+        """
         if session.uuid in self.sessions:
             return
 
         self.sessions[session.uuid] = session
-        self.records.extend(records)
+        if records is not None:
+            self._loaded[session.uuid] = self._in_order(records)
+        else:
+            self._loaders[session.uuid] = loader
+
+        if figures is not None:
+            self._figures[session.uuid] = figures
+
+        self._records = None
 
     def finish(self):
-        order = {u: s.time_start for u, s in self.sessions.items()}
-        self.records.sort(key=lambda r: (order[r.session], r.run_index,
-                                         r.repeat))
-        self._by_session = {}
-        self._by_key = None
-        self._case_records = {}
-        for rec in self.records:
-            self._by_session.setdefault(rec.session, []).append(rec)
-
         return self
+
+    @staticmethod
+    def _in_order(records):
+        return sorted(records, key=lambda r: (r.run_index, r.repeat))
+
+    def _session_records(self, uuid):
+        found = self._loaded.get(uuid)
+        if found is None:
+            loader = self._loaders.pop(uuid, None)
+            found = self._in_order(loader()) if loader else []
+            self._loaded[uuid] = found
+
+        return found
+
+    @property
+    def records(self):
+        """Every record, in session start order (loads every session)."""
+        if self._records is None:
+            self._records = [rec for s in self.ordered_sessions()
+                             for rec in self._session_records(s.uuid)]
+
+        return self._records
 
     def ordered_sessions(self):
         """Sessions, oldest first."""
@@ -372,29 +445,27 @@ class Results:
                       key=lambda s: (s.time_start, s.uuid))
 
     def by_session(self, uuid):
-        """The records of one session (after :meth:`finish`)."""
-        return list(self._by_session.get(uuid, ()))
+        """The records of one session."""
+        return list(self._session_records(uuid))
 
     def case_records(self, uuid):
-        """``{CaseKey: [Record, ...]}`` of one session (after
-        :meth:`finish`; kept)."""
+        """``{CaseKey: [Record, ...]}`` of one session (kept)."""
         found = self._case_records.get(uuid)
         if found is None:
             found = self._case_records[uuid] = {}
-            for rec in self._by_session.get(uuid, ()):
+            for rec in self._session_records(uuid):
                 found.setdefault(rec.key, []).append(rec)
 
         return found
 
-    def by_key(self):
-        """``{CaseKey: [Record, ...]}`` of every record in session order
-        (after :meth:`finish`; built once)."""
-        if self._by_key is None:
-            self._by_key = {}
-            for rec in self.records:
-                self._by_key.setdefault(rec.key, []).append(rec)
+    def figures(self, uuid):
+        """:func:`session_figures` of one session (kept)."""
+        found = self._figures.get(uuid)
+        if found is None:
+            found = self._figures[uuid] = session_figures(
+                self._session_records(uuid))
 
-        return self._by_key
+        return found
 
     def resolve_session(self, spec):
         """A session uuid from a full uuid, a unique prefix, ``latest`` or
@@ -579,10 +650,33 @@ def _record_row(rec):
 
 def _read_sessions(conn, path, uuids, results):
     """Add the sessions ``uuids`` to ``results``: from the index beside
-    the database (pfsbench.gate.index) where it holds them, decoding
-    ReFrame's JSON (and indexing it) where not."""
+    the database (pfsbench.gate.index) where it holds them, their records
+    loaded when first needed; decoding ReFrame's JSON (and indexing it)
+    where not."""
     directory = index.index_dir(path)
     keys = {}
+
+    def records_of(rows):
+        out = []
+        for row in rows:
+            key = keys.get(row[0])
+            if key is None:
+                key = keys[row[0]] = CaseKey(*row[0])
+
+            out.append(Record(key, *row[1:]))
+
+        return out
+
+    def loader(uuid):
+        def load():
+            found = index.load_records(directory, uuid, INDEX_STAMP)
+            if found is None:
+                raise ResultsError(f'{directory}: {uuid}: index entry '
+                                   'gone while reading; run again')
+            return records_of(found)
+
+        return load
+
     todo = []
     for uuid in uuids:
         found = index.load(directory, uuid, INDEX_STAMP)
@@ -590,21 +684,15 @@ def _read_sessions(conn, path, uuids, results):
             todo.append(uuid)
             continue
 
-        session, rows = found
-        records = []
-        for row in rows:
-            key = keys.get(row[0])
-            if key is None:
-                key = keys[row[0]] = CaseKey(*row[0])
-
-            records.append(Record(key, *row[1:]))
-
-        results.add_session(session, records)
+        session, figures = found
+        figures = {keys.setdefault(k, CaseKey(*k)): v
+                   for k, v in figures.items()}
+        results.add_session(session, figures=figures, loader=loader(uuid))
 
     for start in range(0, len(todo), 100):
         chunk = todo[start:start + 100]
         # No ORDER BY: without ReFrame's index SQLite would sort the
-        # blobs in memory; finish() orders the records.
+        # blobs in memory; the records are ordered per session.
         cursor = conn.execute(
             'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
             f'({",".join("?" * len(chunk))})', chunk)
@@ -618,8 +706,11 @@ def _read_sessions(conn, path, uuids, results):
 
             session, records = _records_of_report(report,
                                                   f'{path}[{uuid}]')
-            results.add_session(session, records)
+            figures = session_figures(records)
+            results.add_session(session, records, figures)
             index.save(directory, session,
+                       {tuple(k.as_dict().values()): v
+                        for k, v in figures.items()},
                        [_record_row(r) for r in records], INDEX_STAMP)
 
 
