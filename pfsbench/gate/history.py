@@ -46,27 +46,36 @@ def history_means(results, current, limit, configs):
     return {kv: means[-limit:] for kv, means in out.items()}
 
 
-def _series(results, key, sessions):
-    """``{var: [(session, mean, n), ...]}`` of one case over
-    ``sessions`` (every configuration)."""
-    out = defaultdict(list)
+def _series(results, cases, sessions):
+    """``{case: {var: [(session, mean, n), ...]}}`` of the cases named
+    ``cases`` (strings) over ``sessions``, every configuration."""
+    out = {case: defaultdict(list) for case in cases}
+    names = {}
     for session in sessions:
-        groups = results.figures(session.uuid).get(key, ())
-        if len(groups) == 1:
-            for var, (mean, values) in groups[0][1].items():
-                out[var].append((session, mean, len(values)))
-            continue
+        for key, groups in results.figures(session.uuid).items():
+            name = names.get(key)
+            if name is None:
+                name = names[key] = str(key)
 
-        merged = defaultdict(list)
-        for _, per_var in groups:
-            for var, (_, values) in per_var.items():
-                merged[var].extend(values)
+            per_case = out.get(name)
+            if per_case is None:
+                continue
 
-        for var, values in merged.items():
-            out[var].append((session, statistics.fmean(values),
-                             len(values)))
+            if len(groups) == 1:
+                for var, (mean, values) in groups[0][1].items():
+                    per_case[var].append((session, mean, len(values)))
+                continue
 
-    return out
+            merged = defaultdict(list)
+            for _, per_var in groups:
+                for var, (_, values) in per_var.items():
+                    merged[var].extend(values)
+
+            for var, values in merged.items():
+                per_case[var].append((session, statistics.fmean(values),
+                                      len(values)))
+
+    return out, {name: key for key, name in names.items()}
 
 
 def history(results, rows, config):
@@ -79,13 +88,7 @@ def history(results, rows, config):
         the step began and the tags that differ from the session before).
     """
     ordered = results.ordered_sessions()[-config.history_sessions:]
-    keys = {}
-    for session in ordered:
-        for key in results.figures(session.uuid):
-            keys.setdefault(str(key), key)
-
-    series = {case: _series(results, keys.get(case), ordered)
-              for case in {r.case for r in rows}}
+    series, keys = _series(results, {r.case for r in rows}, ordered)
     out = []
     for row in rows:
         found = series[row.case].get(row.var, ())

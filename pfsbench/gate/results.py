@@ -685,7 +685,7 @@ def _read_sessions(conn, path, uuids, results):
             continue
 
         session, figures = found
-        figures = {keys.setdefault(k, CaseKey(*k)): v
+        figures = {keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
                    for k, v in figures.items()}
         results.add_session(session, figures=figures, loader=loader(uuid))
 
