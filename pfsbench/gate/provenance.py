@@ -151,8 +151,10 @@ def case_level(nodelist=(), case_tags=()):
 
     tags = {field: ' | '.join(sorted(vals))
             for field, vals in values.items()}
-    if nodelist:
-        tags['job_nodelist'] = ','.join(sorted(set(nodelist)))
+    # A job that never ran on a node reports none ('None' once logged).
+    nodes = {str(n) for n in nodelist if n not in (None, '', 'None')}
+    if nodes:
+        tags['job_nodelist'] = ','.join(sorted(nodes))
 
     return tags
 

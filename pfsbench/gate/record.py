@@ -207,7 +207,8 @@ def what_changed(baseline, results, rows):
     records = defaultdict(list)
     for uuid in {u for _, u in wanted}:
         for rec in results.by_session(uuid):
-            if (str(rec.key), uuid) in wanted:
+            # What the contended repeats ran on did not make the figures.
+            if (str(rec.key), uuid) in wanted and not rec.contended:
                 records[(str(rec.key), uuid)].append(rec)
 
     out = {}
