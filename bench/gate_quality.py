@@ -55,7 +55,7 @@ sys.path.insert(0, REPO)
 from pfsbench.gate.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.gate.results import read_database          # noqa: E402
 from pfsbench.gate.stats import night_noise                     # noqa: E402
-from pfsbench.gate.verdict import fixed_tolerance_verdict, judge  # noqa: E402
+from pfsbench.gate.rule import fixed_tolerance_verdict, judge  # noqa: E402
 
 CASE = 'dd_stream_per_node %nodes=1'
 VARIABLES = ('write_bw', 'read_bw')

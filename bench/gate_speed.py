@@ -9,14 +9,19 @@ case padded to ``--pad`` bytes of JSON (a real dd test case is ~4.4 kB),
 with a -15 % step at night 300.  Then times each stage of
 ``pfsbench gate``: reading the database, recording a baseline, comparing
 the last night, history and change points over every variable, and
-rendering text, JUnit and HTML (60 plots).
+rendering text, JUnit and HTML (60 plots), and ``pfsbench gate`` as a
+user runs it.  The first read decodes ReFrame's JSON and writes the index
+beside the database (pfsbench/gate/index.py); "end to end" counts from the
+second read on.
 
 Usage: python3 bench/gate_speed.py [--nights 365] [--cases 500]
 """
 
 import argparse
+import contextlib
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -27,23 +32,29 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
+from pfsbench import cli                                   # noqa: E402
+from pfsbench.gate import index                            # noqa: E402
 from pfsbench.gate import baseline as bl                   # noqa: E402
 from pfsbench.gate import config as gate_config            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
 from pfsbench.gate.results import read_database            # noqa: E402
-from pfsbench.gate.verdict import compare, history, run_gate  # noqa: E402
+from pfsbench.gate.history import history              # noqa: E402
+from pfsbench.gate.record import compare, run_gate       # noqa: E402
 
 
 class Timer:
+    """Times each stage: wall seconds and this process's CPU seconds (on
+    a shared machine the wall time counts other processes too)."""
+
     def __init__(self):
         self.rows = []
 
     def __call__(self, label, fn, *args, **kwargs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn(*args, **kwargs)
-        dt = time.perf_counter() - t0
-        self.rows.append((label, dt))
-        print(f'{label:55} {dt:8.2f} s', flush=True)
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+        self.rows.append((label, dt, cpu))
+        print(f'{label:55} {dt:8.2f} s  (CPU {cpu:6.2f} s)', flush=True)
         return out
 
 
@@ -56,6 +67,9 @@ def main():
                         help='bytes of filler per test case (default 4000)')
     parser.add_argument('--work', default=None,
                         help='directory for results.db (default: new tmp)')
+    parser.add_argument('--keep-index', action='store_true',
+                        help='keep the index a previous run wrote (default: '
+                        'remove it, so the first read decodes the JSON)')
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-speed-')
     os.makedirs(work, exist_ok=True)
@@ -82,35 +96,59 @@ def main():
     size = os.path.getsize(db) / 2**20
     print(f'{args.nights} nights x {args.cases} cases x {args.repeats} '
           f'repeats x 2 variables; database {size:.0f} MiB')
-    results = timer('read the database (read-only, all sessions)',
-                    read_database, db)
-    print(f'  {len(results.sessions)} sessions, {len(results.records)} '
-          'test-case records')
+    idx = index.index_dir(db)
+    if idx and os.path.isdir(idx) and not args.keep_index:
+        shutil.rmtree(idx)
+
+    timer('first read: decode the JSON, write the index', read_database, db)
+    results = timer('read the database (from the index)', read_database, db)
+    print(f'  {len(results.sessions)} sessions (records read when asked '
+          'for)')
     uuids = [s.uuid for s in results.ordered_sessions()]
     base = timer('record a baseline from the first 5 nights', bl.build,
                  results, uuids[:5], 'speed')
     cfg = gate_config.GateConfig()
-    rows, missing, _ = timer('compare the last night (verdicts)', compare,
-                             base, results, [uuids[-1]], cfg)
+    rows, missing, _, _ = timer('compare the last night (verdicts)', compare,
+                                base, results, [uuids[-1]], cfg)
     hist = timer('history + change points of every variable', history,
                  results, rows, cfg)
     ncp = sum(len(h['changepoints']) for h in hist)
     print(f'  {len(rows)} variables, {ncp} change points, '
-          f'{sum(r["verdict"] == "regression" for r in rows)} regressions')
+          f'{sum(r.verdict == "regression" for r in rows)} regressions')
     record = timer('run_gate (compare + history, as the CLI does)', run_gate,
                    base, results, [uuids[-1]], cfg)
     timer('render text', render, record, 'text')
     timer('render JUnit', render, record, 'junit')
     timer('render HTML (60 history plots + scaling plots)', render, record,
           'html', 60)
-    total = sum(dt for label, dt in timer.rows
-                if not label.startswith(('generate', 'compare', 'history')))
+    counted = [(dt, cpu) for label, dt, cpu in timer.rows
+               if label.startswith(('read the', 'record', 'run_gate',
+                                    'render'))]
+    print(f'gate end to end after the first read (read + baseline + '
+          f'run_gate + 3 renders): {sum(d for d, _ in counted):.1f} s '
+          f'(CPU {sum(c for _, c in counted):.1f} s)')
+    bl.save(base, work, force=True)
+    out = os.path.join(work, 'gate')
+
+    def cli_gate():
+        with open(os.devnull, 'w') as sink, \
+                contextlib.redirect_stdout(sink):
+            return cli.main(['gate', '-b', 'speed', '--db', db,
+                             '--baseline-dir', work, '--session', 'latest',
+                             '--junit', out + '.xml', '--html',
+                             out + '.html'])
+
+    code = timer('pfsbench gate --junit --html (the CLI, one process)',
+                 cli_gate)
+    print(f'  exit code {code}')
+    print(f'  {len(results.records)} test-case records in all')
     small = timer('read only the newest 61 sessions (history_sessions: 60)',
                   read_database, db, newest=61)
     print(f'  {len(small.sessions)} sessions')
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    print(f'gate end to end (read + baseline + run_gate + 3 renders): '
-          f'{total:.1f} s; peak RSS {peak:.0f} MiB')
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    print(f'peak RSS {peak:.0f} MiB; CPU {cpu.ru_utime + cpu.ru_stime:.0f} '
+          f's in all; {os.getloadavg()[0]:.1f} load average at the end')
 
 
 if __name__ == '__main__':

@@ -36,7 +36,7 @@ ITERATION_COUNT_FIELDS = (REPETITIONS, ITERATIONS)
 #: A performance variable ``<x>_mean`` with a ``<x>_stddev`` sibling is the
 #: mean of the tool's iterations and their population standard deviation;
 #: with an iteration count the gate rebuilds every iteration's moments
-#: (pfsbench.gate.verdict.iteration_moments).
+#: (pfsbench.gate.samples.iteration_moments).
 MEAN_SUFFIX = '_mean'
 STDDEV_SUFFIX = '_stddev'
 

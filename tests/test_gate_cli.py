@@ -127,9 +127,10 @@ def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys):
     assert row['change'] == pytest.approx(-0.2, abs=1e-9)
     assert row['low'] < -0.2 < row['high']
     # The database was opened read-only: not one byte changed, no lock or
-    # journal file appeared.
+    # journal file appeared; only the gate's own index beside it.
     assert digest(db) == before
-    assert sorted(os.listdir(db.parent)) == ['baselines', 'results.db']
+    assert sorted(os.listdir(db.parent)) == ['baselines', 'pfsbench-index',
+                                             'results.db']
 
 
 def test_gate_text_names_regressed_variables(db, capsys):

@@ -16,7 +16,7 @@ from pfsbench.gate import config as gate_config
 import synth
 from pfsbench.gate.report import render
 from pfsbench.gate.results import read_database
-from pfsbench.gate.verdict import run_gate
+from pfsbench.gate.record import run_gate
 
 NIGHTS, STEP_AT = 30, 20
 
@@ -73,7 +73,11 @@ def test_text_and_markdown(record):
     assert "fs_version: '1.8' -> '2.0'" in text
     md = render(record, 'markdown')
     assert md.startswith('# pfsbench gate: REGRESSION')
-    assert md.count('| **regression** |') == 8
+    # One row per case (its worst figure); every figure behind the flag.
+    assert md.count('| **regression** |') == 4
+    md = render(record, 'markdown', all_figures=True)
+    assert md.count('| **regression** |') == 4
+    assert md.count('|   **regression** |') == 4
 
 
 def test_junit_parses(record):
@@ -101,13 +105,29 @@ def test_html_embeds_nonempty_images(record):
     html = render(record, 'html')
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
                         html)
-    # 2 scaling curves (read_bw, write_bw vs nodes) + 8 histories.
-    assert len(images) == 10
+    # 2 scaling curves (read_bw, write_bw vs nodes), PNG.
+    assert len(images) == 2
     for data in images:
         png = base64.b64decode(data)
         assert png.startswith(b'\x89PNG') and len(png) > 2000
 
-    assert '<h2>Scaling</h2>' in html and '<h2>History</h2>' in html
+    # One history per case (4), inline SVG, the regressions' under "Needs
+    # attention", before the table; each is well-formed XML with the
+    # 30 session means and the step at night 20.
+    svgs = re.findall(r'<svg .*?</svg>', html)
+    assert len(svgs) == 4
+    for svg in svgs:
+        root = ET.fromstring(svg)
+        ns = '{http://www.w3.org/2000/svg}'
+        [line] = root.iter(f'{ns}polyline')
+        assert len(line.get('points').split()) == NIGHTS
+        [step] = [t.text for t in root.iter(f'{ns}text')
+                  if t.get('fill') == '#d62728']
+        assert step in ('-19%', '-20%', '-21%')
+
+    assert '<h2>Scaling</h2>' in html
+    attention = html.index('<h2>Needs attention</h2>')
+    assert attention < html.index('<svg ') < html.index('<h2>Verdicts</h2>')
     assert 'http' not in html.split('<body>')[1].replace(
         'http://www.w3.org', '')     # self-contained: nothing fetched
 

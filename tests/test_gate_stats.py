@@ -9,7 +9,7 @@ import pytest
 from pfsbench.errors import NotEnoughSamples
 from pfsbench.gate.stats import (ratio_interval, repeats_to_settle, t_cdf,
                                  t_quantile, welch_df)
-from pfsbench.gate.verdict import decide, fixed_tolerance_verdict, judge
+from pfsbench.gate.rule import decide, fixed_tolerance_verdict, judge
 
 
 @pytest.mark.parametrize('df, expected', [

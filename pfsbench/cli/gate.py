@@ -9,7 +9,7 @@ from pfsbench.errors import MissingData
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import config as gate_config
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.gate.verdict import run_gate
+from pfsbench.gate.record import run_gate
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')
@@ -57,8 +57,13 @@ def add_arguments(parser):
         help='skip the history and change-point analysis (default: off)')
     out.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
-        help='history plots in the HTML report, those that need attention '
-             'first (default: %(default)s)')
+        help='history plots in the HTML report, one per case, the most '
+             'severe first (default: %(default)s)')
+    out.add_argument(
+        '--all-figures', action='store_true',
+        help='list every figure of a case, not only its worst one; '
+             'variables equal by construction stay one figure (default: '
+             'off)')
 
 
 def run(args):
@@ -70,7 +75,7 @@ def run(args):
     baseline = bl.load(directory, args.baseline)
     results = sessions.load(args, window=config.history_sessions)
     uuids = sessions.select_sessions(args, results)
-    if not any(r.session in uuids for r in results.records):
+    if not any(results.case_records(u) for u in uuids):
         raise MissingData(
             f'{results.source}: session(s) {", ".join(u[:8] for u in uuids)}'
             ' ran zero test cases'
@@ -90,9 +95,11 @@ def run(args):
     for fmt in ('json', 'markdown', 'junit', 'html'):
         path = getattr(args, f'out_{fmt}')
         if path:
-            write(path, render(record, fmt, max_plots=args.max_plots))
+            write(path, render(record, fmt, max_plots=args.max_plots,
+                               all_figures=args.all_figures))
 
-    sys.stdout.write(render(record, args.format, max_plots=args.max_plots))
+    sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
+                            all_figures=args.all_figures))
     return record['exit_code']
 
 

@@ -29,12 +29,18 @@ def add_arguments(parser):
         help='write to FILE instead of stdout (default: stdout)')
     parser.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
-        help='history plots in the HTML report (default: %(default)s)')
+        help='history plots in the HTML report, one per case '
+             '(default: %(default)s)')
+    parser.add_argument(
+        '--all-figures', action='store_true',
+        help='list every figure of a case, not only its worst one '
+             '(default: off)')
 
 
 def run(args):
     record = load_record(args.record)
-    text = render(record, args.format, max_plots=args.max_plots)
+    text = render(record, args.format, max_plots=args.max_plots,
+                  all_figures=args.all_figures)
     if args.output:
         with open(args.output, 'w') as fp:
             fp.write(text)

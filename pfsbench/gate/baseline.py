@@ -17,6 +17,8 @@ results database (docs/gate.md, "Baseline file format")::
          "system": "local", "partition": "default", "environ": "builtin",
          "params": {"nodes": "1", "streams_per_node": "1"},
          "config": {"num_tasks": 1},
+         "provenance": [{"session_index": 0,
+                         "tags": {"job_nodelist": "n1", ...}}],
          "perfvars": {"write_bw": {"unit": "MB/s",
                                    "values": [512.1, 498.7, 505.0],
                                    "session_index": [0, 0, 0]}}}
@@ -34,20 +36,18 @@ import datetime
 import json
 import os
 import re
+from collections import defaultdict
 
 from pfsbench import __version__, schemas
 from pfsbench.errors import ConfigError, MissingData, PfsbenchError
-from pfsbench.gate.results import CaseKey
+from pfsbench.gate.provenance import case_level
+from pfsbench.gate.results import USABLE_FAIL_PHASES, CaseKey
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'
 FORMAT_VERSION = schemas.const(SCHEMA, 'format_version')
 KIND = schemas.const(SCHEMA, 'kind')
 _NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,99}')
-
-#: Fail phases after which the performance values are still real numbers
-#: (a reference check failed, the measurement itself is fine).
-USABLE_FAIL_PHASES = ('', 'performance')
 
 
 class BaselineExists(PfsbenchError):
@@ -148,6 +148,7 @@ def build(results, session_uuids, name, name_filter=None):
     index = {s.uuid: i for i, s in enumerate(sessions)}
     cases = {}
     contended = []
+    seen = defaultdict(lambda: (set(), set()))
     for session in sessions:
         if session.num_aborted:
             raise MissingData(
@@ -184,6 +185,9 @@ def build(results, session_uuids, name, name_filter=None):
                     'parameters cannot form one baseline'
                 )
 
+            nodes, tags = seen[(rec.key, index[session.uuid])]
+            nodes.update(rec.nodelist)
+            tags.update(rec.tags)
             for var, (value, unit) in rec.perf.items():
                 pv = entry['perfvars'].setdefault(
                     var, {'unit': unit, 'values': [], 'session_index': [],
@@ -207,6 +211,10 @@ def build(results, session_uuids, name, name_filter=None):
             f'{", ".join(s.uuid for s in sessions)}' +
             (f' ({note})' if note else '')
         )
+
+    for (key, idx), (nodes, tags) in sorted(seen.items()):
+        cases[key].setdefault('provenance', []).append(
+            {'session_index': idx, 'tags': case_level(nodes, tags)})
 
     for entry in cases.values():
         del entry['config_session']
@@ -288,6 +296,13 @@ def validate(data, path):
     schemas.check(data, SCHEMA, path)
     nsess = len(data['sessions'])
     for i, case in enumerate(data['cases']):
+        for j, prov in enumerate(case.get('provenance', ())):
+            if prov['session_index'] >= nsess:
+                raise ConfigError(path, f'cases.{i}.provenance.{j}.'
+                                  'session_index', prov['session_index'],
+                                  f'expected an index into sessions '
+                                  f'(0..{nsess - 1})')
+
         for var, pv in case['perfvars'].items():
             where = f'cases.{i}.perfvars.{var}'
             nvals = len(pv['values'])

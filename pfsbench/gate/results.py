@@ -25,12 +25,14 @@ import json
 import os
 import re
 import sqlite3
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 
 from pfsbench import fields, runreport
 from pfsbench.errors import ConfigError, MissingData, ResultsError
+from pfsbench.gate import index
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -75,6 +77,20 @@ class CaseKey:
     system: str
     partition: str
     environ: str
+
+    def __post_init__(self):
+        # A year of nightlies looks keys up millions of times.
+        object.__setattr__(self, '_hash', hash((self.name, self.system,
+                                                self.partition,
+                                                self.environ)))
+
+    def __hash__(self):
+        return self._hash
+
+    def __reduce__(self):
+        # Rebuilt, never restored: string hashes differ between processes.
+        return CaseKey, (self.name, self.system, self.partition,
+                         self.environ)
 
     def __str__(self):
         return f'{self.name} @{self.system}:{self.partition}+{self.environ}'
@@ -312,8 +328,48 @@ def _records_of_report(report, source):
     return session, records
 
 
+#: Fail phases after which the performance values are still real numbers
+#: (a reference check failed, the measurement itself is fine).
+USABLE_FAIL_PHASES = ('', 'performance')
+
+
+def session_figures(records):
+    """The figures of one session's usable, uncontended records, grouped
+    for the history: ``{CaseKey: [(config, {var: (mean, values)}), ...]}``
+    (one entry per configuration the case ran with, usually one).
+
+    Args:
+        records: the session's :class:`Record` list.
+    """
+    grouped = {}
+    for rec in records:
+        if rec.fail_phase not in USABLE_FAIL_PHASES or rec.contended:
+            continue
+
+        groups = grouped.setdefault(rec.key, [])
+        for config, values in groups:
+            if config == rec.config:
+                break
+        else:
+            config, values = rec.config, {}
+            groups.append((config, values))
+
+        for var, (value, _) in rec.perf.items():
+            if value is not None:
+                values.setdefault(var, []).append(float(value))
+
+    return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
+                            for var, vals in values.items()})
+                  for config, values in groups]
+            for key, groups in grouped.items()}
+
+
 class Results:
     """Sessions and test-case records, from a database or report files.
+
+    A session's records may be loaded only when asked for
+    (:meth:`by_session`, :attr:`records`): the history reads each
+    session's :meth:`figures`, which the index keeps beside them.
 
     Attributes:
         sessions: ``{uuid: Session}``.
@@ -324,21 +380,64 @@ class Results:
     def __init__(self, source):
         self.source = source
         self.sessions = {}
-        self.records = []
+        self._loaded = {}
+        self._loaders = {}
+        self._figures = {}
+        self._records = None
+        self._case_records = {}
 
     def add_report(self, report, source):
-        session, records = _records_of_report(report, source)
+        self.add_session(*_records_of_report(report, source))
+
+    def add_session(self, session, records=None, figures=None,
+                    loader=None):
+        """Add one session.
+
+        Args:
+            session: its :class:`Session`.
+            records: its records, or ``None`` with ``loader``.
+            figures: its :func:`session_figures`, if known.
+            loader: a callable returning its records, called when first
+                needed.
+        """
         if session.uuid in self.sessions:
             return
 
         self.sessions[session.uuid] = session
-        self.records.extend(records)
+        if records is not None:
+            self._loaded[session.uuid] = self._in_order(records)
+        else:
+            self._loaders[session.uuid] = loader
+
+        if figures is not None:
+            self._figures[session.uuid] = figures
+
+        self._records = None
 
     def finish(self):
-        order = {u: s.time_start for u, s in self.sessions.items()}
-        self.records.sort(key=lambda r: (order[r.session], r.run_index,
-                                         r.repeat))
         return self
+
+    @staticmethod
+    def _in_order(records):
+        return sorted(records, key=lambda r: (r.run_index, r.repeat))
+
+    def _session_records(self, uuid):
+        found = self._loaded.get(uuid)
+        if found is None:
+            loader = self._loaders.pop(uuid, None)
+            found = self._in_order(loader()) if loader else []
+            self._loaded[uuid] = found
+
+        return found
+
+    @property
+    def records(self):
+        """Every record, in session start order (loads every session)."""
+        if self._records is None:
+            self._records = [rec for s in self.ordered_sessions()
+                             for rec in self._session_records(s.uuid)]
+
+        return self._records
 
     def ordered_sessions(self):
         """Sessions, oldest first."""
@@ -346,7 +445,27 @@ class Results:
                       key=lambda s: (s.time_start, s.uuid))
 
     def by_session(self, uuid):
-        return [r for r in self.records if r.session == uuid]
+        """The records of one session."""
+        return list(self._session_records(uuid))
+
+    def case_records(self, uuid):
+        """``{CaseKey: [Record, ...]}`` of one session (kept)."""
+        found = self._case_records.get(uuid)
+        if found is None:
+            found = self._case_records[uuid] = {}
+            for rec in self._session_records(uuid):
+                found.setdefault(rec.key, []).append(rec)
+
+        return found
+
+    def figures(self, uuid):
+        """:func:`session_figures` of one session (kept)."""
+        found = self._figures.get(uuid)
+        if found is None:
+            found = self._figures[uuid] = session_figures(
+                self._session_records(uuid))
+
+        return found
 
     def resolve_session(self, spec):
         """A session uuid from a full uuid, a unique prefix, ``latest`` or
@@ -480,7 +599,7 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                     f'{", ".join(DB_SCHEMA_VERSIONS)}, ReFrame 4.x)'
                 )
 
-            query = 'SELECT uuid, json_blob FROM sessions WHERE 1'
+            query = 'SELECT uuid FROM sessions WHERE 1'
             args = ()
             if since is not None:
                 query += ' AND session_start_unix >= ?'
@@ -498,25 +617,101 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                 args += (int(newest),)
 
             try:
-                # No ORDER BY: without ReFrame's index SQLite would sort
-                # the blobs in memory; finish() orders the records.
-                cursor = conn.execute(query, args)
-                for uuid, blob in cursor:
-                    try:
-                        report = json.loads(blob)
-                    except (TypeError, ValueError) as err:
-                        raise ResultsError(
-                            f'{path}: sessions[{uuid}].json_blob: not '
-                            f'JSON: {err}'
-                        ) from None
-
-                    results.add_report(report, f'{path}[{uuid}]')
+                wanted = [u for u, in conn.execute(query, args)]
+                stored = {u for u, in conn.execute(
+                    'SELECT uuid FROM sessions')}
+                _read_sessions(conn, path, wanted, results)
             except sqlite3.OperationalError as err:
                 raise ResultsError(f'{path}: {_why(err)}') from None
+
+            index.prune(index.index_dir(path), stored)
         finally:
             conn.close()
 
     return results.finish()
+
+
+#: Record fields in the order :func:`_record_row` keeps them.
+_RECORD_FIELDS = tuple(Record.__dataclass_fields__)
+
+#: What an index entry must have been written with: the index format,
+#: the record layout and the fields read from a test case.
+INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.CASE_TAG_FIELDS,
+               fields.CONFIG_FIELDS, fields.ITERATION_COUNT_FIELDS,
+               fields.CONTENDED, fields.CONTENTION)
+
+
+def _record_row(rec):
+    """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
+    row = [getattr(rec, f) for f in _RECORD_FIELDS]
+    row[0] = tuple(row[0].as_dict().values())
+    return tuple(row)
+
+
+def _read_sessions(conn, path, uuids, results):
+    """Add the sessions ``uuids`` to ``results``: from the index beside
+    the database (pfsbench.gate.index) where it holds them, their records
+    loaded when first needed; decoding ReFrame's JSON (and indexing it)
+    where not."""
+    directory = index.index_dir(path)
+    keys = {}
+
+    def records_of(rows):
+        out = []
+        for row in rows:
+            key = keys.get(row[0])
+            if key is None:
+                key = keys[row[0]] = CaseKey(*row[0])
+
+            out.append(Record(key, *row[1:]))
+
+        return out
+
+    def loader(uuid):
+        def load():
+            found = index.load_records(directory, uuid, INDEX_STAMP)
+            if found is None:
+                raise ResultsError(f'{directory}: {uuid}: index entry '
+                                   'gone while reading; run again')
+            return records_of(found)
+
+        return load
+
+    todo = []
+    for uuid in uuids:
+        found = index.load(directory, uuid, INDEX_STAMP)
+        if found is None:
+            todo.append(uuid)
+            continue
+
+        session, figures = found
+        figures = {keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
+                   for k, v in figures.items()}
+        results.add_session(session, figures=figures, loader=loader(uuid))
+
+    for start in range(0, len(todo), 100):
+        chunk = todo[start:start + 100]
+        # No ORDER BY: without ReFrame's index SQLite would sort the
+        # blobs in memory; the records are ordered per session.
+        cursor = conn.execute(
+            'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
+            f'({",".join("?" * len(chunk))})', chunk)
+        for uuid, blob in cursor:
+            try:
+                report = json.loads(blob)
+            except (TypeError, ValueError) as err:
+                raise ResultsError(
+                    f'{path}: sessions[{uuid}].json_blob: not JSON: {err}'
+                ) from None
+
+            session, records = _records_of_report(report,
+                                                  f'{path}[{uuid}]')
+            figures = session_figures(records)
+            results.add_session(session, records, figures)
+            index.save(directory, session,
+                       {tuple(k.as_dict().values()): v
+                        for k, v in figures.items()},
+                       [_record_row(r) for r in records], INDEX_STAMP)
 
 
 def _why(err):

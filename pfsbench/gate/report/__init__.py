@@ -4,25 +4,27 @@ ior-output.c idea): ``text`` and ``markdown`` (tables), ``json`` (the record
 itself), ``junit`` (XML for CI) and ``html`` (self-contained, with plots).
 
 Every renderer takes the record built by
-:func:`pfsbench.gate.verdict.run_gate` and returns a string.
+:func:`pfsbench.gate.record.run_gate` and returns a string.
 """
 
 import json
 
 from pfsbench.errors import ConfigError, MissingData
-from pfsbench.gate.verdict import REPORT_FORMAT_VERSION, REPORT_KIND
+from pfsbench.gate.record import REPORT_FORMAT_VERSION, REPORT_KIND
 
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 
 
-def render(record, fmt, max_plots=60):
+def render(record, fmt, max_plots=60, all_figures=False):
     """Render the report record in one format.
 
     Args:
         record: the gate report record.
         fmt: one of :data:`FORMATS`.
-        max_plots: the HTML report plots at most this many histories
-            (non-passing variables and those with change points first).
+        max_plots: the HTML report plots at most this many histories, one
+            per case (the most severe cases first).
+        all_figures: text, Markdown and HTML list every figure of a case,
+            not only its primary one.
 
     Returns:
         The rendered text.
@@ -32,11 +34,11 @@ def render(record, fmt, max_plots=60):
 
     if fmt == 'text':
         from pfsbench.gate.report.tables import render_text
-        return render_text(record)
+        return render_text(record, all_figures)
 
     if fmt == 'markdown':
         from pfsbench.gate.report.tables import render_markdown
-        return render_markdown(record)
+        return render_markdown(record, all_figures)
 
     if fmt == 'junit':
         from pfsbench.gate.report.junit import render_junit
@@ -44,7 +46,8 @@ def render(record, fmt, max_plots=60):
 
     if fmt == 'html':
         from pfsbench.gate.report.html import render_html
-        return render_html(record, max_plots=max_plots)
+        return render_html(record, max_plots=max_plots,
+                           all_figures=all_figures)
 
     raise ConfigError('<command line>', 'format', fmt,
                       f'expected one of {", ".join(FORMATS)}')

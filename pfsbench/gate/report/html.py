@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Self-contained HTML report: tables plus plots embedded as base64 PNG."""
+"""Self-contained HTML report: tables, scaling plots embedded as base64
+PNG, history plots as inline SVG."""
 
 import base64
 import html
 
 from pfsbench.gate.report import plots
-from pfsbench.gate.report.tables import (ORDER, changepoint_lines,
+from pfsbench.gate.report.tables import (attention, case_notes,
+                                         change_lines, changepoint_lines,
                                          contended_lines, describe_sessions,
-                                         figure, headline, interval, pct,
-                                         sorted_rows)
+                                         headline, shown_figures, table_rows)
+from pfsbench.gate.rows import case_rows
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -29,25 +31,26 @@ def _img(png, alt):
             f'src="data:image/png;base64,{data}">')
 
 
-def _choose_histories(record, max_plots):
-    rows = {(r['case'], r['var']): r for r in record['results']}
-
-    def rank(h):
-        row = rows.get((h['case'], h['var']))
-        verdict = row['verdict'] if row else 'pass'
-        return (ORDER.get(verdict, 9), not h['changepoints'], h['case'],
-                h['var'])
-
-    chosen = sorted((h for h in record['history'] if h['points']),
-                    key=rank)
-    return [(h, rows.get((h['case'], h['var'])))
-            for h in chosen[:max_plots]]
+def _histories(record):
+    return {(h['case'], h['var']): h for h in record['history']
+            if h['points']}
 
 
-def render_html(record, max_plots=60):
+def _notes_html(c):
+    esc = html.escape
+    first, *rest = case_notes(c)
+    return (f'<p><b>{esc(first)}</b></p><ul class="small">' +
+            ''.join(f'<li>{esc(line.strip())}</li>' for line in rest) +
+            '</ul>')
+
+
+def render_html(record, max_plots=60, all_figures=False):
     esc = html.escape
     verdict, counts = headline(record)
     st = record['settings']
+    cases = case_rows(record)
+    histories = _histories(record)
+    plotted = 0
     out = [
         '<!DOCTYPE html><html><head><meta charset="utf-8">',
         f'<title>pfsbench gate: {esc(verdict)}</title>',
@@ -57,36 +60,51 @@ def render_html(record, max_plots=60):
         f'{esc(record["baseline"]["name"])}</code> '
         f'({len(record["baseline"]["sessions"])} session(s)) against '
         f'{esc(describe_sessions(record))}.</p>',
-        f'<p class="small">Each row: relative change of the mean '
-        f'(now / baseline - 1) with its {st["confidence"]:.0%} confidence '
-        'interval (Welch t on the log of the ratio of means). '
-        '<i>regression</i>: the whole interval is worse than the tolerance; '
-        '<i>inconclusive</i>: the interval contains the tolerance, so the '
-        'noise is larger than the effect that matters; <i>pass</i>: a loss '
-        'beyond the tolerance is ruled out. '
+    ]
+    notes = attention(cases)
+    if notes:
+        out.append('<h2>Needs attention</h2><p class="small">Most severe '
+                   'first: why, what changed since the baseline, and the '
+                   'history of the case\'s worst figure.</p>')
+        for c in notes:
+            out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
+            hist = histories.get((c.case, c.primary.var))
+            if hist is not None and plotted < max_plots:
+                out.append(plots.history_svg(hist, c.primary))
+                plotted += 1
+
+            out.append('</div>')
+
+    out.append(
+        f'<h2>Verdicts</h2><p class="small">One row per case: its worst '
+        f'figure (variables equal by construction are one figure), the '
+        f'relative change of the mean (now / baseline - 1) with its '
+        f'{st["confidence"]:.0%} confidence interval (Welch t on the log '
+        'of the ratio of means). <i>regression</i>: the whole interval is '
+        'worse than the tolerance; <i>inconclusive</i>: the interval '
+        'contains the tolerance, so the noise is larger than the effect '
+        'that matters; <i>pass</i>: a loss beyond the tolerance is ruled '
+        'out. '
         + ('Each interval is at least as wide as the night-to-night noise '
            'of the variable\'s own history (5 or more earlier sessions). '
            if st.get('night_noise') else '')
         + f'Default tolerance {st["tolerance"]:.0%}; settings: '
-        f'<code>{esc(str(st["config"]))}</code>.</p>',
-    ]
-    rows = sorted_rows(record)
-    out.append('<h2>Verdicts</h2><table><tr><th>verdict</th><th>change</th>'
-               '<th>interval</th><th>tolerance</th><th>baseline</th>'
-               '<th>now</th><th>variable</th><th>case</th><th>why</th></tr>')
-    for r in rows:
-        out.append(
-            f'<tr class="{esc(r["verdict"])}"><td>{esc(r["verdict"])}</td>'
-            f'<td>{pct(r["change"])}</td><td>{interval(r)}</td>'
-            f'<td>{r["tolerance"]:.0%}</td>'
-            f'<td>{esc(figure(r["base"], r["unit"]))}</td>'
-            f'<td>{esc(figure(r["cur"], r["unit"]))}</td>'
-            f'<td><code>{esc(r["var"])}</code></td>'
-            f'<td><code>{esc(r["case"])}</code></td>'
-            f'<td class="small">{esc(r["reason"])}</td></tr>'
-        )
+        f'<code>{esc(str(st["config"]))}</code>.</p>')
+    header, rows = table_rows(record, all_figures)
+    out.append('<table><tr>' + ''.join(f'<th>{esc(h.lower())}</th>'
+                                       for h in header) + '</tr>')
+    for row in rows:
+        out.append(f'<tr class="{esc(row[0].strip())}">' + ''.join(
+            f'<td><code>{esc(c)}</code></td>' if i in (5, 7)
+            else f'<td>{esc(c)}</td>' for i, c in enumerate(row)) + '</tr>')
 
     out.append('</table>')
+    changed = change_lines(cases)
+    if changed:
+        out.append('<h2>Changed since the baseline</h2><ul>')
+        out += [f'<li>{esc(line)}</li>' for line in changed]
+        out.append('</ul>')
+
     if record['missing']:
         out.append('<h2>Missing data</h2><ul>')
         out += [f'<li><code>{esc(m["case"])}</code>: {esc(m["reason"])}</li>'
@@ -111,7 +129,7 @@ def render_html(record, max_plots=60):
         out += [f'<li>{esc(line)}</li>' for line in cps]
         out.append('</ul>')
 
-    groups = plots.scaling_groups(record)
+    groups = plots.scaling_groups(record, shown_figures(record))
     if groups:
         out.append('<h2>Scaling</h2><p class="small">Mean now (bars: '
                    'min..max of the samples) and baseline mean (dashed) '
@@ -120,19 +138,23 @@ def render_html(record, max_plots=60):
             out.append(_img(plots.scaling_plot(title, xparam, lines),
                             f'scaling {title}'))
 
-    chosen = _choose_histories(record, max_plots)
-    if chosen:
-        out.append('<h2>History</h2><p class="small">Per-session mean, '
-                   'baseline band (min..max of the baseline samples) and '
-                   'change points (dotted, with the step size).')
-        if len(record['history']) > len(chosen):
-            out.append(f' {len(chosen)} of {len(record["history"])} '
-                       'variables shown, those that need attention first.')
+    noted = {id(c) for c in notes}
+    rest = [c for c in cases if id(c) not in noted and
+            (c.case, c.primary.var) in histories]
+    if rest and plotted < max_plots:
+        out.append('<h2>History</h2><p class="small">One plot per case, '
+                   'its worst figure: per-session mean, baseline band '
+                   '(min..max of the baseline samples) and change points '
+                   '(dotted, with the step size).')
+        shown = rest[:max_plots - plotted]
+        if len(rest) > len(shown):
+            out.append(f' {len(shown)} of {len(rest)} cases shown, the '
+                       'most severe first.')
 
         out.append('</p>')
-        for hist, row in chosen:
-            out.append(_img(plots.history_plot(hist, row),
-                            f'history {hist["case"]} {hist["var"]}'))
+        for c in shown:
+            out.append(plots.history_svg(histories[(c.case, c.primary.var)],
+                                         c.primary))
 
     out.append(f'<p class="small">pfsbench {esc(record["pfsbench_version"])}'
                f', created {esc(record["created"])}, source '

@@ -9,26 +9,32 @@ the build; the exit code carries the site's choice); passes and
 improvements have no child, and their figures go to the suite's
 ``<system-out>``.  Contended samples, left out of the verdicts, are
 counted in the ``contended_samples`` property and named first in
-``<system-out>``.
+``<system-out>``.  Every message ends with what changed in the case's
+provenance since the baseline (pfsbench.gate.provenance).
 """
 
 import socket
 import xml.etree.ElementTree as ET
 
+from pfsbench.gate.rows import case_rows, var_rows
 from pfsbench.gate.report.tables import (contended_lines, figure, interval,
                                          pct)
 
 
-def _line(r):
-    return (f'{r["var"]}: {pct(r["change"])} {interval(r)}; baseline '
-            f'{figure(r["base"], r["unit"])}, now '
-            f'{figure(r["cur"], r["unit"])}; {r["reason"]}')
+def _line(r, changes):
+    text = (f'{r.var}: {pct(r.change)} {interval(r)}; baseline '
+            f'{figure(r.base, r.unit)}, now {figure(r.cur, r.unit)}; '
+            f'{r.reason}')
+    if changes:
+        text += f'; changed since the baseline: {changes}'
+
+    return text
 
 
 def render_junit(record):
-    rows = record['results']
-    failures = sum(r['verdict'] == 'regression' for r in rows)
-    skipped = sum(r['verdict'] in ('inconclusive', 'ignored') for r in rows)
+    rows = var_rows(record)
+    failures = sum(r.verdict == 'regression' for r in rows)
+    skipped = sum(r.verdict in ('inconclusive', 'ignored') for r in rows)
     sessions = record['current_sessions']
     hostname = sessions[0].get('hostname') if sessions else None
     suites = ET.Element('testsuites')
@@ -55,21 +61,22 @@ def render_junit(record):
     ET.SubElement(props, 'property', name='contended_samples',
                   value=str(len(record.get('contended_samples', []))))
     system_out = contended_lines(record)
+    changes = {c.case: c.changes_text() for c in case_rows(record)}
     for r in rows:
         tc = ET.SubElement(suite, 'testcase', {
-            'classname': f'{r["check"]}.{r["system"]}:{r["partition"]}'
-                         f'+{r["environ"]}',
-            'name': f'{r["name"]} {r["var"]}',
+            'classname': f'{r.check}.{r.system}:{r.partition}'
+                         f'+{r.environ}',
+            'name': f'{r.name} {r.var}',
             'time': '0',
         })
-        text = _line(r)
-        if r['verdict'] == 'regression':
+        text = _line(r, changes.get(r.case))
+        if r.verdict == 'regression':
             ET.SubElement(tc, 'failure', message=text,
                           type='regression').text = text
-        elif r['verdict'] in ('inconclusive', 'ignored'):
+        elif r.verdict in ('inconclusive', 'ignored'):
             ET.SubElement(tc, 'skipped', message=text)
         else:
-            system_out.append(f'{r["verdict"]}: {r["case"]} {text}')
+            system_out.append(f'{r.verdict}: {r.case} {text}')
 
     for m in record['missing']:
         tc = ET.SubElement(suite, 'testcase', {

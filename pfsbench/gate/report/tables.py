@@ -4,16 +4,9 @@
 import datetime
 
 from pfsbench.gate.baseline import contended_note
-
-#: Order in which verdicts are listed: what needs attention first.
-ORDER = {'regression': 0, 'inconclusive': 1, 'improvement': 2, 'pass': 3,
-         'ignored': 4}
-
-
-def sorted_rows(record):
-    return sorted(record['results'],
-                  key=lambda r: (ORDER.get(r['verdict'], 9), r['case'],
-                                 r['var']))
+from pfsbench.gate.provenance import (OPTION_KEYS, Change, option_change,
+                                      rank_of)
+from pfsbench.gate.rows import case_rows, common_changes
 
 
 def pct(value):
@@ -21,10 +14,11 @@ def pct(value):
 
 
 def interval(row):
-    if row.get('low') is None:
+    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.rows.VarRow`."""
+    if row.low is None:
         return 'n/a'
 
-    return f'[{row["low"]:+.1%}, {row["high"]:+.1%}]'
+    return f'[{row.low:+.1%}, {row.high:+.1%}]'
 
 
 def figure(side, unit):
@@ -40,10 +34,16 @@ def when(ts):
 
 
 def headline(record):
+    """``(verdict, counts)``: ``'REGRESSION'``, ``'8 regression, 2 pass
+    figures in 4 cases'``."""
     s = record['summary']
     parts = [f'{s.get(v, 0)} {v}' for v in
              ('regression', 'inconclusive', 'improvement', 'pass',
               'ignored', 'missing') if s.get(v)]
+    ncases = len({r['case'] for r in record['results']})
+    if ncases and parts:
+        parts[-1] += f' figures in {ncases} case{"s" if ncases > 1 else ""}'
+
     if s.get('regression'):
         verdict = 'REGRESSION'
     elif s.get('missing') or not any(s.values()):
@@ -81,28 +81,133 @@ def contended_lines(record):
     return lines
 
 
-def changepoint_lines(record):
-    lines = []
-    for h in record['history']:
-        for c in h['changepoints']:
-            tags = '; '.join(f'{k}: {a!r} -> {b!r}' for k, (a, b) in
-                             c['tags_changed'].items())
-            at = c.get('tags_changed_at')
-            if not tags:
-                tags = 'no tag differs within 2 sessions of the step'
-            elif at and at != c['session']:
-                tags += f' (from session {at[:8]}, next to the step)'
+def shown_figures(record):
+    """``{(case, var)}`` of every figure a report shows (aliases left
+    out: their history is the same)."""
+    return {(c.case, f.var) for c in case_rows(record) for f in c.figures}
 
-            lines.append(
-                f'{h["case"]} {h["var"]}: {c["change"]:+.1%} '
-                f'({c["before"]:.4g} -> {c["after"]:.4g} {h["unit"]}) from '
-                f'session {c["session"][:8]} ({when(c["time"])}); {tags}'
-            )
+
+def describe_tags(tags_changed):
+    """A change point's ``tags_changed`` as text, option lists compared
+    option by option."""
+    return '; '.join(
+        Change(k, rank_of(k)[1], (a,), b,
+               option_change((a,), b) if k in OPTION_KEYS else ''
+               ).describe() for k, (a, b) in tags_changed.items())
+
+
+def changepoint_lines(record):
+    """One line per case and session where a step began: the figures that
+    stepped there and the provenance that changed."""
+    shown = shown_figures(record)
+    steps = {}
+    for h in record['history']:
+        if (h['case'], h['var']) not in shown:
+            continue
+
+        for c in h['changepoints']:
+            steps.setdefault((h['case'], c['session']), []).append((h, c))
+
+    lines = []
+    for (case, session), found in steps.items():
+        h, c = found[0]
+        tags = describe_tags(c['tags_changed'])
+        at = c.get('tags_changed_at')
+        if not tags:
+            tags = 'no tag differs within 2 sessions of the step'
+        elif at and at != c['session']:
+            tags += f' (from session {at[:8]}, next to the step)'
+
+        figs = ', '.join(f'{h["var"]} {c["change"]:+.1%} ({c["before"]:.4g}'
+                         f' -> {c["after"]:.4g} {h["unit"]})'
+                         for h, c in found)
+        lines.append(f'{case}: {figs} from session {session[:8]} '
+                     f'({when(c["time"])}); {tags}')
 
     return lines
 
 
-def render_text(record):
+def figure_cells(fig):
+    """Change, interval, baseline and now of a figure, as text."""
+    return (pct(fig.change), interval(fig),
+            figure(fig.base, fig.unit), figure(fig.cur, fig.unit))
+
+
+def short_names(fig):
+    """``'write_bw (+4 equal)'``: the figure's name and how many
+    variables equal it by construction."""
+    if not fig.aliases:
+        return fig.var
+
+    return f'{fig.var} (+{len(fig.aliases)} equal)'
+
+
+def table_rows(record, all_figures=False):
+    """``(header, rows)`` of the one-screen table: one row per case (its
+    primary figure), with ``all_figures`` one more row per other figure
+    (case column ``"``)."""
+    header = ('VERDICT', 'CHANGE', 'INTERVAL', 'BASELINE', 'NOW', 'FIGURE',
+              'OTHER FIGURES', 'CASE')
+    rows = []
+    for c in case_rows(record):
+        rows.append((c.verdict, *figure_cells(c.primary),
+                     short_names(c.primary), c.others_summary() or '-',
+                     c.case))
+        if all_figures:
+            rows += [(f'  {f.verdict}', *figure_cells(f), short_names(f),
+                      '', '"') for f in c.others]
+
+    return header, rows
+
+
+def attention(cases):
+    """The cases whose verdict needs a look, with their notes."""
+    return [c for c in cases if c.verdict in ('regression', 'inconclusive')]
+
+
+def case_notes(c):
+    """Lines explaining one case: why its verdict, which variables its
+    primary figure stands for, and what changed since the baseline."""
+    fig = c.primary
+    lines = [f'{c.verdict}: {c.case} {fig.var}: {fig.reason}']
+    if fig.aliases:
+        lines.append(f'  equal by construction: {", ".join(fig.aliases)}')
+
+    more = [f for f in c.others if f.verdict == c.verdict]
+    if more:
+        lines.append(f'  also {c.verdict}: ' + ', '.join(
+            f'{f.var} {pct(f.change)}' for f in more))
+
+    changes = c.changes_text()
+    lines.append('  changed since the baseline: ' +
+                 (changes or 'nothing recorded (see pfsbench '
+                  'session-extras)'))
+    return lines
+
+
+def change_lines(cases):
+    """What changed since the baseline for cases not explained in the
+    notes: once for what every case shares, then per case."""
+    shared = common_changes(cases)
+    noted = set(id(c) for c in attention(cases))
+    lines = []
+    if shared and len(cases) > len(noted) and len(cases) > 1:
+        lines.append('changed since the baseline, every case: ' +
+                     '; '.join(c.describe() for c in shared))
+
+    for c in cases:
+        if id(c) in noted:
+            continue
+
+        own = [ch for ch in c.changes if ch not in shared or len(cases) == 1]
+        if own:
+            lines.append(f'changed since the baseline, {c.case}: ' +
+                         '; '.join(ch.describe() for ch in own))
+
+    return lines
+
+
+def render_text(record, all_figures=False):
     verdict, counts = headline(record)
     st = record['settings']
     out = [
@@ -113,28 +218,22 @@ def render_text(record):
         f'default tolerance {st["tolerance"]:.0%}',
         '',
     ]
-    rows = sorted_rows(record)
+    header, rows = table_rows(record, all_figures)
     if rows:
-        table = [('VERDICT', 'CHANGE', 'INTERVAL', 'BASELINE', 'NOW',
-                  'VARIABLE', 'CASE')]
-        for r in rows:
-            table.append((r['verdict'], pct(r['change']), interval(r),
-                          figure(r['base'], r['unit']),
-                          figure(r['cur'], r['unit']), r['var'], r['case']))
-
-        widths = [max(len(row[i]) for row in table) for i in range(6)]
+        table = [header] + rows
+        widths = [max(len(row[i]) for row in table)
+                  for i in range(len(header) - 1)]
         for row in table:
             out.append('  '.join(c.ljust(w) for c, w in
-                                 zip(row[:6], widths)) + '  ' + row[6])
+                                 zip(row[:-1], widths)) + '  ' + row[-1])
 
         out.append('')
-        notes = [r for r in rows if r['verdict'] in ('regression',
-                                                     'inconclusive')]
-        for r in notes:
-            out.append(f'{r["verdict"]}: {r["case"]} {r["var"]}: '
-                       f'{r["reason"]}')
+        cases = case_rows(record)
+        for c in attention(cases):
+            out.extend(case_notes(c))
 
-        if notes:
+        out.extend(change_lines(cases))
+        if out[-1]:
             out.append('')
 
     for m in record['missing']:
@@ -160,7 +259,15 @@ def _md_escape(text):
     return str(text).replace('|', '\\|')
 
 
-def render_markdown(record):
+def _md_section(title, items):
+    """A Markdown section listing ``items``, or nothing without items."""
+    if not items:
+        return []
+
+    return [f'## {title}', ''] + [f'- {item}' for item in items] + ['']
+
+
+def render_markdown(record, all_figures=False):
     verdict, counts = headline(record)
     st = record['settings']
     out = [
@@ -170,56 +277,45 @@ def render_markdown(record):
         f'({len(record["baseline"]["sessions"])} session(s)) against '
         f'{describe_sessions(record)}. Relative change of the mean with its '
         f'{st["confidence"]:.0%} interval (Welch, log-ratio); default '
-        f'tolerance {st["tolerance"]:.0%}.',
+        f'tolerance {st["tolerance"]:.0%}. One row per case: its worst '
+        'figure.',
         '',
     ]
-    rows = sorted_rows(record)
+    header, rows = table_rows(record, all_figures)
     if rows:
-        out += ['| verdict | change | interval | baseline | now | variable '
-                '| case |', '|---|---:|---|---:|---:|---|---|']
-        for r in rows:
-            verdict = r['verdict']
-            if verdict == 'regression':
-                verdict = f'**{verdict}**'
+        out += ['| ' + ' | '.join(h.lower() for h in header) + ' |',
+                '|---|---:|---|---:|---:|---|---|---|']
+        for row in rows:
+            verdict = row[0]
+            if verdict.strip() == 'regression':
+                verdict = verdict.replace('regression', '**regression**')
 
-            out.append(
-                f'| {verdict} '
-                f'| {pct(r["change"])} | {interval(r)} '
-                f'| {figure(r["base"], r["unit"])} '
-                f'| {figure(r["cur"], r["unit"])} | `{r["var"]}` '
-                f'| `{_md_escape(r["case"])}` |'
-            )
+            out.append(f'| {verdict} | ' + ' | '.join(
+                f'`{_md_escape(c)}`' if i in (4, 6) else _md_escape(c)
+                for i, c in enumerate(row[1:])) + ' |')
 
         out.append('')
-        notes = [r for r in rows if r['verdict'] in ('regression',
-                                                     'inconclusive')]
+        cases = case_rows(record)
+        notes = attention(cases)
         if notes:
-            out += ['## Why', '']
-            out += [f'- `{_md_escape(r["case"])}` `{r["var"]}`: '
-                    f'{r["reason"]}' for r in notes]
+            out += ['## Why, and what changed since the baseline', '']
+            for c in notes:
+                first, *rest = case_notes(c)
+                out.append(f'- {_md_escape(first)}')
+                out += [f'  - {_md_escape(line.strip())}' for line in rest]
+
             out.append('')
 
-    if record['missing']:
-        out += ['## Missing data', '']
-        out += [f'- `{_md_escape(m["case"])}`: {m["reason"]}'
-                for m in record['missing']]
-        out.append('')
+        out += _md_section('Changed since the baseline',
+                           [_md_escape(line) for line in change_lines(cases)])
 
-    if record['new_cases']:
-        out += ['## Not in the baseline (not gated)', '']
-        out += [f'- `{_md_escape(n)}`' for n in record['new_cases']]
-        out.append('')
-
-    contended = contended_lines(record)
-    if contended:
-        out += ['## Contended samples (not gated)', '']
-        out += [f'- {_md_escape(line)}' for line in contended]
-        out.append('')
-
-    cps = changepoint_lines(record)
-    if cps:
-        out += ['## Change points', '']
-        out += [f'- {_md_escape(line)}' for line in cps]
-        out.append('')
-
+    out += _md_section('Missing data', [
+        f'`{_md_escape(m["case"])}`: {m["reason"]}'
+        for m in record['missing']])
+    out += _md_section('Not in the baseline (not gated)', [
+        f'`{_md_escape(n)}`' for n in record['new_cases']])
+    out += _md_section('Contended samples (not gated)', [
+        _md_escape(line) for line in contended_lines(record)])
+    out += _md_section('Change points', [
+        _md_escape(line) for line in changepoint_lines(record)])
     return '\n'.join(out)

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's report record: :func:`compare` judges every variable of
+every baseline case (:mod:`pfsbench.gate.rule`) on the samples of
+:mod:`pfsbench.gate.samples`, and :func:`run_gate` adds the history
+(:mod:`pfsbench.gate.history`) and what changed since the baseline
+(:mod:`pfsbench.gate.provenance`) into the one record that every output
+format renders (pfsbench.gate.report).
+"""
+
+import datetime
+import math
+import statistics
+from collections import defaultdict
+
+from pfsbench import __version__
+from pfsbench.errors import ConfigError
+from pfsbench.gate import baseline as bl
+from pfsbench.gate import provenance as prov
+from pfsbench.gate.history import history, history_means
+from pfsbench.gate.rule import (VERDICTS, exit_code,
+                                fixed_tolerance_verdict, judge)
+from pfsbench.gate.rows import VarRow
+from pfsbench.gate.samples import (iteration_moments, select_current,
+                                   session_means)
+from pfsbench.gate.stats import night_noise
+
+#: ``kind`` and ``format_version`` of the report record
+#: (pfsbench.gate.report.load_record checks both).
+REPORT_KIND = 'pfsbench-gate-report'
+REPORT_FORMAT_VERSION = 1
+
+
+def _mean_or_none(values):
+    return statistics.fmean(values) if values else None
+
+
+def compare(baseline, results, session_uuids, config, name_filter=None):
+    """Compare the current sessions with a baseline.
+
+    Args:
+        baseline: a validated baseline dict.
+        results: the loaded :class:`~pfsbench.gate.results.Results`.
+        session_uuids: the sessions that make up "the current run".
+        config: a :class:`~pfsbench.gate.config.GateConfig`.
+        name_filter: optional compiled regex on the case name.
+
+    Returns:
+        ``(rows, missing, new_cases, contended)``: one
+        :class:`~pfsbench.gate.rows.VarRow` per variable,
+        one dict per baseline case without a usable current measurement,
+        the names of current cases that the baseline lacks, and the
+        current samples left out because they were contended
+        (:func:`pfsbench.gate.baseline.contended_sample`).
+
+    Raises:
+        ConfigError: a case ran with a different configuration than in the
+            baseline (``-S`` variables, task counts), or a unit changed.
+    """
+    cases = [c for c in baseline['cases']
+             if name_filter is None or name_filter.search(c['name'])]
+    keys = {bl.case_key(c): c for c in cases}
+    current = select_current(results, session_uuids, set(keys))
+    past = {}
+    if config.night_noise and config.sample_unit == 'repeat':
+        past = history_means(results, current, config.history_sessions,
+                             {k: c.get('config', {}) for k, c in keys.items()})
+
+    rows, missing, contended = [], [], []
+    for key in sorted(keys):
+        case = keys[key]
+        if key not in current:
+            missing.append({'case': str(key), 'reason': 'not in the '
+                            'current session(s)'})
+            continue
+
+        sess_uuid, records = current[key]
+        session = results.sessions[sess_uuid]
+        left_out = [bl.contended_sample(r) for r in records if r.contended]
+        contended += left_out
+        records = [r for r in records if not r.contended]
+        if not records:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': 'every repeat was contended: ' +
+                            bl.contended_note(left_out)})
+            continue
+
+        bad = [why for why in (bl.unusable_reason(r, session)
+                               for r in records) if why]
+        if bad:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': f'{len(bad)} of {len(records)} '
+                            f'repeat(s) unusable: {bad[0]}'})
+            continue
+
+        for rec in records:
+            if rec.config != case.get('config', {}):
+                field, old, new = bl.first_difference(case.get('config', {}),
+                                                      rec.config)
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {field}', new,
+                    f'differs from the baseline\'s {old!r}: the run was '
+                    'configured differently; record a new baseline'
+                )
+
+        for var in sorted(case['perfvars']):
+            pv = case['perfvars'][var]
+            unit = pv['unit']
+            tol, direction, ignore = config.settings_for(key.check, var, unit)
+            cur = [rec.perf[var][0] for rec in records if var in rec.perf]
+            units = {rec.perf[var][1] for rec in records if var in rec.perf}
+            row = {
+                'case': str(key), 'name': key.name, 'check': key.check,
+                'params': key.params, 'system': key.system,
+                'partition': key.partition, 'environ': key.environ,
+                'var': var, 'unit': unit, 'direction': direction,
+                'tolerance': tol, 'session': sess_uuid,
+                'base': {'n': len(pv['values']),
+                         'mean': _mean_or_none(pv['values']),
+                         'values': pv['values']},
+                'cur': {'n': len(cur), 'mean': _mean_or_none(cur),
+                        'values': [float(v) for v in cur]},
+            }
+            if units and units != {unit}:
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {var}',
+                    ', '.join(sorted(units)),
+                    f'unit differs from the baseline\'s {unit!r}'
+                )
+
+            if not cur:
+                missing.append({'case': str(key), 'session': sess_uuid,
+                                'var': var, 'reason': f'variable {var} not '
+                                'reported'})
+                continue
+
+            base_vals, cur_vals = pv['values'], cur
+            nights = None
+            noise = night_noise(past.get((key, var), []))
+            if noise is not None:
+                nights = (noise[0], noise[1], len(set(pv['session_index'])))
+                row['night_noise'] = {'cv': math.sqrt(noise[0]),
+                                      'df': noise[1],
+                                      'sessions': len(past[(key, var)])}
+
+            moments = None
+            if config.iteration_moments and config.sample_unit == 'repeat':
+                moments = iteration_moments(case, var, records)
+                if moments is not None:
+                    row['base']['iterations'] = moments[0].n
+                    row['cur']['iterations'] = moments[1].n
+
+            if config.sample_unit == 'session':
+                # One sample per session: the baseline's session means
+                # against this session's mean, so night-to-night drift
+                # counts as noise (a prediction interval, docs/gate.md).
+                base_vals = session_means(pv)
+                cur_vals = [statistics.fmean(cur)]
+                row['base']['session_means'] = base_vals
+
+            if ignore:
+                row.update(verdict='ignored', reason='ignored in '
+                           f'{config.path}', change=None, low=None,
+                           high=None, df=None, repeats_needed=None)
+            else:
+                row.update(judge(base_vals, cur_vals, tol, direction,
+                                 config.confidence,
+                                 1 if config.sample_unit == 'session'
+                                 else config.min_samples, nights=nights,
+                                 moments=moments))
+
+            row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
+                pv['values'], cur, tol, direction
+            ) if direction else None
+            rows.append(VarRow(**row))
+
+    # A session that stopped early is missing data even where its finished
+    # cases could be judged (they are): what it did not run is unknown.
+    for uuid in session_uuids:
+        session = results.sessions[uuid]
+        if session.num_aborted:
+            missing.append({'case': f'session {uuid}', 'session': uuid,
+                            'reason': f'stopped early: {session.num_aborted}'
+                            ' aborted case(s)'})
+
+    chosen = set(session_uuids)
+    new_cases = sorted({str(key) for uuid in chosen
+                        for key in results.case_records(uuid)
+                        if key not in keys and
+                        (name_filter is None or name_filter.search(key.name))})
+    return rows, missing, new_cases, contended
+
+
+def what_changed(baseline, results, rows):
+    """The provenance differences between each compared case's baseline
+    sessions and its current session, likeliest cause first.
+
+    Args:
+        baseline: the baseline dict.
+        results: the loaded results.
+        rows: the compared rows (their ``case`` and ``session``).
+
+    Returns:
+        ``{case: [Change.as_dict(), ...]}``.
+    """
+    cases = {str(bl.case_key(c)): c for c in baseline['cases']}
+    wanted = {(r.case, r.session) for r in rows}
+    records = defaultdict(list)
+    for uuid in {u for _, u in wanted}:
+        for rec in results.by_session(uuid):
+            # What the contended repeats ran on did not make the figures.
+            if (str(rec.key), uuid) in wanted and not rec.contended:
+                records[(str(rec.key), uuid)].append(rec)
+
+    out = {}
+    for case, uuid in sorted(wanted):
+        before, per_case = prov.baseline_tags(baseline, cases[case])
+        after = prov.session_level(results.sessions[uuid])
+        if per_case:
+            after.update(prov.case_level(
+                *prov.case_tags_of(records[(case, uuid)])))
+
+        out[case] = [c.as_dict() for c in prov.differences(before, after)]
+
+    return out
+
+
+def run_gate(baseline, results, session_uuids, config, name_filter=None,
+             with_history=True, baseline_path=''):
+    """Compare, collect history and change points, and build the record.
+
+    Returns:
+        The report record (a JSON-serialisable dict) that every format
+        renders; ``record['exit_code']`` is the gate's exit code.
+    """
+    rows, missing, new_cases, contended = compare(
+        baseline, results, session_uuids, config, name_filter)
+    summary = {v: 0 for v in VERDICTS if v != 'missing'}
+    for row in rows:
+        summary[row.verdict] += 1
+
+    hist = history(results, rows, config) if with_history else []
+    sessions = [results.sessions[u].as_dict() for u in session_uuids]
+    record = {
+        'kind': REPORT_KIND,
+        'format_version': REPORT_FORMAT_VERSION,
+        'created': datetime.datetime.now(
+            datetime.timezone.utc).isoformat(timespec='seconds'),
+        'pfsbench_version': __version__,
+        'source': results.source,
+        'baseline': {'name': baseline['name'], 'path': baseline_path,
+                     'created': baseline.get('created'),
+                     'sessions': [s['uuid'] for s in baseline['sessions']],
+                     'extras': [s.get('extras', {})
+                                for s in baseline['sessions']],
+                     'contended_samples': baseline.get('contended_samples',
+                                                       [])},
+        'current_sessions': sessions,
+        'settings': {'config': config.path, 'confidence': config.confidence,
+                     'tolerance': config.tolerance,
+                     'inconclusive_exit': config.inconclusive_exit,
+                     'sample_unit': config.sample_unit,
+                     'night_noise': config.night_noise,
+                     'method': 'welch-log-ratio'},
+        'results': [r.as_dict() for r in rows],
+        'missing': missing,
+        'new_cases': new_cases,
+        'contended_samples': contended,
+        'history': hist,
+        'changes': what_changed(baseline, results, rows),
+        'summary': {**summary, 'missing': len(missing)},
+    }
+    record['exit_code'] = exit_code(summary, missing, config)
+    return record

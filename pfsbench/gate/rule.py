@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The verdict rule: one variable's samples on both sides in, a verdict
+out (:func:`judge`, applying :func:`decide` to the change interval), and
+the gate's exit code from the verdicts (:func:`exit_code`).
+"""
+
+import math
+import statistics
+
+from pfsbench.errors import NotEnoughSamples
+from pfsbench.gate.stats import (floor_by_nights, ratio_interval,
+                                 ratio_interval_moments, repeats_to_settle)
+
+VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
+            'ignored')
+
+
+def decide(interval, tolerance, direction):
+    """Verdict of one variable from its change interval.
+
+    In the variable's *worse* direction (down for ``higher``, up for
+    ``lower``):
+
+    * ``regression``: the whole interval lies beyond the tolerance
+      (``high < -tol`` for higher-is-better);
+    * ``improvement``: the whole interval lies beyond the tolerance the
+      other way (``low > +tol``);
+    * ``inconclusive``: the interval contains the worse-side threshold, so
+      the data can neither show a regression nor rule one out;
+    * ``pass``: the interval excludes a loss bigger than the tolerance.
+
+    Args:
+        interval: a :class:`pfsbench.gate.stats.RatioInterval`.
+        tolerance: the smallest relative change that matters (0.05).
+        direction: ``'higher'`` or ``'lower'`` is better.
+
+    Returns:
+        ``(verdict, threshold)`` where ``threshold`` is the worse-side
+        limit (``-tol`` or ``+tol``).
+    """
+    lo, hi = interval.low, interval.high
+    if direction == 'higher':
+        if hi < -tolerance:
+            return 'regression', -tolerance
+
+        if lo > tolerance:
+            return 'improvement', -tolerance
+
+        if lo < -tolerance:
+            return 'inconclusive', -tolerance
+
+        return 'pass', -tolerance
+
+    if direction == 'lower':
+        if lo > tolerance:
+            return 'regression', tolerance
+
+        if hi < -tolerance:
+            return 'improvement', tolerance
+
+        if hi > tolerance:
+            return 'inconclusive', tolerance
+
+        return 'pass', tolerance
+
+    raise ValueError(f'direction must be higher or lower, got {direction!r}')
+
+
+def fixed_tolerance_verdict(base, cur, tolerance, direction):
+    """What a fixed ReFrame-style reference would say: the current mean
+    against the baseline mean with a plain ``-tol`` bound, no statistics.
+
+    Returns:
+        ``'regression'``, ``'pass'``, or ``None`` if the baseline mean is
+        not positive (no ratio).
+    """
+    mean_base = statistics.fmean(base)
+    if mean_base <= 0:
+        return None
+
+    change = statistics.fmean(cur) / mean_base - 1.0
+    if direction == 'higher':
+        return 'regression' if change < -tolerance else 'pass'
+
+    return 'regression' if change > tolerance else 'pass'
+
+
+def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
+          nights=None, moments=None):
+    """Verdict of one variable from its samples.
+
+    Args:
+        base: baseline samples.
+        cur: current samples.
+        tolerance: smallest relative change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples than this give ``inconclusive``.
+        nights: ``(variance, df, k)`` of the night-to-night noise of the
+            log session mean and the baseline's session count, or ``None``;
+            the interval is then at least that wide
+            (:func:`pfsbench.gate.stats.floor_by_nights`).
+        moments: ``(baseline, current)``
+            :class:`~pfsbench.gate.stats.Moments` of every tool iteration,
+            used instead of ``base`` and ``cur`` for the interval.
+
+    Returns:
+        A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
+        ``df``, ``repeats_needed`` (for ``inconclusive``).
+    """
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None}
+    if base and cur and not any(base) and not any(cur):
+        # A spread or a skew of exactly 0 on both sides (one stream): no
+        # ratio exists, and nothing changed.
+        out.update(verdict='pass', reason='0 in the baseline and now',
+                   change=0.0, low=0.0, high=0.0)
+        return out
+
+    try:
+        if moments is not None:
+            iv = ratio_interval_moments(*moments, confidence)
+        else:
+            iv = ratio_interval(base, cur, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    if nights is not None:
+        iv = floor_by_nights(iv, *nights)
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    verdict, threshold = decide(iv, tolerance, direction)
+    n_cur = moments[1].n if moments is not None else len(cur)
+    if n_cur < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{n_cur} current sample(s), the gate needs '
+                         f'{min_samples}')
+        return out
+
+    out['verdict'] = verdict
+    pct = f'{confidence:.0%}'
+    if verdict == 'inconclusive' and iv.night_floor:
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: the '
+                         'night-to-night noise of the history is larger than '
+                         'the tolerance; more repeats per run will not settle '
+                         'it: record the baseline over more nights or widen '
+                         'the tolerance')
+    elif verdict == 'inconclusive':
+        need = repeats_to_settle(iv, threshold)
+        out['repeats_needed'] = need
+        if need is None:
+            need_txt = ('the change sits on the tolerance; more repeats '
+                        'will not settle it')
+        elif need > 1000:
+            need_txt = 'more than 1000 repeats per side would be needed'
+        else:
+            need_txt = f'about {need} repeats per side would settle it'
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: noise '
+                         f'is larger than the tolerance; {need_txt}')
+    elif verdict == 'regression':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{threshold:+.1%}')
+    elif verdict == 'improvement':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{-threshold:+.1%}')
+    else:
+        out['reason'] = (f'the {pct} interval excludes a change worse than '
+                         f'{threshold:+.1%}')
+
+    if iv.night_floor and verdict != 'inconclusive':
+        out['reason'] += ('; interval widened to the night-to-night noise '
+                          'of the history')
+
+    if moments is not None:
+        out['reason'] += (f'; samples: {moments[0].n} baseline and '
+                          f'{moments[1].n} current tool iterations (from '
+                          'each run\'s mean and standard deviation)')
+
+    if iv.borrowed:
+        side = 'baseline' if iv.borrowed == 'base' else 'current'
+        out['reason'] += (f'; one {side} sample, spread taken from the '
+                          'other side')
+
+    return out
+
+
+def exit_code(summary, missing, config):
+    """0 pass, 1 regression, 3 missing data (and inconclusive if the site
+    chose so in gate.yaml).  A regression wins over missing data."""
+    if summary.get('regression'):
+        return 1
+
+    if missing or not sum(summary.values()):
+        return 3
+
+    if summary.get('inconclusive') and config.inconclusive_exit == 3:
+        return 3
+
+    return 0

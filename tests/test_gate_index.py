@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The index of figures beside ReFrame's database: a second read comes
+from it and equals the first, a new session is indexed, a deleted one
+pruned, an entry of another format rewritten, and ReFrame's file is never
+written."""
+
+import hashlib
+import os
+import pickle
+import sqlite3
+
+import pytest
+
+import synth
+from pfsbench.gate import index
+from pfsbench.gate import results as res
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / 'results.db'
+    synth.write_database(str(path), [synth.session(
+        {'c %nodes=1': [100.0 + night, 101.0, 99.0],
+         'd %nodes=2': [50.0, 51.0, 49.0]},
+        time_start=night * 86400.0, extras={'fs_type': 'ext4'})
+        for night in range(4)])
+    return path
+
+
+def _digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _snapshot(results):
+    return ({u: s.as_dict() for u, s in results.sessions.items()},
+            [(str(r.key), r.session, r.repeat, r.perf, r.config, r.tags,
+              r.nodelist, r.contended) for r in results.records])
+
+
+def test_second_read_comes_from_the_index(db, monkeypatch):
+    before = _digest(db)
+    first = res.read_database(str(db))
+    entries = sorted(os.listdir(db.parent / index.INDEX_DIR))
+    assert len(entries) == 4 and all(e.endswith('.pickle') for e in entries)
+
+    def no_json(*args):
+        raise AssertionError('decoded a session the index holds')
+
+    monkeypatch.setattr(res, '_records_of_report', no_json)
+    second = res.read_database(str(db))
+    # The history reads each session's figures, kept in the index; the
+    # records are read only when asked for.
+    for uuid in second.sessions:
+        assert second.figures(uuid) == first.figures(uuid) == \
+            res.session_figures(first.by_session(uuid))
+
+    assert _snapshot(second) == _snapshot(first)
+    assert _digest(db) == before
+    assert sorted(os.listdir(db.parent)) == ['pfsbench-index', 'results.db']
+    # The newest-N window reads only what it needs from the index too.
+    assert len(res.read_database(str(db), newest=2).sessions) == 2
+
+
+def test_new_and_deleted_sessions(db):
+    res.read_database(str(db))
+    directory = db.parent / index.INDEX_DIR
+    new = synth.session({'c %nodes=1': 70.0}, time_start=9 * 86400.0)
+    synth.write_database(str(db), [new])
+    uuid = new['session_info']['uuid']
+    results = res.read_database(str(db))
+    assert uuid in results.sessions
+    assert (directory / f'{uuid}.pickle').exists()
+    assert [r.perf['write_bw'][0] for r in results.by_session(uuid)] == \
+        [70.0] * 3
+
+    gone = results.ordered_sessions()[0].uuid
+    with sqlite3.connect(str(db)) as conn:
+        conn.execute('DELETE FROM sessions WHERE uuid = ?', (gone,))
+    results = res.read_database(str(db))
+    assert gone not in results.sessions
+    assert not (directory / f'{gone}.pickle').exists()
+    assert len(os.listdir(directory)) == 4
+
+
+def test_entry_of_another_format_is_rewritten(db):
+    first = res.read_database(str(db))
+    uuid = first.ordered_sessions()[-1].uuid
+    path = db.parent / index.INDEX_DIR / f'{uuid}.pickle'
+    with open(path, 'rb') as fp:
+        stamp, session, figures = pickle.load(fp)
+        rows = pickle.load(fp)
+    with open(path, 'wb') as fp:
+        pickle.dump(((-1,) + stamp[1:], session, {}), fp)
+        pickle.dump(rows[:1], fp)
+    again = res.read_database(str(db))
+    assert len(again.by_session(uuid)) == 6
+    assert pickle.loads(path.read_bytes())[0] == res.INDEX_STAMP
+    assert len(res.read_database(str(db)).by_session(uuid)) == 6
+    path.write_bytes(b'not a pickle')
+    assert len(res.read_database(str(db)).by_session(uuid)) == 6
+
+
+def test_index_switched_off(db, monkeypatch):
+    monkeypatch.setenv('PFSBENCH_NO_INDEX', '1')
+    assert len(res.read_database(str(db)).sessions) == 4
+    assert sorted(os.listdir(db.parent)) == ['results.db']
