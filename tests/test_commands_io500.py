@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IO500's mdtest phases as ``io500 --dry-run`` prints them, against the
-command builder (issue 10, item 7).
+"""IO500's mdtest and IOR phases as ``io500 --dry-run`` prints them,
+against the command builders (issue 10, item 7).
 
 ``io500 <ini> --dry-run`` writes, per phase, the exact command line it
 would run (``exe = ./mdtest ...`` in ``result.txt``) without running it.
-Each mdtest phase of :mod:`pfsbench.commands.mdtest`'s presets must have
-the same arguments, in any order, except ``-G`` (IO500 hashes the phase
-and the time into it; the builder fixes one value per run) and the binary.
+Each mdtest phase of :mod:`pfsbench.commands.mdtest`'s presets, and each
+ior-easy/ior-hard phase of :mod:`pfsbench.commands.ior`'s, must have the
+same arguments, in any order, except ``-G`` (IO500 hashes the phase and the
+time into it; the builders fix one value per run) and the binary.
 The phases' order is the family's (``reframe-checks/mdtest/mdtest_io500.py``).
 Skipped, saying why, where no io500 binary is installed.
 """
@@ -20,7 +21,7 @@ import subprocess
 
 import pytest
 
-from pfsbench.commands import mdtest
+from pfsbench.commands import ior, mdtest
 
 IO500 = next((p for p in [shutil.which('io500')] + sorted(glob.glob(
     '/opt/pfsbench-spack/opt-*/*/io500-*/bin/io500'))
@@ -68,7 +69,8 @@ def dry_run(tmp_path_factory):
     for line in open(result):
         if m := re.match(r'^\[(\S+)\]', line):
             section = m.group(1)
-        elif section and section.startswith('mdtest-') and \
+        elif section and section.startswith(('mdtest-', 'ior-easy-',
+                                             'ior-hard-')) and \
                 line.startswith('exe'):
             phases[section] = shlex.split(line.split('=', 1)[1])
     return phases, f'{work}/data/{stamp}', f'{work}/results/{stamp}'
@@ -76,7 +78,16 @@ def dry_run(tmp_path_factory):
 
 def test_the_family_runs_io500s_mdtest_phases_in_its_order(dry_run):
     phases, _, _ = dry_run
-    assert list(phases) == FAMILY_ORDER
+    assert [p for p in phases if p.startswith('mdtest-')] == FAMILY_ORDER
+
+
+@pytest.mark.parametrize('phase', ['ior-easy-write', 'ior-hard-write',
+                                   'ior-easy-read', 'ior-hard-read'])
+def test_ior_builder_gives_io500s_arguments(dry_run, phase):
+    phases, datadir, resultdir = dry_run
+    _, preset, step = phase.split('-')
+    build = {'easy': ior.io500_ior_easy, 'hard': ior.io500_ior_hard}[preset]
+    assert _words(build(datadir, resultdir, step)) == _words(phases[phase])
 
 
 @pytest.mark.parametrize('phase', FAMILY_ORDER)

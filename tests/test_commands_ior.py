@@ -29,30 +29,36 @@ def test_seed003_block_is_44_7_gib():
 
 
 def test_io500_ior_easy():
-    assert ior.io500_ior_easy('/d', 'write') == [
+    assert ior.io500_ior_easy('/d', '/r', 'write') == [
         'ior', '-a', 'POSIX', '-b', '9920000m', '-t', '2m', '-F', '-C',
         '-Q', '1', '-g', '-G', '271', '-e', '-D', '300',
         '-O', 'stoneWallingWearOut=1',
-        '-O', 'stoneWallingStatusFile=/d/ior-easy/stonewall', '-w', '-k',
+        '-O', 'stoneWallingStatusFile=/r/ior-easy.stonewall', '-w', '-k',
+        '--dataPacketType=timestamp',
+        '-O', 'saveRankPerformanceDetailsCSV=/r/ior-easy-write.csv',
         '-o', '/d/ior-easy/ior_file_easy']
-    assert ior.io500_ior_easy('/d', 'read') == [
+    assert ior.io500_ior_easy('/d', '/r', 'read') == [
         'ior', '-a', 'POSIX', '-b', '9920000m', '-t', '2m', '-F', '-C',
         '-Q', '1', '-g', '-G', '271', '-e',
-        '-O', 'stoneWallingStatusFile=/d/ior-easy/stonewall', '-r', '-R',
-        '-k', '-o', '/d/ior-easy/ior_file_easy']
+        '-O', 'stoneWallingStatusFile=/r/ior-easy.stonewall', '-r', '-R',
+        '-k', '--dataPacketType=timestamp',
+        '-O', 'saveRankPerformanceDetailsCSV=/r/ior-easy-read.csv',
+        '-o', '/d/ior-easy/ior_file_easy']
 
 
 def test_io500_ior_hard():
-    assert ior.io500_ior_hard('/d', 'write', segments=1000,
+    assert ior.io500_ior_hard('/d', '/r', 'write', segments=1000,
                               stonewall_s=30) == [
         'ior', '-a', 'POSIX', '-b', '47008', '-t', '47008', '-s', '1000',
         '-C', '-Q', '1', '-g', '-G', '271', '-e', '-D', '30',
         '-O', 'stoneWallingWearOut=1',
-        '-O', 'stoneWallingStatusFile=/d/ior-hard.stonewall', '-w', '-k',
+        '-O', 'stoneWallingStatusFile=/r/ior-hard.stonewall', '-w', '-k',
+        '--dataPacketType=timestamp',
+        '-O', 'saveRankPerformanceDetailsCSV=/r/ior-hard-write.csv',
         '-o', '/d/ior-hard/file']
-    assert '-F' not in ior.io500_ior_hard('/d', 'read')
+    assert '-F' not in ior.io500_ior_hard('/d', '/r', 'read')
     with pytest.raises(ValueError, match='phase'):
-        ior.io500_ior_hard('/d', 'delete')
+        ior.io500_ior_hard('/d', '/r', 'delete')
 
 
 def test_cache_defeat_odirect_json_and_phases():

@@ -33,6 +33,9 @@ IO500_STONEWALL_S = 300
 #: derives one per run, and any value works while write and read share it
 #: (without one, IOR refuses the verifying read).
 IO500_SIGNATURE = 271
+#: What IO500 fills its buffers with (``--dataPacketType``), for IOR and
+#: mdtest alike: a timestamp, so a verifying read tells stale data apart.
+IO500_DATA_PACKET_TYPE = 'timestamp'
 
 _SIZE_RE = re.compile(r'(\d+)([kmgt]?)', re.IGNORECASE)
 _UNIT = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
@@ -76,7 +79,8 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
              signature=None, stonewall_s=None, stonewall_wear_out=True,
              stonewall_status_file=None, write=True, read=True,
              verify_read=False, keep_file=False, summary_json=False,
-             summary_file=None, executable='ior'):
+             summary_file=None, data_packet_type=None, rank_details_csv=None,
+             executable='ior'):
     """argv of one IOR run.
 
     Args:
@@ -106,6 +110,9 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
         keep_file: ``-k``, keep the file (for a later read-only run).
         summary_json: ``-O summaryFormat=JSON``.
         summary_file: ``-O summaryFile=PATH``.
+        data_packet_type: ``--dataPacketType`` (what fills the buffers).
+        rank_details_csv: ``-O saveRankPerformanceDetailsCSV=PATH``, each
+            rank's own figures.
         executable: the IOR binary.
 
     Returns:
@@ -169,6 +176,10 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
         argv += ['-O', 'summaryFormat=JSON']    # machine-readable summary
     if summary_file is not None:
         argv += ['-O', f'summaryFile={summary_file}']  # summary to a file
+    if data_packet_type is not None:
+        argv += [f'--dataPacketType={data_packet_type}']  # buffer contents
+    if rank_details_csv is not None:
+        argv += ['-O', f'saveRankPerformanceDetailsCSV={rank_details_csv}']
     argv += ['-o', test_file]                   # test file (prefix with -F)
     return argv
 
@@ -184,22 +195,28 @@ def seed002_mpiio_fpp(test_file, executable='ior'):
                     executable=executable)
 
 
-def _io500(test_file, status_file, phase, stonewall_s, **params):
+def _io500(name, datadir, resultdir, test_file, phase, stonewall_s,
+           **params):
     """What every IO500 IOR phase shares: -C -Q 1 -g -e -k, the signature,
-    and the status file that the stonewalled write fills and the verifying
-    read follows."""
+    timestamped buffers, the status file in the results that the
+    stonewalled write fills and the verifying read follows, and each
+    phase's per-rank figures beside it (``<resultdir>/<name>-<phase>.csv``),
+    as ``io500 --dry-run`` prints them."""
     if phase not in ('write', 'read'):
         raise ValueError(f"IO500 phase {phase!r}: expected 'write' or 'read'")
     write = phase == 'write'
-    return ior_argv(test_file, reorder_tasks=True, task_per_node_offset=1,
-                    barriers=True, signature=IO500_SIGNATURE, fsync=True,
-                    keep_file=True, stonewall_s=stonewall_s if write else None,
-                    stonewall_status_file=status_file,
+    return ior_argv(f'{datadir}/{test_file}', reorder_tasks=True,
+                    task_per_node_offset=1, barriers=True,
+                    signature=IO500_SIGNATURE, fsync=True, keep_file=True,
+                    stonewall_s=stonewall_s if write else None,
+                    stonewall_status_file=f'{resultdir}/{name}.stonewall',
                     write=write, read=not write, verify_read=not write,
+                    data_packet_type=IO500_DATA_PACKET_TYPE,
+                    rank_details_csv=f'{resultdir}/{name}-{phase}.csv',
                     **params)
 
 
-def io500_ior_easy(datadir, phase, api='POSIX',
+def io500_ior_easy(datadir, resultdir, phase, api='POSIX',
                    stonewall_s=IO500_STONEWALL_S, executable='ior',
                    block_size=IO500_EASY_BLOCK_SIZE):
     """IO500 ``ior-easy-write`` / ``ior-easy-read`` (phase 'write'/'read').
@@ -209,14 +226,13 @@ def io500_ior_easy(datadir, phase, api='POSIX',
     the status file and verifies it.  ``block_size`` caps what a task may
     write where the stonewall alone would fill a small file system.
     """
-    return _io500(f'{datadir}/ior-easy/ior_file_easy',
-                  f'{datadir}/ior-easy/stonewall', phase, stonewall_s,
-                  api=api, block_size=block_size,
+    return _io500('ior-easy', datadir, resultdir, 'ior-easy/ior_file_easy',
+                  phase, stonewall_s, api=api, block_size=block_size,
                   transfer_size=IO500_EASY_TRANSFER_SIZE,
                   file_per_process=True, executable=executable)
 
 
-def io500_ior_hard(datadir, phase, api='POSIX',
+def io500_ior_hard(datadir, resultdir, phase, api='POSIX',
                    segments=IO500_HARD_SEGMENTS,
                    stonewall_s=IO500_STONEWALL_S, executable='ior'):
     """IO500 ``ior-hard-write`` / ``ior-hard-read`` (phase 'write'/'read').
@@ -224,8 +240,7 @@ def io500_ior_hard(datadir, phase, api='POSIX',
     One shared file, 47008-byte transfers and blocks (not aligned to any
     stripe), many segments, stonewalled write.
     """
-    return _io500(f'{datadir}/ior-hard/file',
-                  f'{datadir}/ior-hard.stonewall', phase, stonewall_s,
-                  api=api, block_size=IO500_HARD_TRANSFER_SIZE,
+    return _io500('ior-hard', datadir, resultdir, 'ior-hard/file', phase,
+                  stonewall_s, api=api, block_size=IO500_HARD_TRANSFER_SIZE,
                   transfer_size=IO500_HARD_TRANSFER_SIZE, segments=segments,
                   executable=executable)

@@ -10,7 +10,7 @@ sets them.  The refusals mirror what mdtest itself refuses at start-up
 fails when the check is built, not in the queue.
 """
 
-from pfsbench.commands.ior import IO500_STONEWALL_S
+from pfsbench.commands.ior import IO500_DATA_PACKET_TYPE, IO500_STONEWALL_S
 
 #: What the items are: ``-F`` files only, ``-D`` directories only, or both
 #: (mdtest's default: a directory phase, then a file phase).
@@ -36,7 +36,6 @@ SEED004_PHASES = ('create', 'stat', 'remove')
 #: per task, the bytes each mdtest-hard file holds, how data is generated.
 IO500_FILES_PER_PROC = 1000000
 IO500_HARD_FILE_BYTES = 3901
-IO500_DATA_PACKET_TYPE = 'timestamp'
 #: ``-G``, the offset of the data in the write/read buffer.  IO500 hashes
 #: the phase name and the run's timestamp into it (4711 when the hash is 0
 #: or -1); any value works while the writing and the verifying phases

@@ -98,15 +98,17 @@ class ior_io500_phases(ior_check_base):
                     executable=self.tool_path)
         hard = dict(opts, segments=self.segments)
         easy = dict(opts, block_size=self.easy_block_size)
-        run_dir = self.run_dir
+        # IO500's layout: data under the run directory, stonewall status
+        # files and per-rank figures under its results directory.
+        data, results = self.run_dir, f'{self.run_dir}/results'
         steps = [
             Step('mkdir', 'shell',
-                 ('mkdir', '-p', f'{run_dir}/ior-easy',
-                  f'{run_dir}/ior-hard'), launched=False),
+                 ('mkdir', '-p', f'{data}/ior-easy', f'{data}/ior-hard',
+                  results), launched=False),
             Step('ior-easy-write', 'ior', tuple(
-                ior.io500_ior_easy(run_dir, 'write', **easy))),
+                ior.io500_ior_easy(data, results, 'write', **easy))),
             Step('ior-hard-write', 'ior', tuple(
-                ior.io500_ior_hard(run_dir, 'write', **hard))),
+                ior.io500_ior_hard(data, results, 'write', **hard))),
         ]
         if self.cache_defeat == 'drop_caches':
             steps.append(Step('drop caches', 'shell',
@@ -114,9 +116,9 @@ class ior_io500_phases(ior_check_base):
 
         steps += [
             Step('ior-easy-read', 'ior', tuple(
-                ior.io500_ior_easy(run_dir, 'read', **easy))),
+                ior.io500_ior_easy(data, results, 'read', **easy))),
             Step('ior-hard-read', 'ior', tuple(
-                ior.io500_ior_hard(run_dir, 'read', **hard))),
+                ior.io500_ior_hard(data, results, 'read', **hard))),
         ]
         return steps
 
