@@ -277,9 +277,10 @@ def one_case_at_a_time(site_configuration, file):
             if max_jobs != 1:
                 raise ConfigError(
                     file, f'{partition_key(system, part)}.max_jobs',
-                    max_jobs, 'more than one case at a time would measure contention '
-                    'on the same targets; set extras.independent_targets: '
-                    'True if the partition\'s targets are independent')
+                    max_jobs, 'more than one case at a time would measure '
+                    'contention on the same targets; set '
+                    'extras.independent_targets: True if the partition\'s '
+                    'targets are independent')
 
 
 def home_directories():
@@ -364,6 +365,29 @@ def _load_module(path):
     return module
 
 
+def system_files(config_dir):
+    """The system files of a config directory, ``systems/*.py``, sorted."""
+    return sorted(glob.glob(os.path.join(config_dir, 'systems', '*.py')))
+
+
+def load_system_file(path):
+    """One system file's ``site_configuration``, validated
+    (:func:`validate_site_configuration`, :func:`one_case_at_a_time`).
+
+    Raises:
+        ConfigError: naming the file, key and value.
+    """
+    try:
+        site = _load_module(path).site_configuration
+    except AttributeError:
+        raise ConfigError(shown_path(path), 'site_configuration',
+                          None, 'missing') from None
+
+    validate_site_configuration(site, shown_path(path))
+    one_case_at_a_time(site, shown_path(path))
+    return site
+
+
 def load_site_configuration(config_dir, systems=None):
     """Merge ``common.py`` and ``systems/*.py`` of a config directory.
 
@@ -383,17 +407,8 @@ def load_site_configuration(config_dir, systems=None):
     common = _load_module(os.path.join(config_dir, 'common.py'))
     config = dict(common.site_configuration)
     merged = []
-    for path in sorted(glob.glob(os.path.join(config_dir, 'systems',
-                                              '*.py'))):
-        try:
-            site = _load_module(path).site_configuration
-        except AttributeError:
-            raise ConfigError(shown_path(path), 'site_configuration',
-                              None, 'missing') from None
-
-        validate_site_configuration(site, shown_path(path))
-        one_case_at_a_time(site, shown_path(path))
-        for system in site.get('systems', []):
+    for path in system_files(config_dir):
+        for system in load_system_file(path).get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)
                 merged.append(system)

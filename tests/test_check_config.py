@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench check-config``: ReFrame's schema and pfsbench's, one line per
+problem naming file and key (partitions by name), and with ``--system``
+the targets, tools and limits of a partition."""
+
+import shutil
+import socket
+
+import pytest
+
+from conftest import REPO
+from pfsbench import schemas
+from pfsbench.cli import main
+
+SITE = '''
+site_configuration = {{'systems': [{{
+    'name': 'site', 'hostnames': [{hostname!r}], 'modules_system': 'nomod',
+    'partitions': [{{
+        'name': 'compute', 'scheduler': 'slurm', 'launcher': 'srun',
+        'environs': ['builtin'], 'features': ['pfs', 'mpi'],
+        'max_jobs': {max_jobs!r},
+        'extras': {{'targets': [{{'name': 'scratch', 'path': {path!r}}}],
+                    {extra}}},
+    }}],
+}}]}}
+'''
+
+
+def _config(tmp_path, max_jobs=1, path='/lustre/scratch', extra='',
+            hostname='^site-login$'):
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    site = config / 'systems' / 'site.py'
+    site.write_text(SITE.format(max_jobs=max_jobs, path=path, extra=extra,
+                                hostname=hostname))
+    return config, site
+
+
+def _check(capsys, config, *args):
+    code = main(['check-config', '--config-dir', str(config), *args])
+    out = capsys.readouterr()
+    return code, out.out.splitlines(), out.err
+
+
+def _errors(lines):
+    return [ln for ln in lines if ln.startswith('pfsbench: error: ')]
+
+
+def test_max_jobs_not_a_number_is_one_line_naming_file_and_key(
+        tmp_path, capsys):
+    config, site = _config(tmp_path, max_jobs='eight')
+    code, lines, _ = _check(capsys, config)
+    assert code == 2
+    assert _errors(lines) == [
+        f"pfsbench: error: {site}:systems[site].partitions[compute]"
+        f".max_jobs: 'eight': expected a number"]
+
+
+def test_misspelt_extras_key_names_the_known_ones(tmp_path, capsys):
+    config, site = _config(tmp_path, extra="'max_node': 4")
+    code, lines, _ = _check(capsys, config)
+    known = ', '.join(sorted(schemas.load('extras.json')['properties']))
+    assert code == 2
+    assert _errors(lines) == [
+        f"pfsbench: error: {site}:systems[site].partitions[compute]"
+        f".extras.max_node: 4: unknown pfsbench extras key; known: {known}"]
+
+
+def test_missing_target_is_found_where_the_system_runs(tmp_path, capsys):
+    missing = tmp_path / 'lustre' / 'scartch'
+    config, site = _config(tmp_path, path=str(missing),
+                           hostname=f'^{socket.gethostname()}$')
+    code, lines, _ = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 2
+    assert (f"pfsbench: error: {site}:systems[site].partitions[compute]"
+            f".extras.targets[scratch].path: '{missing}': does not exist"
+            in lines)
+
+
+def test_another_machines_target_is_not_judged_here(tmp_path, capsys):
+    config, _ = _config(tmp_path, path='/lustre/hawk/scartch/pfsbench')
+    code, lines, _ = _check(capsys, config, '--system', 'site',
+                            '--tags', 'E6')
+    assert code == 0, lines
+    assert lines[0] == (f'site:compute: ok (7 case(s); targets and tools '
+                        f'not checked: this host ({socket.gethostname()}) '
+                        f'is not site)')
+
+
+@pytest.mark.parametrize('spec,why', [
+    ('nosuch', "'nosuch': no such system; known: "),
+    ('site:login', "'site:login': no partition 'login' in site; known: "
+                   "compute"),
+])
+def test_unknown_system_or_partition(tmp_path, capsys, spec, why):
+    config, _ = _config(tmp_path)
+    code, lines, _ = _check(capsys, config, '--system', spec)
+    assert code == 2
+    assert lines[-1].startswith(f'pfsbench: error: <command line>:--system: '
+                                f'{why}')
