@@ -17,7 +17,6 @@ import subprocess
 from pfsbench import spack
 
 
-
 def build_hint(tool):
     """What to do about a missing ``tool``: the sentence every skip ends
     with."""
@@ -41,6 +40,15 @@ def candidates(tool, explicit='', spack_view=''):
 
     on_path = shutil.which(tool)
     return [on_path] if on_path else []
+
+
+def for_job(tool, explicit='', spack_view=''):
+    """The path a job script runs ``tool`` by: the first executable of
+    :func:`candidates`, else the first candidate, else the bare name (a
+    job rendered for another machine shows what that machine would run).
+    """
+    tried = candidates(tool, explicit, spack_view)
+    return first_executable(tried) or (tried[0] if tried else tool)
 
 
 def first_executable(paths):

@@ -170,6 +170,41 @@ def named_key(site_configuration, path):
     return text
 
 
+def find_partitions(systems, spec, require_partition=False):
+    """The system and partitions ``NAME[:PARTITION]`` selects.
+
+    Args:
+        systems: the system dicts (``site_configuration['systems']``).
+        spec: ``NAME`` (every partition) or ``NAME:PARTITION``.
+        require_partition: refuse a bare ``NAME`` (a nightly, a job
+            script: each partition is a different job).
+
+    Returns:
+        ``(system, [partition, ...])``.
+
+    Raises:
+        ConfigError: no such system or partition, naming the known ones.
+    """
+    name, _, part_name = spec.partition(':')
+    by_name = {s['name']: s for s in systems}
+    if name not in by_name:
+        raise ConfigError('<command line>', '--system', spec,
+                          'no such system; known: ' +
+                          ', '.join(sorted(by_name)))
+    parts = by_name[name].get('partitions', [])
+    if not part_name and require_partition:
+        raise ConfigError('<command line>', '--system', spec,
+                          'give NAME:PARTITION (' +
+                          ', '.join(f'{name}:{p["name"]}' for p in parts) +
+                          "): a system's partitions run different jobs")
+    chosen = [p for p in parts if p['name'] == part_name or not part_name]
+    if not chosen:
+        raise ConfigError('<command line>', '--system', spec,
+                          f'no partition {part_name!r} in {name}; known: ' +
+                          ', '.join(p['name'] for p in parts))
+    return by_name[name], chosen
+
+
 def partition_key(system, partition):
     """``systems[NAME].partitions[NAME]``: a partition in messages."""
     return f'systems[{system["name"]}].partitions[{partition["name"]}]'

@@ -67,7 +67,8 @@ def test_e6_at_64_nodes_runs_seed001_dd():
 def test_e11_reproduces_seed002():
     text = render('E11', '/gluster', tasks_per_node=24)
     assert 'srun ior -a MPIIO -b 4g -t 4m -i 1 -F -o "$RUN_DIR/output"' in text
-    assert '#SBATCH --nodes=3\n#SBATCH --ntasks-per-node=24\n' in text
+    assert '#SBATCH --ntasks=72\n#SBATCH --ntasks-per-node=24\n' in text
+    assert '#SBATCH --nodes=3\n' in text
 
 
 @pytest.mark.parametrize('argv,fragment', [

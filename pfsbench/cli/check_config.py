@@ -10,9 +10,9 @@ import socket
 
 from pfsbench import binaries, cases
 from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import (check_scratch_dir, load_system_file,
-                                 partition_key, shown_path, system_files,
-                                 validate_reference_file)
+from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
+                                 load_system_file, partition_key, shown_path,
+                                 system_files, validate_reference_file)
 
 HELP = 'validate site configurations and references'
 DESCRIPTION = (
@@ -86,29 +86,6 @@ def run(args):
     return 2 if problems else 0
 
 
-def selected_partitions(spec, systems, source='--system'):
-    """``(system, [partition, ...], file)`` of ``NAME[:PARTITION]``.
-
-    Raises:
-        ConfigError: no such system or partition.
-    """
-    name, _, part_name = spec.partition(':')
-    if name not in systems:
-        raise ConfigError('<command line>', source, spec,
-                          'no such system; known: ' +
-                          ', '.join(sorted(systems)))
-    system, file = systems[name]
-    parts = system.get('partitions', [])
-    if part_name:
-        parts = [p for p in parts if p['name'] == part_name]
-        if not parts:
-            raise ConfigError(
-                '<command line>', source, spec,
-                f'no partition {part_name!r} in {name}; known: ' +
-                ', '.join(p['name'] for p in system['partitions']))
-    return system, parts, file
-
-
 def runs_here(system):
     """Whether this host is one of the system's (ReFrame's own test: a
     ``hostnames`` pattern matches the host name)."""
@@ -121,10 +98,12 @@ def check_system(args, systems):
     """Check ``args.system``'s partitions; print what is fine, return the
     problems (one line each)."""
     try:
-        system, parts, file = selected_partitions(args.system, systems)
+        system, parts = find_partitions([s for s, _ in systems.values()],
+                                        args.system)
     except ConfigError as err:
         return [str(err)]
 
+    file = systems[system['name']][1]
     here = runs_here(system)
     problems = []
     for part in parts:
