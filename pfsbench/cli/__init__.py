@@ -23,6 +23,7 @@ VERBS = [
     'parse',
     'render',
     'check-config',
+    'nightly-plan',
     'cleanup',
     'summary',
     'session-extras',
