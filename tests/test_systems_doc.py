@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, job_script, run_reframe
+from conftest import REPO, job_script, reframe_bin, run_reframe
 
 VENV_BIN = os.path.dirname(sys.executable)
 #: ReFrame writes module loads without asking Lmod (not installed here).
@@ -132,3 +132,20 @@ def test_nightly_plan(hawk):
                                '--system', 'hawk'], env)
     assert code == 2 and "give NAME:PARTITION (hawk:compute, hawk:login)" \
         in err
+
+
+def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):
+    config, _, env = hawk
+    env = dict(env, PFSBENCH_RUNS=str(tmp_path))
+    del env['USER']
+    proc = subprocess.run(
+        [reframe_bin(), '-C', str(config / 'settings.py'), '--system',
+         'hawk:compute', '-c', 'reframe-checks/dd', '-n',
+         'dd_stream_per_node', '-P', 'nodes=64', '--dry-run'], cwd=REPO,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+    assert ("WARNING: hawk:compute: extras.targets[scratch].path: "
+            "'/lustre/hawk/scratch/$USER/pfsbench': $USER not set here: the "
+            "dry-run job script writes under "
+            "'/lustre/hawk/scratch/$USER/pfsbench' literally") in proc.stdout
