@@ -4,8 +4,9 @@ with durations from earlier runs' reports."""
 
 import contextlib
 import io
+import subprocess
 
-from conftest import CHECKS, run_reframe
+from conftest import CHECKS, REPO, run_reframe
 from pfsbench.cli import main
 
 
@@ -47,3 +48,15 @@ def test_an_earlier_run_gives_the_estimate(tmp_path):
     assert 'at most 72.0 h)' in total
     assert out[-1].startswith('warning: the estimate is more than the 6.0 h '
                               'that slurm-templates/nightly-gate.sbatch')
+
+
+def test_nightly_script_refuses_a_system_without_a_partition():
+    proc = subprocess.run(
+        ['bash', str(REPO / 'scripts' / 'nightly.sh'), '--system', 'hawk',
+         '--baseline', 'pre', '--target', '/lustre/scratch'], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    assert proc.returncode == 2 and proc.stdout == ''
+    assert proc.stderr == ('nightly.sh: --system hawk: give NAME:PARTITION '
+                           '(pfsbench nightly-plan --system NAME:PARTITION '
+                           'shows what it runs)\n')
