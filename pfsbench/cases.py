@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 from pfsbench.errors import ConfigError
 
@@ -53,9 +54,12 @@ def describe(settings, system, checks, tags=(), extra_env=None):
     # is not installed here (Lmod on a laptop) cannot even be listed.
     env = dict(os.environ, RFM_RESOLVE_MODULE_CONFLICTS='0',
                **(extra_env or {}))
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True,
-                          env=env)
+    with tempfile.TemporaryDirectory(prefix='pfsbench-describe-') as logs:
+        # A listing's log files are of no use: keep them out of runs/.
+        env['PFSBENCH_RUNS'] = logs
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE,
+                              universal_newlines=True, env=env)
     try:
         cases = json.loads(proc.stdout)
     except ValueError:

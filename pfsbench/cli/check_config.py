@@ -7,6 +7,7 @@ import glob
 import os
 import re
 import socket
+import sys
 
 from pfsbench import binaries, cases
 from pfsbench.errors import ConfigError
@@ -82,7 +83,7 @@ def run(args):
         print(f'{shown_path(path)}: {count} reference(s): ok{note}')
 
     for problem in problems:
-        print(f'pfsbench: error: {problem}')
+        print(f'pfsbench: error: {problem}', file=sys.stderr)
     return 2 if problems else 0
 
 
