@@ -42,36 +42,31 @@ def _check(capsys, config, *args):
     return code, out.out.splitlines(), out.err.splitlines()
 
 
-def test_max_jobs_not_a_number_is_one_line_naming_file_and_key(
-        tmp_path, capsys):
-    config, site = _config(tmp_path, max_jobs='eight')
-    code, _, lines = _check(capsys, config)
+def _known_extras():
+    return ', '.join(sorted(schemas.load('extras.json')['properties']))
+
+
+@pytest.mark.parametrize('mistake,args,why', [
+    ({'max_jobs': 'eight'}, [], ".max_jobs: 'eight': expected a number"),
+    ({'extra': "'max_node': 4"}, [],
+     '.extras.max_node: 4: unknown pfsbench extras key; known: {known}'),
+    # On a host of the system (its hostnames match), a typo in a target.
+    ({'path': '{tmp}/lustre/scartch', 'hostname': '^{host}$'},
+     ['--system', 'site:compute', '--tags', 'E6'],
+     ".extras.targets[scratch].path: '{tmp}/lustre/scartch': does not "
+     "exist"),
+], ids=['max_jobs-eight', 'misspelt-extras-key', 'missing-target'])
+def test_a_mistake_is_one_line_naming_file_and_key(tmp_path, capsys,
+                                                   mistake, args, why):
+    fill = dict(tmp=tmp_path, host=socket.gethostname(),
+                known=_known_extras())
+    config, site = _config(tmp_path, **{k: v.format(**fill)
+                                        if isinstance(v, str) else v
+                                        for k, v in mistake.items()})
+    code, _, lines = _check(capsys, config, *args)
     assert code == 2
-    assert lines == [
-        f"pfsbench: error: {site}:systems[site].partitions[compute]"
-        f".max_jobs: 'eight': expected a number"]
-
-
-def test_misspelt_extras_key_names_the_known_ones(tmp_path, capsys):
-    config, site = _config(tmp_path, extra="'max_node': 4")
-    code, _, lines = _check(capsys, config)
-    known = ', '.join(sorted(schemas.load('extras.json')['properties']))
-    assert code == 2
-    assert lines == [
-        f"pfsbench: error: {site}:systems[site].partitions[compute]"
-        f".extras.max_node: 4: unknown pfsbench extras key; known: {known}"]
-
-
-def test_missing_target_is_found_where_the_system_runs(tmp_path, capsys):
-    missing = tmp_path / 'lustre' / 'scartch'
-    config, site = _config(tmp_path, path=str(missing),
-                           hostname=f'^{socket.gethostname()}$')
-    code, _, lines = _check(capsys, config, '--system', 'site:compute',
-                            '--tags', 'E6')
-    assert code == 2
-    assert lines == [
-        f"pfsbench: error: {site}:systems[site].partitions[compute]"
-        f".extras.targets[scratch].path: '{missing}': does not exist"]
+    assert lines == [f'pfsbench: error: {site}:systems[site].partitions'
+                     f'[compute]{why.format(**fill)}']
 
 
 def test_another_machines_target_is_not_judged_here(tmp_path, capsys):
