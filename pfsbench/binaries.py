@@ -48,6 +48,15 @@ def candidates(tool, explicit='', spack_view=''):
     return [on_path] if on_path else []
 
 
+def for_job(tool, explicit='', spack_view=''):
+    """The path a job script runs ``tool`` by: the first executable of
+    :func:`candidates`, else the first candidate, else the bare name (a
+    job rendered for another machine shows what that machine would run).
+    """
+    tried = candidates(tool, explicit, spack_view)
+    return first_executable(tried) or (tried[0] if tried else tool)
+
+
 def first_executable(paths):
     """The first of ``paths`` that is an executable file, or None."""
     return next((p for p in paths

@@ -50,6 +50,7 @@ The ``local`` and ``localslurm`` systems take some of these from the
 environment instead (:func:`environment_extras`).
 """
 
+import functools
 import glob
 import importlib.util
 import json
@@ -124,13 +125,116 @@ def environment_extras():
     return extras
 
 
-def _sched_option_keys():
-    """The ``sched_options`` keys ReFrame's own schema knows."""
+@functools.lru_cache(maxsize=None)
+def reframe_schema():
+    """ReFrame's own configuration schema (``reframe/schemas/config.json``
+    of the installed ReFrame)."""
     import reframe
     schema = os.path.join(os.path.dirname(reframe.__file__), 'schemas',
                           'config.json')
     with open(schema) as fp:
-        return set(json.load(fp)['defs']['sched_options']['properties'])
+        return json.load(fp)
+
+
+def _sched_option_keys():
+    """The ``sched_options`` keys ReFrame's own schema knows."""
+    return set(reframe_schema()['defs']['sched_options']['properties'])
+
+
+def _named(entries, index):
+    """``[name]`` of ``entries[index]`` if it has a string name, else
+    ``.index``: how messages name a system or a partition."""
+    try:
+        name = entries[index].get('name')
+    except (IndexError, TypeError, AttributeError):
+        name = None
+    return f'[{name}]' if isinstance(name, str) else f'.{index}'
+
+
+def named_key(site_configuration, path):
+    """The dotted key of ``path`` in a ``site_configuration``, with systems
+    and partitions named by name: ``['systems', 0, 'partitions', 1,
+    'max_jobs']`` is ``systems[hawk].partitions[login].max_jobs``.
+
+    Args:
+        site_configuration: the dict the path points into.
+        path: the keys and indexes from its top.
+
+    Returns:
+        the key as a string.
+    """
+    text, node = '', site_configuration
+    for i, step in enumerate(path):
+        prev = path[i - 1] if i else None
+        if isinstance(step, int) and prev in ('systems', 'partitions'):
+            text += _named(node, step)
+        else:
+            text += ('.' if text else '') + str(step)
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            node = None
+    return text
+
+
+def find_partitions(systems, spec, require_partition=False):
+    """The system and partitions ``NAME[:PARTITION]`` selects.
+
+    Args:
+        systems: the system dicts (``site_configuration['systems']``).
+        spec: ``NAME`` (every partition) or ``NAME:PARTITION``.
+        require_partition: refuse a bare ``NAME`` (a nightly, a job
+            script: each partition is a different job).
+
+    Returns:
+        ``(system, [partition, ...])``.
+
+    Raises:
+        ConfigError: no such system or partition, naming the known ones.
+    """
+    name, _, part_name = spec.partition(':')
+    by_name = {s['name']: s for s in systems}
+    if name not in by_name:
+        raise ConfigError('<command line>', '--system', spec,
+                          'no such system; known: ' +
+                          ', '.join(sorted(by_name)))
+    parts = by_name[name].get('partitions', [])
+    if not part_name and require_partition:
+        raise ConfigError('<command line>', '--system', spec,
+                          'give NAME:PARTITION (' +
+                          ', '.join(f'{name}:{p["name"]}' for p in parts) +
+                          "): a system's partitions run different jobs")
+    chosen = [p for p in parts if p['name'] == part_name or not part_name]
+    if not chosen:
+        raise ConfigError('<command line>', '--system', spec,
+                          f'no partition {part_name!r} in {name}; known: ' +
+                          ', '.join(p['name'] for p in parts))
+    return by_name[name], chosen
+
+
+def partition_key(system, partition):
+    """``systems[NAME].partitions[NAME]``: a partition in messages."""
+    return f'systems[{system["name"]}].partitions[{partition["name"]}]'
+
+
+def validate_reframe_schema(site_configuration, file):
+    """Check a system file's ``systems`` against ReFrame's own schema,
+    which ReFrame applies only to the merged configuration, with a
+    message naming neither file nor key.
+
+    Raises:
+        ConfigError: the first problem, naming file, key and value
+            (``...partitions[compute].max_jobs: 'eight': expected a
+            number``).
+    """
+    schema = reframe_schema()
+    systems_schema = dict(schema['properties']['systems'],
+                          defs=schema['defs'])
+    document = site_configuration.get('systems', [])
+    schemas.check_foreign(
+        document, systems_schema, file,
+        lambda path: [named_key(site_configuration, ['systems'] +
+                                list(path))])
 
 
 def validate_extras(extras, file, where):
@@ -143,7 +247,7 @@ def validate_extras(extras, file, where):
         extras: the dict.
         file: the configuration file, for the message.
         where: the dotted key of the extras
-            (``systems.0.partitions.1.extras``).
+            (``systems[hawk].partitions[compute].extras``).
 
     Raises:
         ConfigError: an unknown key, a wrong type or range, a malformed
@@ -185,10 +289,11 @@ def validate_site_configuration(site_configuration, file):
                                   'unknown sched_options key (ReFrame would '
                                   'ignore it)')
 
-    for i, system in enumerate(site_configuration.get('systems', [])):
-        check_sched_options(system, f'systems.{i}')
-        for j, part in enumerate(system.get('partitions', [])):
-            pkey = f'systems.{i}.partitions.{j}'
+    validate_reframe_schema(site_configuration, file)
+    for system in site_configuration.get('systems', []):
+        check_sched_options(system, f'systems[{system["name"]}]')
+        for part in system.get('partitions', []):
+            pkey = partition_key(system, part)
             check_sched_options(part, pkey)
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
 
@@ -205,18 +310,19 @@ def one_case_at_a_time(site_configuration, file):
         ConfigError: a partition asks for more than one job at a time
             without saying that its targets are independent.
     """
-    for i, system in enumerate(site_configuration.get('systems', [])):
-        for j, part in enumerate(system.get('partitions', [])):
+    for system in site_configuration.get('systems', []):
+        for part in system.get('partitions', []):
             if extras_value(part.get('extras', {}), 'independent_targets'):
                 continue
 
             max_jobs = part.setdefault('max_jobs', 1)
             if max_jobs != 1:
                 raise ConfigError(
-                    file, f'systems.{i}.partitions.{j}.max_jobs', max_jobs,
-                    'more than one case at a time would measure contention '
-                    'on the same targets; set extras.independent_targets: '
-                    'True if the partition\'s targets are independent')
+                    file, f'{partition_key(system, part)}.max_jobs',
+                    max_jobs, 'more than one case at a time would measure '
+                    'contention on the same targets; set '
+                    'extras.independent_targets: True if the partition\'s '
+                    'targets are independent')
 
 
 def home_directories():
@@ -301,6 +407,29 @@ def _load_module(path):
     return module
 
 
+def system_files(config_dir):
+    """The system files of a config directory, ``systems/*.py``, sorted."""
+    return sorted(glob.glob(os.path.join(config_dir, 'systems', '*.py')))
+
+
+def load_system_file(path):
+    """One system file's ``site_configuration``, validated
+    (:func:`validate_site_configuration`, :func:`one_case_at_a_time`).
+
+    Raises:
+        ConfigError: naming the file, key and value.
+    """
+    try:
+        site = _load_module(path).site_configuration
+    except AttributeError:
+        raise ConfigError(shown_path(path), 'site_configuration',
+                          None, 'missing') from None
+
+    validate_site_configuration(site, shown_path(path))
+    one_case_at_a_time(site, shown_path(path))
+    return site
+
+
 def load_site_configuration(config_dir, systems=None):
     """Merge ``common.py`` and ``systems/*.py`` of a config directory.
 
@@ -320,17 +449,8 @@ def load_site_configuration(config_dir, systems=None):
     common = _load_module(os.path.join(config_dir, 'common.py'))
     config = dict(common.site_configuration)
     merged = []
-    for path in sorted(glob.glob(os.path.join(config_dir, 'systems',
-                                              '*.py'))):
-        try:
-            site = _load_module(path).site_configuration
-        except AttributeError:
-            raise ConfigError(shown_path(path), 'site_configuration',
-                              None, 'missing') from None
-
-        validate_site_configuration(site, shown_path(path))
-        one_case_at_a_time(site, shown_path(path))
-        for system in site.get('systems', []):
+    for path in system_files(config_dir):
+        for system in load_system_file(path).get('systems', []):
             if not systems or system['name'] in systems:
                 system.setdefault('prefix', common.RUNS)
                 merged.append(system)

@@ -6,7 +6,7 @@
 # baseline case absent, a failed run) -- ReFrame's own exit code cannot say
 # that (it is 0 for zero tests).  Reports go to --out.
 #
-#   scripts/nightly.sh --system SYSTEM --baseline NAME --target DIR
+#   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      [--tags nightly] [--repeat 5] [--out DIR] [-- ARGS]
 #
 # ARGS after -- go to reframe (e.g. -n NAME, -P var=value).
@@ -34,6 +34,13 @@ done
 if [ -z "$system" ] || [ -z "$baseline" ] || [ -z "$target" ]; then
     usage
 fi
+# A bare system runs every partition, the login node's included.
+case "$system" in
+    *:?*) ;;
+    *) echo "nightly.sh: --system $system: give NAME:PARTITION (pfsbench" \
+            "nightly-plan --system NAME:PARTITION shows what it runs)" >&2
+       exit 2 ;;
+esac
 
 export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
 out=${out:-$PFSBENCH_RUNS/nightly/$(date +%Y%m%dT%H%M%S)}

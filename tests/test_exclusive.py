@@ -170,7 +170,7 @@ def test_several_jobs_at_once_need_independent_targets():
     with pytest.raises(ConfigError) as err:
         siteconfig.one_case_at_a_time(site, 'site.py')
     assert str(err.value).startswith(
-        "site.py:systems.0.partitions.0.max_jobs: 8: more than one case at "
+        "site.py:systems[s].partitions[a].max_jobs: 8: more than one case at "
         "a time would measure contention")
     assert 'extras.independent_targets' in str(err.value)
 

@@ -67,7 +67,8 @@ def test_e6_at_64_nodes_runs_seed001_dd():
 def test_e11_reproduces_seed002():
     text = render('E11', '/gluster', tasks_per_node=24)
     assert 'srun ior -a MPIIO -b 4g -t 4m -i 1 -F -o "$RUN_DIR/output"' in text
-    assert '#SBATCH --nodes=3\n#SBATCH --ntasks-per-node=24\n' in text
+    assert '#SBATCH --ntasks=72\n#SBATCH --ntasks-per-node=24\n' in text
+    assert '#SBATCH --nodes=3\n' in text
 
 
 @pytest.mark.parametrize('argv,fragment', [
@@ -116,7 +117,9 @@ def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
 
 def test_e17_runs_the_seed004_family_command():
     text = render('E17', '/lustre/scratch/$USER/pfsbench')
-    assert '#SBATCH --nodes=70\n#SBATCH --ntasks-per-node=16\n' in text
+    for line in ('#SBATCH --nodes=70', '#SBATCH --ntasks=1120',
+                 '#SBATCH --ntasks-per-node=16'):
+        assert line in text.splitlines()
     # 304000 items among 70 x 16 tasks: the family's builder, as the
     # ReFrame check runs it (tests/test_checks_mdtest.py).
     assert 'srun ' + shell_join(mdtest.seed004_argv(

@@ -16,10 +16,12 @@ from pfsbench.siteconfig import (check_scratch_dir, load_site_configuration,
 
 
 def _site(extras=None, sched=None):
-    part = {'name': 'p', 'extras': extras or {}}
+    part = {'name': 'p', 'scheduler': 'local', 'launcher': 'local',
+            'extras': extras or {}}
     if sched:
         part['sched_options'] = sched
-    return {'systems': [{'name': 's', 'partitions': [part]}]}
+    return {'systems': [{'name': 's', 'hostnames': ['.*'],
+                         'partitions': [part]}]}
 
 
 @pytest.mark.parametrize('extras,field,why', [
@@ -37,7 +39,7 @@ def test_bad_extras_name_file_field_value(extras, field, why):
     with pytest.raises(ConfigError) as info:
         validate_site_configuration(_site(extras), 'sys.py')
     msg = str(info.value)
-    assert msg.startswith(f'sys.py:systems.0.partitions.0.{field}:')
+    assert msg.startswith(f'sys.py:systems[s].partitions[p].{field}:')
     assert why in msg
 
 
@@ -175,6 +177,6 @@ def test_broken_system_file_names_file_and_key(tmp_path):
                                              "'max_nodes': 'one',"))
     with pytest.raises(ConfigError) as info:
         load_site_configuration(str(tmp_path / 'config'))
-    assert 'local.py:systems.0.partitions.0.extras.max_nodes:' in str(
-        info.value)
+    assert 'local.py:systems[local].partitions[default].extras.max_nodes:' \
+        in str(info.value)
     assert "'one'" in str(info.value)

@@ -22,6 +22,7 @@ data comes from:
 """
 
 import os
+import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -44,6 +45,8 @@ _PARSED = {}
 #: id(check) -> what pfsbench.contention saw when its job was submitted and
 #: when it ended (kept outside the test object, which ReFrame serialises).
 _MEASUREMENTS = {}
+#: (partition, target path) whose unset variables a dry run warned about.
+_WARNED_UNSET = set()
 
 
 def _maintainers():
@@ -172,6 +175,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                                      must_exist=not self.is_dry_run())
         except ConfigError as err:
             raise RfmConfigError(str(err)) from None
+
+        unset = sorted(set(re.findall(r'\$\{?(\w+)', path)))
+        if unset and (part.fullname, path) not in _WARNED_UNSET:
+            # A real run refuses such a path; a dry run would silently
+            # write it, quoted, into the job script.
+            _WARNED_UNSET.add((part.fullname, path))
+            getlogger().warning(
+                f'{part.fullname}: {field}: {entry["path"]!r}: '
+                f'{", ".join("$" + v for v in unset)} not set here: the '
+                f'dry-run job script writes under {path!r} literally; set '
+                f'it (e.g. USER=name) for the job the cluster would run')
 
         self.target_name = entry['name']
         self.target_path = path

@@ -24,6 +24,7 @@ VERBS = [
     'render',
     'check-config',
     'check-spack',
+    'nightly-plan',
     'cleanup',
     'summary',
     'session-extras',

@@ -1,43 +1,169 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``pfsbench check-config``: validate site configs and reference files."""
+"""``pfsbench check-config``: validate site configs and reference files;
+with ``--system``, also a system's targets, tools and limits."""
 
+import collections
 import glob
 import os
+import re
+import socket
+import sys
 
-from pfsbench.siteconfig import (load_site_configuration, shown_path,
-                                 validate_reference_file)
+from pfsbench import binaries, cases
+from pfsbench.errors import ConfigError
+from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
+                                 load_system_file, partition_key, shown_path,
+                                 system_files, validate_reference_file)
 
 HELP = 'validate site configurations and references'
-DESCRIPTION = ("Load every system file and every reference file and check "
-               "pfsbench's keys (ReFrame ignores unknown extras and "
-               "sched_options keys silently).")
+DESCRIPTION = (
+    "Load every system file and every reference file and check them "
+    "against ReFrame's schema and pfsbench's (ReFrame ignores unknown "
+    "extras and sched_options keys silently). With --system, also check "
+    "that partition's targets (they exist and are writable, when this "
+    "host is one of the system's), the tools its cases run, and which "
+    "cases its limits skip. One line per problem; exit 2 if any.")
 EXAMPLES = (
     'pfsbench check-config',
+    'pfsbench check-config --system hawk:compute --tags nightly',
     'pfsbench check-config --config-dir /site/pfsbench-config',
 )
 
+#: <repo>/config and <repo>/reframe-checks, beside this package.
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
 
 def add_arguments(parser):
-    # <repo>/config, beside this package (pfsbench/cli/check_config.py).
-    default = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), 'config')
-    parser.add_argument('--config-dir', default=default, metavar='DIR',
+    parser.add_argument('--config-dir', default=os.path.join(_REPO, 'config'),
+                        metavar='DIR',
                         help='the config directory (default: %(default)s)')
+    parser.add_argument('--system', metavar='NAME[:PARTITION]',
+                        help='also check this system (every partition, or '
+                             'one) where it would run (default: none)')
+    parser.add_argument('--tags', action='append', default=[],
+                        metavar='TAG',
+                        help='with --system: the cases to check the limits '
+                             'and tools against, as reframe -t (repeatable;'
+                             ' default: every case)')
 
 
 def run(args):
-    config, _ = load_site_configuration(args.config_dir)
-    partitions = {f'{s["name"]}:{p["name"]}' for s in config['systems']
+    problems, systems = [], {}
+    for path in system_files(args.config_dir):
+        try:
+            site = load_system_file(path)
+        except ConfigError as err:
+            problems.append(str(err))
+            continue
+        for system in site.get('systems', []):
+            systems[system['name']] = (system, shown_path(path))
+
+    partitions = {f'{name}:{p["name"]}' for name, (s, _) in systems.items()
                   for p in s.get('partitions', [])}
-    systems = {s['name'] for s in config['systems']}
-    print(f'systems: {", ".join(sorted(systems))} '
-          f'({len(partitions)} partitions): ok')
+    if args.system and not problems:
+        # (ReFrame cannot load a configuration with a broken file.)
+        problems += check_system(args, systems)
+    elif not problems:
+        print(f'systems: {", ".join(sorted(systems))} '
+              f'({len(partitions)} partitions): ok')
+
     refs = sorted(glob.glob(os.path.join(args.config_dir, 'references',
                                          '*.yaml')))
     for path in refs:
-        count = validate_reference_file(path, partitions)
         system = os.path.basename(path)[:-5]
+        if args.system and system != args.system.split(':')[0]:
+            continue
+        try:
+            count = validate_reference_file(path, partitions)
+        except ConfigError as err:
+            problems.append(str(err))
+            continue
         note = '' if system in systems else ' (no such system: unused)'
         print(f'{shown_path(path)}: {count} reference(s): ok{note}')
 
-    return 0
+    for problem in problems:
+        print(f'pfsbench: error: {problem}', file=sys.stderr)
+    return 2 if problems else 0
+
+
+def runs_here(system):
+    """Whether this host is one of the system's (ReFrame's own test: a
+    ``hostnames`` pattern matches the host name)."""
+    host = socket.gethostname()
+    return any(re.match(pattern, host)
+               for pattern in system.get('hostnames', []))
+
+
+def check_system(args, systems):
+    """Check ``args.system``'s partitions; print what is fine, return the
+    problems (one line each)."""
+    try:
+        system, parts = find_partitions([s for s, _ in systems.values()],
+                                        args.system)
+    except ConfigError as err:
+        return [str(err)]
+
+    file = systems[system['name']][1]
+    here = runs_here(system)
+    problems = []
+    for part in parts:
+        fullname = f'{system["name"]}:{part["name"]}'
+        try:
+            selected = cases.describe(
+                os.path.join(args.config_dir, 'settings.py'), fullname,
+                os.path.join(_REPO, 'reframe-checks'), args.tags)
+        except ConfigError as err:
+            problems.append(str(err))
+            selected = []
+        found = partition_problems(system, part, file, here, selected)
+        problems += found
+        if not found:
+            where = ('' if here else
+                     f'; targets and tools not checked: this host '
+                     f'({socket.gethostname()}) is not {system["name"]}')
+            print(f'{fullname}: ok ({len(selected)} case(s){where})')
+        for note in limit_notes(part, selected):
+            print(f'{fullname}: note: {note}')
+    return problems
+
+
+def partition_problems(system, part, file, here, selected):
+    """The problems of one partition: its targets and its cases' tools,
+    checked only where they can be (``here``)."""
+    key = partition_key(system, part)
+    extras = part.get('extras', {})
+    problems = []
+    for target in extras.get('targets', []):
+        field = f'{key}.extras.targets[{target["name"]}].path'
+        try:
+            check_scratch_dir(target['path'], file, field, must_exist=here)
+        except ConfigError as err:
+            problems.append(str(err))
+    if not here:
+        return problems
+
+    for tool in sorted({cases.family_tool(c) for c in selected} - {None}):
+        tried = binaries.candidates(tool, '', extras.get('spack_view', ''))
+        if binaries.first_executable(tried) is None:
+            where = ', '.join(tried) or 'no spack_view, nothing on PATH'
+            problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '
+                            f'{binaries.build_hint(tool)}')
+    return problems
+
+
+def limit_notes(part, selected):
+    """What the partition's limits skip of the selected cases."""
+    max_nodes = part.get('extras', {}).get('max_nodes')
+    if part.get('launcher') == 'local':
+        max_nodes = 1 if max_nodes is None else max_nodes
+    if max_nodes is None:
+        return []
+    skipped = collections.Counter(c['name'].split('%')[0].strip()
+                                  for c in selected
+                                  if (c.get('nodes') or 1) > max_nodes)
+    if not skipped:
+        return []
+    return [f'{sum(skipped.values())} case(s) need more than '
+            f'extras.max_nodes = {max_nodes} node(s) and are skipped: ' +
+            ', '.join(f'{n} x {name}' for name, n in skipped.items())]

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench render EXPERIMENT``: an sbatch script without ReFrame."""
 
+import os
 import shlex
 import sys
 
-from pfsbench.render import EXPERIMENTS, render
+from pfsbench.render import EXPERIMENTS, JobSite, job_site, render
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 HELP = 'render an sbatch script for an experiment'
@@ -12,21 +13,36 @@ DESCRIPTION = ('Render the job script of one experiment with the same '
                'command lines the ReFrame checks use. Experiments: ' +
                '; '.join(f'{e.id}: {e.descr}' for e in EXPERIMENTS.values()))
 EXAMPLES = (
+    'pfsbench render E6 --system hawk:compute --nodes 64 -o e6.sbatch',
     'pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench',
     ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
      '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
      '-o e10.sbatch'),
-    ('pfsbench render E17 --nodes 70 --tasks-per-node 16',
-     '--target /lustre/scratch/$USER/pfsbench'),
 )
+
+
+#: <repo>/config, beside this package.
+_CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'config')
 
 
 def add_arguments(parser):
     parser.add_argument('experiment', metavar='EXPERIMENT',
                         help='experiment id: ' + ', '.join(EXPERIMENTS))
     job = parser.add_argument_group('job options')
-    job.add_argument('--target', required=True, metavar='DIR',
-                     help='scratch directory on the cluster (required)')
+    job.add_argument('--system', metavar='NAME:PARTITION',
+                     help="take the scheduler options (access), modules, "
+                          "environment variables, launcher, target, "
+                          "drop-caches command, cache defeat, tools and "
+                          "Python from this partition's config, as the "
+                          "checks do (default: none: a bare srun job)")
+    job.add_argument('--config-dir', default=_CONFIG_DIR, metavar='DIR',
+                     help='with --system: the config directory (default: '
+                          '%(default)s)')
+    job.add_argument('--target', metavar='DIR',
+                     help="scratch directory on the cluster (default: the "
+                          "system's first target; required without "
+                          "--system)")
     job.add_argument('--nodes', type=int, metavar='N',
                      help="node count (default: the experiment's)")
     job.add_argument('--tasks-per-node', type=int, metavar='P',
@@ -38,22 +54,28 @@ def add_arguments(parser):
                      metavar='OPT',
                      help='extra #SBATCH option, repeatable, e.g. '
                           '--sbatch-option=--qos=io (default: none)')
-    job.add_argument('--python', default='python3', metavar='PATH',
+    job.add_argument('--python', metavar='PATH',
                      help='Python with pfsbench installed on the compute '
-                          'nodes (default: %(default)s)')
+                          'nodes (default: with --system, the Python '
+                          'running this command, as the checks; else '
+                          'python3)')
     dd_opts = parser.add_argument_group('dd experiments (E6, E9, E10)')
     dd_opts.add_argument('--block-size', type=int, metavar='BYTES',
                          help='dd block size (default: 1024000, seed 001)')
     dd_opts.add_argument('--count', type=int, metavar='N',
                          help="blocks per stream (default: the source's)")
-    dd_opts.add_argument('--cache-defeat', default='drop_caches',
-                         choices=CACHE_DEFEAT_MODES, metavar='MODE',
+    dd_opts.add_argument('--cache-defeat', choices=CACHE_DEFEAT_MODES,
+                         metavar='MODE',
                          help='between write and read: '
                               f'{", ".join(CACHE_DEFEAT_MODES)} '
-                              '(default: %(default)s)')
+                              '(default: with --system, drop_caches if the '
+                              'partition has that feature, else direct; '
+                              'without, drop_caches)')
     dd_opts.add_argument('--drop-caches-command', metavar='CMD',
                          help='command dropping a node page cache '
-                              f'(default: {DEFAULT_DROP_CACHES})')
+                              "(default: the partition's "
+                              'extras.drop_caches_command, else '
+                              f'{DEFAULT_DROP_CACHES})')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
 
@@ -62,13 +84,15 @@ def run(args):
     # The header records how to render the script again, quoted for a shell.
     verb = args.argv.index('render')
     shown = 'pfsbench ' + shlex.join(args.argv[verb:])
+    site = job_site(args.config_dir, args.system) if args.system \
+        else JobSite()
     text = render(args.experiment, args.target, nodes=args.nodes,
                   tasks_per_node=args.tasks_per_node, time=args.time,
                   sbatch_options=args.sbatch_option,
                   block_size=args.block_size, count=args.count,
                   cache_defeat=args.cache_defeat,
                   drop_caches_command=args.drop_caches_command,
-                  python=args.python, command_line=shown)
+                  python=args.python, command_line=shown, site=site)
     if args.output:
         with open(args.output, 'w') as fp:
             fp.write(text)

@@ -135,8 +135,33 @@ def check(document, ref, file, where='', whole=False):
     Raises:
         ConfigError: the first problem.
     """
-    problems = [_problem(err) for err in
-                _validator(ref).iter_errors(document)]
+    _raise_first(document, _validator(ref).iter_errors(document), file,
+                 lambda path: ([where] if where else []) +
+                 [str(step) for step in path], whole)
+
+
+def check_foreign(document, schema, file, key_of):
+    """Validate a document against another program's schema (ReFrame's
+    ``config.json``, JSON Schema draft 7); raise on the first problem.
+
+    Args:
+        document: the decoded document.
+        schema: the schema (a dict).
+        file: the file the document came from, for the message.
+        key_of: ``path -> [step, ...]``: how the message names the keys
+            of a path into ``document`` (a system by its name, not its
+            index).
+
+    Raises:
+        ConfigError: the first problem, as :func:`check` words it.
+    """
+    validator = jsonschema.Draft7Validator(schema)
+    _raise_first(document, validator.iter_errors(document), file, key_of)
+
+
+def _raise_first(document, errors, file, key_of, whole=False):
+    """Raise the problem of ``errors`` that comes first in ``document``."""
+    problems = [_problem(err) for err in errors]
     if not problems:
         return
 
@@ -145,8 +170,7 @@ def check(document, ref, file, where='', whole=False):
     if whole:
         path, value = [], document
 
-    keys = ([where] if where else []) + [str(step) for step in path]
-    raise ConfigError(file, '.'.join(keys) or '<top>', value, why)
+    raise ConfigError(file, '.'.join(key_of(path)) or '<top>', value, why)
 
 
 def _problem(error):

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The test cases a run would select, as ReFrame itself selects them.
+
+``pfsbench check-config`` (does the partition fit them?) and ``pfsbench
+nightly plan`` (what will a night cost?) ask ReFrame, through ``reframe
+--describe``, instead of repeating its selection: the same ``-c``, ``-t``
+and ``--system`` then give the same cases as the run.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from pfsbench.errors import ConfigError
+
+#: The tool each family directory of ``reframe-checks/`` runs (what
+#: ``check-config`` looks for on a partition).
+FAMILY_TOOLS = {
+    'dd': 'dd', 'fio': 'fio', 'ior': 'ior', 'mdtest': 'mdtest',
+    'bonnie': 'bonnie++', 'iozone': 'iozone',
+}
+
+
+def reframe_command():
+    """The ``reframe`` of this Python's environment."""
+    return os.path.join(os.path.dirname(sys.executable), 'reframe')
+
+
+def describe(settings, system, checks, tags=(), extra_env=None):
+    """The test cases ``reframe -C settings --system system -c checks -t
+    tags`` would run, as ``reframe --describe`` prints them.
+
+    Args:
+        settings: the ReFrame configuration file (``config/settings.py``).
+        system: ``NAME:PARTITION``.
+        checks: the check search path (``reframe-checks``).
+        tags: ``-t`` patterns (all must match).
+        extra_env: more environment variables for ReFrame.
+
+    Returns:
+        a list of dicts, one per case (``display_name``, ``nodes``,
+        ``num_tasks``, ``time_limit`` in seconds, ``@file``...).
+
+    Raises:
+        ConfigError: ReFrame refused the configuration or the system.
+    """
+    cmd = [reframe_command(), '-C', settings, '--system', system, '-c',
+           checks, '-R', '--describe']
+    for tag in tags:
+        cmd += ['-t', tag]
+    # Listing loads no module: without this, a system whose module system
+    # is not installed here (Lmod on a laptop) cannot even be listed.
+    env = dict(os.environ, RFM_RESOLVE_MODULE_CONFLICTS='0',
+               **(extra_env or {}))
+    with tempfile.TemporaryDirectory(prefix='pfsbench-describe-') as logs:
+        # A listing's log files are of no use: keep them out of runs/.
+        env['PFSBENCH_RUNS'] = logs
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE,
+                              universal_newlines=True, env=env)
+    try:
+        cases = json.loads(proc.stdout)
+    except ValueError:
+        cases = None
+    if proc.returncode != 0 or not isinstance(cases, list):
+        lines = [ln for ln in (proc.stderr + proc.stdout).splitlines()
+                 if ln.strip()]
+        why = next((ln for ln in lines if 'error' in ln.lower()),
+                   lines[-1] if lines else f'exit {proc.returncode}')
+        raise ConfigError(settings, '--system', system,
+                          f'reframe cannot list the cases: {why.strip()}')
+
+    return cases
+
+
+def family_tool(case):
+    """The tool a case runs, from its family directory (or None)."""
+    family = os.path.basename(os.path.dirname(case.get('@file', '')))
+    return FAMILY_TOOLS.get(family)

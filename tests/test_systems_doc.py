@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""docs/systems.md's worked site "hawk", built from the page's own code
+block, on a machine without Lmod: check-config, ``reframe -l``, dry runs
+of E6 at 64 nodes and E11 at 36 tasks, ``render --system`` of the same
+jobs (the same job scripts, line by line) and the nightly plan."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, job_script, reframe_bin, run_reframe
+
+VENV_BIN = os.path.dirname(sys.executable)
+#: ReFrame writes module loads without asking Lmod (not installed here).
+NO_LMOD = {'RFM_RESOLVE_MODULE_CONFLICTS': '0', 'USER': 'alice'}
+
+
+def hawk_block():
+    """The Python code block of the page's worked-site section."""
+    text = (REPO / 'docs' / 'systems.md').read_text()
+    section = text[text.index('## A worked site: hawk'):]
+    return re.search(r'```python\n(.*?)```', section, re.S).group(1)
+
+
+@pytest.fixture(scope='module')
+def hawk(tmp_path_factory):
+    """(config dir, runs dir, environment) with the docs' hawk.py."""
+    tmp = tmp_path_factory.mktemp('hawk')
+    config = tmp / 'config'
+    shutil.copytree(REPO / 'config', config)
+    (config / 'systems' / 'hawk.py').write_text(hawk_block())
+    env = dict(os.environ, PFSBENCH_RUNS=str(tmp / 'runs'), **NO_LMOD)
+    for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV', 'LMOD_CMD'):
+        env.pop(name, None)
+    return config, tmp / 'runs', env
+
+
+def pfsbench(args, env):
+    proc = subprocess.run([os.path.join(VENV_BIN, 'pfsbench'), *args],
+                          cwd=REPO, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_check_config_and_listing(hawk):
+    config, runs, env = hawk
+    code, out, err = pfsbench(['check-config', '--config-dir', str(config),
+                               '--system', 'hawk:compute', '--tags',
+                               'nightly'], env)
+    assert code == 0, out + err
+    assert out.startswith('hawk:compute: ok (') and \
+        'targets and tools not checked: this host' in out
+    proc = run_reframe(['--system', 'hawk:compute', '-c', 'reframe-checks',
+                        '-R', '-l'], runs, env=NO_LMOD,
+                       config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    assert '- dd_stream_per_node %nodes=64' in proc.stdout
+    assert '- ior_mpiio_fpp_bandwidth %tasks=36' in proc.stdout
+
+
+def job_lines(text):
+    """The lines that make a job, with the run directory as ``$RUN_DIR``:
+    no comments, job name, output files or run-dir set-up; the time in
+    seconds (ReFrame writes ``2:0:0``, render ``02:00:00``)."""
+    rm_line = [ln for ln in text.splitlines() if ln.startswith('rm -rf ')]
+    run_dir = rm_line[-1][len('rm -rf '):].strip('\'"')
+    text = re.sub("'?" + re.escape(run_dir) + r"([^' ]*)'?", r'$RUN_DIR\1',
+                  text)
+    text = re.sub(r'"(\$RUN_DIR[^" ]*)"', r'\1', text)
+    lines = []
+    for line in text.splitlines():
+        if line.startswith('#') and not line.startswith('#SBATCH '):
+            continue
+        if re.match(r'#SBATCH --(job-name|output|error)=', line) or \
+                line.startswith(('RUN_DIR=', 'mkdir $RUN_DIR')):
+            continue
+        time = re.match(r'#SBATCH --time=(\d+):(\d+):(\d+)$', line)
+        if time:
+            h, m, s = (int(g) for g in time.groups())
+            line = f'#SBATCH --time={h * 3600 + m * 60 + s}s'
+        lines.append(line)
+    return run_dir, lines
+
+
+@pytest.mark.parametrize('reframe_args,test,render_args', [
+    (['-c', 'reframe-checks/dd', '-n', 'dd_stream_per_node', '-P',
+      'nodes=64'], 'dd_stream_per_node', ['E6', '--nodes', '64']),
+    (['-c', 'reframe-checks/ior/ior_mpiio_fpp.py', '-P', 'tasks=36'],
+     'ior_mpiio_fpp_bandwidth',
+     ['E11', '--nodes', '3', '--tasks-per-node', '12']),
+], ids=['E6-64-nodes', 'E11-36-tasks'])
+def test_rendered_job_is_the_dry_run_job(hawk, tmp_path, reframe_args, test,
+                                         render_args):
+    config, _, env = hawk
+    proc = run_reframe(['--system', 'hawk:compute', *reframe_args,
+                        '--dry-run'], tmp_path, env=NO_LMOD,
+                       config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    dry = job_script(tmp_path, 'hawk', 'compute', test)
+    code, rendered, err = pfsbench(['render', *render_args, '--system',
+                                    'hawk:compute', '--config-dir',
+                                    str(config)], env)
+    assert code == 0, err
+    run_dir, dry_lines = job_lines(dry)
+    _, rendered_lines = job_lines(rendered)
+    assert rendered_lines == dry_lines
+    # The same target: ReFrame expands $USER here, the script on hawk.
+    target = re.search(r'^RUN_DIR="(.*)/pfsbench-E', rendered, re.M).group(1)
+    assert os.path.dirname(run_dir) == target.replace('$USER', 'alice') \
+        == '/lustre/hawk/scratch/alice/pfsbench'
+    for line in ('#SBATCH --account=io-team', '#SBATCH --qos=benchmark',
+                 '#SBATCH --exclusive', 'module load openmpi/4.1.6',
+                 'export SLURM_MPI_TYPE=pmix'):
+        assert line in rendered_lines
+
+
+def test_nightly_plan(hawk):
+    config, runs, env = hawk
+    code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
+                               '--system', 'hawk:compute', '--runs',
+                               str(runs)], env)
+    assert code == 0, err
+    assert out.startswith('nightly on hawk:compute: tags nightly, '
+                          '5 repeat(s)\n')
+    assert re.search(r'^dd_stream_per_node %nodes=64 +64 +120\.0 m  time '
+                     r'limit$', out, re.M)
+    code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
+                               '--system', 'hawk'], env)
+    assert code == 2 and "give NAME:PARTITION (hawk:compute, hawk:login)" \
+        in err
+
+
+def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):
+    config, _, env = hawk
+    env = dict(env, PFSBENCH_RUNS=str(tmp_path))
+    del env['USER']
+    proc = subprocess.run(
+        [reframe_bin(), '-C', str(config / 'settings.py'), '--system',
+         'hawk:compute', '-c', 'reframe-checks/dd', '-n',
+         'dd_stream_per_node', '-P', 'nodes=64', '--dry-run'], cwd=REPO,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+    assert ("WARNING: hawk:compute: extras.targets[scratch].path: "
+            "'/lustre/hawk/scratch/$USER/pfsbench': $USER not set here: the "
+            "dry-run job script writes under "
+            "'/lustre/hawk/scratch/$USER/pfsbench' literally") in proc.stdout
