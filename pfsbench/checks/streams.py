@@ -20,7 +20,11 @@ Figures, for every phase (or measure) ``p`` the tool reported: ``p_bw``
 (all bytes over the wall time), ``p_bw_sum`` (the sum of the streams' own
 rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
 ``p_node_bw_mean``, ``p_node_bw_max`` (per node, the sum of its streams),
-``p_stream_spread`` (%), and ``start_skew`` (s, the first phase).
+``p_stream_spread`` (%), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
+:func:`pfsbench.aggregate.trimmed`), and ``start_skew`` (s, the first
+phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
+keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
+is left out of the perflog, never logged as 0.
 """
 
 import reframe.utility.sanity as sn
@@ -33,18 +37,19 @@ from pfsbench.commands.streams import runner
 from pfsbench.parsers import streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 
-#: The figures of each phase, as (name suffix, PhaseSummary field, unit),
-#: in the perflog's order: group by group, each group once per phase
-#: (``write_bw, read_bw, write_bw_sum, ...``, as the dd family always
-#: logged them).
+#: The figures of each phase, as (name suffix, PhaseSummary field, unit;
+#: None: the measure's own), in the perflog's order: group by group, each
+#: group once per phase (``write_bw, read_bw, write_bw_sum, ...``, as the
+#: dd family always logged them).
 FIGURE_GROUPS = (
-    (('_bw', 'aggregate_mb_s', 'MB/s'),),
-    (('_bw_sum', 'sum_of_streams_mb_s', 'MB/s'),),
-    (('_bw_conservative', 'conservative_mb_s', 'MB/s'),),
-    (('_node_bw_min', 'node_min_mb_s', 'MB/s'),
-     ('_node_bw_mean', 'node_mean_mb_s', 'MB/s'),
-     ('_node_bw_max', 'node_max_mb_s', 'MB/s')),
+    (('_bw', 'aggregate_mb_s', None),),
+    (('_bw_sum', 'sum_of_streams_mb_s', None),),
+    (('_bw_conservative', 'conservative_mb_s', None),),
+    (('_node_bw_min', 'node_min_mb_s', None),
+     ('_node_bw_mean', 'node_mean_mb_s', None),
+     ('_node_bw_max', 'node_max_mb_s', None)),
     (('_stream_spread', 'stream_spread_pct', '%'),),
+    (('_bw_trimmed', 'trimmed_mb_s', None),),
 )
 
 
@@ -82,6 +87,10 @@ class streams_check_base(FileSystemCheck):
     #: Node with the lowest write/read rate (set after the run).
     slowest_write_node = variable(str, value='', loggable=True)
     slowest_read_node = variable(str, value='', loggable=True)
+
+    #: The slowest node of every measure, ``measure=node`` space-separated
+    #: (set after the run; a tool with several measures, as bonnie++).
+    slowest_nodes = variable(str, value='', loggable=True)
 
     #: Streams each launcher task runs (set at setup: 1 under srun/mpirun,
     #: every stream of the node under the local launcher).
@@ -171,6 +180,10 @@ class streams_check_base(FileSystemCheck):
                                           'slowest_node', '')
         self.slowest_read_node = getattr(result.summaries.get('read'),
                                          'slowest_node', '')
+        self.slowest_nodes = ' '.join(
+            f'{name}={summary.slowest_node}'
+            for name, summary in result.summaries.items()
+            if summary.slowest_node)
         self.perf_variables = figures(result)
 
 
@@ -192,7 +205,7 @@ def figures(result):
                 value = getattr(summary, field)
                 if value is not None:
                     made[f'{name}{suffix}'] = sn.make_performance_function(
-                        sn.defer(value), unit)
+                        sn.defer(value), unit or summary.unit)
 
     first = next(iter(result.summaries.values()))
     made['start_skew'] = sn.make_performance_function(
