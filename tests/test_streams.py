@@ -21,7 +21,7 @@ import pytest
 
 from conftest import FIXTURES, REPO
 from pfsbench.commands import dd, shell_join
-from pfsbench.commands.streams import runner
+from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ParseError
 from pfsbench.parsers import bonnie as bonnie_parser
 from pfsbench.parsers import dd as dd_parser
@@ -299,6 +299,39 @@ def test_one_phase_with_several_measures_some_unmeasured(tmp_path):
     assert block_read.node_min_mb_s is None
     assert block_read.slowest_node == ''
     assert result.seeks.unit == '/s' and result.char_read.unit == 'MB/s'
+
+
+def test_repeats_are_averaged_figure_by_figure(tmp_path):
+    argv = runner(str(tmp_path), repeated(dd.stream_phases(BS, 2), 3),
+                  fan_out=2)
+    names = [argv[i + 1].split('=', 1)[0] for i, w in enumerate(argv)
+             if w == '--phase']
+    assert names == ['write', 'read', 'write_r2', 'read_r2', 'write_r3',
+                     'read_r3']
+    codes, out = run_tasks(argv, 1)
+    assert codes == [0], out
+    result = streams.parse(out, 'out')
+    assert list(result.summaries) == ['write', 'read']
+    write = result.write
+    assert write.repeats == 3 and write.streams == 2
+    runs = {}
+    for s in result.samples:
+        if s.name == 'write':
+            runs.setdefault(s.repeat, []).append(s.bw_mb_s)
+    assert sorted(runs) == [1, 2, 3]
+    sums = [sum(r) for r in runs.values()]
+    assert write.sum_of_streams_mb_s == pytest.approx(sum(sums) / 3)
+    # Seed 001: the lowest stream of each repeat, averaged, x streams.
+    assert write.conservative_mb_s == pytest.approx(
+        sum(min(r) for r in runs.values()) / 3 * 2)
+    assert write.repeat_spread_pct == pytest.approx(
+        (max(sums) - min(sums)) / (sum(sums) / 3) * 100)
+    assert write.bytes == 2 * 2 * BS     # one repeat's, not three
+
+
+def test_repeats_below_one_are_refused():
+    with pytest.raises(ValueError, match='repeats: 0'):
+        repeated(dd.stream_phases(BS, 2), 0)
 
 
 def test_bad_phase_is_a_usage_error(tmp_path):

@@ -20,7 +20,9 @@ Figures, for every phase (or measure) ``p`` the tool reported: ``p_bw``
 (all bytes over the wall time), ``p_bw_sum`` (the sum of the streams' own
 rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
 ``p_node_bw_mean``, ``p_node_bw_max`` (per node, the sum of its streams),
-``p_stream_spread`` (%), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
+``p_stream_spread`` (%), ``p_repeat_spread`` (%, the sum's between
+repeats, with ``repeats`` > 1: every other figure is then the mean over
+the repeats), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
 :func:`pfsbench.aggregate.trimmed`), and ``start_skew`` (s, the first
 phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
 keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
@@ -33,7 +35,7 @@ from reframe.core.builtins import (run_after, run_before, sanity_function,
 
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.commands import shell_join
-from pfsbench.commands.streams import runner
+from pfsbench.commands.streams import repeated, runner
 from pfsbench.parsers import streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 
@@ -50,6 +52,7 @@ FIGURE_GROUPS = (
      ('_node_bw_max', 'node_max_mb_s', None)),
     (('_stream_spread', 'stream_spread_pct', '%'),),
     (('_bw_trimmed', 'trimmed_mb_s', None),),
+    (('_repeat_spread', 'repeat_spread_pct', '%'),),
 )
 
 
@@ -76,6 +79,13 @@ class streams_check_base(FileSystemCheck):
 
     #: Bytes each stream writes and reads in this run (after any cap).
     bytes_per_stream = variable(int, value=0, loggable=True)
+
+    #: Runs of the phases in one job, every figure the mean over them (seed
+    #: 001 averaged 3 runs).
+    #:
+    #: :type: :class:`int`
+    #: :default: ``1``
+    repeats = variable(int, value=1, loggable=True)
 
     #: Seconds a barrier waits for its last stream before it stops them
     #: all.
@@ -148,14 +158,16 @@ class streams_check_base(FileSystemCheck):
     def set_command_line(self):
         self.executable = shell_join(runner(
             run_dir=self.run_dir,
-            phases=self.stream_phases(self.cache_defeat == 'direct'),
+            phases=repeated(
+                self.stream_phases(self.cache_defeat == 'direct'),
+                self.repeats),
             fan_out=self.fan_out, cache_defeat=self.cache_defeat,
             drop_caches_command=self.drop_caches_command(),
             barrier_timeout=self.barrier_timeout))
 
     def bytes_moved(self):
         return (self.bytes_per_stream * self.nodes * self.streams_per_node *
-                len(self.stream_phases(False)))
+                len(self.stream_phases(False)) * self.repeats)
 
     def streams_parser(self):
         """The runner's output parser, with this family's tool."""

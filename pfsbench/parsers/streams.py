@@ -19,6 +19,14 @@ requirements of EXPERIMENTS.md, per phase (per measure):
 - per-node sums (min, mean, max, the slowest node named), the spread between
   streams and the measured start skew.
 
+Repeats: a phase named ``<phase>_r<N>`` (N >= 2) is the N-th repeat of
+``<phase>`` (the source averaged 3 runs); its tool output is read as the
+phase's, and every figure of a measure is the mean over its repeats
+(:func:`pfsbench.aggregate.mean_over_repeats`; the conservative aggregate
+is so seed 001's: the lowest stream of each repeat, averaged, times the
+streams), with the spread of the sum between repeats and the largest start
+skew of any repeat.
+
 A tool adapter is a module with ``stream_measures(text, source, phase)``
 returning a tuple of :class:`Measure` (dd and fio: one, named after the
 phase; a tool that reports several figures in one run, as bonnie++, returns
@@ -43,6 +51,9 @@ from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
 from pfsbench.runner import tool_error_line
 
 _KV = re.compile(r'(\w+)=(\S+)')
+#: ``<phase>_r<N>``: the N-th repeat of a phase.
+_REPEAT = re.compile(r'^(?P<phase>[a-z][a-z0-9_]*?)_r(?P<repeat>[2-9]|'
+                     r'[1-9]\d+)$')
 #: Tool adapters by program name, for output parsed without a ``tool``.
 _ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio',
              'bonnie++': 'pfsbench.parsers.bonnie'}
@@ -79,6 +90,8 @@ class StreamSample:
     bytes: Optional[int]
     seconds: Optional[float]
     bw_mb_s: Optional[float]
+    #: 1, or N for a ``<phase>_r<N>`` phase.
+    repeat: int = 1
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,10 @@ class PhaseSummary:
     #: seed 001's trimmed aggregate (:func:`pfsbench.aggregate.trimmed`).
     trimmed_mb_s: Optional[float] = None
     unit: str = 'MB/s'
+    #: Repeats averaged, and (max - min) / mean of the sum of streams
+    #: between them, in percent (None with one repeat).
+    repeats: int = 1
+    repeat_spread_pct: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -175,6 +192,43 @@ def _summarise(name, samples, unit):
         start_skew_s=max(starts) - min(starts),
         unit=unit,
     )
+
+
+#: The figures of a summary that are averaged over repeats.
+_MEAN_FIELDS = ('bytes', 'wall_seconds', 'aggregate_mb_s',
+                'sum_of_streams_mb_s', 'conservative_mb_s', 'trimmed_mb_s',
+                'stream_min_mb_s', 'stream_mean_mb_s', 'stream_max_mb_s',
+                'stream_spread_pct', 'node_min_mb_s', 'node_mean_mb_s',
+                'node_max_mb_s')
+
+
+def _over_repeats(name, samples, unit):
+    """One measure's summary: of its one run, or the mean over its
+    repeats (each repeat summarised alone first)."""
+    by_repeat = {}
+    for s in samples:
+        by_repeat.setdefault(s.repeat, []).append(s)
+
+    runs = [_summarise(name, group, unit)
+            for _, group in sorted(by_repeat.items())]
+    if len(runs) == 1:
+        return runs[0]
+
+    nodes = runs[0].node_mb_s
+    per_node = {node: aggregate.mean_over_repeats(
+        [r.node_mb_s.get(node) for r in runs]) for node in nodes}
+    means = {f: aggregate.mean_over_repeats([getattr(r, f) for r in runs])
+             for f in _MEAN_FIELDS}
+    if means['bytes'] is not None:
+        means['bytes'] = round(means['bytes'])
+    return PhaseSummary(
+        phase=name, streams=runs[0].streams, node_mb_s=per_node,
+        slowest_node=aggregate.slowest(per_node) or '',
+        start_skew_s=max(r.start_skew_s for r in runs), unit=unit,
+        repeats=len(runs),
+        repeat_spread_pct=aggregate.spread_pct(
+            [r.sum_of_streams_mb_s for r in runs]),
+        **means)
 
 
 def _known(function, values):
@@ -334,15 +388,17 @@ def parse(text, source='<text>', tool=None):
     units = {}
     for lineno, kv in out.records:
         label, output = out.tool_output(kv)
+        repeat = _REPEAT.match(kv['phase'])
         for measure in tool.stream_measures(
                 '\n'.join(text for _, text in output), f'{source}[{label}]',
-                kv['phase']):
+                repeat.group('phase') if repeat else kv['phase']):
             units[measure.name] = measure.unit
             measured.setdefault(measure.name, []).append(StreamSample(
                 stream=int(kv['stream']), node=kv['node'], phase=kv['phase'],
                 name=measure.name, start=float(kv['start']),
                 end=float(kv['end']), bytes=measure.bytes,
-                seconds=measure.seconds, bw_mb_s=measure.bw_mb_s))
+                seconds=measure.seconds, bw_mb_s=measure.bw_mb_s,
+                repeat=int(repeat.group('repeat')) if repeat else 1))
 
     last = lines[-1] if lines else ''
     for phase in phases:
@@ -370,7 +426,7 @@ def parse(text, source='<text>', tool=None):
         cache_defeat=header['cache_defeat'],
         nodes=tuple(sorted({s.node for s in samples})),
         phases=phases,
-        summaries={name: _summarise(name, group, units[name])
+        summaries={name: _over_repeats(name, group, units[name])
                    for name, group in measured.items()},
         samples=samples, drop_caches=tuple(out.drops), barrier=out.barrier)
 

@@ -83,7 +83,8 @@ class bonnie_streams_base(streams_check_base):
     def bytes_moved(self):
         # Block write, rewrite (a read and a write) and block read: four
         # times the size (the per-char tests add a few MiB).
-        return 4 * self.bytes_per_stream * self.nodes * self.streams_per_node
+        return (4 * self.bytes_per_stream * self.nodes *
+                self.streams_per_node * self.repeats)
 
 
 @rfm.simple_test
