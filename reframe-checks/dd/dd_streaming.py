@@ -30,6 +30,16 @@ class dd_streaming_base(streams_check_base):
     """What the three dd families share; not a test by itself."""
 
     stream_parser = dd_output
+    # Seed 001 averaged 3 runs.
+    repeats = 3
+
+    #: ``source``: seed 001's exact dd lines, the read right after the
+    #: write; ``fdatasync``: the write flushed (``conv=fdatasync``), the
+    #: page cache defeated before the read.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``'source'``
+    dd_mode = variable(str, value=dd.MODE_SOURCE, loggable=True)
 
     #: Bytes per dd block (seed 001: 1024000).
     #:
@@ -50,8 +60,16 @@ class dd_streaming_base(streams_check_base):
 
         return self.count * self.block_size
 
+    def cache_defeat_mode(self):
+        # The source read right after the write.
+        if self.dd_mode == dd.MODE_SOURCE:
+            return 'none'
+
+        return super().cache_defeat_mode()
+
     def stream_phases(self, direct_read):
-        return dd.stream_phases(self.block_size, self.count, direct_read)
+        return dd.stream_phases(self.block_size, self.count, direct_read,
+                                mode=self.dd_mode)
 
 
 @rfm.simple_test
