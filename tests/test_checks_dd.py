@@ -207,8 +207,10 @@ def test_unknown_system_is_an_error(tmp_path):
 
 @pytest.mark.slurm
 def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
-    script, text = run_streams_on_localslurm(DD, 'dd_streams_per_node',
-                                             tmp_path, localslurm)
+    # The fdatasync mode: its page cache is dropped between the phases.
+    script, text = run_streams_on_localslurm(
+        DD, 'dd_streams_per_node', tmp_path, localslurm,
+        extra=['-S', 'dd_mode=fdatasync', '-S', 'repeats=1'])
     assert any(ln.startswith('srun ') and '--fan-out 1' in ln
                for ln in script)
     # Four streams, two on each of two emulated nodes, caches dropped on
