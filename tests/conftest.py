@@ -155,6 +155,18 @@ def job_script(runs, system, partition, test):
     return open(paths[0]).read()
 
 
+def launch_phases(script):
+    """The streams runner's phases in a job script's ``srun`` line.
+
+    Returns:
+        ([(phase name, command), ...], the srun line's argv).
+    """
+    (launch,) = [ln for ln in script.splitlines() if ln.startswith('srun ')]
+    argv = shlex.split(launch)
+    return [tuple(argv[i + 1].split('=', 1)) for i, w in enumerate(argv)
+            if w == '--phase'], argv
+
+
 def perflog(runs, system, partition, test):
     """(header, [record, ...]) of ``test``'s perflog."""
     path = f'{runs}/perflogs/{system}/{partition}/{test}.log'

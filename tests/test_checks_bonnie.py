@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from conftest import (CHECKS, job_script, perf_value, perflog, run_reframe,
-                      run_streams_on_localslurm)
+from conftest import (CHECKS, job_script, launch_phases, perf_value, perflog,
+                      run_reframe, run_streams_on_localslurm)
 from pfsbench.parsers import bonnie as bonnie_output
 from pfsbench.parsers import streams
 
@@ -41,14 +41,11 @@ def test_dry_run_at_64_nodes_maps_the_seed_command(tmp_path, test,
     proc = run_reframe(['--system', 'example_lustre', '-c', BONNIE,
                         '-n', test, '-P', 'nodes=64', '--dry-run'], tmp_path)
     assert proc.returncode == 0, proc.stdout
-    lines = job_script(tmp_path, 'example_lustre', 'compute',
-                       test).splitlines()
-    assert '#SBATCH --nodes=64' in lines
-    assert f'#SBATCH --ntasks-per-node={streams_per_node}' in lines
-    (launch,) = [ln for ln in lines if ln.startswith('srun ')]
-    argv = shlex.split(launch)
-    (phase,) = [argv[i + 1] for i, w in enumerate(argv) if w == '--phase']
-    name, command = phase.split('=', 1)
+    script = job_script(tmp_path, 'example_lustre', 'compute', test)
+    assert '#SBATCH --nodes=64' in script.splitlines()
+    assert (f'#SBATCH --ntasks-per-node={streams_per_node}'
+            in script.splitlines())
+    ((name, command),), argv = launch_phases(script)
     bonnie = shlex.split(command)
     assert name == 'bonnie' and bonnie[0].endswith('bonnie++')
     # bonnie -d $DIR -s 2000 -v 16 -y (E10: -s 200): see commands/bonnie.

@@ -11,12 +11,12 @@ import glob
 import io
 import os
 import re
-import shlex
 import shutil
 
 import pytest
 
-from conftest import (CHECKS, REPO, job_script, perf_value, perflog,
+from conftest import (CHECKS, REPO, job_script, launch_phases, perf_value,
+                      perflog,
                       run_reframe, run_streams_on_localslurm)
 from pfsbench.cli import main
 from pfsbench.parsers import streams
@@ -35,14 +35,6 @@ def test_listing_shows_the_three_families(tmp_path, system):
     assert 'Found 26 check(s)' in proc.stdout
 
 
-def _dd_phases(script):
-    """(name, dd command) of each --phase of the job script's srun line."""
-    (launch,) = [ln for ln in script.splitlines() if ln.startswith('srun ')]
-    argv = shlex.split(launch)
-    return [tuple(argv[i + 1].split('=', 1)) for i, w in enumerate(argv)
-            if w == '--phase'], argv
-
-
 def test_dry_run_at_64_nodes_runs_the_source_dd_three_times(tmp_path):
     proc = run_reframe(['--system', 'example_lustre', '-c', DD,
                         '-n', 'dd_stream_per_node', '-P', 'nodes=64',
@@ -53,7 +45,7 @@ def test_dry_run_at_64_nodes_runs_the_source_dd_three_times(tmp_path):
     for line in ('#SBATCH --nodes=64', '#SBATCH --ntasks-per-node=1',
                  '#SBATCH --constraint=lustre', '#SBATCH --exclusive'):
         assert line in script.splitlines()
-    phases, argv = _dd_phases(script)
+    phases, argv = launch_phases(script)
     # Seed 001's exact lines (its read into /dev/null), read right after
     # the write, averaged over 3 runs.
     write = 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 count=50000'
@@ -78,7 +70,7 @@ def test_dry_run_fdatasync_mode_flushes_and_drops_caches(tmp_path):
     assert proc.returncode == 0, proc.stdout
     script = job_script(tmp_path, 'example_lustre', 'compute',
                         'dd_stream_per_node')
-    phases, argv = _dd_phases(script)
+    phases, argv = launch_phases(script)
     assert phases == [
         ('write', 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 '
                   'count=50000 conv=fdatasync'),

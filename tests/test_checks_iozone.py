@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 
-from conftest import CHECKS, job_script, perf_value, perflog, run_reframe
+from conftest import (CHECKS, job_script, launch_phases, perf_value, perflog,
+                      run_reframe)
 from pfsbench.parsers import iozone as iozone_output
 from pfsbench.parsers import streams
 
@@ -41,14 +42,11 @@ def test_dry_run_at_64_nodes_runs_one_group_per_node(tmp_path):
                         '-n', 'iozone_per_node', '-P', 'nodes=64',
                         '--dry-run'], tmp_path)
     assert proc.returncode == 0, proc.stdout
-    lines = job_script(tmp_path, 'example_lustre', 'compute',
-                       'iozone_per_node').splitlines()
-    assert '#SBATCH --nodes=64' in lines
-    assert '#SBATCH --ntasks-per-node=1' in lines
-    (launch,) = [ln for ln in lines if ln.startswith('srun ')]
-    argv = shlex.split(launch)
-    (phase,) = [argv[i + 1] for i, w in enumerate(argv) if w == '--phase']
-    name, command = phase.split('=', 1)
+    script = job_script(tmp_path, 'example_lustre', 'compute',
+                        'iozone_per_node')
+    assert '#SBATCH --nodes=64' in script.splitlines()
+    assert '#SBATCH --ntasks-per-node=1' in script.splitlines()
+    ((name, command),), _ = launch_phases(script)
     iozone = shlex.split(command)
     assert name == 'iozone' and iozone[0].endswith('iozone')
     # Seed 001, E10: iozone -s 2500000 -r 1024 -I -c -o -l 12 -u 12 -t 12

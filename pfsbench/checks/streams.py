@@ -29,9 +29,10 @@ keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
 is left out of the perflog, never logged as 0.
 """
 
+import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
 
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.commands import shell_join
@@ -56,12 +57,41 @@ FIGURE_GROUPS = (
 )
 
 
+#: Seed 001's node counts (E6, E7, E10).
+NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
+#: Seed 001's streams on one node (E9).
+STREAMS_ON_ONE_NODE = list(range(1, 13))
+
+
+class one_stream_per_node(rfm.RegressionMixin):
+    """Seed 001's E6/E7 shape: one stream per node, 1..64 nodes."""
+
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    streams_per_node = variable(int, value=1, loggable=True)
+
+
+class streams_on_one_node(rfm.RegressionMixin):
+    """Seed 001's E9 shape: 1..12 streams on one node."""
+
+    nodes = variable(int, value=1, loggable=True)
+    streams_per_node = parameter(STREAMS_ON_ONE_NODE, type=int,
+                                 loggable=True)
+
+
+class twelve_streams_per_node(rfm.RegressionMixin):
+    """Seed 001's E10 shape: 12 streams per node on 1..64 nodes."""
+
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    streams_per_node = parameter([12], type=int, loggable=True)
+
+
 class streams_check_base(FileSystemCheck):
     """Base of the streams families; not a test by itself.
 
     A family declares ``nodes`` and ``streams_per_node`` (``parameter``
-    where it sweeps them, ``variable`` otherwise), ``stream_parser``, and
-    overrides :meth:`size_stream` and :meth:`stream_phases`.
+    where it sweeps them, ``variable`` otherwise; seed 001's shapes are the
+    mixins above), ``stream_parser``, and overrides :meth:`size_stream` and
+    :meth:`stream_phases`.
     """
 
     # No MPI needed: any partition that can hold a file-system target.

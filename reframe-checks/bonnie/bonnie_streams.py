@@ -26,9 +26,11 @@ References: ``config/references/<system>.yaml``, keys
 import os
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.builtins import run_after, variable
 
-from pfsbench.checks.streams import streams_check_base
+from pfsbench.checks.streams import (one_stream_per_node,
+                                     streams_check_base, streams_on_one_node,
+                                     twelve_streams_per_node)
 from pfsbench.commands import bonnie
 from pfsbench.parsers import bonnie as bonnie_output
 
@@ -88,33 +90,26 @@ class bonnie_streams_base(streams_check_base):
 
 
 @rfm.simple_test
-class bonnie_per_node(bonnie_streams_base):
+class bonnie_per_node(bonnie_streams_base, one_stream_per_node):
     """E7: one bonnie++ per node, 1..64 nodes, all started together."""
 
     descr = 'E7 (seed 001): bonnie++, one instance per node, all together'
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
-    streams_per_node = variable(int, value=1, loggable=True)
     tags = {'bonnie', 'E7', 'nightly'}
 
 
 @rfm.simple_test
-class bonnie_streams_one_node(bonnie_streams_base):
+class bonnie_streams_one_node(bonnie_streams_base, streams_on_one_node):
     """E9: 1..12 bonnie++ instances on one node."""
 
     descr = 'E9 (seed 001): bonnie++, 1..12 instances on one node'
-    nodes = variable(int, value=1, loggable=True)
-    streams_per_node = parameter(list(range(1, 13)), type=int,
-                                 loggable=True)
     tags = {'bonnie', 'E9', 'nightly'}
 
 
 @rfm.simple_test
-class bonnie_streams_per_node(bonnie_streams_base):
+class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
     """E10: 12 bonnie++ instances per node on 1..64 nodes (16 x 200 MiB
     each, as the source)."""
 
     descr = 'E10 (seed 001): bonnie++, 12 instances per node on 1..64 nodes'
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
-    streams_per_node = parameter([12], type=int, loggable=True)
     size_mib = bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES
     tags = {'bonnie', 'E10', 'full'}

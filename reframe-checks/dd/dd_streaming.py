@@ -19,9 +19,11 @@ etc., indexed by ``$partition``, ``nodes`` and ``streams_per_node``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, variable
+from reframe.core.builtins import variable
 
-from pfsbench.checks.streams import streams_check_base
+from pfsbench.checks.streams import (one_stream_per_node,
+                                     streams_check_base, streams_on_one_node,
+                                     twelve_streams_per_node)
 from pfsbench.commands import dd
 from pfsbench.parsers import dd as dd_output
 
@@ -73,31 +75,25 @@ class dd_streaming_base(streams_check_base):
 
 
 @rfm.simple_test
-class dd_stream_per_node(dd_streaming_base):
+class dd_stream_per_node(dd_streaming_base, one_stream_per_node):
     """E6: one stream per node, 1..64 nodes, 50 GB per stream."""
 
     descr = 'E6 (seed 001): dd, one stream per node, all nodes together'
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
-    streams_per_node = variable(int, value=1, loggable=True)
     tags = {'dd', 'E6', 'nightly'}
 
 
 @rfm.simple_test
-class dd_streams_one_node(dd_streaming_base):
+class dd_streams_one_node(dd_streaming_base, streams_on_one_node):
     """E9: 1..12 streams on one node, 50 GB per stream."""
 
     descr = 'E9 (seed 001): dd, 1..12 streams on one node'
-    nodes = variable(int, value=1, loggable=True)
-    streams_per_node = parameter(list(range(1, 13)), type=int, loggable=True)
     tags = {'dd', 'E9', 'nightly'}
 
 
 @rfm.simple_test
-class dd_streams_per_node(dd_streaming_base):
+class dd_streams_per_node(dd_streaming_base, twelve_streams_per_node):
     """E10: 12 streams per node on 1..64 nodes, 5 GB per stream."""
 
     descr = 'E10 (seed 001): dd, 12 streams per node on 1..64 nodes'
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
-    streams_per_node = parameter([12], type=int, loggable=True)
     count = dd.SEED001_COUNT_MULTI_STREAM
     tags = {'dd', 'E10', 'full'}

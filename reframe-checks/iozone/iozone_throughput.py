@@ -26,7 +26,8 @@ import reframe as rfm
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, variable
 
-from pfsbench.checks.streams import streams_check_base
+from pfsbench.checks.streams import (NODE_COUNTS, STREAMS_ON_ONE_NODE,
+                                     streams_check_base)
 from pfsbench.commands import iozone
 from pfsbench.parsers import iozone as iozone_output
 
@@ -85,7 +86,7 @@ class iozone_one_node(iozone_throughput_base):
 
     descr = 'E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node'
     nodes = variable(int, value=1, loggable=True)
-    processes = parameter(list(range(1, 13)), type=int, loggable=True)
+    processes = parameter(STREAMS_ON_ONE_NODE, type=int, loggable=True)
     tags = {'iozone', 'E8', 'nightly'}
 
 
@@ -96,7 +97,7 @@ class iozone_per_node(iozone_throughput_base):
 
     descr = ('E10 (seed 001): iozone throughput mode, 12 processes per node '
              'on 1..64 nodes')
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     processes = parameter([12], type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
     tags = {'iozone', 'E10', 'full'}
