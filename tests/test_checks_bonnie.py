@@ -53,6 +53,8 @@ def test_dry_run_at_64_nodes_maps_the_seed_command(tmp_path, test,
                            '-r', '0']
     assert bonnie[-1] == '-q'
     assert argv[argv.index('--cache-defeat') + 1] == 'none'
+    run_dir = argv[argv.index('--run-dir') + 1]
+    assert f"lfs setstripe -c 4 -S 1m '{run_dir}'" in script.splitlines()
 
 
 def _check_figures(record, result):

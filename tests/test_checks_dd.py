@@ -55,6 +55,18 @@ def test_dry_run_at_64_nodes_runs_the_source_dd_three_times(tmp_path):
                       ('write_r3', write), ('read_r3', read)]
     assert argv[argv.index('--cache-defeat') + 1] == 'none'
     assert '--drop-caches-command' not in argv
+    # Seed 001's Lustre layout on the run directory, which every stream's
+    # directory inherits, then the layout a new file there gets (compared
+    # with the request after the run).
+    run_dir = argv[argv.index('--run-dir') + 1]
+    lines = script.splitlines()
+    setstripe = lines.index(f"lfs setstripe -c 4 -S 1m '{run_dir}'")
+    probe = f'{run_dir}/.pfsbench-layout'
+    assert lines[setstripe + 3:setstripe + 8] == [
+        f"touch '{probe}'", 'echo "pfsbench-step: end layout probe exit=$?"',
+        "echo 'pfsbench-step: begin getstripe'",
+        f"lfs getstripe '{probe}'",
+        'echo "pfsbench-step: end getstripe exit=$?"']
     assert re.search(r"^srun .* --run-dir '/lustre/scratch/[^']+/pfsbench/"
                      r"pfsbench-dd_stream_per_node", script, re.M)
     # A dry run's records (all None) stay out of the real perflogs.

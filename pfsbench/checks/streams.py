@@ -29,16 +29,24 @@ keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
 is left out of the perflog, never logged as 0.
 """
 
+import os
+import shutil
+
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
+from reframe.core.exceptions import SanityError
 
+from pfsbench import jobsteps
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.commands import shell_join
+from pfsbench.commands import ior, lfs as lfs_commands, shell_join
 from pfsbench.commands.streams import repeated, runner
-from pfsbench.parsers import streams
+from pfsbench.parsers import lfs, streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
+
+#: The file whose layout shows what the run directory's streams inherit.
+LAYOUT_PROBE = '.pfsbench-layout'
 
 #: The figures of each phase, as (name suffix, PhaseSummary field, unit;
 #: None: the measure's own), in the perflog's order: group by group, each
@@ -124,6 +132,20 @@ class streams_check_base(FileSystemCheck):
     #: :default: ``3600``
     barrier_timeout = variable(float, value=3600.0)
 
+    #: ``lfs setstripe -c`` of the run directory on partitions with the
+    #: ``lustre`` feature (every stream's directory and file inherit it);
+    #: 0: the file system's default layout, nothing set.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``0``
+    stripe_count = variable(int, value=0, loggable=True)
+
+    #: ``lfs setstripe -S`` with :attr:`stripe_count`.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``'1m'``
+    stripe_size = variable(str, value='1m', loggable=True)
+
     #: Node with the lowest write/read rate (set after the run).
     slowest_write_node = variable(str, value='', loggable=True)
     slowest_read_node = variable(str, value='', loggable=True)
@@ -184,8 +206,40 @@ class streams_check_base(FileSystemCheck):
         """
         raise NotImplementedError
 
+    def sets_layout(self):
+        """Whether this case sets (and verifies) a Lustre layout."""
+        return (self.stripe_count != 0 and
+                'lustre' in self.current_partition.features)
+
+    @run_after('setup')
+    def need_lfs(self):
+        self.skip_if(self.sets_layout() and not self.is_dry_run() and
+                     shutil.which('lfs') is None,
+                     'lfs (the Lustre client utilities) is not on PATH: '
+                     'this partition cannot set or verify the stripe '
+                     'layout (-S stripe_count=0 runs without one)')
+
+    def layout_steps(self):
+        """Seed 001's layout of the run directory, then the layout a new
+        file in it gets (parsed and compared after the run)."""
+        probe = os.path.join(self.run_dir, LAYOUT_PROBE)
+        return [
+            jobsteps.Step('setstripe', 'shell', tuple(lfs_commands.setstripe(
+                self.run_dir, self.stripe_count, self.stripe_size)),
+                launched=False),
+            jobsteps.Step('layout probe', 'shell', ('touch', probe),
+                          launched=False),
+            jobsteps.Step('getstripe', 'lfs',
+                          tuple(lfs_commands.getstripe(probe)),
+                          launched=False),
+        ]
+
     @run_before('run')
     def set_command_line(self):
+        if self.sets_layout():
+            streams_step = jobsteps.Step('streams', 'streams', ('true',))
+            self.prerun_cmds = jobsteps.script(
+                self.layout_steps() + [streams_step], '')[0]
         self.executable = shell_join(runner(
             run_dir=self.run_dir,
             phases=repeated(
@@ -208,9 +262,32 @@ class streams_check_base(FileSystemCheck):
         # The parser also requires every task's end line, and quotes the
         # failing stream's own tool error.
         return sn.all([
+            self.assert_layout(),
             self.assert_parsed(self.streams_parser()),
             self.assert_job_exit_zero(),
         ])
+
+    @sn.deferrable
+    def assert_layout(self):
+        if not self.sets_layout():
+            return True
+
+        exits = self.step_outputs().exits
+        for step in self.layout_steps():
+            if exits.get(step.label) != 0:
+                raise SanityError(f'step {step.label!r} exited with '
+                                  f'{exits.get(step.label)}: the Lustre '
+                                  f'layout was not set')
+
+        layout = self.parsed(lfs, step='getstripe').layouts[0]
+        # (the probe file's: a new file in the run directory)
+        problems = lfs.layout_mismatches(layout, self.stripe_count,
+                                         ior.size_bytes(self.stripe_size))
+        if problems:
+            raise SanityError('the Lustre layout did not apply: ' +
+                              '; '.join(problems))
+
+        return True
 
     @run_before('performance')
     def set_figures(self):

@@ -45,6 +45,9 @@ class bonnie_streams_base(streams_check_base):
     # One phase: bonnie++ reads back right after it writes, as the source
     # did; nothing to defeat between phases.
     cache_defeat = 'none'
+    # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
+    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
+    stripe_count = 4
 
     #: MiB of bulk I/O per instance (bonnie++ ``-s``; seed 001: 16 volumes
     #: of 2000 MiB); the partition's ``max_bytes_per_stream`` may lower it.

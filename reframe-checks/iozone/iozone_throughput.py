@@ -39,6 +39,9 @@ class iozone_throughput_base(streams_check_base):
     stream_parser = iozone_output
     # iozone runs every sub-test itself, O_DIRECT (-I): one phase.
     cache_defeat = 'none'
+    # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
+    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
+    stripe_count = 4
     #: One throughput group (one launcher task) per node.
     streams_per_node = variable(int, value=1, loggable=True)
 
