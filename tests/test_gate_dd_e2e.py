@@ -48,8 +48,11 @@ def _reframe(fs, runs, bps, fs_version):
     tags['fs_version'] = fs_version
     argv = [REFRAME, '-C', 'config/settings.py', '-c', 'reframe-checks/dd',
             '-n', 'dd_stream_per_node', '-t', 'quick', '-r', '--repeat', '3',
-            '--exec-policy', 'serial', '-S', 'count=16', '--session-extras',
-            extras.format_extras(tags)]
+            '--exec-policy', 'serial', '-S', 'count=16',
+            # Flushed writes, reads from the device (the source's mode reads
+            # the page cache, which the cap does not slow).
+            '-S', 'dd_mode=fdatasync', '-S', 'repeats=1',
+            '--session-extras', extras.format_extras(tags)]
     # The shell moves itself into the cgroup, then becomes reframe: every
     # dd it starts is capped.
     cmd = ['sh', '-c', f'echo $$ > {fs["cgroup"]}/cgroup.procs && exec "$@"',

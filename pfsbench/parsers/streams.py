@@ -182,8 +182,7 @@ def _summarise(name, samples, unit):
         stream_min_mb_s=_known(min, rates),
         stream_mean_mb_s=aggregate.mean(rates),
         stream_max_mb_s=_known(max, rates),
-        stream_spread_pct=(aggregate.spread_pct(rates) or 0.0
-                           if None not in rates else None),
+        stream_spread_pct=aggregate.spread_pct(rates),
         node_mb_s=per_node,
         node_min_mb_s=_known(min, node_rates),
         node_mean_mb_s=aggregate.mean(node_rates),
