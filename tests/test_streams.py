@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import REPO, fixture_dir
 from pfsbench.commands import dd, shell_join
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ParseError
@@ -270,7 +270,7 @@ def test_any_number_of_named_phases(tmp_path):
 def test_one_phase_with_several_measures_some_unmeasured(tmp_path):
     # Each node's "bonnie++" prints a real bonnie++ output (its block read
     # and seeks too fast to measure: +++++).
-    runs = FIXTURES / 'bonnie++'
+    runs = fixture_dir('bonnie++')
     (tmp_path / 'n1.txt').write_text(
         (runs / 's1024-r512-n4-q-csv-only.txt').read_text())
     (tmp_path / 'n2.txt').write_text(
