@@ -170,6 +170,9 @@ def run_sessions(args, throttle, mnt, runs, plan):
                '-n dd_stream_per_node -t quick -r '
                f'--repeat {args.repeats} '
                f'--exec-policy serial -S count={args.count} '
+               # Flushed writes and device reads, one run per case: the
+               # source's mode reads the page cache, which the cap misses.
+               '-S dd_mode=fdatasync -S repeats=1 '
                f'--session-extras bench_condition={cond},'
                f'bench_session={session}')
         t0 = time.time()

@@ -134,6 +134,7 @@ def measure(system, ncases, repeat, env, copies):
                 ['--system', system, '-c', 'reframe-checks/dd',
                  '-n', 'dd_streams_per_node', '-P', 'nodes=1',
                  '-P', 'streams_per_node=1', '-S', 'count=20',
+                 '-S', 'repeats=1',
                  '--repeat', str(ncases), '--exec-policy=serial', '-r'],
                 runs, env)
             tool = 0.0

@@ -35,14 +35,19 @@ def _complete(values):
     return None if any(v is None for v in values) else values
 
 
+def mean(values):
+    """The mean of figures (streams, nodes), None if one is missing."""
+    values = _complete(values)
+    return None if values is None else statistics.fmean(values)
+
+
 def mean_over_repeats(repeats):
     """The mean of one figure over its repeats (None if one is missing).
 
     Args:
         repeats: the figure of each repeat.
     """
-    values = _complete(repeats)
-    return None if values is None else statistics.fmean(values)
+    return mean(repeats)
 
 
 def plain_sum(streams):

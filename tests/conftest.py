@@ -155,6 +155,18 @@ def job_script(runs, system, partition, test):
     return open(paths[0]).read()
 
 
+def launch_phases(script):
+    """The streams runner's phases in a job script's ``srun`` line.
+
+    Returns:
+        ([(phase name, command), ...], the srun line's argv).
+    """
+    (launch,) = [ln for ln in script.splitlines() if ln.startswith('srun ')]
+    argv = shlex.split(launch)
+    return [tuple(argv[i + 1].split('=', 1)) for i, w in enumerate(argv)
+            if w == '--phase'], argv
+
+
 def perflog(runs, system, partition, test):
     """(header, [record, ...]) of ``test``'s perflog."""
     path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
@@ -168,16 +180,20 @@ def perf_value(record, name):
     return float(re.search(rf'\|{name}=([0-9.e+-]+)\|', record).group(1))
 
 
-def run_streams_on_localslurm(checks, test, runs, env):
+def run_streams_on_localslurm(checks, test, runs, env, extra=()):
     """Run ``test`` (a streams family) on 2 nodes x 2 streams of the
     localhost Slurm cluster (``srun``), which must pass.
+
+    Args:
+        extra: more reframe arguments (``-S name=value``).
 
     Returns:
         (the job script's lines, the job's output).
     """
     proc = run_reframe(['--system', 'localslurm:srun', '-c', str(checks),
                         '-n', test, '-P', 'nodes=2',
-                        '-P', 'streams_per_node=2', '-r'], runs, env=env)
+                        '-P', 'streams_per_node=2', *extra, '-r'], runs,
+                       env=env)
     assert proc.returncode == 0, proc.stdout
     script = job_script(runs, 'localslurm', 'srun', test).splitlines()
     assert '#SBATCH --nodes=2' in script

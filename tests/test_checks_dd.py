@@ -15,9 +15,11 @@ import shutil
 
 import pytest
 
-from conftest import (CHECKS, REPO, job_script, perf_value, perflog,
+from conftest import (CHECKS, REPO, job_script, launch_phases, perf_value,
+                      perflog,
                       run_reframe, run_streams_on_localslurm)
 from pfsbench.cli import main
+from pfsbench.parsers import streams
 
 DD = str(CHECKS / 'dd')
 
@@ -33,7 +35,7 @@ def test_listing_shows_the_three_families(tmp_path, system):
     assert 'Found 26 check(s)' in proc.stdout
 
 
-def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
+def test_dry_run_at_64_nodes_runs_the_source_dd_three_times(tmp_path):
     proc = run_reframe(['--system', 'example_lustre', '-c', DD,
                         '-n', 'dd_stream_per_node', '-P', 'nodes=64',
                         '--dry-run'], tmp_path)
@@ -43,12 +45,28 @@ def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
     for line in ('#SBATCH --nodes=64', '#SBATCH --ntasks-per-node=1',
                  '#SBATCH --constraint=lustre', '#SBATCH --exclusive'):
         assert line in script.splitlines()
-    assert ("--phase 'write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
-            "count=50000 conv=fdatasync'") in script
-    assert "--phase 'read=dd if={stream_dir}/XX1 of=/dev/null bs=1024000 " \
-           "count=50000'" in script
-    assert "--drop-caches-command 'sudo -n /usr/local/sbin/drop-caches'" \
-        in script
+    phases, argv = launch_phases(script)
+    # Seed 001's exact lines (its read into /dev/null), read right after
+    # the write, averaged over 3 runs.
+    write = 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 count=50000'
+    read = 'dd if={stream_dir}/XX1 of=/dev/null bs=1024000 count=50000'
+    assert phases == [('write', write), ('read', read),
+                      ('write_r2', write), ('read_r2', read),
+                      ('write_r3', write), ('read_r3', read)]
+    assert argv[argv.index('--cache-defeat') + 1] == 'none'
+    assert '--drop-caches-command' not in argv
+    # Seed 001's Lustre layout on the run directory, which every stream's
+    # directory inherits, then the layout a new file there gets (compared
+    # with the request after the run).
+    run_dir = argv[argv.index('--run-dir') + 1]
+    lines = script.splitlines()
+    setstripe = lines.index(f"lfs setstripe -c 4 -S 1m '{run_dir}'")
+    probe = f'{run_dir}/.pfsbench-layout'
+    assert lines[setstripe + 3:setstripe + 8] == [
+        f"touch '{probe}'", 'echo "pfsbench-step: end layout probe exit=$?"',
+        "echo 'pfsbench-step: begin getstripe'",
+        f"lfs getstripe '{probe}'",
+        'echo "pfsbench-step: end getstripe exit=$?"']
     assert re.search(r"^srun .* --run-dir '/lustre/scratch/[^']+/pfsbench/"
                      r"pfsbench-dd_stream_per_node", script, re.M)
     # A dry run's records (all None) stay out of the real perflogs.
@@ -56,9 +74,38 @@ def test_dry_run_at_64_nodes_for_the_example_system(tmp_path):
     assert not os.path.exists(tmp_path / 'results.db')
 
 
+def test_dry_run_fdatasync_mode_flushes_and_drops_caches(tmp_path):
+    proc = run_reframe(['--system', 'example_lustre', '-c', DD,
+                        '-n', 'dd_stream_per_node', '-P', 'nodes=64',
+                        '-S', 'dd_mode=fdatasync', '-S', 'repeats=1',
+                        '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    script = job_script(tmp_path, 'example_lustre', 'compute',
+                        'dd_stream_per_node')
+    phases, argv = launch_phases(script)
+    assert phases == [
+        ('write', 'dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 '
+                  'count=50000 conv=fdatasync'),
+        ('read', 'dd if={stream_dir}/XX1 of=/dev/null bs=1024000 '
+                 'count=50000')]
+    assert argv[argv.index('--cache-defeat') + 1] == 'drop_caches'
+    assert "--drop-caches-command 'sudo -n /usr/local/sbin/drop-caches'" \
+        in script
+
+
+def test_unknown_dd_mode_is_refused(tmp_path):
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-S', 'dd_mode=fast',
+                        '-r'], tmp_path)
+    assert proc.returncode != 0
+    assert "dd_mode: 'fast': expected one of source, fdatasync" in \
+        proc.stdout
+
+
 def test_quick_run_on_local(tmp_path):
     proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
-                        '-P', 'streams_per_node=2', '-r'], tmp_path)
+                        '-P', 'streams_per_node=2', '-S', 'dd_mode=fdatasync',
+                        '-S', 'repeats=1', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 1/1 test case(s)' in proc.stdout
     header, records = perflog(tmp_path, 'local', 'default',
@@ -82,6 +129,29 @@ def test_quick_run_on_local(tmp_path):
                if ln.strip().startswith('write_bw '))
     assert float(row.split()[-1]) == pytest.approx(write_bw, rel=0.01)
     assert '1 case(s), 0 failure(s)' in text
+
+
+def test_source_mode_on_local_averages_three_runs(tmp_path):
+    proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
+                        '-P', 'streams_per_node=1', '-S', 'count=64', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    header, (record,) = perflog(tmp_path, 'local', 'default',
+                                'dd_streams_one_node')
+    columns = dict(zip(header.split('|'), record.split('|')))
+    assert columns['dd_mode'] == 'source' and columns['repeats'] == '3'
+    assert columns['cache_defeat'] == 'none'
+    (out,) = glob.glob(f'{tmp_path}/output/local/default/builtin/'
+                       f'dd_streams_one_node_*/rfm_job.out')
+    result = streams.parse(open(out).read(), 'rfm_job.out')
+    assert result.phases == ('write', 'read', 'write_r2', 'read_r2',
+                             'write_r3', 'read_r3')
+    assert 'conv=fdatasync' not in open(out).read()
+    rates = [s.bw_mb_s for s in result.samples if s.name == 'write']
+    assert len(rates) == 3
+    assert perf_value(record, 'write_bw_sum') == pytest.approx(
+        sum(rates) / 3)
+    assert perf_value(record, 'write_repeat_spread') >= 0
 
 
 def test_failed_dd_still_removes_its_run_directory(tmp_path):
@@ -141,8 +211,10 @@ def test_unknown_system_is_an_error(tmp_path):
 
 @pytest.mark.slurm
 def test_two_nodes_two_streams_through_slurm(localslurm, tmp_path):
-    script, text = run_streams_on_localslurm(DD, 'dd_streams_per_node',
-                                             tmp_path, localslurm)
+    # The fdatasync mode: its page cache is dropped between the phases.
+    script, text = run_streams_on_localslurm(
+        DD, 'dd_streams_per_node', tmp_path, localslurm,
+        extra=['-S', 'dd_mode=fdatasync', '-S', 'repeats=1'])
     assert any(ln.startswith('srun ') and '--fan-out 1' in ln
                for ln in script)
     # Four streams, two on each of two emulated nodes, caches dropped on

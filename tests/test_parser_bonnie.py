@@ -275,3 +275,33 @@ def test_real_bonnie(tmp_path):
             run.num_files) == ('csv', 'pytest-node', 256, 1024)
     assert run.putc is None and run.getc is None     # -f0
     assert run.put_block.too_fast or run.put_block.kib_s > 0
+
+
+def test_stream_measures_one_per_test_that_ran_in_mb_s_and_seeks_per_s():
+    text = (SHARED / 's1024-r512-n4-q-csv-only.txt').read_text()
+    measures = {m.name: m for m in bonnie.stream_measures(text, 'x', 'b')}
+    assert list(measures) == ['char_write', 'block_write', 'rewrite',
+                              'char_read', 'block_read', 'seeks']
+    # 1.98,...,1297,99,931972,69,...: K/sec is KiB/s.
+    assert measures['char_write'].bw_mb_s == pytest.approx(1297 * 1024 / 1e6)
+    assert measures['block_write'].bw_mb_s == pytest.approx(
+        931972 * 1024 / 1e6)
+    assert measures['block_read'].bw_mb_s is None      # +++++
+    assert measures['seeks'].bw_mb_s is None and measures['seeks'].unit == \
+        '/s'
+    assert {m.bytes for m in measures.values()} == {None}
+
+
+def test_stream_measures_leave_out_tests_that_did_not_run():
+    # -f: no per-char tests at all; the block tests were all +++++.
+    text = (SHARED / 's512-r256-n0-fast-f.txt').read_text()
+    measures = bonnie.stream_measures(text, 'x', 'b')
+    assert [m.name for m in measures] == ['block_write', 'rewrite',
+                                          'block_read', 'seeks']
+    assert {m.bw_mb_s for m in measures} == {None}
+
+
+def test_stream_measures_refuse_several_runs():
+    text = (SHARED / 's1024-r512-x2-csv-bon_csv2txt.txt').read_text()
+    with pytest.raises(ParseError, match='one bonnie.. run per stream'):
+        bonnie.stream_measures(text, 'x', 'b')

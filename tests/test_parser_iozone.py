@@ -304,3 +304,32 @@ def test_real_iozone_auto(tmp_path):
     assert result.mode == 'auto'
     assert result.table[-1].file_size_kib == 1024
     assert sorted(result.table[0].kib_s) == ['rewrite', 'write']
+
+
+def test_stream_measures_one_per_sub_test_children_in_mb_s():
+    text = (SHARED / 'throughput-t4-s64m-r1m-c-e.txt').read_text()
+    measures = iozone.stream_measures(text, 'x', 'iozone')
+    assert [m.name for m in measures] == ['initial_writers', 'rewriters',
+                                          'readers', 're_readers']
+    blocks = iozone.parse(text).throughput
+    for measure, block in zip(measures, blocks):
+        assert measure.bw_mb_s == pytest.approx(
+            block.kib_s.children * 1024 / 1e6)
+        assert measure.unit == 'MB/s' and measure.bytes is None
+
+
+def test_stream_measures_in_ops_mode_are_ops_per_s():
+    text = (SHARED / 'throughput-t2-s64m-r4k-c-e-O.txt').read_text()
+    measures = iozone.stream_measures(text, 'x', 'iozone')
+    assert {m.unit for m in measures} == {'ops/s'}
+    assert measures[-1].name == 'random_writers'
+
+
+def test_stream_measures_refuse_several_process_counts_and_auto_mode():
+    text = (SHARED / 'throughput-l1-u4-s32m-r1m-c-e.txt').read_text()
+    with pytest.raises(ParseError, match=r'one process count .*\[1, 2, 3, '
+                                         r'4\]'):
+        iozone.stream_measures(text, 'x', 'iozone')
+    text = (SHARED / 'auto-a-g8m-i0-i1-i2.txt').read_text()
+    with pytest.raises(ParseError, match='got auto mode'):
+        iozone.stream_measures(text, 'x', 'iozone')

@@ -19,10 +19,11 @@ import time
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, fixture_dir
 from pfsbench.commands import dd, shell_join
-from pfsbench.commands.streams import runner
+from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ParseError
+from pfsbench.parsers import bonnie as bonnie_parser
 from pfsbench.parsers import dd as dd_parser
 from pfsbench.parsers import streams
 from pfsbench.runner import tool_error_line
@@ -264,6 +265,73 @@ def test_any_number_of_named_phases(tmp_path):
     assert list(result.summaries) == ['write', 'rewrite', 'read']
     assert result.rewrite.bytes == 2 * 3 * BS
     assert re.search(r'^s0001/n1/rewrite: \d+\+0 records out$', out, re.M)
+
+
+def test_one_phase_with_several_measures_some_unmeasured(tmp_path):
+    # Each node's "bonnie++" prints a real bonnie++ output (its block read
+    # and seeks too fast to measure: +++++).
+    runs = fixture_dir('bonnie++')
+    (tmp_path / 'n1.txt').write_text(
+        (runs / 's1024-r512-n4-q-csv-only.txt').read_text())
+    (tmp_path / 'n2.txt').write_text(
+        (runs / 's1024-r512-n4.txt').read_text())
+    argv = runner(str(tmp_path / 'run'), [
+        ('bonnie', ['sh', '-c', f'cat {tmp_path}/$SLURMD_NODENAME.txt'])])
+    os.mkdir(tmp_path / 'run')
+    codes, out = run_tasks(argv, 2)
+    assert codes == [0, 0], out
+    result = streams.parse(out, 'out', tool=bonnie_parser)
+    assert result.phases == ('bonnie',)
+    assert list(result.summaries) == [
+        'char_write', 'block_write', 'rewrite', 'char_read', 'block_read',
+        'seeks']
+    block_write = result.block_write
+    assert block_write.node_mb_s == {'n1': 931972 * 1024 / 1e6,
+                                     'n2': 1017219 * 1024 / 1e6}
+    assert block_write.slowest_node == 'n1'
+    assert block_write.sum_of_streams_mb_s == pytest.approx(
+        (931972 + 1017219) * 1024 / 1e6)
+    assert block_write.aggregate_mb_s is None     # no byte counts
+    # +++++ on every node: no figure, never 0, and no slowest node.
+    block_read = result.block_read
+    assert block_read.sum_of_streams_mb_s is None
+    assert block_read.conservative_mb_s is None
+    assert block_read.node_min_mb_s is None
+    assert block_read.slowest_node == ''
+    assert result.seeks.unit == '/s' and result.char_read.unit == 'MB/s'
+
+
+def test_repeats_are_averaged_figure_by_figure(tmp_path):
+    argv = runner(str(tmp_path), repeated(dd.stream_phases(BS, 2), 3),
+                  fan_out=2)
+    names = [argv[i + 1].split('=', 1)[0] for i, w in enumerate(argv)
+             if w == '--phase']
+    assert names == ['write', 'read', 'write_r2', 'read_r2', 'write_r3',
+                     'read_r3']
+    codes, out = run_tasks(argv, 1)
+    assert codes == [0], out
+    result = streams.parse(out, 'out')
+    assert list(result.summaries) == ['write', 'read']
+    write = result.write
+    assert write.repeats == 3 and write.streams == 2
+    runs = {}
+    for s in result.samples:
+        if s.name == 'write':
+            runs.setdefault(s.repeat, []).append(s.bw_mb_s)
+    assert sorted(runs) == [1, 2, 3]
+    sums = [sum(r) for r in runs.values()]
+    assert write.sum_of_streams_mb_s == pytest.approx(sum(sums) / 3)
+    # Seed 001: the lowest stream of each repeat, averaged, x streams.
+    assert write.conservative_mb_s == pytest.approx(
+        sum(min(r) for r in runs.values()) / 3 * 2)
+    assert write.repeat_spread_pct == pytest.approx(
+        (max(sums) - min(sums)) / (sum(sums) / 3) * 100)
+    assert write.bytes == 2 * 2 * BS     # one repeat's, not three
+
+
+def test_repeats_below_one_are_refused():
+    with pytest.raises(ValueError, match='repeats: 0'):
+        repeated(dd.stream_phases(BS, 2), 0)
 
 
 def test_bad_phase_is_a_usage_error(tmp_path):

@@ -20,40 +20,86 @@ Figures, for every phase (or measure) ``p`` the tool reported: ``p_bw``
 (all bytes over the wall time), ``p_bw_sum`` (the sum of the streams' own
 rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
 ``p_node_bw_mean``, ``p_node_bw_max`` (per node, the sum of its streams),
-``p_stream_spread`` (%), and ``start_skew`` (s, the first phase).
+``p_stream_spread`` (%), ``p_repeat_spread`` (%, the sum's between
+repeats, with ``repeats`` > 1: every other figure is then the mean over
+the repeats), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
+:func:`pfsbench.aggregate.trimmed`), and ``start_skew`` (s, the first
+phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
+keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
+is left out of the perflog, never logged as 0.
 """
 
-import reframe.utility.sanity as sn
-from reframe.core.builtins import (run_after, run_before, sanity_function,
-                                   variable)
+import os
+import shutil
 
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError
+
+from pfsbench import jobsteps
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.commands import shell_join
-from pfsbench.commands.streams import runner
-from pfsbench.parsers import streams
+from pfsbench.commands import ior, lfs as lfs_commands, shell_join
+from pfsbench.commands.streams import repeated, runner
+from pfsbench.parsers import lfs, streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 
-#: The figures of each phase, as (name suffix, PhaseSummary field, unit),
-#: in the perflog's order: group by group, each group once per phase
-#: (``write_bw, read_bw, write_bw_sum, ...``, as the dd family always
-#: logged them).
+#: The file whose layout shows what the run directory's streams inherit.
+LAYOUT_PROBE = '.pfsbench-layout'
+
+#: The figures of each phase, as (name suffix, PhaseSummary field, unit;
+#: None: the measure's own), in the perflog's order: group by group, each
+#: group once per phase (``write_bw, read_bw, write_bw_sum, ...``, as the
+#: dd family always logged them).
 FIGURE_GROUPS = (
-    (('_bw', 'aggregate_mb_s', 'MB/s'),),
-    (('_bw_sum', 'sum_of_streams_mb_s', 'MB/s'),),
-    (('_bw_conservative', 'conservative_mb_s', 'MB/s'),),
-    (('_node_bw_min', 'node_min_mb_s', 'MB/s'),
-     ('_node_bw_mean', 'node_mean_mb_s', 'MB/s'),
-     ('_node_bw_max', 'node_max_mb_s', 'MB/s')),
+    (('_bw', 'aggregate_mb_s', None),),
+    (('_bw_sum', 'sum_of_streams_mb_s', None),),
+    (('_bw_conservative', 'conservative_mb_s', None),),
+    (('_node_bw_min', 'node_min_mb_s', None),
+     ('_node_bw_mean', 'node_mean_mb_s', None),
+     ('_node_bw_max', 'node_max_mb_s', None)),
     (('_stream_spread', 'stream_spread_pct', '%'),),
+    (('_bw_trimmed', 'trimmed_mb_s', None),),
+    (('_repeat_spread', 'repeat_spread_pct', '%'),),
 )
+
+
+#: Seed 001's node counts (E6, E7, E10).
+NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
+#: Seed 001's streams on one node (E9).
+STREAMS_ON_ONE_NODE = list(range(1, 13))
+
+
+class one_stream_per_node(rfm.RegressionMixin):
+    """Seed 001's E6/E7 shape: one stream per node, 1..64 nodes."""
+
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    streams_per_node = variable(int, value=1, loggable=True)
+
+
+class streams_on_one_node(rfm.RegressionMixin):
+    """Seed 001's E9 shape: 1..12 streams on one node."""
+
+    nodes = variable(int, value=1, loggable=True)
+    streams_per_node = parameter(STREAMS_ON_ONE_NODE, type=int,
+                                 loggable=True)
+
+
+class twelve_streams_per_node(rfm.RegressionMixin):
+    """Seed 001's E10 shape: 12 streams per node on 1..64 nodes."""
+
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    streams_per_node = parameter([12], type=int, loggable=True)
 
 
 class streams_check_base(FileSystemCheck):
     """Base of the streams families; not a test by itself.
 
     A family declares ``nodes`` and ``streams_per_node`` (``parameter``
-    where it sweeps them, ``variable`` otherwise), ``stream_parser``, and
-    overrides :meth:`size_stream` and :meth:`stream_phases`.
+    where it sweeps them, ``variable`` otherwise; seed 001's shapes are the
+    mixins above), ``stream_parser``, and overrides :meth:`size_stream` and
+    :meth:`stream_phases`.
     """
 
     # No MPI needed: any partition that can hold a file-system target.
@@ -72,6 +118,13 @@ class streams_check_base(FileSystemCheck):
     #: Bytes each stream writes and reads in this run (after any cap).
     bytes_per_stream = variable(int, value=0, loggable=True)
 
+    #: Runs of the phases in one job, every figure the mean over them (seed
+    #: 001 averaged 3 runs).
+    #:
+    #: :type: :class:`int`
+    #: :default: ``1``
+    repeats = variable(int, value=1, loggable=True)
+
     #: Seconds a barrier waits for its last stream before it stops them
     #: all.
     #:
@@ -79,9 +132,27 @@ class streams_check_base(FileSystemCheck):
     #: :default: ``3600``
     barrier_timeout = variable(float, value=3600.0)
 
+    #: ``lfs setstripe -c`` of the run directory on partitions with the
+    #: ``lustre`` feature (every stream's directory and file inherit it);
+    #: 0: the file system's default layout, nothing set.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``0``
+    stripe_count = variable(int, value=0, loggable=True)
+
+    #: ``lfs setstripe -S`` with :attr:`stripe_count`.
+    #:
+    #: :type: :class:`str`
+    #: :default: ``'1m'``
+    stripe_size = variable(str, value='1m', loggable=True)
+
     #: Node with the lowest write/read rate (set after the run).
     slowest_write_node = variable(str, value='', loggable=True)
     slowest_read_node = variable(str, value='', loggable=True)
+
+    #: The slowest node of every measure, ``measure=node`` space-separated
+    #: (set after the run; a tool with several measures, as bonnie++).
+    slowest_nodes = variable(str, value='', loggable=True)
 
     #: Streams each launcher task runs (set at setup: 1 under srun/mpirun,
     #: every stream of the node under the local launcher).
@@ -135,18 +206,52 @@ class streams_check_base(FileSystemCheck):
         """
         raise NotImplementedError
 
+    def sets_layout(self):
+        """Whether this case sets (and verifies) a Lustre layout."""
+        return (self.stripe_count != 0 and
+                'lustre' in self.current_partition.features)
+
+    @run_after('setup')
+    def need_lfs(self):
+        self.skip_if(self.sets_layout() and not self.is_dry_run() and
+                     shutil.which('lfs') is None,
+                     'lfs (the Lustre client utilities) is not on PATH: '
+                     'this partition cannot set or verify the stripe '
+                     'layout (-S stripe_count=0 runs without one)')
+
+    def layout_steps(self):
+        """Seed 001's layout of the run directory, then the layout a new
+        file in it gets (parsed and compared after the run)."""
+        probe = os.path.join(self.run_dir, LAYOUT_PROBE)
+        return [
+            jobsteps.Step('setstripe', 'shell', tuple(lfs_commands.setstripe(
+                self.run_dir, self.stripe_count, self.stripe_size)),
+                launched=False),
+            jobsteps.Step('layout probe', 'shell', ('touch', probe),
+                          launched=False),
+            jobsteps.Step('getstripe', 'lfs',
+                          tuple(lfs_commands.getstripe(probe)),
+                          launched=False),
+        ]
+
     @run_before('run')
     def set_command_line(self):
+        if self.sets_layout():
+            streams_step = jobsteps.Step('streams', 'streams', ('true',))
+            self.prerun_cmds = jobsteps.script(
+                self.layout_steps() + [streams_step], '')[0]
         self.executable = shell_join(runner(
             run_dir=self.run_dir,
-            phases=self.stream_phases(self.cache_defeat == 'direct'),
+            phases=repeated(
+                self.stream_phases(self.cache_defeat == 'direct'),
+                self.repeats),
             fan_out=self.fan_out, cache_defeat=self.cache_defeat,
             drop_caches_command=self.drop_caches_command(),
             barrier_timeout=self.barrier_timeout))
 
     def bytes_moved(self):
         return (self.bytes_per_stream * self.nodes * self.streams_per_node *
-                len(self.stream_phases(False)))
+                len(self.stream_phases(False)) * self.repeats)
 
     def streams_parser(self):
         """The runner's output parser, with this family's tool."""
@@ -157,9 +262,32 @@ class streams_check_base(FileSystemCheck):
         # The parser also requires every task's end line, and quotes the
         # failing stream's own tool error.
         return sn.all([
+            self.assert_layout(),
             self.assert_parsed(self.streams_parser()),
             self.assert_job_exit_zero(),
         ])
+
+    @sn.deferrable
+    def assert_layout(self):
+        if not self.sets_layout():
+            return True
+
+        exits = self.step_outputs().exits
+        for step in self.layout_steps():
+            if exits.get(step.label) != 0:
+                raise SanityError(f'step {step.label!r} exited with '
+                                  f'{exits.get(step.label)}: the Lustre '
+                                  f'layout was not set')
+
+        layout = self.parsed(lfs, step='getstripe').layouts[0]
+        # (the probe file's: a new file in the run directory)
+        problems = lfs.layout_mismatches(layout, self.stripe_count,
+                                         ior.size_bytes(self.stripe_size))
+        if problems:
+            raise SanityError('the Lustre layout did not apply: ' +
+                              '; '.join(problems))
+
+        return True
 
     @run_before('performance')
     def set_figures(self):
@@ -171,6 +299,10 @@ class streams_check_base(FileSystemCheck):
                                           'slowest_node', '')
         self.slowest_read_node = getattr(result.summaries.get('read'),
                                          'slowest_node', '')
+        self.slowest_nodes = ' '.join(
+            f'{name}={summary.slowest_node}'
+            for name, summary in result.summaries.items()
+            if summary.slowest_node)
         self.perf_variables = figures(result)
 
 
@@ -192,7 +324,7 @@ def figures(result):
                 value = getattr(summary, field)
                 if value is not None:
                     made[f'{name}{suffix}'] = sn.make_performance_function(
-                        sn.defer(value), unit)
+                        sn.defer(value), unit or summary.unit)
 
     first = next(iter(result.summaries.values()))
     made['start_skew'] = sn.make_performance_function(

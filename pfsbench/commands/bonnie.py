@@ -168,3 +168,24 @@ def seed001_bonnie(directory, machine=None, user=None,
     return bonnie_argv(directory, volume_mib * volumes, machine=machine,
                        user=user, ram_mib=0, files_k=0,
                        executable=executable)
+
+
+def stream_phases(size_mib, *, user=None, char_io_mib=None,
+                  executable='bonnie++'):
+    """The streams runner's one phase of a bonnie++ instance: seed 001's
+    run (:func:`seed001_bonnie`'s flags) in the stream's own directory.
+
+    Args:
+        size_mib: ``-s``, MiB of bulk I/O (the seed's 16 x 2000 = 32000).
+        user: ``-u``, ``root`` when run as root.
+        char_io_mib: ``-f N``, MiB for the per-char tests (None: bonnie++'s
+            default).
+        executable: the bonnie++ binary.
+
+    Returns:
+        ``[('bonnie', argv)]`` for :func:`pfsbench.commands.streams.runner`.
+    """
+    return [('bonnie', bonnie_argv('{stream_dir}', size_mib, user=user,
+                                   ram_mib=0, files_k=0,
+                                   char_io_mib=char_io_mib,
+                                   executable=executable))]

@@ -189,11 +189,32 @@ def seed001_single(test_file, direct=True, file_size_kib=SEED001_FILE_KIB,
 
 
 def seed001_throughput(directory, processes, file_size_kib=SEED001_FILE_KIB,
-                       executable='iozone'):
+                       executable='iozone', tests=None):
     """Seed 001 (E8, E10): ``iozone -s S -r 1024 -I -c -o -l N -u N -t N``
-    with N files in ``directory``."""
+    with N files in ``directory`` (``tests``: only these, ``-i``; None:
+    all, as the source)."""
     return throughput_argv(file_names(directory, processes),
                            file_size_kib=file_size_kib,
                            record_size_kib=SEED001_RECORD_KIB, direct=True,
                            include_close=True, sync_writes=True,
-                           executable=executable)
+                           tests=tests, executable=executable)
+
+
+def stream_phases(processes, file_size_kib=SEED001_FILE_KIB, tests=None,
+                  executable='iozone'):
+    """The streams runner's one phase of a node's throughput group: seed
+    001's throughput test with ``processes`` files in the stream's own
+    directory.
+
+    Args:
+        processes: N of ``-l N -u N -t N`` (one group per node).
+        file_size_kib: ``-s``, KiB per process.
+        tests: ``-i`` names from :data:`TESTS`; None: every test.
+        executable: the iozone binary.
+
+    Returns:
+        ``[('iozone', argv)]`` for :func:`pfsbench.commands.streams.runner`.
+    """
+    return [('iozone', seed001_throughput('{stream_dir}', processes,
+                                          file_size_kib, executable,
+                                          tests))]

@@ -42,3 +42,24 @@ def runner(run_dir, phases, fan_out=1, cache_defeat='none',
         argv += ['--drop-caches-command', drop_caches_command]
 
     return argv
+
+
+def repeated(phases, repeats):
+    """``phases`` run ``repeats`` times in a row, the N-th time's phases
+    named ``<phase>_r<N>`` (N >= 2), which the streams parser averages.
+
+    Args:
+        phases: ``[(name, argv), ...]`` of one run.
+        repeats: how many runs (>= 1).
+
+    Returns:
+        the phases of every run, in order.
+
+    Raises:
+        ValueError: ``repeats`` below 1.
+    """
+    if repeats < 1:
+        raise ValueError(f'repeats: {repeats}: expected at least 1')
+
+    return [(name if n == 1 else f'{name}_r{n}', argv)
+            for n in range(1, repeats + 1) for name, argv in phases]

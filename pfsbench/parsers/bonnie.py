@@ -520,3 +520,48 @@ def _scaled(text, units, what):
     if not m or m.group(2) not in units:
         raise ValueError(f'{what} {text!r}')
     return int(m.group(1)) * units[m.group(2)]
+
+
+#: The streams runner's measure names of bonnie++'s tests (one bonnie++
+#: run reports them all).
+STREAM_MEASURES = (('putc', 'char_write'), ('put_block', 'block_write'),
+                   ('rewrite', 'rewrite'), ('getc', 'char_read'),
+                   ('get_block', 'block_read'), ('seeks', 'seeks'))
+
+
+def stream_measures(text, source, phase):
+    """bonnie++ as a tool of the streams runner
+    (:mod:`pfsbench.parsers.streams`): one instance's run, every test.
+
+    Args:
+        text: that instance's bonnie++ output (one run).
+        source: the name used in error messages.
+        phase: the runner's phase name (unused: bonnie++ names its tests).
+
+    Returns:
+        one :class:`~pfsbench.parsers.streams.Measure` per test that ran,
+        named as in :data:`STREAM_MEASURES`: bulk rates in MB/s (10^6
+        bytes), seeks in ``/s``; a ``+++++`` test has a ``None`` rate.
+
+    Raises:
+        ParseError: as :func:`parse`, or the output holds several runs.
+    """
+    from pfsbench.parsers.streams import Measure
+    result = parse(text, source)
+    if len(result.runs) != 1:
+        lineno, line = last_line(text.splitlines())
+        raise ParseError(source, lineno, line, f'expected one bonnie++ run '
+                                               f'per stream, got '
+                                               f'{len(result.runs)}')
+    (run,) = result.runs
+    measures = []
+    for test, name in STREAM_MEASURES:
+        figure = getattr(run, test)
+        if figure is None:
+            continue    # not run (-f0, -s 0)
+        if test == 'seeks':
+            measures.append(Measure(name, None, None, figure.per_s, '/s'))
+        else:
+            rate = None if figure.kib_s is None else figure.kib_s * 1024 / 1e6
+            measures.append(Measure(name, None, None, rate))
+    return tuple(measures)

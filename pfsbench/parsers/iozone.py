@@ -424,3 +424,46 @@ def _excel_number(word, source, lineno, line):
         raise ParseError(source, lineno, line.strip(),
                          f'expected a number in the Excel report, got '
                          f'{word!r}') from None
+
+
+def stream_measures(text, source, phase):
+    """iozone as a tool of the streams runner
+    (:mod:`pfsbench.parsers.streams`): one node's throughput group.
+
+    Args:
+        text: that group's iozone output (throughput mode).
+        source: the name used in error messages.
+        phase: the runner's phase name (unused: iozone names its tests).
+
+    Returns:
+        one :class:`~pfsbench.parsers.streams.Measure` per sub-test, named
+        after iozone's (``initial writers`` -> ``initial_writers``), whose
+        rate is the group's ``Children see throughput`` in MB/s (10^6
+        bytes; ops/s in ``-O`` mode).
+
+    Raises:
+        ParseError: as :func:`parse`, the run was not in throughput mode,
+            or it ran several process counts (``-l`` below ``-u``).
+    """
+    from pfsbench.parsers.streams import Measure
+    result = parse(text, source)
+    lineno, line = last_line(text.splitlines())
+    if result.mode != 'throughput':
+        raise ParseError(source, lineno, line, f'expected an iozone '
+                                               f'throughput test, got '
+                                               f'{result.mode} mode')
+    counts = sorted({block.processes for block in result.throughput})
+    if len(counts) != 1:
+        raise ParseError(source, lineno, line, f'expected one process count '
+                                               f'per group (-l N -u N), got '
+                                               f'{counts}')
+    measures = []
+    for block in result.throughput:
+        name = re.sub(r'[^a-z0-9]+', '_', block.test.lower()).strip('_')
+        if block.kib_s is not None:
+            measures.append(Measure(name, None, None,
+                                    block.kib_s.children * 1024 / 1e6))
+        else:
+            measures.append(Measure(name, None, None,
+                                    block.ops_per_s.children, 'ops/s'))
+    return tuple(measures)

@@ -14,29 +14,48 @@ requirements of EXPERIMENTS.md, per phase (per measure):
   seed 001 aggregated ("the speeds reported by ALL nodes");
 - ``conservative_mb_s``: the slowest stream times the number of streams,
   seed 001's correction for unsynchronised scatter;
+- ``trimmed_mb_s``: seed 001's trimming of questionable bonnie points
+  (:func:`pfsbench.aggregate.trimmed`), beside the others;
 - per-node sums (min, mean, max, the slowest node named), the spread between
   streams and the measured start skew.
 
+Repeats: a phase named ``<phase>_r<N>`` (N >= 2) is the N-th repeat of
+``<phase>`` (the source averaged 3 runs); its tool output is read as the
+phase's, and every figure of a measure is the mean over its repeats
+(:func:`pfsbench.aggregate.mean_over_repeats`; the conservative aggregate
+is so seed 001's: the lowest stream of each repeat, averaged, times the
+streams), with the spread of the sum between repeats and the largest start
+skew of any repeat.
+
 A tool adapter is a module with ``stream_measures(text, source, phase)``
 returning a tuple of :class:`Measure` (dd and fio: one, named after the
-phase; a tool that reports several figures in one run returns one each).
+phase; a tool that reports several figures in one run, as bonnie++, returns
+one each).  A measure's rate is in MB/s unless it names another unit
+(bonnie++'s seeks: ``/s``); the ``*_mb_s`` figures of its summary are then
+in that unit.  A rate the tool could not measure (bonnie++'s ``+++++``) is
+``None``: every figure that needs it is ``None`` too (never 0), and the
+slowest node is named among the nodes with figures.
 """
 
 import importlib
 import os
 import re
-import statistics
 from dataclasses import dataclass, field
 from typing import Optional
 
+from pfsbench import aggregate
 from pfsbench.errors import ParseError
 # The runner writes what this module reads: one vocabulary, in the runner.
 from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
 from pfsbench.runner import tool_error_line
 
 _KV = re.compile(r'(\w+)=(\S+)')
+#: ``<phase>_r<N>``: the N-th repeat of a phase.
+_REPEAT = re.compile(r'^(?P<phase>[a-z][a-z0-9_]*?)_r(?P<repeat>[2-9]|'
+                     r'[1-9]\d+)$')
 #: Tool adapters by program name, for output parsed without a ``tool``.
-_ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio'}
+_ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio',
+             'bonnie++': 'pfsbench.parsers.bonnie'}
 
 
 @dataclass(frozen=True)
@@ -45,13 +64,16 @@ class Measure:
 
     ``name`` is the phase's (``write``), or the tool's own part of a phase
     that reports several; ``bytes`` and ``seconds`` are ``None`` where the
-    tool reports only a rate (then no aggregate over wall time exists).
+    tool reports only a rate (then no aggregate over wall time exists);
+    ``bw_mb_s`` is ``None`` where the tool could not measure the rate, and
+    in ``unit`` where that is not MB/s.
     """
 
     name: str
     bytes: Optional[int]
     seconds: Optional[float]
-    bw_mb_s: float
+    bw_mb_s: Optional[float]
+    unit: str = 'MB/s'
 
 
 @dataclass(frozen=True)
@@ -66,32 +88,46 @@ class StreamSample:
     end: float
     bytes: Optional[int]
     seconds: Optional[float]
-    bw_mb_s: float
+    bw_mb_s: Optional[float]
+    #: 1, or N for a ``<phase>_r<N>`` phase.
+    repeat: int = 1
 
 
 @dataclass(frozen=True)
 class PhaseSummary:
-    """All streams of one measure (a phase, for dd and fio)."""
+    """All streams of one measure (a phase, for dd and fio).
+
+    The rates are in ``unit``; each is None where a stream's rate it needs
+    was not measured.
+    """
 
     phase: str
     streams: int
     bytes: Optional[int]
     wall_seconds: float
     aggregate_mb_s: Optional[float]
-    sum_of_streams_mb_s: float
-    conservative_mb_s: float
-    stream_min_mb_s: float
-    stream_mean_mb_s: float
-    stream_max_mb_s: float
+    sum_of_streams_mb_s: Optional[float]
+    conservative_mb_s: Optional[float]
+    stream_min_mb_s: Optional[float]
+    stream_mean_mb_s: Optional[float]
+    stream_max_mb_s: Optional[float]
     #: (max - min) / mean of the stream rates, in percent.
-    stream_spread_pct: float
+    stream_spread_pct: Optional[float]
     #: node -> sum of that node's stream rates.
     node_mb_s: dict
-    node_min_mb_s: float
-    node_mean_mb_s: float
-    node_max_mb_s: float
+    node_min_mb_s: Optional[float]
+    node_mean_mb_s: Optional[float]
+    node_max_mb_s: Optional[float]
+    #: the node with the lowest rate ('' when no node has one).
     slowest_node: str
     start_skew_s: float
+    #: seed 001's trimmed aggregate (:func:`pfsbench.aggregate.trimmed`).
+    trimmed_mb_s: Optional[float] = None
+    unit: str = 'MB/s'
+    #: Repeats averaged, and (max - min) / mean of the sum of streams
+    #: between them, in percent (None with one repeat).
+    repeats: int = 1
+    repeat_spread_pct: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -120,37 +156,82 @@ class StreamsResult:
         raise AttributeError(name)
 
 
-def _summarise(name, samples):
+def _summarise(name, samples, unit):
     rates = [s.bw_mb_s for s in samples]
     sizes = [s.bytes for s in samples]
     nbytes = None if None in sizes else sum(sizes)
     starts = [s.start for s in samples]
     wall = max(s.end for s in samples) - min(starts)
-    per_node = {}
+    by_node = {}
     for s in samples:
-        per_node[s.node] = per_node.get(s.node, 0.0) + s.bw_mb_s
+        by_node.setdefault(s.node, []).append(s.bw_mb_s)
 
+    per_node = {node: aggregate.plain_sum(node_rates)
+                for node, node_rates in by_node.items()}
     node_rates = list(per_node.values())
-    mean = statistics.fmean(rates)
-    aggregate = None
+    aggregate_mb_s = None
     if nbytes is not None:
-        aggregate = nbytes / wall / 1e6 if wall > 0 else float('inf')
+        aggregate_mb_s = nbytes / wall / 1e6 if wall > 0 else float('inf')
     return PhaseSummary(
         phase=name, streams=len(samples), bytes=nbytes,
-        wall_seconds=wall, aggregate_mb_s=aggregate,
-        sum_of_streams_mb_s=sum(rates),
-        conservative_mb_s=min(rates) * len(rates),
-        stream_min_mb_s=min(rates), stream_mean_mb_s=mean,
-        stream_max_mb_s=max(rates),
-        stream_spread_pct=((max(rates) - min(rates)) / mean * 100
-                           if mean > 0 else 0.0),
+        wall_seconds=wall, aggregate_mb_s=aggregate_mb_s,
+        sum_of_streams_mb_s=aggregate.plain_sum(rates),
+        conservative_mb_s=aggregate.conservative([rates]),
+        trimmed_mb_s=aggregate.trimmed(rates),
+        stream_min_mb_s=_known(min, rates),
+        stream_mean_mb_s=aggregate.mean(rates),
+        stream_max_mb_s=_known(max, rates),
+        stream_spread_pct=aggregate.spread_pct(rates),
         node_mb_s=per_node,
-        node_min_mb_s=min(node_rates),
-        node_mean_mb_s=statistics.fmean(node_rates),
-        node_max_mb_s=max(node_rates),
-        slowest_node=min(per_node, key=per_node.get),
+        node_min_mb_s=_known(min, node_rates),
+        node_mean_mb_s=aggregate.mean(node_rates),
+        node_max_mb_s=_known(max, node_rates),
+        slowest_node=aggregate.slowest(per_node) or '',
         start_skew_s=max(starts) - min(starts),
+        unit=unit,
     )
+
+
+#: The figures of a summary that are averaged over repeats.
+_MEAN_FIELDS = ('bytes', 'wall_seconds', 'aggregate_mb_s',
+                'sum_of_streams_mb_s', 'conservative_mb_s', 'trimmed_mb_s',
+                'stream_min_mb_s', 'stream_mean_mb_s', 'stream_max_mb_s',
+                'stream_spread_pct', 'node_min_mb_s', 'node_mean_mb_s',
+                'node_max_mb_s')
+
+
+def _over_repeats(name, samples, unit):
+    """One measure's summary: of its one run, or the mean over its
+    repeats (each repeat summarised alone first)."""
+    by_repeat = {}
+    for s in samples:
+        by_repeat.setdefault(s.repeat, []).append(s)
+
+    runs = [_summarise(name, group, unit)
+            for _, group in sorted(by_repeat.items())]
+    if len(runs) == 1:
+        return runs[0]
+
+    nodes = runs[0].node_mb_s
+    per_node = {node: aggregate.mean_over_repeats(
+        [r.node_mb_s.get(node) for r in runs]) for node in nodes}
+    means = {f: aggregate.mean_over_repeats([getattr(r, f) for r in runs])
+             for f in _MEAN_FIELDS}
+    if means['bytes'] is not None:
+        means['bytes'] = round(means['bytes'])
+    return PhaseSummary(
+        phase=name, streams=runs[0].streams, node_mb_s=per_node,
+        slowest_node=aggregate.slowest(per_node) or '',
+        start_skew_s=max(r.start_skew_s for r in runs), unit=unit,
+        repeats=len(runs),
+        repeat_spread_pct=aggregate.spread_pct(
+            [r.sum_of_streams_mb_s for r in runs]),
+        **means)
+
+
+def _known(function, values):
+    """``function(values)``, or None if a value is missing."""
+    return None if None in values else function(values)
 
 
 class _Output:
@@ -302,16 +383,20 @@ def parse(text, source='<text>', tool=None):
     nstreams = int(header['streams'])
     phases = tuple(header['phases'].split(','))
     measured = {}
+    units = {}
     for lineno, kv in out.records:
         label, output = out.tool_output(kv)
+        repeat = _REPEAT.match(kv['phase'])
         for measure in tool.stream_measures(
                 '\n'.join(text for _, text in output), f'{source}[{label}]',
-                kv['phase']):
+                repeat.group('phase') if repeat else kv['phase']):
+            units[measure.name] = measure.unit
             measured.setdefault(measure.name, []).append(StreamSample(
                 stream=int(kv['stream']), node=kv['node'], phase=kv['phase'],
                 name=measure.name, start=float(kv['start']),
                 end=float(kv['end']), bytes=measure.bytes,
-                seconds=measure.seconds, bw_mb_s=measure.bw_mb_s))
+                seconds=measure.seconds, bw_mb_s=measure.bw_mb_s,
+                repeat=int(repeat.group('repeat')) if repeat else 1))
 
     last = lines[-1] if lines else ''
     for phase in phases:
@@ -339,7 +424,7 @@ def parse(text, source='<text>', tool=None):
         cache_defeat=header['cache_defeat'],
         nodes=tuple(sorted({s.node for s in samples})),
         phases=phases,
-        summaries={name: _summarise(name, group)
+        summaries={name: _over_repeats(name, group, units[name])
                    for name, group in measured.items()},
         samples=samples, drop_caches=tuple(out.drops), barrier=out.barrier)
 

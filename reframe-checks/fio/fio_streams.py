@@ -20,7 +20,7 @@ Figures (as dd's): ``write_bw``/``read_bw`` (all bytes over the wall time),
 import reframe as rfm
 from reframe.core.builtins import parameter, variable
 
-from pfsbench.checks.streams import streams_check_base
+from pfsbench.checks.streams import NODE_COUNTS, streams_check_base
 from pfsbench.commands import fio
 from pfsbench.parsers import fio as fio_output
 
@@ -33,7 +33,7 @@ class fio_streams(streams_check_base):
              'of one file per stream, all nodes together')
     tool = 'fio'
     stream_parser = fio_output
-    nodes = parameter([1, 2, 4, 8, 16, 32, 64], type=int, loggable=True)
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     streams_per_node = parameter([1, 4], type=int, loggable=True)
 
     #: Bytes each stream writes, then reads; the partition's

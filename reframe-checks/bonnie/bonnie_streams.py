@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""bonnie++ experiments of seed 001 (E7, E9, E10 in EXPERIMENTS.md).
+
+Seed 001 ran bonnie in a directory of its own on every node (E7), and 1..12
+times per node (E9, E10), and saw its figures scatter ("400 vs 1300 MB/s")
+because its instances did not start together.  Here every instance is one
+stream of the streams runner (:mod:`pfsbench.checks.streams`): all start
+behind one barrier (the start skew is measured), each in its own directory,
+with seed 001's ``bonnie -d $DIR -s 2000 -v 16 -y`` mapped to bonnie++
+(:mod:`pfsbench.commands.bonnie` documents the mapping)::
+
+    bonnie++ -d {stream_dir} -s 32000 -n 0 -r 0 [-u root] -q
+
+Figures, for each bonnie++ test ``t`` in ``char_write``, ``block_write``,
+``rewrite``, ``char_read``, ``block_read`` (MB/s) and ``seeks`` (/s):
+``t_bw_sum`` (the sum over instances: the seed's aggregate),
+``t_bw_conservative`` (slowest x instances), ``t_bw_trimmed`` (the seed's
+trimming of questionable points), ``t_node_bw_min/mean/max`` (per node, the
+sum of its instances), ``t_stream_spread`` (%), ``start_skew``, and the
+slowest node of each test in ``slowest_nodes``.  A test bonnie++ printed as
+``+++++`` (too fast to measure) has no figure in the perflog, never 0.
+References: ``config/references/<system>.yaml``, keys
+``bonnie_per_node`` etc.  See docs/checks-bonnie.md.
+"""
+
+import os
+
+import reframe as rfm
+from reframe.core.builtins import run_after, variable
+
+from pfsbench.checks.streams import (one_stream_per_node,
+                                     streams_check_base, streams_on_one_node,
+                                     twelve_streams_per_node)
+from pfsbench.commands import bonnie
+from pfsbench.parsers import bonnie as bonnie_output
+
+MIB = 2**20
+
+
+class bonnie_streams_base(streams_check_base):
+    """What the three bonnie++ families share; not a test by itself."""
+
+    tool = 'bonnie++'
+    stream_parser = bonnie_output
+    # One phase: bonnie++ reads back right after it writes, as the source
+    # did; nothing to defeat between phases.
+    cache_defeat = 'none'
+    # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
+    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
+    stripe_count = 4
+
+    #: MiB of bulk I/O per instance (bonnie++ ``-s``; seed 001: 16 volumes
+    #: of 2000 MiB); the partition's ``max_bytes_per_stream`` may lower it.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``32000``
+    size_mib = variable(int, value=bonnie.SEED001_VOLUME_MIB *
+                        bonnie.SEED001_VOLUMES, loggable=True)
+
+    #: MiB for the per-char tests (bonnie++ ``-f N``); 0: bonnie++'s own
+    #: default.
+    #:
+    #: :type: :class:`int`
+    #: :default: ``0``
+    char_io_mib = variable(int, value=0, loggable=True)
+
+    #: ``-u`` (``root`` when run as root: bonnie++ refuses root without it;
+    #: set at setup).
+    run_as = variable(str, value='', loggable=True)
+
+    @run_after('setup')
+    def run_as_root_explicitly(self):
+        if os.geteuid() == 0:
+            self.run_as = 'root'
+
+    def size_stream(self, cap):
+        if cap is not None and self.size_mib * MIB > cap:
+            self.size_mib = max(1, cap // MIB)
+
+        return self.size_mib * MIB
+
+    def stream_phases(self, direct_read):
+        return bonnie.stream_phases(
+            self.size_mib, user=self.run_as or None,
+            char_io_mib=self.char_io_mib or None,
+            executable=self.tool_path or self.tool)
+
+    def bytes_moved(self):
+        # Block write, rewrite (a read and a write) and block read: four
+        # times the size (the per-char tests add a few MiB).
+        return (4 * self.bytes_per_stream * self.nodes *
+                self.streams_per_node * self.repeats)
+
+
+@rfm.simple_test
+class bonnie_per_node(bonnie_streams_base, one_stream_per_node):
+    """E7: one bonnie++ per node, 1..64 nodes, all started together."""
+
+    descr = 'E7 (seed 001): bonnie++, one instance per node, all together'
+    tags = {'bonnie', 'E7', 'nightly'}
+
+
+@rfm.simple_test
+class bonnie_streams_one_node(bonnie_streams_base, streams_on_one_node):
+    """E9: 1..12 bonnie++ instances on one node."""
+
+    descr = 'E9 (seed 001): bonnie++, 1..12 instances on one node'
+    tags = {'bonnie', 'E9', 'nightly'}
+
+
+@rfm.simple_test
+class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
+    """E10: 12 bonnie++ instances per node on 1..64 nodes (16 x 200 MiB
+    each, as the source)."""
+
+    descr = 'E10 (seed 001): bonnie++, 12 instances per node on 1..64 nodes'
+    size_mib = bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES
+    tags = {'bonnie', 'E10', 'full'}
