@@ -8,8 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    # xfsprogs: E4 compares ext4, XFS and tmpfs loop targets.
     wanted=(slurm-wlm munge openmpi-bin libopenmpi-dev bonnie++ fio
-            shellcheck)
+            xfsprogs shellcheck)
     missing=()
     for pkg in "${wanted[@]}"; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
