@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 from pfsbench import binaries, jobsteps, rundir
-from pfsbench.commands import dd, ior, mdtest, shell_join
+from pfsbench.commands import dd, ior, lfs, mdtest, shell_join
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
 from pfsbench.runner import DEFAULT_DROP_CACHES
@@ -42,12 +42,24 @@ class Experiment:
 
 
 def _dd(count):
+    # As the dd checks (reframe-checks/dd, pfsbench.checks.streams): the
+    # source's mode reads right after the write (no cache defeat), every
+    # point runs seed 001's 3 times, and on Lustre the run directory gets
+    # seed 001's layout first.
     def steps(opts, run_dir):
-        return [Step('streams', 'streams', tuple(dd.streams_argv(
+        mode = opts.dd_mode or dd.MODE_SOURCE
+        cache_defeat = opts.cache_defeat or (
+            'none' if mode == dd.MODE_SOURCE else opts.site_cache_defeat)
+        layout = []
+        if opts.lustre:
+            layout = lfs.layout_steps(run_dir, dd.SEED001_STRIPE_COUNT,
+                                      dd.SEED001_STRIPE_SIZE)
+        return layout + [Step('streams', 'streams', tuple(dd.streams_argv(
             run_dir, block_size=opts.block_size or dd.SEED001_BLOCK_SIZE,
-            count=opts.count or count, cache_defeat=opts.cache_defeat,
+            count=opts.count or count, cache_defeat=cache_defeat,
             drop_caches_command=opts.drop_caches_command,
-            python=opts.python)))]
+            python=opts.python, mode=mode,
+            repeats=opts.repeats or dd.SEED001_REPEATS)))]
     return steps
 
 
@@ -113,6 +125,8 @@ class JobSite:
     python: str = 'python3'
     #: The partition's Spack view, where the tools are taken from.
     spack_view: str = ''
+    #: Whether the partition has the ``lustre`` feature (layouts are set).
+    lustre: bool = False
 
 
 def job_site(config_dir, spec):
@@ -160,7 +174,8 @@ def job_site(config_dir, spec):
                                        DEFAULT_DROP_CACHES),
         cache_defeat=('drop_caches' if 'drop_caches' in
                       part.get('features', []) else 'direct'),
-        python=sys.executable, spack_view=extras.get('spack_view', ''))
+        python=sys.executable, spack_view=extras.get('spack_view', ''),
+        lustre='lustre' in part.get('features', []))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -175,8 +190,8 @@ _LAUNCHERS = {
 
 def render(experiment, target=None, nodes=None, tasks_per_node=None,
            time=None, sbatch_options=(), block_size=None, count=None,
-           cache_defeat=None, drop_caches_command=None,
-           python=None, command_line=None, site=JobSite()):
+           cache_defeat=None, drop_caches_command=None, dd_mode=None,
+           repeats=None, python=None, command_line=None, site=JobSite()):
     """The sbatch script of one experiment.
 
     Args:
@@ -190,7 +205,11 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         sbatch_options: more ``#SBATCH`` options, e.g. ``--qos=io``.
         block_size, count: dd sizes (default: the source's).
         cache_defeat: dd's cache defeat between write and read (default:
-            the site's).
+            none in the source's mode, else the site's).
+        dd_mode: ``source`` (default; seed 001's dd lines) or
+            ``fdatasync`` (flushed writes), as the dd checks' ``dd_mode``.
+        repeats: runs of every dd stream in the job (default: seed 001's
+            3).
         drop_caches_command: the command dropping a node's page cache
             (default: the site's).
         python: interpreter with pfsbench installed, on the compute nodes
@@ -209,6 +228,9 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
                           'unknown; known: ' + ', '.join(EXPERIMENTS))
 
     exp = EXPERIMENTS[experiment]
+    if repeats is not None and repeats < 1:
+        raise ConfigError('<command line>', '--repeats', repeats,
+                          'must be at least 1')
     target = target or site.target
     if not target:
         raise ConfigError('<command line>', '--target', None,
@@ -221,11 +243,12 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     nodes = nodes or exp.nodes
     tasks_per_node = tasks_per_node or exp.tasks_per_node
     opts = SimpleNamespace(
-        block_size=block_size, count=count,
-        cache_defeat=cache_defeat or site.cache_defeat,
+        block_size=block_size, count=count, cache_defeat=cache_defeat,
+        site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,
+        repeats=repeats,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
-        tasks=nodes * tasks_per_node)
+        lustre=site.lustre, tasks=nodes * tasks_per_node)
     name = f'pfsbench-{exp.id}'
     on = f' on {site.name}' if site.name else ''
     lines = [
@@ -249,7 +272,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     launcher = _LAUNCHERS[site.launcher](nodes * tasks_per_node)
     steps = exp.steps(opts, RUN_DIR_VAR)
     before, last = [], shell_join(steps[-1].argv)
-    if exp.stepped:
+    if exp.stepped or len(steps) > 1:
         before, last = jobsteps.script(steps, launcher)
     lines += [
         f'RUN_DIR={run_dir}',

@@ -31,9 +31,10 @@ def test_an_earlier_run_gives_the_estimate(tmp_path):
                         '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     code, out, err = _plan('--system', 'local:default', '--tags', 'E9',
-                           '--repeat', '3', '--runs', str(tmp_path))
+                           '--tags', 'dd', '--repeat', '3', '--runs',
+                           str(tmp_path))
     assert code == 0, err
-    assert out[0] == 'nightly on local:default: tags E9, 3 repeat(s)'
+    assert out[0] == 'nightly on local:default: tags E9, dd, 3 repeat(s)'
     rows = {' '.join(line.split()[:2]): line for line in out
             if line.startswith('dd_')}
     assert len(rows) == 12      # streams_per_node 1..12, on one node

@@ -56,9 +56,20 @@ def test_e6_at_64_nodes_runs_seed001_dd():
     text = render('E6', '/lustre/scratch/$USER/pfsbench', nodes=64)
     assert '#SBATCH --nodes=64\n' in text
     assert '#SBATCH --ntasks-per-node=1\n' in text
+    # Seed 001's own dd lines, the read right after the write, 3 runs.
     assert ("'write=dd if=/dev/zero of={stream_dir}/XX1 bs=1024000 "
-            "count=50000 conv=fdatasync'") in text
+            "count=50000'") in text
+    assert "'read_r3=dd if={stream_dir}/XX1 of=/dev/null" in text
+    assert '--cache-defeat none' in text
     # The same command the ReFrame check runs.
+    assert shell_join(dd.streams_argv(
+        '$RUN_DIR', cache_defeat='none', python='python3',
+        mode=dd.MODE_SOURCE, repeats=dd.SEED001_REPEATS)) in text
+
+
+def test_e6_fdatasync_mode_is_todays_flushed_write():
+    text = render('E6', '/lustre/scratch/$USER/pfsbench', dd_mode='fdatasync',
+                  repeats=1)
     assert shell_join(dd.streams_argv('$RUN_DIR', cache_defeat='drop_caches',
                                       python='python3')) in text
     assert text.rstrip().endswith('rm -rf "$RUN_DIR"')

@@ -29,7 +29,6 @@ keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
 is left out of the perflog, never logged as 0.
 """
 
-import os
 import shutil
 
 import reframe as rfm
@@ -45,8 +44,6 @@ from pfsbench.commands.streams import repeated, runner
 from pfsbench.parsers import lfs, streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 
-#: The file whose layout shows what the run directory's streams inherit.
-LAYOUT_PROBE = '.pfsbench-layout'
 
 #: The figures of each phase, as (name suffix, PhaseSummary field, unit;
 #: None: the measure's own), in the perflog's order: group by group, each
@@ -222,17 +219,8 @@ class streams_check_base(FileSystemCheck):
     def layout_steps(self):
         """Seed 001's layout of the run directory, then the layout a new
         file in it gets (parsed and compared after the run)."""
-        probe = os.path.join(self.run_dir, LAYOUT_PROBE)
-        return [
-            jobsteps.Step('setstripe', 'shell', tuple(lfs_commands.setstripe(
-                self.run_dir, self.stripe_count, self.stripe_size)),
-                launched=False),
-            jobsteps.Step('layout probe', 'shell', ('touch', probe),
-                          launched=False),
-            jobsteps.Step('getstripe', 'lfs',
-                          tuple(lfs_commands.getstripe(probe)),
-                          launched=False),
-        ]
+        return lfs_commands.layout_steps(self.run_dir, self.stripe_count,
+                                         self.stripe_size)
 
     @run_before('run')
     def set_command_line(self):

@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 
+from pfsbench.commands import dd
 from pfsbench.render import EXPERIMENTS, JobSite, job_site, render
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
@@ -64,13 +65,22 @@ def add_arguments(parser):
                          help='dd block size (default: 1024000, seed 001)')
     dd_opts.add_argument('--count', type=int, metavar='N',
                          help="blocks per stream (default: the source's)")
+    dd_opts.add_argument('--dd-mode', choices=dd.MODES, metavar='MODE',
+                         help='source (seed 001\'s dd lines, the read right '
+                              'after the write) or fdatasync (flushed '
+                              'writes, the cache defeated before the read), '
+                              "as the checks' dd_mode (default: source)")
+    dd_opts.add_argument('--repeats', type=int, metavar='N',
+                         help='runs of every stream in the job (default: '
+                              "3, seed 001's)")
     dd_opts.add_argument('--cache-defeat', choices=CACHE_DEFEAT_MODES,
                          metavar='MODE',
                          help='between write and read: '
                               f'{", ".join(CACHE_DEFEAT_MODES)} '
-                              '(default: with --system, drop_caches if the '
-                              'partition has that feature, else direct; '
-                              'without, drop_caches)')
+                              '(default: none in the source mode; with '
+                              'fdatasync, drop_caches if the partition has '
+                              'that feature, else direct; without --system, '
+                              'drop_caches)')
     dd_opts.add_argument('--drop-caches-command', metavar='CMD',
                          help='command dropping a node page cache '
                               "(default: the partition's "
@@ -90,7 +100,8 @@ def run(args):
                   tasks_per_node=args.tasks_per_node, time=args.time,
                   sbatch_options=args.sbatch_option,
                   block_size=args.block_size, count=args.count,
-                  cache_defeat=args.cache_defeat,
+                  cache_defeat=args.cache_defeat, dd_mode=args.dd_mode,
+                  repeats=args.repeats,
                   drop_caches_command=args.drop_caches_command,
                   python=args.python, command_line=shown, site=site)
     if args.output:

@@ -17,7 +17,7 @@ into /dev/null).  Two modes (:data:`MODES`):
   defeated before the read (the caller's ``cache_defeat``).
 """
 
-from pfsbench.commands.streams import runner
+from pfsbench.commands.streams import repeated, runner
 
 #: Block size of seed 001 (bytes): 1024000, not 1 MiB.
 SEED001_BLOCK_SIZE = 1024000
@@ -27,6 +27,11 @@ SEED001_COUNT_PER_NODE = 50000
 SEED001_COUNT_MULTI_STREAM = 5000
 #: How the write is timed: as the source ran it, or flushed (see above).
 MODE_SOURCE, MODE_FDATASYNC = 'source', 'fdatasync'
+#: Seed 001 averaged 3 runs of every point.
+SEED001_REPEATS = 3
+#: Seed 001's layout on Lustre: stripe count 4 (lfs3, lfs5; 12 on lfs4),
+#: stripe size 1 MB.
+SEED001_STRIPE_COUNT, SEED001_STRIPE_SIZE = 4, '1m'
 MODES = (MODE_SOURCE, MODE_FDATASYNC)
 
 
@@ -112,7 +117,8 @@ def stream_phases(block_size=SEED001_BLOCK_SIZE,
 def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
                  count=SEED001_COUNT_PER_NODE, fan_out=1,
                  cache_defeat='direct', drop_caches_command=None,
-                 barrier_timeout=3600, python=None, mode=MODE_FDATASYNC):
+                 barrier_timeout=3600, python=None, mode=MODE_FDATASYNC,
+                 repeats=1):
     """argv of one launcher task of a dd streaming experiment.
 
     ``pfsbench render`` calls this; the ReFrame checks
@@ -128,17 +134,19 @@ def streams_argv(run_dir, block_size=SEED001_BLOCK_SIZE,
         drop_caches_command: the partition's command for ``drop_caches``.
         barrier_timeout: seconds a barrier waits for its last stream.
         python: interpreter with pfsbench installed (default: this one).
-        mode: one of :data:`MODES` (``pfsbench render`` renders
-            ``fdatasync``, the checks' ``dd_mode`` defaults to ``source``).
+        mode: one of :data:`MODES` (the checks' ``dd_mode`` and
+            ``pfsbench render --dd-mode`` default to ``source``).
+        repeats: runs of the write and read in the job (seed 001 averaged
+            3: :data:`SEED001_REPEATS`).
 
     Returns:
         the argv list.
     """
     return runner(
         run_dir=run_dir,
-        phases=stream_phases(block_size, count,
-                             direct_read=(cache_defeat == 'direct'),
-                             mode=mode),
+        phases=repeated(stream_phases(block_size, count,
+                                      direct_read=(cache_defeat == 'direct'),
+                                      mode=mode), repeats),
         fan_out=fan_out, cache_defeat=cache_defeat,
         drop_caches_command=drop_caches_command,
         barrier_timeout=barrier_timeout, python=python)

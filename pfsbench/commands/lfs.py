@@ -29,3 +29,28 @@ def getstripe(path):
     """argv printing the layout of ``path`` (parsed by
     :mod:`pfsbench.parsers.lfs`)."""
     return ['lfs', 'getstripe', path]
+
+
+#: The file whose layout shows what a run directory's files inherit.
+LAYOUT_PROBE = '.pfsbench-layout'
+
+
+def layout_steps(run_dir, count, size):
+    """Job steps that set a run directory's Lustre layout (``lfs setstripe
+    -c count -S size``), create a file in it, and print that file's layout
+    (parsed by :mod:`pfsbench.parsers.lfs` after the run): seed 001's
+    directories, for the streams checks and ``pfsbench render`` alike.
+
+    Returns:
+        a list of :class:`pfsbench.jobsteps.Step`, run once, in the batch
+        script.
+    """
+    from pfsbench.jobsteps import Step
+
+    probe = f'{run_dir}/{LAYOUT_PROBE}'
+    return [
+        Step('setstripe', 'shell', tuple(setstripe(run_dir, count, size)),
+             launched=False),
+        Step('layout probe', 'shell', ('touch', probe), launched=False),
+        Step('getstripe', 'lfs', tuple(getstripe(probe)), launched=False),
+    ]

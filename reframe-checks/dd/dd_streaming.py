@@ -32,11 +32,11 @@ class dd_streaming_base(streams_check_base):
     """What the three dd families share; not a test by itself."""
 
     stream_parser = dd_output
-    # Seed 001 averaged 3 runs.
-    repeats = 3
-    # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
-    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
-    stripe_count = 4
+    # Seed 001 averaged 3 runs, and set its layout on +lustre partitions
+    # (-S stripe_count=12 for its lfs4).
+    repeats = dd.SEED001_REPEATS
+    stripe_count = dd.SEED001_STRIPE_COUNT
+    stripe_size = dd.SEED001_STRIPE_SIZE
 
     #: ``source``: seed 001's exact dd lines, the read right after the
     #: write; ``fdatasync``: the write flushed (``conv=fdatasync``), the
