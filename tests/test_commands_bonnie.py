@@ -17,7 +17,8 @@ def test_seed001_per_node_e7():
 def test_seed001_twelve_per_node_e10():
     """``bonnie -d $DIR -s 200 -v 16 -y`` -> 3200 MiB per instance."""
     argv = bonnie.seed001_bonnie(
-        '{stream_dir}', volume_mib=bonnie.SEED001_VOLUME_MIB_MULTI)
+        '{stream_dir}',
+        bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES)
     assert argv[argv.index('-s') + 1] == '3200'
     assert '-u' not in argv and '-m' not in argv
     assert '-y' not in argv        # the source ran unsynchronised

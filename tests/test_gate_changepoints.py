@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pfsbench.gate.changepoints import detect, extras_diff, median3
+from pfsbench.gate.changepoints import detect, median3
 
 
 def _series(n, steps, noise=0.02, seed=0):
@@ -48,9 +48,3 @@ def test_small_step_below_min_change_is_ignored():
 
 def test_median3_keeps_steps():
     assert median3([1, 1, 9, 1, 1, 5, 5, 5]) == [1, 1, 1, 1, 1, 5, 5, 5]
-
-
-def test_extras_diff():
-    assert extras_diff({'fs_version': '1.8', 'kernel': '6.1'},
-                       {'fs_version': '2.0', 'kernel': '6.1', 'x': '1'}) == \
-        {'fs_version': ('1.8', '2.0'), 'x': (None, '1')}

@@ -46,7 +46,6 @@ KIND_PHASES = {
     'dirs': ('dir_create', 'dir_stat', 'dir_remove'),
 }
 KIND_PHASES['both'] = KIND_PHASES['dirs'] + KIND_PHASES['files']
-FIGURE_STATISTICS = ('max', 'mean', 'min', 'stddev')
 
 
 @dataclass(frozen=True)

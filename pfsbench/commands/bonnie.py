@@ -149,24 +149,25 @@ def semaphore_argv(processes, user=None, executable='bonnie++'):
     return argv
 
 
-def seed001_bonnie(directory, machine=None, user=None,
-                   volume_mib=SEED001_VOLUME_MIB, volumes=SEED001_VOLUMES,
+def seed001_bonnie(directory, size_mib=SEED001_VOLUME_MIB * SEED001_VOLUMES,
+                   machine=None, user=None, char_io_mib=None,
                    executable='bonnie++'):
     """Seed 001's ``bonnie -d $DIR -s 2000 -v 16 -y`` for bonnie++ 2.x.
 
-    See the module docstring for the mapping.  E10 passes
-    ``volume_mib=SEED001_VOLUME_MIB_MULTI``.
+    See the module docstring for the mapping.  E10 passes ``size_mib=
+    SEED001_VOLUME_MIB_MULTI * SEED001_VOLUMES``.
 
     Args:
         directory: ``$DIR``.
+        size_mib: the old ``-s`` x ``-v``: MiB of bulk I/O.
         machine: the node's name (``-m``).
         user: ``root`` when run as root.
-        volume_mib: the old ``-s`` (MiB per volume).
-        volumes: the old ``-v``.
+        char_io_mib: ``-f N``, MiB for the per-char tests (None: bonnie++'s
+            default).
         executable: the bonnie++ binary.
     """
-    return bonnie_argv(directory, volume_mib * volumes, machine=machine,
-                       user=user, ram_mib=0, files_k=0,
+    return bonnie_argv(directory, size_mib, machine=machine, user=user,
+                       ram_mib=0, files_k=0, char_io_mib=char_io_mib,
                        executable=executable)
 
 
@@ -185,7 +186,6 @@ def stream_phases(size_mib, *, user=None, char_io_mib=None,
     Returns:
         ``[('bonnie', argv)]`` for :func:`pfsbench.commands.streams.runner`.
     """
-    return [('bonnie', bonnie_argv('{stream_dir}', size_mib, user=user,
-                                   ram_mib=0, files_k=0,
-                                   char_io_mib=char_io_mib,
-                                   executable=executable))]
+    return [('bonnie', seed001_bonnie('{stream_dir}', size_mib, user=user,
+                                      char_io_mib=char_io_mib,
+                                      executable=executable))]

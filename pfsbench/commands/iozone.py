@@ -22,8 +22,6 @@ The source's 256-process limit was iozone's MAXSTREAMS before revision
 
 #: iozone's MAXSTREAMS: processes of one throughput test (revision >= 3.470).
 MAX_STREAMS = 1024
-#: MAXSTREAMS before revision 3.470 (the source's limit).
-MAX_STREAMS_BEFORE_3_470 = 256
 #: Seed 001: file size (KiB) with one process per node and in E8.
 SEED001_FILE_KIB = 25000000
 #: Seed 001: file size (KiB) with 12 processes per node (E10).

@@ -136,14 +136,3 @@ def _refit(splits, x):
                                score=score))
 
     return out
-
-
-def extras_diff(before, after):
-    """Keys whose values differ between two tag dicts.
-
-    Returns:
-        ``{key: (before_value, after_value)}``; a missing key is ``None``.
-    """
-    return {k: (before.get(k), after.get(k))
-            for k in sorted(set(before) | set(after))
-            if before.get(k) != after.get(k)}
