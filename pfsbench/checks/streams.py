@@ -68,14 +68,14 @@ NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
 STREAMS_ON_ONE_NODE = list(range(1, 13))
 
 
-class one_stream_per_node(rfm.RegressionMixin):
+class one_stream_per_node(rfm.RegressionTestPlugin):
     """Seed 001's E6/E7 shape: one stream per node, 1..64 nodes."""
 
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     streams_per_node = variable(int, value=1, loggable=True)
 
 
-class streams_on_one_node(rfm.RegressionMixin):
+class streams_on_one_node(rfm.RegressionTestPlugin):
     """Seed 001's E9 shape: 1..12 streams on one node."""
 
     nodes = variable(int, value=1, loggable=True)
@@ -83,7 +83,7 @@ class streams_on_one_node(rfm.RegressionMixin):
                                  loggable=True)
 
 
-class twelve_streams_per_node(rfm.RegressionMixin):
+class twelve_streams_per_node(rfm.RegressionTestPlugin):
     """Seed 001's E10 shape: 12 streams per node on 1..64 nodes."""
 
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
