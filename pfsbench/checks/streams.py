@@ -131,11 +131,17 @@ class streams_check_base(FileSystemCheck):
 
     #: ``lfs setstripe -c`` of the run directory on partitions with the
     #: ``lustre`` feature (every stream's directory and file inherit it);
-    #: 0: the file system's default layout, nothing set.
+    #: 0: the file system's default layout, nothing set; None: the
+    #: partition's ``extras['lustre_stripe_count']``, else the family's
+    #: :attr:`default_stripe_count` (set at setup).
     #:
-    #: :type: :class:`int`
-    #: :default: ``0``
-    stripe_count = variable(int, value=0, loggable=True)
+    #: :type: :class:`int` or ``None``
+    #: :default: ``None``
+    stripe_count = variable(int, type(None), value=None, loggable=True)
+
+    #: The family's stripe count where neither the case nor the partition
+    #: sets one (seed 001's families: 4).
+    default_stripe_count = 0
 
     #: ``lfs setstripe -S`` with :attr:`stripe_count`.
     #:
@@ -170,6 +176,9 @@ class streams_check_base(FileSystemCheck):
                              f'{", ".join(CACHE_DEFEAT_MODES)}')
 
         self.cache_defeat = self.cache_defeat or self.cache_defeat_mode()
+        if self.stripe_count is None:
+            self.stripe_count = self.current_partition.extras.get(
+                'lustre_stripe_count', self.default_stripe_count)
         self.bytes_per_stream = self.size_stream(self.size_cap())
         if self.local_launcher():
             # The local launcher starts one process: it runs every stream.

@@ -28,7 +28,7 @@ from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.streams import (NODE_COUNTS, STREAMS_ON_ONE_NODE,
                                      streams_check_base)
-from pfsbench.commands import iozone
+from pfsbench.commands import iozone, lfs
 from pfsbench.parsers import iozone as iozone_output
 
 
@@ -40,8 +40,8 @@ class iozone_throughput_base(streams_check_base):
     # iozone runs every sub-test itself, O_DIRECT (-I): one phase.
     cache_defeat = 'none'
     # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
-    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
-    stripe_count = 4
+    # (lfs3, lfs5; its lfs4 took 12: extras lustre_stripe_count).
+    default_stripe_count = lfs.SEED001_STRIPE_COUNT
     #: One throughput group (one launcher task) per node.
     streams_per_node = variable(int, value=1, loggable=True)
 
