@@ -101,7 +101,7 @@ def _assert_layout(script, partition, argv):
                          f'-S 1m {run_dir}']
     assert f'lfs getstripe {run_dir}/.pfsbench-layout' in lines
     assert lines.index(setstripe[0]) < lines.index(
-        next(ln for ln in lines if ln.startswith('srun ')))
+        next(ln for ln in lines if ln.startswith(('srun ', '/opt/'))))
 
 
 @pytest.fixture(scope='module')
@@ -115,11 +115,11 @@ def at_64_nodes(tmp_path_factory):
                         '-n', 'dd_stream_per_node', '-n',
                         'dd_streams_per_node', '-n', 'bonnie_per_node',
                         '-n', 'bonnie_streams_per_node', '-n',
-                        'iozone_per_node',
+                        'iozone_per_node', '-n', 'iozone_cluster',
                         '-P', 'nodes=64', '--dry-run'], runs)
     assert proc.returncode == 0, proc.stdout
-    # 5 families x 4 partitions.
-    assert 'Ran 20/20 test case(s)' in proc.stdout, proc.stdout
+    # 6 families x 4 partitions.
+    assert 'Ran 24/24 test case(s)' in proc.stdout, proc.stdout
     return runs
 
 
@@ -172,6 +172,31 @@ def test_e10_iozone_is_one_source_group_per_node(at_64_nodes, partition):
     ((name, command),), argv = launch_phases(script)
     assert _tool_argv(command) == _mapped(E10_IOZONE, threads=12)
     _assert_layout(script, partition, argv)
+
+
+@pytest.mark.parametrize('partition', PARTITIONS)
+def test_e10_iozone_cluster_mode_runs_the_source_iozone(at_64_nodes,
+                                                        partition):
+    (script,) = _scripts(at_64_nodes, partition, 'iozone_cluster')
+    lines = script.splitlines()
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks-per-node')) \
+        == ('64', '1')
+    assert 'export RSH=ssh' in lines
+    # The client file of the job's nodes (12 each), then one iozone, not
+    # launched by srun: its 768 clients start through $RSH.
+    clients = shlex.split(next(ln for ln in lines if 'iozone_clients' in ln))
+    run_dir = clients[clients.index('--run-dir') + 1]
+    client_file = f'{run_dir}/iozone.clients'
+    assert clients[clients.index('--per-host'):] == [
+        '--per-host', '12', '--iozone', '/opt/pfsbench/view/bin/iozone',
+        '--output', client_file]
+    (master,) = [ln for ln in lines
+                 if ln.startswith('/opt/pfsbench/view/bin/iozone ')]
+    argv = _tool_argv(master)
+    assert argv[:14] == _mapped(E10_IOZONE, threads=768)[:14]
+    assert argv[14:] == ['-C', '-+m', client_file]
+    assert not any(ln.startswith('srun ') for ln in lines)
+    _assert_layout(script, partition, ['--run-dir', run_dir])
 
 
 def test_e8_iozone_is_the_source_iozone(tmp_path):

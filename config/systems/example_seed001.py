@@ -55,6 +55,9 @@ def _partition(name, descr, target_descr, fstype='lustre', features=(),
                          'fstype': fstype, 'descr': target_descr}],
             'max_nodes': 64,
             'spack_view': '/opt/pfsbench/view',
+            # The source started its tests on every client from a head
+            # node; iozone's cluster mode (iozone_cluster) does the same.
+            'iozone_rsh': 'ssh',
             **(extras or {}),
         },
     }

@@ -314,16 +314,31 @@ def figures(result):
         figure the tool cannot give, e.g. an aggregate without byte counts,
         is left out).
     """
+    made = summary_figures(result.summaries)
+    first = next(iter(result.summaries.values()))
+    made['start_skew'] = sn.make_performance_function(
+        sn.defer(first.start_skew_s), 's')
+    return made
+
+
+def summary_figures(summaries):
+    """The performance variables of every measure's summary, without the
+    start skew (:func:`figures`; iozone's cluster mode has no start times).
+
+    Args:
+        summaries: measure name -> :class:`pfsbench.parsers.streams.
+            PhaseSummary`, in order.
+
+    Returns:
+        name -> ReFrame performance function, in the perflog's order.
+    """
     made = {}
     for group in FIGURE_GROUPS:
-        for name, summary in result.summaries.items():
+        for name, summary in summaries.items():
             for suffix, field, unit in group:
                 value = getattr(summary, field)
                 if value is not None:
                     made[f'{name}{suffix}'] = sn.make_performance_function(
                         sn.defer(value), unit or summary.unit)
 
-    first = next(iter(result.summaries.values()))
-    made['start_skew'] = sn.make_performance_function(
-        sn.defer(first.start_skew_s), 's')
     return made
