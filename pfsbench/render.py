@@ -9,12 +9,15 @@ removal of the run directory).  Never edit a rendered script: render again.
 """
 
 import dataclasses
+import os
 import shlex
 import sys
 from types import SimpleNamespace
 
 from pfsbench import binaries, jobsteps, rundir, validate
-from pfsbench.commands import dd, ior, lfs, mdtest, shell_join
+from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdtest,
+                               shell_join)
+from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
 from pfsbench.runner import DEFAULT_DROP_CACHES
@@ -41,6 +44,17 @@ class Experiment:
     time: str = '02:00:00'
 
 
+def _layout(opts, run_dir):
+    # As the streams checks (pfsbench.checks.streams): on Lustre the run
+    # directory gets seed 001's layout (the partition's stripe count)
+    # first; count 0 sets none.
+    if not opts.lustre or opts.stripe_count == 0:
+        return []
+
+    return lfs.layout_steps(run_dir, opts.stripe_count,
+                            lfs.SEED001_STRIPE_SIZE)
+
+
 def _dd(count):
     # As the dd checks (reframe-checks/dd, pfsbench.checks.streams): the
     # source's mode reads right after the write (no cache defeat), every
@@ -50,10 +64,7 @@ def _dd(count):
         mode = opts.dd_mode or dd.MODE_SOURCE
         cache_defeat = opts.cache_defeat or (
             'none' if mode == dd.MODE_SOURCE else opts.site_cache_defeat)
-        layout = []
-        if opts.lustre:
-            layout = lfs.layout_steps(run_dir, dd.SEED001_STRIPE_COUNT,
-                                      dd.SEED001_STRIPE_SIZE)
+        layout = _layout(opts, run_dir)
         return layout + [Step('streams', 'streams', tuple(dd.streams_argv(
             run_dir, block_size=opts.block_size or dd.SEED001_BLOCK_SIZE,
             count=opts.count or count, cache_defeat=cache_defeat,
@@ -61,6 +72,39 @@ def _dd(count):
             python=opts.python, mode=mode,
             repeats=opts.repeats or dd.SEED001_REPEATS)))]
     return steps
+
+
+def _one_phase_streams(tool, phases):
+    # As the bonnie++ and iozone checks (pfsbench.checks.streams): one
+    # phase per stream behind the runner's barrier, nothing to defeat
+    # (bonnie++ reads right after it writes, iozone runs O_DIRECT), one
+    # run unless --repeats, seed 001's layout on Lustre.
+    def steps(opts, run_dir):
+        executable = binaries.for_job(tool, spack_view=opts.spack_view)
+        return _layout(opts, run_dir) + [Step('streams', 'streams', tuple(
+            runner(run_dir=run_dir,
+                   phases=repeated(phases(opts, executable),
+                                   opts.repeats or 1),
+                   cache_defeat='none', python=opts.python)))]
+    return steps
+
+
+def _bonnie_phases(opts, executable):
+    # -u root where the job runs as root, as the check decides.
+    return bonnie.stream_phases(
+        bonnie.SEED001_VOLUME_MIB * bonnie.SEED001_VOLUMES,
+        user='root' if os.geteuid() == 0 else None, executable=executable)
+
+
+#: E8's default group: 4 processes, where seed 001's single-node tests
+#: peaked "in many cases".
+E8_PROCESSES = 4
+
+
+def _iozone_phases(opts, executable):
+    return iozone.stream_phases(opts.processes or E8_PROCESSES,
+                                iozone.SEED001_FILE_KIB,
+                                executable=executable)
 
 
 def _e11(opts, run_dir):
@@ -83,6 +127,14 @@ EXPERIMENTS = {e.id: e for e in [
     Experiment('E6', 'seed 001: dd, one stream per node, all nodes together',
                nodes=64, tasks_per_node=1,
                steps=_dd(dd.SEED001_COUNT_PER_NODE)),
+    Experiment('E7', 'seed 001: bonnie++ (the source\'s bonnie -s 2000 -v '
+                     '16), one instance per node, all nodes together',
+               nodes=64, tasks_per_node=1,
+               steps=_one_phase_streams('bonnie++', _bonnie_phases)),
+    Experiment('E8', 'seed 001: iozone throughput mode, N processes (-l N '
+                     '-u N -t N, --processes) on one node',
+               nodes=1, tasks_per_node=1,
+               steps=_one_phase_streams('iozone', _iozone_phases)),
     Experiment('E9', 'seed 001: dd, several streams on one node',
                nodes=1, tasks_per_node=4,
                steps=_dd(dd.SEED001_COUNT_PER_NODE)),
@@ -127,6 +179,8 @@ class JobSite:
     spack_view: str = ''
     #: Whether the partition has the ``lustre`` feature (layouts are set).
     lustre: bool = False
+    #: The stripe count of that layout (``extras.lustre_stripe_count``).
+    stripe_count: int = lfs.SEED001_STRIPE_COUNT
 
 
 def job_site(config_dir, spec):
@@ -178,7 +232,9 @@ def job_site(config_dir, spec):
         cache_defeat=('drop_caches' if 'drop_caches' in
                       part.get('features', []) else 'direct'),
         python=sys.executable, spack_view=extras.get('spack_view', ''),
-        lustre='lustre' in part.get('features', []))
+        lustre='lustre' in part.get('features', []),
+        stripe_count=extras.get('lustre_stripe_count',
+                                lfs.SEED001_STRIPE_COUNT))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -194,7 +250,8 @@ _LAUNCHERS = {
 def render(experiment, target=None, nodes=None, tasks_per_node=None,
            time=None, sbatch_options=(), block_size=None, count=None,
            cache_defeat=None, drop_caches_command=None, dd_mode=None,
-           repeats=None, python=None, command_line=None, site=JobSite()):
+           repeats=None, python=None, command_line=None, site=JobSite(),
+           processes=None):
     """The sbatch script of one experiment.
 
     Args:
@@ -213,14 +270,16 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
             none in the source's mode, else the site's).
         dd_mode: ``source`` (default; seed 001's dd lines) or
             ``fdatasync`` (flushed writes), as the dd checks' ``dd_mode``.
-        repeats: runs of every dd stream in the job (default: seed 001's
-            3).
+        repeats: runs of every stream in the job (default: dd seed 001's
+            3, bonnie++ and iozone 1, as their checks).
         drop_caches_command: the command dropping a node's page cache
             (default: the site's).
         python: interpreter with pfsbench installed, on the compute nodes
             (default: the site's).
         command_line: how this script was rendered, for its header.
         site: the system partition's :class:`JobSite` (default: none).
+        processes: E8's iozone processes on the node (``-l N -u N -t N``;
+            default :data:`E8_PROCESSES`).
 
     Returns:
         the script text.
@@ -242,9 +301,13 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     for field, value in [('--nodes', nodes),
                          ('--tasks-per-node', tasks_per_node),
                          ('--block-size', block_size), ('--count', count),
-                         ('--repeats', repeats)]:
+                         ('--repeats', repeats),
+                         ('--processes', processes)]:
         if value is not None:
             validate.positive_int(value, source, field)
+    if processes is not None and processes > iozone.MAX_STREAMS:
+        raise ConfigError(source, '--processes', processes,
+                          f'iozone runs at most {iozone.MAX_STREAMS}')
     if time is not None:
         validate.slurm_time(time, source, '--time')
     for option in sbatch_options:
@@ -275,7 +338,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         repeats=repeats,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
-        lustre=site.lustre, tasks=nodes * tasks_per_node)
+        lustre=site.lustre, tasks=nodes * tasks_per_node,
+        stripe_count=site.stripe_count, processes=processes)
     name = f'pfsbench-{exp.id}'
     on = f' on {site.name}' if site.name else ''
     lines = [

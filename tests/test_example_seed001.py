@@ -10,6 +10,7 @@ in pfsbench/commands/bonnie.py, pfsbench/commands/iozone.py).  Every case
 prints the reframe command it ran.
 """
 
+import os
 import re
 import shlex
 
@@ -20,6 +21,7 @@ from pfsbench import references
 from pfsbench.checks.streams import FIGURE_GROUPS
 from pfsbench.cli import main
 from pfsbench.parsers import bonnie as bonnie_output
+from test_systems_doc import job_lines, pfsbench
 
 SYSTEM = 'example_seed001'
 PARTITIONS = ('lfs3', 'lfs4', 'lfs5', 'panfs')
@@ -298,3 +300,36 @@ def test_check_config_accepts_every_partition(partition, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f'{SYSTEM}:{partition}: ok (')
     assert f'config/references/{SYSTEM}.yaml: 21 reference(s): ok' in out
+
+
+@pytest.mark.parametrize('partition,checks,reframe_args,test,render_args', [
+    ('lfs4', 'dd', ['-n', 'dd_stream_per_node', '-P', 'nodes=64'],
+     'dd_stream_per_node', ['E6', '--nodes', '64']),
+    ('lfs4', 'bonnie', ['-n', 'bonnie_per_node', '-P', 'nodes=64'],
+     'bonnie_per_node', ['E7', '--nodes', '64']),
+    ('panfs', 'bonnie', ['-n', 'bonnie_per_node', '-P', 'nodes=8'],
+     'bonnie_per_node', ['E7', '--nodes', '8']),
+    ('lfs5', 'iozone', ['-n', 'iozone_one_node', '-P', 'processes=4'],
+     'iozone_one_node', ['E8']),
+    ('lfs3', 'iozone', ['-n', 'iozone_one_node', '-P', 'processes=12'],
+     'iozone_one_node', ['E8', '--processes', '12']),
+], ids=['E6-lfs4', 'E7-lfs4', 'E7-panfs', 'E8-4', 'E8-12'])
+def test_rendered_job_is_the_dry_run_job(tmp_path, partition, checks,
+                                         reframe_args, test, render_args):
+    proc = run_reframe(['--system', f'{SYSTEM}:{partition}', '-c',
+                        str(CHECKS / checks), *reframe_args, '--dry-run'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (dry,) = _scripts(tmp_path, partition, test)
+    # As a user runs it (the console script's Python is ReFrame's).
+    code, rendered, err = pfsbench(['render', *render_args, '--system',
+                                    f'{SYSTEM}:{partition}'], os.environ)
+    assert code == 0, err
+    _, dry_lines = job_lines(dry)
+    _, rendered_lines = job_lines(rendered)
+    # The same job, line by line: layout (lfs4's count 12; none on
+    # panfs), the same command builders, the same runner options.
+    assert rendered_lines == dry_lines
+    assert any(ln.startswith('srun ') for ln in rendered_lines)
+    assert ('lfs setstripe -c 12 -S 1m $RUN_DIR' in rendered_lines) == \
+        (partition == 'lfs4')
