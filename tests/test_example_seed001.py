@@ -333,3 +333,18 @@ def test_rendered_job_is_the_dry_run_job(tmp_path, partition, checks,
     assert any(ln.startswith('srun ') for ln in rendered_lines)
     assert ('lfs setstripe -c 12 -S 1m $RUN_DIR' in rendered_lines) == \
         (partition == 'lfs4')
+
+
+def test_partition_stripe_count_is_for_the_seed_families_only(tmp_path):
+    # lfs4's extras.lustre_stripe_count (12) replaces seed 001's 4 in its
+    # families; fio, which sets no layout of its own, still sets none.
+    proc = run_reframe(['--system', f'{SYSTEM}:lfs4', '-c',
+                        str(CHECKS / 'fio'), '-c', str(CHECKS / 'dd'),
+                        '-n', 'fio_streams', '-n', 'dd_streams_one_node',
+                        '-P', 'nodes=1', '-P', 'streams_per_node=1',
+                        '--dry-run'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (dd_script,) = _scripts(tmp_path, 'lfs4', 'dd_streams_one_node')
+    (fio_script,) = _scripts(tmp_path, 'lfs4', 'fio_streams')
+    assert 'lfs setstripe -c 12 -S 1m ' in dd_script
+    assert 'lfs setstripe' not in fio_script

@@ -133,7 +133,8 @@ class streams_check_base(FileSystemCheck):
     #: ``lustre`` feature (every stream's directory and file inherit it);
     #: 0: the file system's default layout, nothing set; None: the
     #: partition's ``extras['lustre_stripe_count']``, else the family's
-    #: :attr:`default_stripe_count` (set at setup).
+    #: :attr:`default_stripe_count` (set at setup; a family whose default
+    #: is 0, fio, sets no layout).
     #:
     #: :type: :class:`int` or ``None``
     #: :default: ``None``
@@ -176,9 +177,13 @@ class streams_check_base(FileSystemCheck):
                              f'{", ".join(CACHE_DEFEAT_MODES)}')
 
         self.cache_defeat = self.cache_defeat or self.cache_defeat_mode()
-        if self.stripe_count is None:
+        if self.stripe_count is None and self.default_stripe_count:
+            # The partition's count replaces seed 001's; a family without
+            # a layout of its own (fio) sets none.
             self.stripe_count = self.current_partition.extras.get(
                 'lustre_stripe_count', self.default_stripe_count)
+        elif self.stripe_count is None:
+            self.stripe_count = 0
         self.bytes_per_stream = self.size_stream(self.size_cap())
         if self.local_launcher():
             # The local launcher starts one process: it runs every stream.
