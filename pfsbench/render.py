@@ -9,12 +9,15 @@ removal of the run directory).  Never edit a rendered script: render again.
 """
 
 import dataclasses
+import os
 import shlex
 import sys
 from types import SimpleNamespace
 
-from pfsbench import binaries, jobsteps, rundir
-from pfsbench.commands import dd, ior, lfs, mdtest, shell_join
+from pfsbench import binaries, jobsteps, rundir, validate
+from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdtest,
+                               shell_join)
+from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
 from pfsbench.runner import DEFAULT_DROP_CACHES
@@ -41,6 +44,17 @@ class Experiment:
     time: str = '02:00:00'
 
 
+def _layout(opts, run_dir):
+    # As the streams checks (pfsbench.checks.streams): on Lustre the run
+    # directory gets seed 001's layout (the partition's stripe count)
+    # first; count 0 sets none.
+    if not opts.lustre or opts.stripe_count == 0:
+        return []
+
+    return lfs.layout_steps(run_dir, opts.stripe_count,
+                            lfs.SEED001_STRIPE_SIZE)
+
+
 def _dd(count):
     # As the dd checks (reframe-checks/dd, pfsbench.checks.streams): the
     # source's mode reads right after the write (no cache defeat), every
@@ -50,10 +64,7 @@ def _dd(count):
         mode = opts.dd_mode or dd.MODE_SOURCE
         cache_defeat = opts.cache_defeat or (
             'none' if mode == dd.MODE_SOURCE else opts.site_cache_defeat)
-        layout = []
-        if opts.lustre:
-            layout = lfs.layout_steps(run_dir, dd.SEED001_STRIPE_COUNT,
-                                      dd.SEED001_STRIPE_SIZE)
+        layout = _layout(opts, run_dir)
         return layout + [Step('streams', 'streams', tuple(dd.streams_argv(
             run_dir, block_size=opts.block_size or dd.SEED001_BLOCK_SIZE,
             count=opts.count or count, cache_defeat=cache_defeat,
@@ -61,6 +72,39 @@ def _dd(count):
             python=opts.python, mode=mode,
             repeats=opts.repeats or dd.SEED001_REPEATS)))]
     return steps
+
+
+def _one_phase_streams(tool, phases):
+    # As the bonnie++ and iozone checks (pfsbench.checks.streams): one
+    # phase per stream behind the runner's barrier, nothing to defeat
+    # (bonnie++ reads right after it writes, iozone runs O_DIRECT), one
+    # run unless --repeats, seed 001's layout on Lustre.
+    def steps(opts, run_dir):
+        executable = binaries.for_job(tool, spack_view=opts.spack_view)
+        return _layout(opts, run_dir) + [Step('streams', 'streams', tuple(
+            runner(run_dir=run_dir,
+                   phases=repeated(phases(opts, executable),
+                                   opts.repeats or 1),
+                   cache_defeat='none', python=opts.python)))]
+    return steps
+
+
+def _bonnie_phases(opts, executable):
+    # -u root where the job runs as root, as the check decides.
+    return bonnie.stream_phases(
+        bonnie.SEED001_VOLUME_MIB * bonnie.SEED001_VOLUMES,
+        user='root' if os.geteuid() == 0 else None, executable=executable)
+
+
+#: E8's default group: 4 processes, where seed 001's single-node tests
+#: peaked "in many cases".
+E8_PROCESSES = 4
+
+
+def _iozone_phases(opts, executable):
+    return iozone.stream_phases(opts.processes or E8_PROCESSES,
+                                iozone.SEED001_FILE_KIB,
+                                executable=executable)
 
 
 def _e11(opts, run_dir):
@@ -83,6 +127,14 @@ EXPERIMENTS = {e.id: e for e in [
     Experiment('E6', 'seed 001: dd, one stream per node, all nodes together',
                nodes=64, tasks_per_node=1,
                steps=_dd(dd.SEED001_COUNT_PER_NODE)),
+    Experiment('E7', 'seed 001: bonnie++ (the source\'s bonnie -s 2000 -v '
+                     '16), one instance per node, all nodes together',
+               nodes=64, tasks_per_node=1,
+               steps=_one_phase_streams('bonnie++', _bonnie_phases)),
+    Experiment('E8', 'seed 001: iozone throughput mode, N processes (-l N '
+                     '-u N -t N, --processes) on one node',
+               nodes=1, tasks_per_node=1,
+               steps=_one_phase_streams('iozone', _iozone_phases)),
     Experiment('E9', 'seed 001: dd, several streams on one node',
                nodes=1, tasks_per_node=4,
                steps=_dd(dd.SEED001_COUNT_PER_NODE)),
@@ -127,6 +179,8 @@ class JobSite:
     spack_view: str = ''
     #: Whether the partition has the ``lustre`` feature (layouts are set).
     lustre: bool = False
+    #: The stripe count of that layout (``extras.lustre_stripe_count``).
+    stripe_count: int = lfs.SEED001_STRIPE_COUNT
 
 
 def job_site(config_dir, spec):
@@ -153,6 +207,9 @@ def job_site(config_dir, spec):
                           'pfsbench render knows ' + ', '.join(_LAUNCHERS))
     environ = next((e for e in config.get('environments', [])
                     if e['name'] == part.get('environs', [''])[0]), {})
+    # The system file was checked when loaded; its environment was not.
+    validate.site_partition(environ, f'{config_dir}/common.py',
+                            f'environments[{environ.get("name")}]')
     modules = ()
     if system.get('modules_system', 'nomod') != 'nomod':
         # ReFrame's 'nomod' module system loads nothing.
@@ -175,7 +232,9 @@ def job_site(config_dir, spec):
         cache_defeat=('drop_caches' if 'drop_caches' in
                       part.get('features', []) else 'direct'),
         python=sys.executable, spack_view=extras.get('spack_view', ''),
-        lustre='lustre' in part.get('features', []))
+        lustre='lustre' in part.get('features', []),
+        stripe_count=extras.get('lustre_stripe_count',
+                                lfs.SEED001_STRIPE_COUNT))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -191,14 +250,17 @@ _LAUNCHERS = {
 def render(experiment, target=None, nodes=None, tasks_per_node=None,
            time=None, sbatch_options=(), block_size=None, count=None,
            cache_defeat=None, drop_caches_command=None, dd_mode=None,
-           repeats=None, python=None, command_line=None, site=JobSite()):
+           repeats=None, python=None, command_line=None, site=JobSite(),
+           processes=None):
     """The sbatch script of one experiment.
 
     Args:
         experiment: an id of :data:`EXPERIMENTS` (``E6``...).
         target: the scratch directory the job writes under (on the cluster;
-            it need not exist here, but ``/`` and homes are refused;
-            default: the site's first target).
+            it need not exist here, but ``/``, homes and system
+            directories are refused; ``$NAME`` and ``${NAME}`` expand on
+            the cluster, other shell syntax is refused: see
+            :mod:`pfsbench.validate`; default: the site's first target).
         nodes: ``#SBATCH --nodes`` (default: the experiment's).
         tasks_per_node: ``#SBATCH --ntasks-per-node`` (streams or ranks).
         time: ``#SBATCH --time``.
@@ -208,47 +270,76 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
             none in the source's mode, else the site's).
         dd_mode: ``source`` (default; seed 001's dd lines) or
             ``fdatasync`` (flushed writes), as the dd checks' ``dd_mode``.
-        repeats: runs of every dd stream in the job (default: seed 001's
-            3).
+        repeats: runs of every stream in the job (default: dd seed 001's
+            3, bonnie++ and iozone 1, as their checks).
         drop_caches_command: the command dropping a node's page cache
             (default: the site's).
         python: interpreter with pfsbench installed, on the compute nodes
             (default: the site's).
         command_line: how this script was rendered, for its header.
         site: the system partition's :class:`JobSite` (default: none).
+        processes: E8's iozone processes on the node (``-l N -u N -t N``;
+            default :data:`E8_PROCESSES`).
 
     Returns:
         the script text.
 
     Raises:
-        ConfigError: unknown experiment or a refused target.
+        ConfigError: unknown experiment, a refused target, or a value
+            :mod:`pfsbench.validate` refuses (a count below 1, a time in
+            no Slurm format, shell syntax where a word belongs), naming
+            the option and the value.
     """
     if experiment not in EXPERIMENTS:
         raise ConfigError('<command line>', 'EXPERIMENT', experiment,
                           'unknown; known: ' + ', '.join(EXPERIMENTS))
 
     exp = EXPERIMENTS[experiment]
-    if repeats is not None and repeats < 1:
-        raise ConfigError('<command line>', '--repeats', repeats,
-                          'must be at least 1')
+    # Every value that reaches the script: one inert word, or refused
+    # (pfsbench.validate); 0 is refused, never read as the default.
+    source = '<command line>'
+    for field, value in [('--nodes', nodes),
+                         ('--tasks-per-node', tasks_per_node),
+                         ('--block-size', block_size), ('--count', count),
+                         ('--repeats', repeats),
+                         ('--processes', processes)]:
+        if value is not None:
+            validate.positive_int(value, source, field)
+    if processes is not None and processes > iozone.MAX_STREAMS:
+        raise ConfigError(source, '--processes', processes,
+                          f'iozone runs at most {iozone.MAX_STREAMS}')
+    if time is not None:
+        validate.slurm_time(time, source, '--time')
+    for option in sbatch_options:
+        validate.sbatch_option(option, source, '--sbatch-option')
+    for field, value in [('--python', python),
+                         ('--drop-caches-command', drop_caches_command)]:
+        if value is not None:
+            validate.command(value, source, field)
     target = target or site.target
     if not target:
-        raise ConfigError('<command line>', '--target', None,
+        raise ConfigError(source, '--target', None,
                           'required (the system has no extras.targets)'
                           if site.name else 'required')
-    check_scratch_dir(target, '<command line>', '--target', must_exist=False)
-    if any(c in target for c in '"`\\'):
-        raise ConfigError('<command line>', '--target', target,
-                          'must not contain quotes or backslashes')
-    nodes = nodes or exp.nodes
-    tasks_per_node = tasks_per_node or exp.tasks_per_node
+    validate.path(target, source, '--target')
+    # Checked when its config was loaded; again here for any caller.
+    validate.site_partition({'access': site.access, 'modules': site.modules,
+                             'env_vars': site.env_vars}, site.name, '')
+    check_scratch_dir(target, source, '--target', must_exist=False)
+    if command_line is not None:
+        # The header's comment line must stay one line.
+        validate.command(command_line, source, 'argv')
+    nodes = exp.nodes if nodes is None else nodes
+    tasks_per_node = (exp.tasks_per_node if tasks_per_node is None
+                      else tasks_per_node)
     opts = SimpleNamespace(
         block_size=block_size, count=count, cache_defeat=cache_defeat,
         site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,
         repeats=repeats,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
-        lustre=site.lustre, tasks=nodes * tasks_per_node)
+        lustre=site.lustre, tasks=nodes * tasks_per_node,
+        stripe_count=site.stripe_count, processes=processes)
     name = f'pfsbench-{exp.id}'
     on = f' on {site.name}' if site.name else ''
     lines = [

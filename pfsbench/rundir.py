@@ -9,6 +9,7 @@ cleanup`` removes leftovers of killed jobs, and only marked directories.
 
 import os
 import shutil
+import stat
 import time
 
 from pfsbench.commands import shell_join
@@ -42,22 +43,38 @@ def job_epilogue(run_dir):
             f'rm -rf {shell_join([run_dir])}']
 
 
+def is_run_dir(path):
+    """Whether ``path`` is a run directory pfsbench made: named
+    ``pfsbench-*``, a real directory (not a symbolic link) holding the
+    marker as a regular file (a link named like the marker marks
+    nothing)."""
+    if not os.path.basename(path).startswith('pfsbench-'):
+        return False
+
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return False
+        return stat.S_ISREG(os.lstat(os.path.join(path, MARKER)).st_mode)
+    except OSError:
+        return False
+
+
 def leftovers(directory):
-    """Marked run directories directly under ``directory``."""
+    """Marked run directories directly under ``directory`` that belong to
+    the user running pfsbench (another user's runs are theirs to clean)."""
     found = []
     for name in sorted(os.listdir(directory)):
         path = os.path.join(directory, name)
-        if (name.startswith('pfsbench-') and os.path.isdir(path) and
-                not os.path.islink(path) and
-                os.path.isfile(os.path.join(path, MARKER))):
+        if is_run_dir(path) and os.lstat(path).st_uid == os.geteuid():
             found.append(path)
 
     return found
 
 
 def remove(path):
-    """Remove a run directory, refusing anything without the marker."""
-    if not os.path.isfile(os.path.join(path, MARKER)):
+    """Remove a run directory, refusing anything :func:`is_run_dir` does
+    not recognise."""
+    if not is_run_dir(path):
         raise ValueError(f'{path}: no {MARKER} marker: not a pfsbench run '
                          f'directory, not removing it')
 

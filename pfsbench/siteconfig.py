@@ -56,8 +56,9 @@ import importlib.util
 import json
 import os
 import pwd
+import stat
 
-from pfsbench import schemas
+from pfsbench import rundir, schemas, validate
 from pfsbench.errors import ConfigError
 
 #: The schema of a partition's ``extras`` (``pfsbench/schemas/``).
@@ -267,7 +268,9 @@ def validate_site_configuration(site_configuration, file):
     """Validate pfsbench's keys in a ReFrame ``site_configuration`` dict.
 
     Checks every partition's ``extras`` and every ``sched_options`` key of
-    systems and partitions (ReFrame ignores unknown ones silently).
+    systems and partitions (ReFrame ignores unknown ones silently), and
+    what partitions and environments put into job scripts (``access``,
+    ``env_vars``, ``modules``, target paths: :mod:`pfsbench.validate`).
 
     Args:
         site_configuration: the dict ReFrame will load.
@@ -296,6 +299,10 @@ def validate_site_configuration(site_configuration, file):
             pkey = partition_key(system, part)
             check_sched_options(part, pkey)
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
+            # What the partition writes into every job script.
+            validate.site_partition(part, file, pkey)
+    for env in site_configuration.get('environments', []):
+        validate.site_partition(env, file, f'environments[{env["name"]}]')
 
     return site_configuration
 
@@ -325,6 +332,27 @@ def one_case_at_a_time(site_configuration, file):
                     'targets are independent')
 
 
+#: Directories of the operating system: never a scratch root, nor anything
+#: below them (but :data:`TEMPORARY_DIRECTORIES`).
+SYSTEM_DIRECTORIES = ('/bin', '/boot', '/dev', '/etc', '/lib', '/lib32',
+                      '/lib64', '/libx32', '/proc', '/run', '/sbin', '/sys',
+                      '/usr', '/var')
+#: Shared temporary directories: a directory below one may be a scratch
+#: root, the directory itself holds every user's files and may not.
+TEMPORARY_DIRECTORIES = ('/tmp', '/var/tmp', '/dev/shm')
+#: Directories whose every sub-directory is a home, whether or not this
+#: host's passwd knows the user (a job script rendered for a cluster).
+HOME_PARENTS = ('/home', '/Users')
+#: Entries of a scratch root that pfsbench itself creates (run directories
+#: are recognised by their marker, :mod:`pfsbench.rundir`), or that a
+#: fresh file system holds.
+OWN_ENTRIES = ('.pfsbench-lock', 'lost+found')
+#: How many entries of a scratch root are looked at for foreign files: a
+#: root with more is refused anyway (a directory of one's own for the
+#: suite does not grow that big; it is emptied after every run).
+SCAN_LIMIT = 1000
+
+
 def home_directories():
     """Every home directory this host knows of (passwd and ``$HOME``)."""
     homes = {os.path.realpath(os.path.expanduser('~'))}
@@ -338,20 +366,84 @@ def home_directories():
     return homes
 
 
+def _below(path, directory):
+    return path == directory or path.startswith(directory + '/')
+
+
+def system_directory(real):
+    """The system directory ``real`` is or lies below, or None.
+
+    Args:
+        real: a resolved absolute path.
+    """
+    if any(_below(real, t) and real != t for t in TEMPORARY_DIRECTORIES):
+        return None
+
+    return next((d for d in SYSTEM_DIRECTORIES if _below(real, d)), None)
+
+
+def foreign_entry(real, uid=None):
+    """Why ``real`` holds files that are not the suite's, or None.
+
+    A scratch root must be a directory of the user running the suite: the
+    suite writes only its own marked run directories there, and a root
+    shared with other users (mode 1777 and another user's, or entries
+    owned by another user) is where a wrong path does most harm.  Files
+    of the same user are the user's business and stay untouched, as do
+    other users' pfsbench run directories and lock (a team may share one
+    root for the suite).
+
+    Args:
+        real: an existing directory (resolved).
+        uid: the user the suite runs as (default: this process's).
+
+    Returns:
+        a reason, or None.
+    """
+    uid = os.geteuid() if uid is None else uid
+    info = os.stat(real)
+    if (info.st_mode & stat.S_ISVTX and info.st_mode & stat.S_IWOTH and
+            info.st_uid != uid):
+        # A fresh tmpfs mount is 1777 too, but its mounter's own.
+        return (f'is shared by every user (mode 1777, owner uid '
+                f'{info.st_uid}, as /tmp); give a directory of your own '
+                f'below it')
+
+    with os.scandir(real) as entries:
+        for count, entry in enumerate(entries):
+            if count >= SCAN_LIMIT:
+                return (f'holds more than {SCAN_LIMIT} entries; give a '
+                        f'directory of its own to pfsbench')
+            if entry.name in OWN_ENTRIES or rundir.is_run_dir(entry.path):
+                continue
+            owner = entry.stat(follow_symlinks=False).st_uid
+            if owner != uid:
+                return (f'holds {entry.name!r} of another user (uid '
+                        f'{owner}); give a directory of your own to '
+                        f'pfsbench')
+    return None
+
+
 def check_scratch_dir(path, source, field, must_exist=True):
     """Resolve a scratch directory and refuse a dangerous or unusable one.
 
-    pfsbench creates its own sub-directory under the scratch directory and
-    deletes only that, but a wrong path is refused before any job is
-    submitted: it must exist, be a writable directory, and be neither ``/``
-    nor a home directory.
+    pfsbench creates its own marked run directories under the scratch
+    directory and deletes only those (:mod:`pfsbench.rundir`), but a wrong
+    path is refused before any job is submitted: it must be neither ``/``,
+    a home directory (a passwd home, or any directory directly under
+    :data:`HOME_PARENTS`), a system directory or anything below one
+    (:data:`SYSTEM_DIRECTORIES`, but below :data:`TEMPORARY_DIRECTORIES`),
+    nor a shared temporary directory itself; where it must exist, it must
+    be a writable directory of the user running the suite
+    (:func:`foreign_entry`).
 
     Args:
         path: the configured path (``$VAR`` and ``~`` are expanded).
         source: where the path was configured (file or partition name).
         field: the key that holds it.
-        must_exist: also check that it exists and is writable here (off for
-            job scripts rendered for another machine).
+        must_exist: also check that it exists, is writable and holds no
+            foreign files here (off for job scripts rendered for another
+            machine).
 
     Returns:
         the resolved absolute path.
@@ -368,7 +460,20 @@ def check_scratch_dir(path, source, field, must_exist=True):
     if real == '/':
         raise ConfigError(source, field, path, 'is the root directory')
 
-    if real in home_directories():
+    if real in TEMPORARY_DIRECTORIES:
+        raise ConfigError(source, field, path,
+                          'is shared by every user; give a directory of '
+                          'your own below it')
+
+    system = system_directory(real)
+    if system is not None:
+        raise ConfigError(source, field, path,
+                          f'is {"below " if real != system else ""}the '
+                          f'system directory {system}; give a scratch '
+                          f'directory')
+
+    if (real in home_directories() or
+            os.path.dirname(real) in HOME_PARENTS):
         raise ConfigError(source, field, path,
                           'is a home directory; give a scratch directory')
 
@@ -389,6 +494,10 @@ def check_scratch_dir(path, source, field, must_exist=True):
 
     if not os.access(real, os.W_OK | os.X_OK):
         raise ConfigError(source, field, path, 'is not writable')
+
+    foreign = foreign_entry(real)
+    if foreign is not None:
+        raise ConfigError(source, field, path, foreign)
 
     return real
 

@@ -10,11 +10,12 @@ import glob
 import os
 import shlex
 import shutil
+import subprocess
 
 import pytest
 
-from conftest import (CHECKS, job_script, launch_phases, perf_value, perflog,
-                      run_reframe)
+from conftest import (CHECKS, REPO, job_script, launch_phases, perf_value,
+                      perflog, run_reframe)
 from pfsbench.parsers import iozone as iozone_output
 from pfsbench.parsers import streams
 
@@ -112,3 +113,86 @@ def test_one_group_per_node_on_two_slurm_nodes(localslurm, tmp_path):
     _, records = perflog(tmp_path, 'localslurm', 'srun', 'iozone_per_node')
     _check_sums(records[-1], result)
     print(f'iozone on 2 localslurm nodes x 2 processes: {records[-1]}')
+
+
+def _ssh_to_localhost_fails():
+    """Why iozone could not start a client on localhost through ssh (a
+    prompt, a refused key, no server), or '' when it can."""
+    if shutil.which('ssh') is None:
+        return 'no ssh client on PATH'
+    try:
+        proc = subprocess.run(['ssh', '-o', 'BatchMode=yes', '-o',
+                               'ConnectTimeout=5', 'localhost', 'true'],
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return 'ssh localhost true timed out'
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or ['']
+        return (f'ssh -o BatchMode=yes localhost true exited with '
+                f'{proc.returncode}: {lines[-1]}')
+    return ''
+
+
+def _config_with_remote_shell(tmp_path):
+    """A copy of the config whose local partition allows iozone's cluster
+    mode through ssh."""
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    local = config / 'systems' / 'local.py'
+    text = local.read_text()
+    assert "'max_nodes': 1," in text
+    local.write_text(text.replace("'max_nodes': 1,",
+                                  "'max_nodes': 1, 'iozone_rsh': 'ssh',"))
+    return config / 'settings.py'
+
+
+def test_cluster_mode_skips_without_a_remote_shell(tmp_path):
+    proc = run_reframe(['-c', IOZONE_DIR, '-n', 'iozone_cluster',
+                        '-P', 'nodes=1', '-S', 'tool_binary=/bin/true',
+                        '-r'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert ("local:default has no extras.iozone_rsh: iozone's cluster mode "
+            "starts its clients through a remote shell") in proc.stdout
+
+
+@needs_iozone
+def test_cluster_mode_through_ssh_on_local(tmp_path):
+    why = _ssh_to_localhost_fails()
+    if why:
+        pytest.skip(f'iozone cluster mode needs passwordless ssh to '
+                    f'localhost: {why}')
+    proc = run_reframe(['-c', IOZONE_DIR, '-n', 'iozone_cluster',
+                        '-P', 'nodes=1', '-S', 'processes=3', *SMALL, '-r'],
+                       tmp_path / 'runs',
+                       config=_config_with_remote_shell(tmp_path))
+    assert proc.returncode == 0, proc.stdout
+    (out,) = glob.glob(f'{tmp_path}/runs/output/local/default/builtin/'
+                       f'iozone_cluster_*/rfm_job.out')
+    text = open(out).read()
+    # Three clients, each in its own directory, started by iozone itself.
+    clients = [ln.split() for ln in text.splitlines()
+               if ln.startswith('localhost ')]
+    assert [c[1].rsplit('/', 1)[-1] for c in clients] == [
+        'localhost.1', 'localhost.2', 'localhost.3']
+    assert all(c[2] == IOZONE for c in clients)
+    result = iozone_output.parse(
+        text[text.index('pfsbench-step: begin iozone'):], 'rfm_job.out')
+    assert [b.test for b in result.throughput] == [
+        'initial writers', 'rewriters', 'readers', 're-readers']
+    header, (record,) = perflog(tmp_path / 'runs', 'local', 'default',
+                                'iozone_cluster')
+    for block in result.throughput:
+        name = iozone_output.measure_name(block.test)
+        rates = [kib_s * 1024 / 1e6 for _, kib_s in block.kib_s.per_process]
+        assert len(rates) == 3
+        # The clients' own rates summed: iozone's "Children see".
+        assert perf_value(record, f'{name}_bw_sum') == pytest.approx(
+            block.kib_s.children * 1024 / 1e6, rel=1e-3)
+        assert perf_value(record, f'{name}_bw_conservative') == \
+            pytest.approx(min(rates) * 3)
+    assert '|start_skew=' not in record
+    column = header.split('|').index('slowest_nodes')
+    assert 'initial_writers=localhost' in record.split('|')[column]
+    print(f'iozone cluster mode, 3 clients on localhost via ssh: {record}')

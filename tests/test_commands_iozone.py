@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """iozone command lines: seed 001's, exactly, plus its other modes."""
 
+import subprocess
+
 import pytest
 
 from pfsbench.commands import iozone, shell_join
+from pfsbench.runner import iozone_clients
 
 SEED_THROUGHPUT = ['iozone', '-s', '25000000', '-r', '1024', '-I', '-c',
                    '-o', '-l', '12', '-u', '12', '-t', '12']
@@ -48,11 +51,52 @@ def test_throughput_options_and_cluster_mode():
 
 
 def test_cluster_file_lines():
-    assert iozone.cluster_file_text(['n1', 'n1', 'n2'], '/scratch/r',
-                                    '/opt/iozone/bin/iozone') == (
-        'n1 /scratch/r /opt/iozone/bin/iozone\n'
-        'n1 /scratch/r /opt/iozone/bin/iozone\n'
-        'n2 /scratch/r /opt/iozone/bin/iozone\n')
+    clients = iozone_clients.clients(['n1', 'n2'], 2, '/scratch/r')
+    text = iozone_clients.cluster_file_text(clients, '/opt/iozone/bin/iozone')
+    assert text == (
+        'n1 /scratch/r/n1.1 /opt/iozone/bin/iozone\n'
+        'n1 /scratch/r/n1.2 /opt/iozone/bin/iozone\n'
+        'n2 /scratch/r/n2.1 /opt/iozone/bin/iozone\n'
+        'n2 /scratch/r/n2.2 /opt/iozone/bin/iozone\n')
+
+
+def test_seed001_cluster_mode():
+    argv = iozone.seed001_cluster('/r/clients', 24, file_size_kib=2500000,
+                                  executable='/opt/iozone/bin/iozone')
+    assert argv == ['/opt/iozone/bin/iozone', '-s', '2500000', '-r', '1024',
+                    '-I', '-c', '-o', '-l', '24', '-u', '24', '-t', '24',
+                    '-C', '-+m', '/r/clients']
+    with pytest.raises(ValueError, match='1025 processes: expected 1 to '
+                                         '1024'):
+        iozone.seed001_cluster('/r/clients', 1025)
+
+
+def test_cluster_hosts_are_the_slurm_jobs_nodes(monkeypatch):
+    assert iozone_clients.job_hosts({}) == ['localhost']
+    calls = []
+
+    def scontrol(argv, **kwargs):
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, 'n1\nn2\n')
+
+    monkeypatch.setattr(subprocess, 'run', scontrol)
+    assert iozone_clients.job_hosts({'SLURM_JOB_NODELIST': 'n[1-2]'}) == \
+        ['n1', 'n2']
+    assert calls == [['scontrol', 'show', 'hostnames', 'n[1-2]']]
+
+
+def test_cluster_client_file_is_written_with_a_dir_per_client(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv('SLURM_JOB_NODELIST', raising=False)
+    out = tmp_path / 'clients'
+    assert iozone_clients.main(['--run-dir', str(tmp_path), '--per-host',
+                                '3', '--iozone', '/x/iozone', '--output',
+                                str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines == [f'localhost {tmp_path}/localhost.{i} /x/iozone'
+                     for i in (1, 2, 3)]
+    assert capsys.readouterr().out.splitlines() == lines
+    assert all((tmp_path / f'localhost.{i}').is_dir() for i in (1, 2, 3))
 
 
 def test_auto_mode():

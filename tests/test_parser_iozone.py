@@ -135,7 +135,9 @@ def test_children_sum_is_avg_times_processes(path):
             f.avg_per_process * block.processes,
             abs=0.01 * block.processes)
         assert f.avg_per_process <= f.max_per_process <= f.children + 0.01
-        assert f.parent is not None and f.parent > 0
+        # Cluster mode (-+m) prints no "Parent sees" line.
+        assert (f.parent is None) == ('-+m' in recorded_flags(path, 'iozone'))
+        assert f.parent is None or f.parent > 0
         assert f.min_xfer <= block.file_size_kib
         if f.per_process:
             assert len(f.per_process) == block.processes
@@ -333,3 +335,22 @@ def test_stream_measures_refuse_several_process_counts_and_auto_mode():
     text = (SHARED / 'auto-a-g8m-i0-i1-i2.txt').read_text()
     with pytest.raises(ParseError, match='got auto mode'):
         iozone.stream_measures(text, 'x', 'iozone')
+
+
+def test_cluster_mode_clients_are_streams():
+    path = LOCAL / 'cluster-t3-s8m-r1024-I-c-o-C-rsh-ssh.txt'
+    result = iozone.parse(path.read_text(), path.name)
+    hosts = ['localhost'] * 3
+    samples = iozone.client_samples(result, hosts, path.name)
+    assert [s.name for s in samples[::3]] == [
+        'initial_writers', 'rewriters', 'readers', 're_readers']
+    for block in result.throughput:
+        mine = [s for s in samples
+                if s.name == iozone.measure_name(block.test)]
+        assert [s.stream for s in mine] == [1, 2, 3]
+        assert sum(s.bw_mb_s for s in mine) == pytest.approx(
+            block.kib_s.children * 1024 / 1e6, rel=1e-6)
+    # One host per client, or the Child[] lines cannot be placed.
+    with pytest.raises(ParseError, match=r'one Child\[\] line \(-C\) per '
+                                         r'client, 2'):
+        iozone.client_samples(result, hosts[:2], path.name)

@@ -131,11 +131,18 @@ class streams_check_base(FileSystemCheck):
 
     #: ``lfs setstripe -c`` of the run directory on partitions with the
     #: ``lustre`` feature (every stream's directory and file inherit it);
-    #: 0: the file system's default layout, nothing set.
+    #: 0: the file system's default layout, nothing set; None: the
+    #: partition's ``extras['lustre_stripe_count']``, else the family's
+    #: :attr:`default_stripe_count` (set at setup; a family whose default
+    #: is 0, fio, sets no layout).
     #:
-    #: :type: :class:`int`
-    #: :default: ``0``
-    stripe_count = variable(int, value=0, loggable=True)
+    #: :type: :class:`int` or ``None``
+    #: :default: ``None``
+    stripe_count = variable(int, type(None), value=None, loggable=True)
+
+    #: The family's stripe count where neither the case nor the partition
+    #: sets one (seed 001's families: 4).
+    default_stripe_count = 0
 
     #: ``lfs setstripe -S`` with :attr:`stripe_count`.
     #:
@@ -170,6 +177,13 @@ class streams_check_base(FileSystemCheck):
                              f'{", ".join(CACHE_DEFEAT_MODES)}')
 
         self.cache_defeat = self.cache_defeat or self.cache_defeat_mode()
+        if self.stripe_count is None and self.default_stripe_count:
+            # The partition's count replaces seed 001's; a family without
+            # a layout of its own (fio) sets none.
+            self.stripe_count = self.current_partition.extras.get(
+                'lustre_stripe_count', self.default_stripe_count)
+        elif self.stripe_count is None:
+            self.stripe_count = 0
         self.bytes_per_stream = self.size_stream(self.size_cap())
         if self.local_launcher():
             # The local launcher starts one process: it runs every stream.
@@ -305,16 +319,31 @@ def figures(result):
         figure the tool cannot give, e.g. an aggregate without byte counts,
         is left out).
     """
+    made = summary_figures(result.summaries)
+    first = next(iter(result.summaries.values()))
+    made['start_skew'] = sn.make_performance_function(
+        sn.defer(first.start_skew_s), 's')
+    return made
+
+
+def summary_figures(summaries):
+    """The performance variables of every measure's summary, without the
+    start skew (:func:`figures`; iozone's cluster mode has no start times).
+
+    Args:
+        summaries: measure name -> :class:`pfsbench.parsers.streams.
+            PhaseSummary`, in order.
+
+    Returns:
+        name -> ReFrame performance function, in the perflog's order.
+    """
     made = {}
     for group in FIGURE_GROUPS:
-        for name, summary in result.summaries.items():
+        for name, summary in summaries.items():
             for suffix, field, unit in group:
                 value = getattr(summary, field)
                 if value is not None:
                     made[f'{name}{suffix}'] = sn.make_performance_function(
                         sn.defer(value), unit or summary.unit)
 
-    first = next(iter(result.summaries.values()))
-    made['start_skew'] = sn.make_performance_function(
-        sn.defer(first.start_skew_s), 's')
     return made

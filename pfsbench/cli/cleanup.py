@@ -4,13 +4,16 @@
 A job killed at its time limit never reaches the line of its script that
 removes the run directory.  This removes such leftovers, and only them:
 directories named ``pfsbench-*`` directly under DIR that carry the marker
-file every pfsbench run directory gets.  Nothing else is touched.
+file every pfsbench run directory gets (a regular file, in a real
+directory) and belong to the user running it.  Nothing else is touched;
+``/``, homes and system directories are refused as DIR.
 """
 
 import os
 
 from pfsbench import rundir
 from pfsbench.errors import ConfigError
+from pfsbench.siteconfig import check_scratch_dir
 
 HELP = 'remove leftover pfsbench run directories'
 DESCRIPTION = __doc__.split('\n\n', 1)[1]
@@ -28,6 +31,10 @@ def add_arguments(parser):
 
 
 def run(args):
+    # '/', homes and system directories are refused before anything is
+    # listed, as for a target.
+    check_scratch_dir(args.directory, '<command line>', 'DIR',
+                      must_exist=False)
     if not os.path.isdir(args.directory):
         raise ConfigError('<command line>', 'DIR', args.directory,
                           'is not a directory')

@@ -15,7 +15,7 @@ DESCRIPTION = ('Render the job script of one experiment with the same '
                '; '.join(f'{e.id}: {e.descr}' for e in EXPERIMENTS.values()))
 EXAMPLES = (
     'pfsbench render E6 --system hawk:compute --nodes 64 -o e6.sbatch',
-    'pfsbench render E6 --nodes 64 --target /lustre/scratch/$USER/pfsbench',
+    'pfsbench render E8 --system hawk:compute --processes 12',
     ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
      '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
      '-o e10.sbatch'),
@@ -72,7 +72,8 @@ def add_arguments(parser):
                               "as the checks' dd_mode (default: source)")
     dd_opts.add_argument('--repeats', type=int, metavar='N',
                          help='runs of every stream in the job (default: '
-                              "3, seed 001's)")
+                              "dd 3, seed 001's; bonnie++ and iozone, E7 "
+                              'and E8: 1, as their checks)')
     dd_opts.add_argument('--cache-defeat', choices=CACHE_DEFEAT_MODES,
                          metavar='MODE',
                          help='between write and read: '
@@ -86,6 +87,11 @@ def add_arguments(parser):
                               "(default: the partition's "
                               'extras.drop_caches_command, else '
                               f'{DEFAULT_DROP_CACHES})')
+    iozone_opts = parser.add_argument_group('iozone (E8)')
+    iozone_opts.add_argument('--processes', type=int, metavar='N',
+                             help='iozone processes in the node\'s '
+                                  'throughput group, -l N -u N -t N '
+                                  '(default: 4; the checks sweep 1..12)')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
 
@@ -103,7 +109,8 @@ def run(args):
                   cache_defeat=args.cache_defeat, dd_mode=args.dd_mode,
                   repeats=args.repeats,
                   drop_caches_command=args.drop_caches_command,
-                  python=args.python, command_line=shown, site=site)
+                  python=args.python, command_line=shown, site=site,
+                  processes=args.processes)
     if args.output:
         with open(args.output, 'w') as fp:
             fp.write(text)

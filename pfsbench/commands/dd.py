@@ -17,6 +17,8 @@ into /dev/null).  Two modes (:data:`MODES`):
   defeated before the read (the caller's ``cache_defeat``).
 """
 
+from pfsbench.commands.lfs import (  # noqa: F401 (the dd checks' layout)
+    SEED001_STRIPE_COUNT, SEED001_STRIPE_SIZE)
 from pfsbench.commands.streams import repeated, runner
 
 #: Block size of seed 001 (bytes): 1024000, not 1 MiB.
@@ -29,9 +31,6 @@ SEED001_COUNT_MULTI_STREAM = 5000
 MODE_SOURCE, MODE_FDATASYNC = 'source', 'fdatasync'
 #: Seed 001 averaged 3 runs of every point.
 SEED001_REPEATS = 3
-#: Seed 001's layout on Lustre: stripe count 4 (lfs3, lfs5; 12 on lfs4),
-#: stripe size 1 MB.
-SEED001_STRIPE_COUNT, SEED001_STRIPE_SIZE = 4, '1m'
 MODES = (MODE_SOURCE, MODE_FDATASYNC)
 
 

@@ -20,6 +20,8 @@ The source's 256-process limit was iozone's MAXSTREAMS before revision
 3.470; 3.470 and later allow 1024 (:data:`MAX_STREAMS`).
 """
 
+import sys
+
 #: iozone's MAXSTREAMS: processes of one throughput test (revision >= 3.470).
 MAX_STREAMS = 1024
 #: Seed 001: file size (KiB) with one process per node and in E8.
@@ -165,15 +167,25 @@ def auto_argv(test_file, *, max_file_size_kib=None, min_file_size_kib=None,
     return argv + _options(tests, ops_mode, excel) + ['-f', test_file]
 
 
-def cluster_file_text(clients, directory, executable):
-    """The ``-+m`` file: one line per client process.
+def cluster_clients_argv(run_dir, per_host, executable, client_file,
+                         python=None):
+    """argv writing the ``-+m`` file of the job's nodes
+    (:mod:`pfsbench.runner.iozone_clients`), run once in the batch script.
 
     Args:
-        clients: host names, one per process (a host may repeat).
-        directory: each client's working directory (on the target).
-        executable: iozone's path on the clients.
+        run_dir: the run directory; client ``i`` of host ``h`` works in
+            ``run_dir/h.i``.
+        per_host: clients on every node.
+        executable: iozone's path on the nodes.
+        client_file: the file to write (``-+m``).
+        python: the interpreter with pfsbench installed (default: this
+            one).
     """
-    return ''.join(f'{host} {directory} {executable}\n' for host in clients)
+    return [python or sys.executable, '-m', 'pfsbench.runner.iozone_clients',
+            '--run-dir', run_dir,
+            '--per-host', str(per_host),      # clients on every node
+            '--iozone', executable,
+            '--output', client_file]
 
 
 def seed001_single(test_file, direct=True, file_size_kib=SEED001_FILE_KIB,
@@ -196,6 +208,21 @@ def seed001_throughput(directory, processes, file_size_kib=SEED001_FILE_KIB,
                            record_size_kib=SEED001_RECORD_KIB, direct=True,
                            include_close=True, sync_writes=True,
                            tests=tests, executable=executable)
+
+
+def seed001_cluster(client_file, clients, file_size_kib=SEED001_FILE_KIB,
+                    executable='iozone', tests=None):
+    """Seed 001's throughput test in iozone's cluster mode: ``iozone -s S
+    -r 1024 -I -c -o -l N -u N -t N -C -+m FILE``, N the clients of the
+    file (``-C``: each client's own figures, to find the slowest).
+
+    The clients start through ``$RSH`` (rsh by default; the caller sets
+    e.g. ``RSH=ssh``)."""
+    return throughput_argv([None] * clients, file_size_kib=file_size_kib,
+                           record_size_kib=SEED001_RECORD_KIB, direct=True,
+                           include_close=True, sync_writes=True,
+                           tests=tests, per_process=True,
+                           cluster_file=client_file, executable=executable)
 
 
 def stream_phases(processes, file_size_kib=SEED001_FILE_KIB, tests=None,

@@ -5,6 +5,15 @@ Seed 001 set "Stripesize 1MB; Stripecount 4" per test directory before
 running; E5 sweeps both and verifies that the layout really applied.
 """
 
+#: Seed 001's layout on Lustre for E6-E10: stripe count 4 (lfs3, lfs5; 12
+#: on lfs4), stripe size 1 MB.
+SEED001_STRIPE_COUNT, SEED001_STRIPE_SIZE = 4, '1m'
+#: E5's sweep: stripe counts 1..32, with 3 (lfs3 peaked at 3 to 4) ...
+SEED001_STRIPE_COUNTS = [1, 2, 3, 4, 8, 12, 16, 32]
+#: ... and stripe sizes 64k..4M; 0 is the file system's default (1 MiB).
+SEED001_STRIPE_SIZES = ['64k', '128k', '256k', '512k', '1m', '2m', '4m',
+                        '0']
+
 
 def setstripe(path, count, size):
     """argv setting the default layout of ``path`` (a directory: files

@@ -426,6 +426,12 @@ def _excel_number(word, source, lineno, line):
                          f'{word!r}') from None
 
 
+def measure_name(test):
+    """A sub-test's figure name: ``initial writers`` -> ``initial_writers``.
+    """
+    return re.sub(r'[^a-z0-9]+', '_', test.lower()).strip('_')
+
+
 def stream_measures(text, source, phase):
     """iozone as a tool of the streams runner
     (:mod:`pfsbench.parsers.streams`): one node's throughput group.
@@ -459,7 +465,7 @@ def stream_measures(text, source, phase):
                                                f'{counts}')
     measures = []
     for block in result.throughput:
-        name = re.sub(r'[^a-z0-9]+', '_', block.test.lower()).strip('_')
+        name = measure_name(block.test)
         if block.kib_s is not None:
             measures.append(Measure(name, None, None,
                                     block.kib_s.children * 1024 / 1e6))
@@ -467,3 +473,46 @@ def stream_measures(text, source, phase):
             measures.append(Measure(name, None, None,
                                     block.ops_per_s.children, 'ops/s'))
     return tuple(measures)
+
+
+def client_samples(result, hosts, source):
+    """Each client's figure of every sub-test of a cluster-mode run
+    (``-+m`` with ``-C``), as streams of :mod:`pfsbench.parsers.streams`.
+
+    iozone's cluster mode synchronises its clients itself and prints no
+    per-client times: the samples carry none (start = end = 0).
+
+    Args:
+        result: the run's :class:`Result`.
+        hosts: the host of every client, in the ``-+m`` file's order
+            (client ``i`` is iozone's ``Child[i]``).
+        source: the name used in error messages.
+
+    Returns:
+        a tuple of :class:`~pfsbench.parsers.streams.StreamSample`, rates
+        in MB/s (10^6 bytes), sub-tests named as :func:`stream_measures`
+        names them.
+
+    Raises:
+        ParseError: not a throughput run, a block without ``Child[]``
+            lines (no ``-C``), or another client count than ``hosts``.
+    """
+    from pfsbench.parsers.streams import StreamSample
+    if result.mode != 'throughput' or not result.throughput:
+        raise ParseError(source, 0, '', 'expected an iozone throughput '
+                                        'test (cluster mode, -+m)')
+    samples = []
+    for block in result.throughput:
+        figures = block.kib_s
+        if figures is None or len(figures.per_process) != len(hosts):
+            raise ParseError(source, 0, f'{block.processes} {block.test}',
+                             f'expected a kB/sec block with one Child[] '
+                             f'line (-C) per client, {len(hosts)}')
+        name = measure_name(block.test)
+        for i, (host, (_, kib_s)) in enumerate(zip(hosts,
+                                                   figures.per_process)):
+            samples.append(StreamSample(
+                stream=i + 1, node=host, phase=name, name=name, start=0.0,
+                end=0.0, bytes=None, seconds=None,
+                bw_mb_s=kib_s * 1024 / 1e6))
+    return tuple(samples)

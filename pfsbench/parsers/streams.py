@@ -156,7 +156,17 @@ class StreamsResult:
         raise AttributeError(name)
 
 
-def _summarise(name, samples, unit):
+def summarise(name, samples, unit):
+    """The figures of one measure over its streams (one run).
+
+    Args:
+        name: the measure's name.
+        samples: its :class:`StreamSample` of every stream.
+        unit: the rates' unit.
+
+    Returns:
+        a :class:`PhaseSummary`.
+    """
     rates = [s.bw_mb_s for s in samples]
     sizes = [s.bytes for s in samples]
     nbytes = None if None in sizes else sum(sizes)
@@ -207,7 +217,7 @@ def _over_repeats(name, samples, unit):
     for s in samples:
         by_repeat.setdefault(s.repeat, []).append(s)
 
-    runs = [_summarise(name, group, unit)
+    runs = [summarise(name, group, unit)
             for _, group in sorted(by_repeat.items())]
     if len(runs) == 1:
         return runs[0]

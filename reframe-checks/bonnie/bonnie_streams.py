@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""bonnie++ experiments of seed 001 (E7, E9, E10 in EXPERIMENTS.md).
+"""bonnie++ experiments of seed 001 (E5, E7, E9, E10 in EXPERIMENTS.md).
 
 Seed 001 ran bonnie in a directory of its own on every node (E7), and 1..12
 times per node (E9, E10), and saw its figures scatter ("400 vs 1300 MB/s")
@@ -21,17 +21,21 @@ slowest node of each test in ``slowest_nodes``.  A test bonnie++ printed as
 ``+++++`` (too fast to measure) has no figure in the perflog, never 0.
 References: ``config/references/<system>.yaml``, keys
 ``bonnie_per_node`` etc.  See docs/checks-bonnie.md.
+
+E5 (``bonnie_lustre_stripe``): the source swept the Lustre layout with
+bonnie on one node; the same one instance here, once per stripe count and
+size (IOR's variant: ``ior_lustre_stripe_bandwidth``).
 """
 
 import os
 
 import reframe as rfm
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.streams import (one_stream_per_node,
                                      streams_check_base, streams_on_one_node,
                                      twelve_streams_per_node)
-from pfsbench.commands import bonnie
+from pfsbench.commands import bonnie, lfs
 from pfsbench.parsers import bonnie as bonnie_output
 
 MIB = 2**20
@@ -46,8 +50,8 @@ class bonnie_streams_base(streams_check_base):
     # did; nothing to defeat between phases.
     cache_defeat = 'none'
     # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
-    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
-    stripe_count = 4
+    # (lfs3, lfs5; its lfs4 took 12: extras lustre_stripe_count).
+    default_stripe_count = lfs.SEED001_STRIPE_COUNT
 
     #: MiB of bulk I/O per instance (bonnie++ ``-s``; seed 001: 16 volumes
     #: of 2000 MiB); the partition's ``max_bytes_per_stream`` may lower it.
@@ -116,3 +120,36 @@ class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
     descr = 'E10 (seed 001): bonnie++, 12 instances per node on 1..64 nodes'
     size_mib = bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES
     tags = {'bonnie', 'E10', 'full'}
+
+
+@rfm.simple_test
+class bonnie_lustre_stripe(bonnie_streams_base):
+    """E5: one bonnie++ on one node, over Lustre stripe count x size."""
+
+    descr = ('E5 (seed 001): bonnie++ over Lustre stripe count x stripe '
+             'size, one node')
+    valid_systems = ['+lustre']
+    nodes = variable(int, value=1, loggable=True)
+    streams_per_node = variable(int, value=1, loggable=True)
+
+    #: ``COUNTxSIZE``, the ``lfs setstripe -c``/``-S`` of the run
+    #: directory (``-P layout=3x1m``): counts 1..32 (with 3: lfs3 peaked at
+    #: 3 to 4), sizes 64k..4m and 0 (the file system's default).
+    #:
+    #: :type: :class:`str`
+    layout = parameter([f'{count}x{size}'
+                        for count in lfs.SEED001_STRIPE_COUNTS
+                        for size in lfs.SEED001_STRIPE_SIZES],
+                       type=str, loggable=True)
+    tags = {'bonnie', 'E5', 'lustre', 'full'}
+
+    @run_after('init')
+    def tag_quick_cases(self):
+        # Overrides the streams base's: no case of this sweep is quick,
+        # each moves the source's 32000 MiB.
+        return
+
+    @run_after('init')
+    def set_layout(self):
+        count, self.stripe_size = self.layout.split('x')
+        self.stripe_count = int(count)

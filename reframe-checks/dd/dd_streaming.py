@@ -24,7 +24,7 @@ from reframe.core.builtins import variable
 from pfsbench.checks.streams import (one_stream_per_node,
                                      streams_check_base, streams_on_one_node,
                                      twelve_streams_per_node)
-from pfsbench.commands import dd
+from pfsbench.commands import dd, lfs
 from pfsbench.parsers import dd as dd_output
 
 
@@ -33,10 +33,10 @@ class dd_streaming_base(streams_check_base):
 
     stream_parser = dd_output
     # Seed 001 averaged 3 runs, and set its layout on +lustre partitions
-    # (-S stripe_count=12 for its lfs4).
+    # (its lfs4 took 12: extras lustre_stripe_count, or -S stripe_count).
     repeats = dd.SEED001_REPEATS
-    stripe_count = dd.SEED001_STRIPE_COUNT
-    stripe_size = dd.SEED001_STRIPE_SIZE
+    default_stripe_count = lfs.SEED001_STRIPE_COUNT
+    stripe_size = lfs.SEED001_STRIPE_SIZE
 
     #: ``source``: seed 001's exact dd lines, the read right after the
     #: write; ``fdatasync``: the write flushed (``conv=fdatasync``), the

@@ -4,8 +4,10 @@
 Seed 001 varied the stripe size from 64k to 4M (0: the default, 1 MiB)
 and the stripe count from 1 to 32 on one node and found the best count per
 file system (4 on lfs3 and lfs5, 12 on lfs4); it used bonnie, a single
-process writing 32 GB.  Here one IOR task writes and reads one shared file
-of that size in the run directory after::
+process writing 32 GB (that variant, as the source ran it:
+``bonnie_lustre_stripe`` in reframe-checks/bonnie/).  Here one IOR task
+writes and reads one shared file of that size in the run directory
+after::
 
     lfs setstripe -c COUNT -S SIZE <run dir>
 
@@ -41,16 +43,16 @@ class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
     #: ``lfs setstripe -c``: OSTs the file is striped over.
     #:
     #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 8, 12, 16, 32]``
-    stripe_count = parameter([1, 2, 4, 8, 12, 16, 32], type=int,
+    #: :values: ``[1, 2, 3, 4, 8, 12, 16, 32]`` (3: lfs3 peaked at 3 to 4)
+    stripe_count = parameter(lfs_commands.SEED001_STRIPE_COUNTS, type=int,
                              loggable=True)
 
     #: ``lfs setstripe -S``; ``0`` is the file system's default.
     #:
     #: :type: :class:`str`
     #: :values: ``['64k', '128k', '256k', '512k', '1m', '2m', '4m', '0']``
-    stripe_size = parameter(['64k', '128k', '256k', '512k', '1m', '2m',
-                             '4m', '0'], type=str, loggable=True)
+    stripe_size = parameter(lfs_commands.SEED001_STRIPE_SIZES, type=str,
+                            loggable=True)
     nodes = variable(int, value=1, loggable=True)
     tasks_per_node = variable(int, value=1, loggable=True)
     api = variable(str, value='POSIX', loggable=True)

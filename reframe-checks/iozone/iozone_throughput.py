@@ -20,16 +20,32 @@ nodes), ``t_bw_trimmed``, ``t_node_bw_min/mean/max``, ``t_stream_spread``
 (%, between nodes), ``start_skew``, and the slowest node of each sub-test
 in ``slowest_nodes``.  References: ``config/references/<system>.yaml``,
 keys ``iozone_one_node``, ``iozone_per_node``.  See docs/checks-iozone.md.
+
+``iozone_cluster`` runs E10 in iozone's own cluster mode instead (``-+m``,
+where the partition names a remote shell, ``extras['iozone_rsh']``): one
+iozone on the job's first node starts 12 clients on every node and
+synchronises every sub-test of every client itself; the figures are the
+same, over the clients (``-C``), without a start skew.
 """
 
-import reframe as rfm
-import reframe.utility.typecheck as typ
-from reframe.core.builtins import parameter, run_after, variable
+import os
 
+import reframe as rfm
+import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
+from reframe.core.backends import getlauncher
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   sanity_function, variable)
+from reframe.core.exceptions import SanityError
+
+from pfsbench import jobsteps
 from pfsbench.checks.streams import (NODE_COUNTS, STREAMS_ON_ONE_NODE,
-                                     streams_check_base)
-from pfsbench.commands import iozone
+                                     streams_check_base, summary_figures)
+from pfsbench.commands import iozone, lfs
+from pfsbench.errors import ParseError
+from pfsbench.jobsteps import Step
 from pfsbench.parsers import iozone as iozone_output
+from pfsbench.parsers import streams
 
 
 class iozone_throughput_base(streams_check_base):
@@ -40,8 +56,8 @@ class iozone_throughput_base(streams_check_base):
     # iozone runs every sub-test itself, O_DIRECT (-I): one phase.
     cache_defeat = 'none'
     # Seed 001's layout on +lustre partitions: stripe size 1 MB, count 4
-    # (lfs3, lfs5; -S stripe_count=12 for its lfs4).
-    stripe_count = 4
+    # (lfs3, lfs5; its lfs4 took 12: extras lustre_stripe_count).
+    default_stripe_count = lfs.SEED001_STRIPE_COUNT
     #: One throughput group (one launcher task) per node.
     streams_per_node = variable(int, value=1, loggable=True)
 
@@ -104,3 +120,110 @@ class iozone_per_node(iozone_throughput_base):
     processes = parameter([12], type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
     tags = {'iozone', 'E10', 'full'}
+
+
+@rfm.simple_test
+class iozone_cluster(iozone_throughput_base):
+    """E10 in iozone's cluster mode (``-+m``): 12 clients per node on 1..64
+    nodes, started and synchronised by one iozone on the first node."""
+
+    descr = ('E10 (seed 001): iozone cluster mode (-+m), 12 clients per '
+             'node on 1..64 nodes')
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    #: Clients on every node (seed 001: 12, one per core).
+    #:
+    #: :type: :class:`int`
+    #: :default: ``12``
+    processes = variable(int, value=12, loggable=True)
+    file_size_kib = iozone.SEED001_FILE_KIB_MULTI
+    tags = {'iozone', 'E10', 'full'}
+
+    #: The remote shell iozone starts its clients with, exported as
+    #: ``RSH`` (the partition's ``extras['iozone_rsh']``; set at setup).
+    remote_shell = variable(str, value='', loggable=True)
+
+    @run_after('setup')
+    def need_remote_shell(self):
+        part = self.current_partition
+        self.remote_shell = part.extras.get('iozone_rsh', '')
+        self.skip_if(not self.remote_shell,
+                     f"{part.fullname} has no extras.iozone_rsh: iozone's "
+                     f'cluster mode starts its clients through a remote '
+                     f"shell (e.g. 'iozone_rsh': 'ssh', passwordless from "
+                     f'the first node to every node)')
+        self.env_vars['RSH'] = self.remote_shell
+
+    def client_file(self):
+        return os.path.join(self.run_dir, 'iozone.clients')
+
+    def cluster_steps(self):
+        """Write the client file of the job's nodes, then run iozone's
+        master on it (both once, in the batch script)."""
+        tool = self.tool_path or self.tool
+        return [
+            Step('clients', 'shell', tuple(iozone.cluster_clients_argv(
+                self.run_dir, self.processes, tool, self.client_file())),
+                launched=False),
+            Step('iozone', 'iozone', tuple(iozone.seed001_cluster(
+                self.client_file(), self.nodes * self.processes,
+                self.file_size_kib, tool, self.iozone_tests or None)),
+                launched=False),
+        ]
+
+    @run_before('run')
+    def set_command_line(self):
+        # Overrides the streams base's: no streams runner; the master runs
+        # on the first node and iozone itself starts the clients ($RSH).
+        self.job.launcher = getlauncher('local')()
+        steps = self.layout_steps() if self.sets_layout() else []
+        self.prerun_cmds, self.executable = jobsteps.script(
+            steps + self.cluster_steps(), '')
+
+    def client_samples(self):
+        """Every client's figure of every sub-test (parsed once)."""
+        hosts = [line.split()[0] for line in
+                 self.step_outputs().outputs.get('clients', (0, []))[1]
+                 if line.strip()]
+        result = self.parsed(iozone_output, step='iozone')
+        try:
+            return iozone_output.client_samples(result, hosts,
+                                                'rfm_job.out')
+        except ParseError as err:
+            raise SanityError(f"step 'iozone': {err}") from None
+
+    @sanity_function
+    def assert_streams_completed(self):
+        # Overrides the streams base's: the client file was written, and
+        # iozone reported every client of every sub-test.
+        return sn.all([
+            self.assert_layout(),
+            self.assert_clients_measured(),
+            self.assert_job_exit_zero(),
+        ])
+
+    @sn.deferrable
+    def assert_clients_measured(self):
+        status = self.step_outputs().exits.get('clients')
+        if status != 0:
+            raise SanityError(f"step 'clients' exited with {status}: no "
+                              f'client file for iozone -+m')
+
+        self.client_samples()
+        return True
+
+    @run_before('performance')
+    def set_figures(self):
+        # Overrides the streams base's: the clients' figures, summarised
+        # as the streams' are (no start skew: iozone synchronises them).
+        if self.is_dry_run():
+            return
+
+        by_name = {}
+        for sample in self.client_samples():
+            by_name.setdefault(sample.name, []).append(sample)
+        summaries = {name: streams.summarise(name, group, 'MB/s')
+                     for name, group in by_name.items()}
+        self.slowest_nodes = ' '.join(
+            f'{name}={summary.slowest_node}'
+            for name, summary in summaries.items() if summary.slowest_node)
+        self.perf_variables = summary_figures(summaries)
