@@ -13,7 +13,7 @@ import shlex
 import sys
 from types import SimpleNamespace
 
-from pfsbench import binaries, jobsteps, rundir
+from pfsbench import binaries, jobsteps, rundir, validate
 from pfsbench.commands import dd, ior, lfs, mdtest, shell_join
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
@@ -153,6 +153,9 @@ def job_site(config_dir, spec):
                           'pfsbench render knows ' + ', '.join(_LAUNCHERS))
     environ = next((e for e in config.get('environments', [])
                     if e['name'] == part.get('environs', [''])[0]), {})
+    # The system file was checked when loaded; its environment was not.
+    validate.site_partition(environ, f'{config_dir}/common.py',
+                            f'environments[{environ.get("name")}]')
     modules = ()
     if system.get('modules_system', 'nomod') != 'nomod':
         # ReFrame's 'nomod' module system loads nothing.
@@ -197,8 +200,10 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     Args:
         experiment: an id of :data:`EXPERIMENTS` (``E6``...).
         target: the scratch directory the job writes under (on the cluster;
-            it need not exist here, but ``/`` and homes are refused;
-            default: the site's first target).
+            it need not exist here, but ``/``, homes and system
+            directories are refused; ``$NAME`` and ``${NAME}`` expand on
+            the cluster, other shell syntax is refused: see
+            :mod:`pfsbench.validate`; default: the site's first target).
         nodes: ``#SBATCH --nodes`` (default: the experiment's).
         tasks_per_node: ``#SBATCH --ntasks-per-node`` (streams or ranks).
         time: ``#SBATCH --time``.
@@ -221,27 +226,49 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         the script text.
 
     Raises:
-        ConfigError: unknown experiment or a refused target.
+        ConfigError: unknown experiment, a refused target, or a value
+            :mod:`pfsbench.validate` refuses (a count below 1, a time in
+            no Slurm format, shell syntax where a word belongs), naming
+            the option and the value.
     """
     if experiment not in EXPERIMENTS:
         raise ConfigError('<command line>', 'EXPERIMENT', experiment,
                           'unknown; known: ' + ', '.join(EXPERIMENTS))
 
     exp = EXPERIMENTS[experiment]
-    if repeats is not None and repeats < 1:
-        raise ConfigError('<command line>', '--repeats', repeats,
-                          'must be at least 1')
+    # Every value that reaches the script: one inert word, or refused
+    # (pfsbench.validate); 0 is refused, never read as the default.
+    source = '<command line>'
+    for field, value in [('--nodes', nodes),
+                         ('--tasks-per-node', tasks_per_node),
+                         ('--block-size', block_size), ('--count', count),
+                         ('--repeats', repeats)]:
+        if value is not None:
+            validate.positive_int(value, source, field)
+    if time is not None:
+        validate.slurm_time(time, source, '--time')
+    for option in sbatch_options:
+        validate.sbatch_option(option, source, '--sbatch-option')
+    for field, value in [('--python', python),
+                         ('--drop-caches-command', drop_caches_command)]:
+        if value is not None:
+            validate.command(value, source, field)
     target = target or site.target
     if not target:
-        raise ConfigError('<command line>', '--target', None,
+        raise ConfigError(source, '--target', None,
                           'required (the system has no extras.targets)'
                           if site.name else 'required')
-    check_scratch_dir(target, '<command line>', '--target', must_exist=False)
-    if any(c in target for c in '"`\\'):
-        raise ConfigError('<command line>', '--target', target,
-                          'must not contain quotes or backslashes')
-    nodes = nodes or exp.nodes
-    tasks_per_node = tasks_per_node or exp.tasks_per_node
+    validate.path(target, source, '--target')
+    # Checked when its config was loaded; again here for any caller.
+    validate.site_partition({'access': site.access, 'modules': site.modules,
+                             'env_vars': site.env_vars}, site.name, '')
+    check_scratch_dir(target, source, '--target', must_exist=False)
+    if command_line is not None:
+        # The header's comment line must stay one line.
+        validate.command(command_line, source, 'argv')
+    nodes = exp.nodes if nodes is None else nodes
+    tasks_per_node = (exp.tasks_per_node if tasks_per_node is None
+                      else tasks_per_node)
     opts = SimpleNamespace(
         block_size=block_size, count=count, cache_defeat=cache_defeat,
         site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,

@@ -85,7 +85,7 @@ def test_e11_reproduces_seed002():
 @pytest.mark.parametrize('argv,fragment', [
     (['render', 'E6', '--target', '/'], "--target: '/': is the root"),
     (['render', 'E99', '--target', '/x'], "EXPERIMENT: 'E99': unknown"),
-    (['render', 'E6', '--target', '/x"y'], 'must not contain quotes'),
+    (['render', 'E6', '--target', '/x"y'], "contains '\"'"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, fragment):
     code, out, err = _cli(argv)

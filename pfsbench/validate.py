@@ -1,0 +1,368 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Values that reach a job script: each stays one inert word, or is refused.
+
+One module for ``pfsbench render``, the checks' ``-S``/``-P`` values
+(:func:`check_variables`) and the site configuration
+(:func:`site_partition`), so the three cannot disagree.  Every refusal is a
+:class:`pfsbench.errors.ConfigError` naming where the value came from, the
+field and the value, and saying what is allowed.
+
+The rules (docs/hostile-values.md explains them for site admins):
+
+words
+    names, sizes, paths of tools, tags, module names: letters, digits and
+    ``_ @ % + = : , . / ~ -``.  Nothing a shell treats specially (no
+    spaces, quotes, ``$``, ``;``, ``&``, ``|``, ``<``, ``>``, ``*``,
+    ``?``, brackets, backslashes, control characters).
+paths of targets
+    the same characters, plus ``$NAME`` and ``${NAME}``: a site writes
+    ``/lustre/scratch/$USER/pfsbench`` once for every user, and the job
+    expands it on the cluster.  Command substitution (``$(...)``,
+    backticks), ``${NAME:-...}`` and every other ``$`` form are refused.
+values of environment variables
+    as paths of targets (``PATH=/opt/x/bin:$PATH`` stays possible).
+``#SBATCH`` options
+    one option (``-x`` or ``--name``, then ``=value`` or `` value``, the
+    value without spaces: sbatch reads every option of a line); no
+    control characters (a newline would start a line above the
+    ``#SBATCH`` lines, so Slurm would ignore them), no quotes, no
+    backslash, no ``$``, no backtick and no ``;``.  ``&``, ``|``, ``*``
+    and brackets stay allowed: ``--constraint`` uses them, and ``#SBATCH``
+    lines are read by sbatch, never run by a shell.
+numbers
+    node, task, stream and process counts, sizes, counts and repeats are
+    whole numbers of at least 1; other whole-number knobs at least 0.
+times
+    Slurm's formats: ``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``,
+    ``D-HH:MM``, ``D-HH:MM:SS``, more than zero (Slurm reads 0 as no
+    limit).
+"""
+
+import re
+
+from pfsbench.errors import ConfigError
+
+#: Characters of a word (see the module docstring).
+WORD_CHARS = '_@%+=:,./~-'
+#: ``$NAME`` or ``${NAME}``: expanded by the job's shell on the cluster.
+_NAME = r'[A-Za-z_][A-Za-z0-9_]*'
+_VARIABLE = re.compile(rf'\$(?:{_NAME}|\{{{_NAME}\}})')
+_CHAR_NAMES = {'\n': 'a newline', '\r': 'a carriage return',
+               '\t': 'a tab', ' ': 'a space', '\x00': 'a NUL byte'}
+_ENV_NAME = re.compile(_NAME + r'\Z')
+_SBATCH_OPTION = re.compile(r'(?:-[A-Za-z]|--[A-Za-z][A-Za-z0-9-]*)'
+                            r'(?:[= ](?P<value>.*))?\Z', re.S)
+#: What an ``#SBATCH`` option's value must not contain.
+_SBATCH_REFUSED = '"\'\\$`;'
+_SIZE = re.compile(r'(?P<number>[0-9]+)(?P<unit>[kKmMgGtT]?)\Z')
+_TIME_FORMATS = (
+    re.compile(r'(?P<m>\d+)\Z'),
+    re.compile(r'(?P<m>\d+):(?P<s>\d+)\Z'),
+    re.compile(r'(?P<h>\d+):(?P<m>\d+):(?P<s>\d+)\Z'),
+    re.compile(r'(?P<d>\d+)-(?P<h>\d+)\Z'),
+    re.compile(r'(?P<d>\d+)-(?P<h>\d+):(?P<m>\d+)\Z'),
+    re.compile(r'(?P<d>\d+)-(?P<h>\d+):(?P<m>\d+):(?P<s>\d+)\Z'),
+)
+SLURM_TIME_FORMATS = 'MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS'
+
+
+def _describe(char):
+    if char in _CHAR_NAMES:
+        return _CHAR_NAMES[char]
+
+    if ord(char) < 0x20 or ord(char) == 0x7f:
+        return f'the control character {char!r}'
+
+    return repr(char)
+
+
+def _first_refused(value, allowed):
+    """The first character of ``value`` that ``allowed`` (a compiled
+    pattern of one allowed token) does not cover, or None."""
+    pos = 0
+    while pos < len(value):
+        match = allowed.match(value, pos)
+        if not match or match.end() == pos:
+            return value[pos:pos + 2]
+
+        pos = match.end()
+    return None
+
+
+_WORD_TOKEN = re.compile(r'[A-Za-z0-9' + re.escape(WORD_CHARS) + r']+')
+_PATH_TOKEN = re.compile(_WORD_TOKEN.pattern + '|' + _VARIABLE.pattern)
+
+
+def _refuse_chars(value, source, field, allowed, what):
+    bad = _first_refused(value, allowed)
+    if bad is None:
+        return
+
+    if bad.startswith('$(') or bad[0] == '`':
+        why = 'command substitution'
+    elif bad[0] == '$' and allowed is _PATH_TOKEN:
+        why = "'$' not followed by NAME or {NAME}"
+    else:
+        why = _describe(bad[0])
+    raise ConfigError(source, field, value, f'contains {why}; {what}')
+
+
+def _text(value, source, field):
+    if not isinstance(value, str):
+        raise ConfigError(source, field, value, 'expected a string')
+
+    return value
+
+
+def word(value, source, field):
+    """A name, size, tool path or tag: one word a shell leaves alone.
+
+    Args:
+        value: the value.
+        source: where it was given (a file, ``<command line>``, a test).
+        field: the key or option that holds it.
+
+    Returns:
+        ``value``.
+
+    Raises:
+        ConfigError: anything but the characters of a word.
+    """
+    _text(value, source, field)
+    if value:
+        _refuse_chars(value, source, field, _WORD_TOKEN,
+                      f'allowed: letters, digits and {WORD_CHARS}')
+    return value
+
+
+def words(value, source, field):
+    """Words separated by single spaces (a list the job splits).
+
+    Raises:
+        ConfigError: a word with other characters, or other white space.
+    """
+    _text(value, source, field)
+    for part in value.split(' '):
+        _refuse_chars(part, source, field, _WORD_TOKEN,
+                      f'allowed: words of letters, digits and {WORD_CHARS}'
+                      f', separated by single spaces')
+    return value
+
+
+def path(value, source, field):
+    """A target path: word characters plus ``$NAME``/``${NAME}``, which the
+    job expands on the cluster.
+
+    Raises:
+        ConfigError: empty, or any other character or ``$`` form.
+    """
+    _text(value, source, field)
+    if not value:
+        raise ConfigError(source, field, value, 'empty path')
+
+    _refuse_chars(value, source, field, _PATH_TOKEN,
+                  f'allowed: letters, digits, {WORD_CHARS} and $NAME or '
+                  f'${{NAME}} (expanded on the cluster)')
+    return value
+
+
+def command(value, source, field):
+    """A shell command the site configures on purpose (the drop-caches
+    command): passed as one quoted word, so only control characters, which
+    would break the job script's lines, are refused.
+
+    Raises:
+        ConfigError: a control character.
+    """
+    _text(value, source, field)
+    for char in value:
+        if ord(char) < 0x20 or ord(char) == 0x7f:
+            raise ConfigError(source, field, value,
+                              f'contains {_describe(char)}')
+    return value
+
+
+def sbatch_option(value, source, field):
+    """One ``#SBATCH`` option (``--qos=io``, ``-A proj``).
+
+    Raises:
+        ConfigError: not an option, or a character the module docstring
+            lists as refused.
+    """
+    command(value, source, field)
+    match = _SBATCH_OPTION.match(value)
+    if not match:
+        raise ConfigError(source, field, value,
+                          'expected one option: -x or --name, then =value '
+                          'or a space and the value')
+    for char in match['value'] or '':
+        if char == ' ':
+            raise ConfigError(source, field, value,
+                              'contains a space in its value: sbatch would '
+                              'read a second option; give one option each')
+        if char in _SBATCH_REFUSED:
+            raise ConfigError(source, field, value,
+                              f'contains {_describe(char)}; refused in '
+                              f'#SBATCH options: quotes, backslash, $, '
+                              f'backtick and ;')
+    return value
+
+
+def env_var(name, value, source, field):
+    """An environment variable the job exports: a shell name, and a value
+    of path characters (``$NAME`` allowed).
+
+    Raises:
+        ConfigError: a bad name or value.
+    """
+    if not isinstance(name, str) or not _ENV_NAME.match(name):
+        raise ConfigError(source, field, name,
+                          'not an environment variable name '
+                          '([A-Za-z_][A-Za-z0-9_]*)')
+    value = str(value)
+    if value:
+        _refuse_chars(value, source, f'{field}.{name}', _PATH_TOKEN,
+                      f'allowed: letters, digits, {WORD_CHARS} and $NAME '
+                      f'or ${{NAME}}')
+    return name, value
+
+
+def positive_int(value, source, field):
+    """A count or size: a whole number of at least 1.
+
+    Raises:
+        ConfigError: anything else (``0`` included: no silent default).
+    """
+    return _int_at_least(value, 1, source, field)
+
+
+def non_negative_int(value, source, field):
+    """A whole number of at least 0 (0 often means the tool's default).
+
+    Raises:
+        ConfigError: a negative number or not a whole number.
+    """
+    return _int_at_least(value, 0, source, field)
+
+
+def _int_at_least(value, low, source, field):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(source, field, value, 'expected a whole number')
+
+    if value < low:
+        raise ConfigError(source, field, value, f'must be at least {low}')
+
+    return value
+
+
+def positive_number(value, source, field):
+    """A duration or ratio: a number above 0.
+
+    Raises:
+        ConfigError: anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(source, field, value, 'expected a number')
+
+    if not value > 0:
+        raise ConfigError(source, field, value, 'must be more than 0')
+
+    return value
+
+
+def size(value, source, field):
+    """A tool size: digits and an optional k/m/g/t, more than 0
+    (``4k``, ``1m``, ``47008``).
+
+    Raises:
+        ConfigError: anything else.
+    """
+    _text(value, source, field)
+    match = _SIZE.match(value)
+    if not match or int(match['number']) == 0:
+        raise ConfigError(source, field, value,
+                          'expected a size above 0: digits and an optional '
+                          'unit k, m, g or t (4k, 1m, 47008)')
+    return value
+
+
+def slurm_time(value, source, field):
+    """A Slurm time limit in one of :data:`SLURM_TIME_FORMATS`.
+
+    Raises:
+        ConfigError: another format, minutes or seconds above 59 where
+            they follow a larger unit, hours above 23 after days, or zero.
+    """
+    _text(value, source, field)
+    for pattern in _TIME_FORMATS:
+        match = pattern.match(value)
+        if not match:
+            continue
+
+        parts = {k: int(v) for k, v in match.groupdict().items()
+                 if v is not None}
+        # The first field of a format may be any size (90 minutes);
+        # the ones after a larger unit are clock fields.
+        limits = {'h': 24 if 'd' in parts else None,
+                  'm': 60 if ('h' in parts) else None,
+                  's': 60}
+        for key, limit in limits.items():
+            if limit is not None and parts.get(key, 0) >= limit:
+                raise ConfigError(source, field, value,
+                                  f'a Slurm time ({SLURM_TIME_FORMATS}) '
+                                  f'with a field out of range')
+        if not any(parts.values()):
+            raise ConfigError(source, field, value,
+                              'must be more than zero (Slurm reads 0 as '
+                              'no limit)')
+        return value
+
+    raise ConfigError(source, field, value,
+                      f'expected a Slurm time: {SLURM_TIME_FORMATS}')
+
+
+def module_name(value, source, field):
+    """A module the job loads (``gcc/12.2.0``, ``ior@3.3.0``).
+
+    Raises:
+        ConfigError: not a word.
+    """
+    if isinstance(value, dict):
+        value = value.get('name', '')
+    return word(value, source, field)
+
+
+def site_partition(partition, source, key):
+    """Check what a partition (or environment) of a site configuration
+    puts into job scripts: ``access`` (``#SBATCH`` options: partition,
+    account, QoS...), ``env_vars``, ``modules``, ``prepare_cmds`` aside
+    (site commands, run as written).
+
+    Args:
+        partition: the partition or environment dict.
+        source: the configuration file.
+        key: its dotted key (``systems[hawk].partitions[compute]``;
+            empty: the fields are named alone).
+
+    Raises:
+        ConfigError: naming the file, key and value.
+    """
+    def at(sub):
+        return f'{key}.{sub}' if key else sub
+
+    for i, option in enumerate(partition.get('access', [])):
+        sbatch_option(option, source, at(f'access.{i}'))
+    for i, pair in enumerate(partition.get('env_vars', [])):
+        if len(pair) != 2:
+            raise ConfigError(source, at(f'env_vars.{i}'), pair,
+                              'expected [name, value]')
+        env_var(pair[0], pair[1], source, at('env_vars'))
+    for i, module in enumerate(partition.get('modules', [])):
+        module_name(module, source, at(f'modules.{i}'))
+    extras = partition.get('extras', {})
+    for i, target in enumerate(extras.get('targets', [])):
+        if isinstance(target, dict) and 'path' in target:
+            path(target['path'], source, at(f'extras.targets.{i}.path'))
+    if 'drop_caches_command' in extras:
+        command(extras['drop_caches_command'], source,
+                at('extras.drop_caches_command'))
