@@ -42,7 +42,9 @@ def verdict(sweep):
     """``'saturates at 4 processes (2.1e+04 ops/s, efficiency 61 %)'``."""
     sat = sweep['saturation']
     if not sweep['saturated']:
-        return (f'still scaling at {sat["processes"]} processes '
+        # Each step still gained 5 % or more; how much, the efficiency
+        # says.
+        return (f'no saturation up to {sat["processes"]} processes '
                 f'(efficiency {sat["efficiency"]:.0%})')
 
     return (f'saturates at {sat["processes"]} processes '
