@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 from pfsbench import binaries, jobsteps, rundir, validate
 from pfsbench.commands import dd, ior, lfs, mdtest, shell_join, srun
+from pfsbench.commands import mds_survey as survey
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
 from pfsbench.runner import DEFAULT_DROP_CACHES
@@ -48,6 +49,13 @@ class Experiment:
     sweep: tuple = ()
     #: ``(point, site) -> Layout`` of a swept experiment.
     layout: object = None
+    #: ``site -> [(name, value), ...]``: variables the job exports after
+    #: the partition's, the values shell words as the check sets them
+    #: (E13's mds-survey reads only its environment).
+    environment: object = None
+    #: One task and no ``--ntasks-per-node``, as a check that sets only
+    #: ``num_tasks = 1`` (E13).
+    single_task: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,12 +177,28 @@ def _tracing_layout(point, site):
     return Layout(1, point['tasks_per_node'])
 
 
+def _e13_environment(site):
+    # mds_survey_rates drives the MDT through echo_client on the server.
+    if site.name and 'lustre_mds' not in site.features:
+        raise ConfigError(site.name, 'features', list(site.features),
+                          'E13 runs mds-survey on a Lustre MDS: the '
+                          'partition needs the lustre_mds feature')
+    return list(survey.environment().items())
+
+
+def _e13(opts, run_dir):
+    # The one step of mds_survey_rates.
+    return [Step('mds-survey', 'mds-survey',
+                 (binaries.for_job('mds-survey',
+                                   spack_view=opts.spack_view),))]
+
+
 def _e12(opts, run_dir):
     # mdtest_e12_tracing_overhead's steps: tracer on, mdtest, tracer off,
     # mdtest again.
     site = opts.site
-    per_task, _ = mdtest.items_per_task(opts.tasks, mdtest.DEFAULT_ITEMS_PER_TASK,
-                                        0, site.mdtest_max_items)
+    per_task, _ = mdtest.items_per_task(
+        opts.tasks, mdtest.DEFAULT_ITEMS_PER_TASK, 0, site.mdtest_max_items)
     options = dict(
         items_per_task=per_task, kind='both', unique_dir=True,
         iterations=mdtest.DEFAULT_ITERATIONS, phases=mdtest.E12_PHASES,
@@ -273,6 +297,11 @@ EXPERIMENTS = {e.id: e for e in [
                        lambda site: tuple(range(len(site.tracers) or 1))),
                       ('tasks_per_node', mdtest.E12_TASKS_PER_NODE)),
                layout=_tracing_layout),
+    Experiment('E13', 'seed 003: lustre-iokit mds-survey thread sweep on '
+                      'the MDS (create, lookup, md_getattr, setxattr, '
+                      'destroy)',
+               nodes=1, tasks_per_node=1, steps=_e13, stepped=True,
+               environment=_e13_environment, single_task=True),
     Experiment('E15', 'seed 004: metabench-style file create/stat/delete, '
                       'same vs different directories (mdtest stands in)',
                nodes=1, tasks_per_node=0, steps=_seed004('E15'),
@@ -284,11 +313,17 @@ EXPERIMENTS = {e.id: e for e in [
     Experiment('E16', 'seed 004: mdsrate-style create/stat/unlink in one '
                       'directory, 304000 files (mdtest stands in)',
                nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
-               steps=_seed004('E16'), stepped=True),
+               steps=_seed004('E16'), stepped=True,
+               sweep=(('clients', ('single', 'multi')),
+                      ('np', mdtest.SEED004_MDTEST_NP)),
+               layout=_seed004_layout),
     Experiment('E17', 'seed 004: mdtest dirs and files, -y -N 1 -p 1, '
                       '304000 items',
                nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
-               steps=_seed004('E17'), stepped=True),
+               steps=_seed004('E17'), stepped=True,
+               sweep=(('clients', ('single', 'multi')),
+                      ('np', mdtest.SEED004_MDTEST_NP)),
+               layout=_seed004_layout),
 ]}
 
 
@@ -326,6 +361,8 @@ class JobSite:
     mdtest_max_items: int = None
     #: ``(name, on, off)`` of each of ``extras.tracers`` (E12).
     tracers: tuple = ()
+    #: The partition's features (E13 needs ``lustre_mds``).
+    features: tuple = ()
 
 
 def job_site(config_dir, spec):
@@ -386,7 +423,8 @@ def job_site(config_dir, spec):
         max_nodes=extras.get('max_nodes'),
         mdtest_max_items=extras.get('mdtest_max_items'),
         tracers=tuple((t['name'], t['on'], t['off'])
-                      for t in extras.get('tracers', [])))
+                      for t in extras.get('tracers', [])),
+        features=tuple(part.get('features', [])))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -517,8 +555,9 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         '# Do not edit: change the options and render again.',
         f'#SBATCH --job-name={name}',
         f'#SBATCH --ntasks={nodes * tasks_per_node}',
-        f'#SBATCH --ntasks-per-node={tasks_per_node}',
     ]
+    if not exp.single_task:
+        lines.append(f'#SBATCH --ntasks-per-node={tasks_per_node}')
     if layout and layout.tasks_per_socket:
         lines.append(f'#SBATCH --ntasks-per-socket={layout.tasks_per_socket}')
     lines += [
@@ -530,6 +569,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
               (layout.sbatch if layout else ()) + tuple(sbatch_options)]
     lines += [f'module load {shlex.quote(m)}' for m in site.modules]
     lines += [f'export {k}={shlex.quote(v)}' for k, v in site.env_vars]
+    if exp.environment:
+        lines += [f'export {k}={v}' for k, v in exp.environment(site)]
     # Double quotes: $USER and the like in the target expand on the cluster.
     run_name = f'pfsbench-{exp.id}-$(date +%Y%m%dT%H%M%S)-$SLURM_JOB_ID'
     run_dir = f'"{target}/{run_name}"'

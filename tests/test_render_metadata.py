@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``pfsbench render`` of the metadata experiments (E1-E4, E12, E15-E16):
+"""``pfsbench render`` of the metadata experiments (E1-E4, E12, E13,
+E15-E17):
 one script per point of a check's sweep, line by line the job of
 ReFrame's dry run of that case on the example systems modelled on seed
 000 (4 sockets, 48 cores, 24 Lustre mounts) and seed 004 (70 clients x 16
 cores), as tests/test_systems_doc.py does for E6."""
 
+import glob
 import os
 import shutil
 
 import pytest
 
-from conftest import REPO, job_script, run_reframe
+from conftest import REPO, run_reframe
 from test_systems_doc import NO_LMOD, job_lines, pfsbench
 
 #: A tracer for E12 (seed 003): the example systems declare none.
@@ -64,14 +66,21 @@ CASES = [
     (SEED004, 'mdtest_e15_metabench_standin',
      {'clients': 'single', 'np': 63, 'directory': 'different'}, 'E15', []),
     (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
-     'E16', ['--nodes', '70', '--tasks-per-node', '16']),
+     'E16', []),
+    (SEED004, 'mdtest_e17_stride_sync', {'clients': 'single', 'np': 32},
+     'E17', []),
+    # --nodes and --tasks-per-node override the point's layout.
+    (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
+     'E16', ['--point', 'clients=single', '--point', 'np=1', '--nodes',
+             '70', '--tasks-per-node', '16']),
+    (SEED000, 'mds_survey_rates', {}, 'E13', []),
 ]
 
 
 @pytest.mark.parametrize(
     'system,test,point,experiment,more', CASES,
-    ids=[f'{c[3]}-' + '-'.join(f'{k}={v}' for k, v in c[2].items())
-         for c in CASES])
+    ids=[f'{c[3]}-' + '-'.join(f'{k}={v}' for k, v in c[2].items()) +
+         ('-options' if c[4] else '') for c in CASES])
 def test_rendered_point_is_the_dry_run_job(configured, tmp_path, system,
                                            test, point, experiment, more):
     config, env = configured
@@ -82,7 +91,10 @@ def test_rendered_point_is_the_dry_run_job(configured, tmp_path, system,
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 1/1 test case(s)' in proc.stdout, proc.stdout
     name, partition = system.split(':')
-    dry = job_script(tmp_path, name, partition, test)
+    # An unparameterised check's stage directory has no hash suffix.
+    (path,) = glob.glob(f'{tmp_path}/stage/{name}/{partition}/builtin/'
+                        f'{test}*/rfm_job.sh')
+    dry = open(path).read()
     chosen = [] if more else [f'--point={k}={v}' for k, v in point.items()]
     code, rendered, err = pfsbench(['render', experiment, *chosen, *more,
                                     '--system', system, '--config-dir',
@@ -144,7 +156,10 @@ def test_points_a_partition_cannot_run_are_named(configured, tmp_path):
      "--point: 'nodes': E6 sweeps nothing"),
     (['render', 'E2', '--system', SEED000, '--point', 'active_cores'],
      "--point: 'active_cores': expected NAME=VALUE"),
-], ids=['missing', 'value', 'name', 'no-sweep', 'no-value'])
+    (['render', 'E13', '--system', SEED004],
+     'E13 runs mds-survey on a Lustre MDS: the partition needs the '
+     'lustre_mds feature'),
+], ids=['missing', 'value', 'name', 'no-sweep', 'no-value', 'not-an-mds'])
 def test_bad_points_are_one_line_exit_2(configured, argv, fragment):
     config, env = configured
     code, out, err = pfsbench(argv + ['--config-dir', str(config)], env)
