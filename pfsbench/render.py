@@ -155,6 +155,14 @@ def _seed000(experiment):
     return steps
 
 
+def _seed000_experiment(experiment, descr, sweep):
+    """A seed-000 experiment: one node, split phases, 6 hours."""
+    return Experiment(experiment, f'seed 000: {descr}', nodes=1,
+                      tasks_per_node=0, steps=_seed000(experiment),
+                      stepped=True, time='06:00:00', sweep=sweep,
+                      layout=_seed000_layout(experiment))
+
+
 def _seed004_layout(point, site):
     # NP processes on each client: one, or 70 (the partition's max_nodes
     # where it has fewer), as seed004_mdtest_base.
@@ -264,32 +272,22 @@ EXPERIMENTS = {e.id: e for e in [
     Experiment('E11', 'seed 002: IOR MPI-IO file per process, 4 GiB blocks',
                nodes=3, tasks_per_node=12,
                steps=_e11, stepped=True),
-    Experiment('E1', 'seed 000: mdtest -F -u create/unlink, processes = 2 '
-                     'x active cores, 6..48 cores, 6 mount points',
-               nodes=1, tasks_per_node=0, steps=_seed000('E1'),
-               stepped=True, time='06:00:00',
-               sweep=(('active_cores', mdtest.SEED000_ACTIVE_CORES),),
-               layout=_seed000_layout('E1')),
-    Experiment('E2', 'seed 000: mdtest -F -u create/unlink, 12 processes '
-                     'grouped on 1..4 sockets, 12 mount points',
-               nodes=1, tasks_per_node=0, steps=_seed000('E2'),
-               stepped=True, time='06:00:00',
-               sweep=(('sockets', mdtest.SEED000_SOCKETS),),
-               layout=_seed000_layout('E2')),
-    Experiment('E3', 'seed 000: mdtest -F -u create/unlink, 24 processes on '
-                     '12 cores through 1..24 mount points',
-               nodes=1, tasks_per_node=0, steps=_seed000('E3'),
-               stepped=True, time='06:00:00',
-               sweep=(('mounts', mdtest.SEED000_MOUNTS),),
-               layout=_seed000_layout('E3')),
-    Experiment('E4', "seed 000: E1's workload on each target of the "
-                     'partition, 12..48 cores',
-               nodes=1, tasks_per_node=0, steps=_seed000('E4'),
-               stepped=True, time='06:00:00',
-               sweep=(('target_index',
-                       lambda site: tuple(range(len(site.targets) or 1))),
-                      ('active_cores', mdtest.SEED000_E4_ACTIVE_CORES)),
-               layout=_seed000_layout('E4')),
+    _seed000_experiment(
+        'E1', 'mdtest -F -u create/unlink, processes = 2 x active cores, '
+              '6..48 cores, 6 mount points',
+        (('active_cores', mdtest.SEED000_ACTIVE_CORES),)),
+    _seed000_experiment(
+        'E2', 'mdtest -F -u create/unlink, 12 processes grouped on 1..4 '
+              'sockets, 12 mount points',
+        (('sockets', mdtest.SEED000_SOCKETS),)),
+    _seed000_experiment(
+        'E3', 'mdtest -F -u create/unlink, 24 processes on 12 cores through '
+              '1..24 mount points',
+        (('mounts', mdtest.SEED000_MOUNTS),)),
+    _seed000_experiment(
+        'E4', "E1's workload on each target of the partition, 12..48 cores",
+        (('target_index', lambda site: tuple(range(len(site.targets) or 1))),
+         ('active_cores', mdtest.SEED000_E4_ACTIVE_CORES))),
     Experiment('E12', 'seed 003: mdtest with a metadata tracer of the '
                       'partition on, then off',
                nodes=1, tasks_per_node=0, steps=_e12, stepped=True,

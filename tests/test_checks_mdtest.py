@@ -11,7 +11,6 @@ on 2 nodes of the localhost Slurm cluster.
 
 import contextlib
 import glob
-import io
 import json
 import os
 import re
@@ -25,11 +24,11 @@ import pytest
 import cappedfs
 from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
 from pfsbench import jobsteps
-from pfsbench.cli import main
 from pfsbench.commands import mdtest
 from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
+from test_gate_slurm_e2e import _pfsbench
 
 MDTEST_CHECKS = str(CHECKS / 'mdtest')
 MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
@@ -350,15 +349,6 @@ def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):
     assert "Reason: sanity error: step 'mdtest': mdtest ran with 4 " \
            "task(s), the job started 1: the local launcher did not start " \
            "one MPI job (SLURM_MPI_TYPE=unset" in proc.stdout, proc.stdout
-
-
-def _pfsbench(argv):
-    """``pfsbench ARGV`` in process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    print('+ pfsbench', ' '.join(argv))
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
 
 
 @needs_mdtest
