@@ -151,7 +151,8 @@ def _seed000(experiment):
         drop = opts.drop_caches_command \
             if site.cache_defeat == 'drop_caches' else None
         return mdtest.job_steps(dirs, options, split_phases=True,
-                                drop_caches_command=drop)
+                                drop_caches_command=drop,
+                                server_cpu_command=site.server_cpu_command)
     return steps
 
 
@@ -361,6 +362,9 @@ class JobSite:
     tracers: tuple = ()
     #: The partition's features (E13 needs ``lustre_mds``).
     features: tuple = ()
+    #: ``extras.server_cpu_command``: prints the metadata server's
+    #: ``/proc/stat`` line (E1-E4 sample it around each phase), or None.
+    server_cpu_command: str = None
 
 
 def job_site(config_dir, spec):
@@ -422,7 +426,8 @@ def job_site(config_dir, spec):
         mdtest_max_items=extras.get('mdtest_max_items'),
         tracers=tuple((t['name'], t['on'], t['off'])
                       for t in extras.get('tracers', [])),
-        features=tuple(part.get('features', [])))
+        features=tuple(part.get('features', [])),
+        server_cpu_command=extras.get('server_cpu_command'))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as

@@ -312,6 +312,54 @@ def test_split_phases_on_local(tmp_path):
     assert '|read_cpu_util=' not in record
 
 
+SERVER_SYSTEM = '''
+site_configuration = {{'systems': [{{
+    'name': 'serverlocal', 'descr': 'local host, its own "server"',
+    'hostnames': ['^never$'], 'modules_system': 'nomod',
+    'partitions': [{{'name': 'default', 'descr': 'this host',
+                    'scheduler': 'local', 'launcher': 'local',
+                    'environs': ['builtin'], 'features': ['pfs'],
+                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
+                               'server_cpu_command': {command!r}}}}}]}}]}}
+'''
+
+
+@needs_mdtest
+def test_server_cpu_from_the_partitions_command(tmp_path):
+    # This host stands in for the metadata server: the site command prints
+    # its /proc/stat line, once per sample, not on every node.
+    config = tmp_path / 'config'
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    (config / 'systems' / 'serverlocal.py').write_text(
+        SERVER_SYSTEM.format(command='head -n 1 /proc/stat'))
+    proc = run_reframe(['--system', 'serverlocal', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_metadata_rates', '-P', 'kind=files',
+                        '-P', 'access=unique', '-P', 'nodes=1',
+                        '-P', 'tasks_per_node=1', '-S', 'items_per_task=500',
+                        '-S', 'iterations=2', '-S', 'split_phases=true',
+                        '-S', 'md_phases=create,remove',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path / 'runs', config=config / 'settings.py')
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path / 'runs', 'serverlocal', 'default',
+                             'mdtest_metadata_rates')
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'", script, re.M)
+    assert order == ['cpu before create', 'server cpu before create',
+                     'create', 'server cpu after create', 'cpu after create',
+                     'cpu before remove', 'server cpu before remove',
+                     'remove', 'server cpu after remove', 'cpu after remove']
+    assert 'sh -c \'echo "pfsbench-cpu server $(head -n 1 /proc/stat)"\'' \
+        in script.splitlines()
+    _, (record,) = _perflog(tmp_path / 'runs', 'serverlocal', 'default',
+                            'mdtest_metadata_rates')
+    for phase in ('create', 'remove'):
+        assert 0 < _perf(record, f'{phase}_server_cpu_util')[0] <= 100
+        assert 0 < _perf(record, f'{phase}_cpu_util')[0] <= 100
+    assert '|stat_server_cpu_util=' not in record
+
+
 @needs_mdtest
 def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
     proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',

@@ -15,15 +15,18 @@ import pytest
 from conftest import REPO, run_reframe
 from test_systems_doc import NO_LMOD, job_lines, pfsbench
 
-#: A tracer for E12 (seed 003): the example systems declare none.
+#: A tracer for E12 (seed 003) and the server's CPU sampled from the
+#: client (E1-E4): the example systems declare neither.
 TRACER = ("'tracers': [{'name': 'lustre_debug', "
           "'on': 'lctl set_param debug=-1', "
-          "'off': 'lctl set_param debug=0'}],\n")
+          "'off': 'lctl set_param debug=0'}], "
+          "'server_cpu_command': 'ssh mds1 head -n 1 /proc/stat',\n")
 
 
 @pytest.fixture(scope='module')
 def configured(tmp_path_factory):
-    """(config dir, environment): config/ with a tracer on seed 000's MDS."""
+    """(config dir, environment): config/ with a tracer and a server CPU
+    command on seed 000's MDS."""
     tmp = tmp_path_factory.mktemp('cfg')
     config = tmp / 'config'
     shutil.copytree(REPO / 'config', config)
@@ -101,6 +104,9 @@ def test_rendered_point_is_the_dry_run_job(configured, tmp_path, system,
                                     str(config)], env)
     assert code == 0, err
     assert _lines(rendered) == _lines(dry)
+    if experiment in ('E1', 'E2', 'E3', 'E4'):
+        assert "sh -c 'echo \"pfsbench-cpu server $(ssh mds1 head -n 1 " \
+               "/proc/stat)\"'" in _lines(rendered)
 
 
 def test_output_dir_writes_every_point_the_partition_runs(configured,

@@ -371,21 +371,25 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
 
     def job_steps(self):
         """One mdtest run, or one per phase (:attr:`split_phases`)."""
-        drop = 'drop_caches' in self.current_partition.features
+        part = self.current_partition
+        drop = 'drop_caches' in part.features
         return mdtest.job_steps(
             self.test_dirs(), self.mdtest_options(),
             split_phases=self.split_phases, cpu_sampling=self.cpu_sampling,
-            drop_caches_command=self.drop_caches_command() if drop else None)
+            drop_caches_command=self.drop_caches_command() if drop else None,
+            server_cpu_command=part.extras.get('server_cpu_command'))
 
-    def cpu_util_pct(self, phase):
-        """Mean CPU utilisation of the job's nodes during mdtest's
-        ``phase`` (``create``, ...), in %."""
-        before = self.parsed(procstat_parser, step=f'cpu before {phase}')
-        after = self.parsed(procstat_parser, step=f'cpu after {phase}')
+    def cpu_util_pct(self, phase, prefix=''):
+        """Mean CPU utilisation of the job's nodes (``prefix``
+        ``'server '``: of the metadata server) during mdtest's ``phase``
+        (``create``, ...), in %."""
+        before = self.parsed(procstat_parser,
+                             step=f'{prefix}cpu before {phase}')
+        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
         percent = procstat_parser.utilisation_pct(before, after)
         if not percent:
-            raise SanityError(f'no node\'s CPU counters advanced during '
-                              f'the {phase} phase')
+            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
+                              f'advanced during the {phase} phase')
         return sum(percent.values()) / len(percent)
 
     # Reading the output --------------------------------------------------
@@ -438,6 +442,13 @@ def _cpu_util(phase):
     return performance_of(f'{phase}_cpu_util', '%', 'cpu_util_pct', phase)
 
 
+def _server_cpu_util(phase):
+    """The metadata server's CPU utilisation during mdtest's ``phase``
+    (where the partition declares ``server_cpu_command``)."""
+    return performance_of(f'{phase}_server_cpu_util', '%', 'cpu_util_pct',
+                          phase, 'server ')
+
+
 class mdtest_rates_base(mdtest_check_base):
     """mdtest rates of every phase its item kind runs, each with its
     spread over the iterations (one mdtest step)."""
@@ -474,6 +485,10 @@ class mdtest_rates_base(mdtest_check_base):
     stat_cpu_util = _cpu_util('stat')
     read_cpu_util = _cpu_util('read')
     remove_cpu_util = _cpu_util('remove')
+    create_server_cpu_util = _server_cpu_util('create')
+    stat_server_cpu_util = _server_cpu_util('stat')
+    read_server_cpu_util = _server_cpu_util('read')
+    remove_server_cpu_util = _server_cpu_util('remove')
 
     def expected_phases(self):
         """The parser's phases this case reports figures of."""
@@ -488,10 +503,14 @@ class mdtest_rates_base(mdtest_check_base):
         expected = self.expected_phases()
         sampled = self.md_phases if (self.split_phases and
                                      self.cpu_sampling) else []
+        server = 'server_cpu_command' in self.current_partition.extras
         for name in list(self.perf_variables):
             phase = '_'.join(name.split('_')[:2])
             if phase in KIND_PHASES['both'] and phase not in expected:
                 del self.perf_variables[name]
+            elif name.endswith('_server_cpu_util'):
+                if not server or name.split('_')[0] not in sampled:
+                    del self.perf_variables[name]
             elif (name.endswith('_cpu_util') and
                   name[:-len('_cpu_util')] not in sampled):
                 del self.perf_variables[name]

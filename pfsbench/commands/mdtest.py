@@ -386,7 +386,7 @@ def test_dirs(run_dir, run_name, mounts, count):
 
 
 def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
-              drop_caches_command=None):
+              drop_caches_command=None, server_cpu_command=None):
     """The job steps of an mdtest check: one run, or one per phase
     (seed 000 flushed the caches after each operation), each with the
     nodes' ``/proc/stat`` sampled before and after it.
@@ -399,6 +399,9 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
         cpu_sampling: with ``split_phases``, the CPU samples around each.
         drop_caches_command: with ``split_phases``, the command dropping
             a node's page cache between phases (None: no drop).
+        server_cpu_command: with ``split_phases`` and ``cpu_sampling``, a
+            site command printing the metadata server's ``/proc/stat``
+            line, sampled around each phase too (None: the clients only).
 
     Returns:
         the :class:`pfsbench.jobsteps.Step` list.
@@ -409,6 +412,9 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
     opts = dict(options)
     stonewall = opts.pop('stonewall_s', None)
     sample = tuple(procstat.sample_argv())
+    server = None
+    if server_cpu_command:
+        server = tuple(procstat.server_sample_argv(server_cpu_command))
     steps = []
     for phase in opts.pop('phases', PHASES):
         if steps and drop_caches_command:
@@ -416,11 +422,17 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
                               ('sh', '-c', drop_caches_command)))
         if cpu_sampling:
             steps.append(Step(f'cpu before {phase}', 'cpu', sample))
+            if server:
+                steps.append(Step(f'server cpu before {phase}', 'cpu',
+                                  server, launched=False))
         argv = mdtest_argv(
             dirs, phases=(phase,),
             stonewall_s=stonewall if phase == 'create' else None, **opts)
         steps.append(Step(phase, 'mdtest', tuple(argv)))
         if cpu_sampling:
+            if server:
+                steps.append(Step(f'server cpu after {phase}', 'cpu',
+                                  server, launched=False))
             steps.append(Step(f'cpu after {phase}', 'cpu', sample))
     return steps
 
