@@ -445,8 +445,14 @@ def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
     code, out, err = _pfsbench(['gate', '-b', 'sweep', '--db', db,
                                 '--json', str(tmp_path / 'gate.json')])
     assert 'error' not in err, err
-    print(out[out.index('scaling sweeps'):])
     record = json.loads((tmp_path / 'gate.json').read_text())
+    contended = record['contended_samples'] + \
+        record['baseline']['contended_samples']
+    if contended:
+        # Contended cases are left out of sweeps as of verdicts.
+        pytest.skip(f'foreign load during the run ({len(contended)} '
+                    f'contended sample(s)): run this test alone')
+    print(out[out.index('scaling sweeps'):])
     sweeps = [s for s in record['sweeps']
               if s['check'] == 'mdtest_metadata_rates']
     # 2 layouts x 7 phases, each over tasks_per_node at 2 nodes.
