@@ -131,7 +131,7 @@ def sweep_svg(sweep, width=640, height=240):
     """
     esc = html.escape
     steps = sweep['steps']
-    left, right, top, bottom = 62, 14, 24, 30
+    left, right, top, bottom = 62, 34, 24, 30
     counts = [s['processes'] for s in steps]
     # Process counts double in most sweeps: a log axis spaces them evenly.
     log_x = counts[-1] / counts[0] >= 4
@@ -158,7 +158,7 @@ def sweep_svg(sweep, width=640, height=240):
            f'<text x="{left - 4}" y="{y(0) + 3:.1f}" text-anchor="end">0'
            '</text>',
            f'<text x="{left - 4}" y="{y(hi / 1.12) + 3:.1f}" '
-           f'text-anchor="end">{_fmt(hi / 1.12)}</text>',
+           f'text-anchor="end">{compact(hi / 1.12)}</text>',
            f'<text x="{(left + width - right) / 2:.0f}" y="{height - 2}" '
            f'text-anchor="middle">processes ({esc(sweep["swept"])} swept)'
            '</text>']
@@ -180,8 +180,8 @@ def sweep_svg(sweep, width=640, height=240):
                    f'<title>{s["processes"]} processes: '
                    f'{_fmt(s["rate"])} {esc(sweep["unit"])}, efficiency '
                    f'{s["efficiency"]:.0%}</title></circle>'
-                   f'<text x="{x(s["processes"]) + 4:.1f}" '
-                   f'y="{y(s["rate"]) - 5:.1f}" fill="#555">'
+                   f'<text x="{x(s["processes"]) + 8:.1f}" '
+                   f'y="{y(s["rate"]) + 12:.1f}" fill="#555">'
                    f'{s["efficiency"]:.0%}</text>')
 
     sat = sweep['saturation']
