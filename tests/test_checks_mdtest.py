@@ -312,28 +312,35 @@ def test_split_phases_on_local(tmp_path):
     assert '|read_cpu_util=' not in record
 
 
-SERVER_SYSTEM = '''
-site_configuration = {{'systems': [{{
-    'name': 'serverlocal', 'descr': 'local host, its own "server"',
-    'hostnames': ['^never$'], 'modules_system': 'nomod',
-    'partitions': [{{'name': 'default', 'descr': 'this host',
-                    'scheduler': 'local', 'launcher': 'local',
-                    'environs': ['builtin'], 'features': ['pfs'],
-                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
-                               'server_cpu_command': {command!r}}}}}]}}]}}
-'''
+def _local_system(config, name, extras):
+    """A copy of config/ in ``config`` with ``name``: this host as one
+    local-launcher partition with ``extras`` (and the small mdtest cap).
+
+    Returns:
+        the copy's settings.py.
+    """
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    system = {'name': name, 'descr': 'this host', 'hostnames': ['^never$'],
+              'modules_system': 'nomod',
+              'partitions': [{'name': 'default', 'descr': 'this host',
+                              'scheduler': 'local', 'launcher': 'local',
+                              'environs': ['builtin'], 'features': ['pfs'],
+                              'extras': {'max_nodes': 1,
+                                         'mdtest_max_items': 2000,
+                                         **extras}}]}
+    (config / 'systems' / f'{name}.py').write_text(
+        f'site_configuration = {{"systems": [{system!r}]}}\n')
+    return config / 'settings.py'
 
 
 @needs_mdtest
 def test_server_cpu_from_the_partitions_command(tmp_path):
     # This host stands in for the metadata server: the site command prints
     # its /proc/stat line, once per sample, not on every node.
-    config = tmp_path / 'config'
-    (config / 'systems').mkdir(parents=True)
-    shutil.copy(CONFIG, config / 'settings.py')
-    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
-    (config / 'systems' / 'serverlocal.py').write_text(
-        SERVER_SYSTEM.format(command='head -n 1 /proc/stat'))
+    config = _local_system(tmp_path / 'config', 'serverlocal', {
+        'server_cpu_command': 'head -n 1 /proc/stat'})
     proc = run_reframe(['--system', 'serverlocal', '-c', MDTEST_CHECKS,
                         '-n', 'mdtest_metadata_rates', '-P', 'kind=files',
                         '-P', 'access=unique', '-P', 'nodes=1',
@@ -341,7 +348,7 @@ def test_server_cpu_from_the_partitions_command(tmp_path):
                         '-S', 'iterations=2', '-S', 'split_phases=true',
                         '-S', 'md_phases=create,remove',
                         '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path / 'runs', config=config / 'settings.py')
+                       tmp_path / 'runs', config=config)
     assert proc.returncode == 0, proc.stdout
     (script,) = _job_scripts(tmp_path / 'runs', 'serverlocal', 'default',
                              'mdtest_metadata_rates')
@@ -470,36 +477,18 @@ def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
 
 # E12 (seed 003): a tracer from the partition's config ----------------------
 
-TRACER_SYSTEM = '''
-site_configuration = {{'systems': [{{
-    'name': 'tracerlocal', 'descr': 'local host with a stand-in tracer',
-    'hostnames': ['^never$'], 'modules_system': 'nomod',
-    'partitions': [{{'name': 'default', 'descr': 'this host',
-                    'scheduler': 'local', 'launcher': 'local',
-                    'environs': ['builtin'], 'features': ['pfs'],
-                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
-                               'tracers': [{{
-                                   'name': 'marker',
-                                   'on': 'echo on >> {log}',
-                                   'off': 'echo off >> {log}'}}]}}}}]}}]}}
-'''
-
-
 @needs_mdtest
 def test_tracing_overhead_with_the_partitions_tracer(tmp_path):
-    config = tmp_path / 'config'
-    (config / 'systems').mkdir(parents=True)
-    shutil.copy(CONFIG, config / 'settings.py')
-    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
     log = tmp_path / 'tracer.log'
-    (config / 'systems' / 'tracerlocal.py').write_text(
-        TRACER_SYSTEM.format(log=log))
+    config = _local_system(tmp_path / 'config', 'tracerlocal', {
+        'tracers': [{'name': 'marker', 'on': f'echo on >> {log}',
+                     'off': f'echo off >> {log}'}]})
     proc = run_reframe(['--system', 'tracerlocal', '-c', MDTEST_CHECKS,
                         '-n', 'mdtest_e12_tracing_overhead',
                         '-P', 'tasks_per_node=1', '-S', 'items_per_task=200',
                         '-S', 'iterations=2',
                         '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path / 'runs', config=config / 'settings.py')
+                       tmp_path / 'runs', config=config)
     assert proc.returncode == 0, proc.stdout
     # Tracers 1..3 do not exist on this partition.
     assert 'Ran 1/4 test case(s)' in proc.stdout
