@@ -9,6 +9,7 @@ removal of the run directory).  Never edit a rendered script: render again.
 """
 
 import dataclasses
+import itertools
 import os
 import shlex
 import sys
@@ -16,7 +17,8 @@ from types import SimpleNamespace
 
 from pfsbench import binaries, jobsteps, rundir, validate
 from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdtest,
-                               shell_join)
+                               shell_join, srun)
+from pfsbench.commands import mds_survey as survey
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
@@ -25,6 +27,9 @@ from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_site_configuration)
 
 RUN_DIR_VAR = '$RUN_DIR'
+#: The run directory's name, the same under every mount point (E3); the
+#: script sets it where a step uses it.
+RUN_NAME_VAR = '$RUN_NAME'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +47,176 @@ class Experiment:
     #: the IOR checks); the streams checks run one command without.
     stepped: bool = False
     time: str = '02:00:00'
+    #: The check's sweep, one script per point: ``((name, values), ...)``,
+    #: the values a tuple or ``site -> tuple`` (what the partition has).
+    sweep: tuple = ()
+    #: ``(point, site) -> Layout`` of a swept experiment.
+    layout: object = None
+    #: ``site -> [(name, value), ...]``: variables the job exports after
+    #: the partition's, the values shell words as the check sets them
+    #: (E13's mds-survey reads only its environment).
+    environment: object = None
+    #: One task and no ``--ntasks-per-node``, as a check that sets only
+    #: ``num_tasks = 1`` (E13).
+    single_task: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Where one point's tasks run and how they are bound, as its check
+    places them."""
+
+    nodes: int
+    tasks_per_node: int
+    #: ``#SBATCH --ntasks-per-socket`` (E2), or None.
+    tasks_per_socket: int = None
+    #: ``#SBATCH`` options after the partition's ``access``.
+    sbatch: tuple = ()
+    #: Options of the launcher (srun's binding).
+    launcher: tuple = ()
+    #: The point's target path (E4), or empty for the job's.
+    target: str = ''
+
+
+def _refuse(point, why):
+    """The ConfigError of a point the partition cannot run."""
+    shown = ','.join(f'{k}={v}' for k, v in point.items())
+    return ConfigError('<command line>', '--point', shown, why)
+
+
+def _srun_only(point, site):
+    if site.launcher != 'srun':
+        raise _refuse(point, f'binding is encoded for srun; '
+                             f'{site.name} launches with {site.launcher}')
+
+
+def _seed000_layout(experiment):
+    # As the seed-000 checks place and bind their tasks
+    # (reframe-checks/mdtest/mdtest_seed000.py, pfsbench.checks.mdtest).
+    def layout(point, site):
+        _srun_only(point, site)
+        if experiment == 'E2':
+            sockets, tasks = point['sockets'], mdtest.SEED000_E2_PROCESSES
+            if site.num_sockets == 1:
+                raise _refuse(point, f'{site.name} has 1 socket: E2 '
+                                     f'compares the same processes grouped '
+                                     f'on 1..S sockets, which needs 2 or '
+                                     f'more')
+            if site.num_sockets and sockets > site.num_sockets:
+                raise _refuse(point, f'{site.name} has {site.num_sockets} '
+                                     f'socket(s)')
+            try:
+                per_socket, options = srun.per_socket(tasks, sockets)
+            except ValueError as err:
+                raise _refuse(point, str(err)) from None
+            return Layout(1, tasks, tasks_per_socket=per_socket,
+                          launcher=tuple(options))
+
+        cores = point.get('active_cores', mdtest.SEED000_E3_ACTIVE_CORES)
+        tasks = mdtest.SEED000_PROCESSES_PER_CORE * cores
+        if site.num_cpus and cores > site.num_cpus:
+            raise _refuse(point, f'{site.name} has {site.num_cpus} CPUs per '
+                                 f'node')
+        target = ''
+        if experiment == 'E4':
+            target = site.targets[point['target_index']][1] \
+                if site.targets else ''
+        # More tasks than the node's CPUs: Slurm refuses without it.
+        overcommit = tasks > (site.num_cpus or cores)
+        return Layout(1, tasks, launcher=tuple(srun.first_cores(cores)),
+                      sbatch=('--overcommit',) if overcommit else (),
+                      target=target)
+    return layout
+
+
+def _seed000(experiment):
+    # The split-phase steps of the seed-000 checks: create, the caches
+    # dropped, remove, the nodes' CPU sampled around each.
+    def steps(opts, run_dir):
+        site, point = opts.site, opts.point
+        wanted = {'E2': mdtest.SEED000_MOUNTS_E2,
+                  'E3': point.get('mounts')}.get(experiment,
+                                                 mdtest.SEED000_MOUNTS_E1)
+        # E1, E2, E4 use the mounts there are; E3's point is the count.
+        if experiment == 'E3' and wanted > len(opts.mounts):
+            raise _refuse(point, f'the target has {len(opts.mounts)} mount '
+                                 f'point(s) (its path and extras.targets[]'
+                                 f'.mount_points)')
+        per_task, _ = mdtest.items_per_task(
+            opts.tasks, 0, mdtest.SEED000_ITEMS, site.mdtest_max_items)
+        dirs = mdtest.test_dirs(run_dir, RUN_NAME_VAR, opts.mounts,
+                                min(wanted, len(opts.mounts), opts.tasks))
+        options = dict(
+            items_per_task=per_task, kind='files', unique_dir=True,
+            iterations=mdtest.DEFAULT_ITERATIONS,
+            phases=mdtest.SEED000_PHASES,
+            executable=binaries.for_job('mdtest', spack_view=site.spack_view))
+        drop = opts.drop_caches_command \
+            if site.cache_defeat == 'drop_caches' else None
+        return mdtest.job_steps(dirs, options, split_phases=True,
+                                drop_caches_command=drop,
+                                server_cpu_command=site.server_cpu_command)
+    return steps
+
+
+def _seed000_experiment(experiment, descr, sweep):
+    """A seed-000 experiment: one node, split phases, 6 hours."""
+    return Experiment(experiment, f'seed 000: {descr}', nodes=1,
+                      tasks_per_node=0, steps=_seed000(experiment),
+                      stepped=True, time='06:00:00', sweep=sweep,
+                      layout=_seed000_layout(experiment))
+
+
+def _seed004_layout(point, site):
+    # NP processes on each client: one, or 70 (the partition's max_nodes
+    # where it has fewer), as seed004_mdtest_base.
+    nodes = 1
+    if point['clients'] == 'multi':
+        nodes = min(mdtest.SEED004_CLIENTS,
+                    site.max_nodes or mdtest.SEED004_CLIENTS)
+        if nodes < 2:
+            raise _refuse(point, f'{site.name} has {nodes} node(s); a '
+                                 f'multi-client case needs 2 or more')
+    return Layout(nodes, point['np'])
+
+
+def _tracing_layout(point, site):
+    if point['tracer_index'] >= len(site.tracers):
+        raise _refuse(point, f'{site.name} has {len(site.tracers)} '
+                             f'tracer(s) (extras.tracers)' if site.name else
+                      'the tracers are a partition\'s extras.tracers: '
+                      'use --system')
+    return Layout(1, point['tasks_per_node'])
+
+
+def _e13_environment(site):
+    # mds_survey_rates drives the MDT through echo_client on the server.
+    if site.name and 'lustre_mds' not in site.features:
+        raise ConfigError(site.name, 'features', list(site.features),
+                          'E13 runs mds-survey on a Lustre MDS: the '
+                          'partition needs the lustre_mds feature')
+    return list(survey.environment().items())
+
+
+def _e13(opts, run_dir):
+    # The one step of mds_survey_rates.
+    return [Step('mds-survey', 'mds-survey',
+                 (binaries.for_job('mds-survey',
+                                   spack_view=opts.spack_view),))]
+
+
+def _e12(opts, run_dir):
+    # mdtest_e12_tracing_overhead's steps: tracer on, mdtest, tracer off,
+    # mdtest again.
+    site = opts.site
+    per_task, _ = mdtest.items_per_task(
+        opts.tasks, mdtest.DEFAULT_ITEMS_PER_TASK, 0, site.mdtest_max_items)
+    options = dict(
+        items_per_task=per_task, kind='both', unique_dir=True,
+        iterations=mdtest.DEFAULT_ITERATIONS, phases=mdtest.E12_PHASES,
+        executable=binaries.for_job('mdtest', spack_view=site.spack_view))
+    _, on, off = site.tracers[opts.point['tracer_index']]
+    return mdtest.tracing_steps(run_dir, on, off, options)
 
 
 def _layout(opts, run_dir):
@@ -115,11 +290,17 @@ def _e11(opts, run_dir):
 
 
 def _seed004(experiment):
-    # The one step of the seed-004 mdtest checks (pfsbench.checks.mdtest).
+    # The one step of the seed-004 mdtest checks (pfsbench.checks.mdtest):
+    # the 304000 items shared among the tasks, capped as the checks cap.
     def steps(opts, run_dir):
         tool = binaries.for_job('mdtest', spack_view=opts.spack_view)
+        per_task, _ = mdtest.items_per_task(
+            opts.tasks, 0, mdtest.SEED004_ITEMS, opts.site.mdtest_max_items)
+        different = opts.point.get('directory') == 'different'
         return [Step('mdtest', 'mdtest', tuple(mdtest.seed004_argv(
-            experiment, f'{run_dir}/mdtest', opts.tasks, executable=tool)))]
+            experiment, f'{run_dir}/mdtest', opts.tasks,
+            unique_dir=different, items=per_task * opts.tasks,
+            executable=tool)))]
     return steps
 
 
@@ -144,14 +325,56 @@ EXPERIMENTS = {e.id: e for e in [
     Experiment('E11', 'seed 002: IOR MPI-IO file per process, 4 GiB blocks',
                nodes=3, tasks_per_node=12,
                steps=_e11, stepped=True),
+    _seed000_experiment(
+        'E1', 'mdtest -F -u create/unlink, processes = 2 x active cores, '
+              '6..48 cores, 6 mount points',
+        (('active_cores', mdtest.SEED000_ACTIVE_CORES),)),
+    _seed000_experiment(
+        'E2', 'mdtest -F -u create/unlink, 12 processes grouped on 1..4 '
+              'sockets, 12 mount points',
+        (('sockets', mdtest.SEED000_SOCKETS),)),
+    _seed000_experiment(
+        'E3', 'mdtest -F -u create/unlink, 24 processes on 12 cores through '
+              '1..24 mount points',
+        (('mounts', mdtest.SEED000_MOUNTS),)),
+    _seed000_experiment(
+        'E4', "E1's workload on each target of the partition, 12..48 cores",
+        (('target_index', lambda site: tuple(range(len(site.targets) or 1))),
+         ('active_cores', mdtest.SEED000_E4_ACTIVE_CORES))),
+    Experiment('E12', 'seed 003: mdtest with a metadata tracer of the '
+                      'partition on, then off',
+               nodes=1, tasks_per_node=0, steps=_e12, stepped=True,
+               sweep=(('tracer_index',
+                       lambda site: tuple(range(len(site.tracers) or 1))),
+                      ('tasks_per_node', mdtest.E12_TASKS_PER_NODE)),
+               layout=_tracing_layout),
+    Experiment('E13', 'seed 003: lustre-iokit mds-survey thread sweep on '
+                      'the MDS (create, lookup, md_getattr, setxattr, '
+                      'destroy)',
+               nodes=1, tasks_per_node=1, steps=_e13, stepped=True,
+               environment=_e13_environment, single_task=True),
+    Experiment('E15', 'seed 004: metabench-style file create/stat/delete, '
+                      'same vs different directories (mdtest stands in)',
+               nodes=1, tasks_per_node=0, steps=_seed004('E15'),
+               stepped=True,
+               sweep=(('clients', ('single', 'multi')),
+                      ('np', mdtest.SEED004_METABENCH_NP),
+                      ('directory', ('same', 'different'))),
+               layout=_seed004_layout),
     Experiment('E16', 'seed 004: mdsrate-style create/stat/unlink in one '
                       'directory, 304000 files (mdtest stands in)',
                nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
-               steps=_seed004('E16'), stepped=True),
+               steps=_seed004('E16'), stepped=True,
+               sweep=(('clients', ('single', 'multi')),
+                      ('np', mdtest.SEED004_MDTEST_NP)),
+               layout=_seed004_layout),
     Experiment('E17', 'seed 004: mdtest dirs and files, -y -N 1 -p 1, '
                       '304000 items',
                nodes=mdtest.SEED004_CLIENTS, tasks_per_node=16,
-               steps=_seed004('E17'), stepped=True),
+               steps=_seed004('E17'), stepped=True,
+               sweep=(('clients', ('single', 'multi')),
+                      ('np', mdtest.SEED004_MDTEST_NP)),
+               layout=_seed004_layout),
 ]}
 
 
@@ -181,6 +404,21 @@ class JobSite:
     lustre: bool = False
     #: The stripe count of that layout (``extras.lustre_stripe_count``).
     stripe_count: int = lfs.SEED001_STRIPE_COUNT
+    #: ``(name, path, (mount point, ...))`` of each target, in order.
+    targets: tuple = ()
+    #: The node's CPUs and sockets (``processor``), None where undescribed.
+    num_cpus: int = None
+    num_sockets: int = None
+    #: ``extras.max_nodes`` and ``extras.mdtest_max_items``, or None.
+    max_nodes: int = None
+    mdtest_max_items: int = None
+    #: ``(name, on, off)`` of each of ``extras.tracers`` (E12).
+    tracers: tuple = ()
+    #: The partition's features (E13 needs ``lustre_mds``).
+    features: tuple = ()
+    #: ``extras.server_cpu_command``: prints the metadata server's
+    #: ``/proc/stat`` line (E1-E4 sample it around each phase), or None.
+    server_cpu_command: str = None
 
 
 def job_site(config_dir, spec):
@@ -234,7 +472,18 @@ def job_site(config_dir, spec):
         python=sys.executable, spack_view=extras.get('spack_view', ''),
         lustre='lustre' in part.get('features', []),
         stripe_count=extras.get('lustre_stripe_count',
-                                lfs.SEED001_STRIPE_COUNT))
+                                lfs.SEED001_STRIPE_COUNT),
+        targets=tuple((t['name'], t['path'], tuple(t.get('mount_points',
+                                                         ())))
+                      for t in targets),
+        num_cpus=part.get('processor', {}).get('num_cpus'),
+        num_sockets=part.get('processor', {}).get('num_sockets'),
+        max_nodes=extras.get('max_nodes'),
+        mdtest_max_items=extras.get('mdtest_max_items'),
+        tracers=tuple((t['name'], t['on'], t['off'])
+                      for t in extras.get('tracers', [])),
+        features=tuple(part.get('features', [])),
+        server_cpu_command=extras.get('server_cpu_command'))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -251,8 +500,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
            time=None, sbatch_options=(), block_size=None, count=None,
            cache_defeat=None, drop_caches_command=None, dd_mode=None,
            repeats=None, python=None, command_line=None, site=JobSite(),
-           processes=None):
-    """The sbatch script of one experiment.
+           processes=None, point=None):
+    """The sbatch script of one experiment (of one point of its sweep).
 
     Args:
         experiment: an id of :data:`EXPERIMENTS` (``E6``...).
@@ -280,6 +529,11 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         site: the system partition's :class:`JobSite` (default: none).
         processes: E8's iozone processes on the node (``-l N -u N -t N``;
             default :data:`E8_PROCESSES`).
+        point: ``{name: value}`` of the point of a swept experiment's
+            sweep (:func:`points`; values as numbers or text); every
+            swept name is required.  The point sets the nodes, tasks and
+            binding as its check does; ``nodes`` and ``tasks_per_node``
+            still override them.
 
     Returns:
         the script text.
@@ -316,7 +570,20 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
                          ('--drop-caches-command', drop_caches_command)]:
         if value is not None:
             validate.command(value, source, field)
-    target = target or site.target
+    layout = None
+    if exp.sweep or point:
+        found = points(experiment, point, site)
+        if len(found) != 1:
+            missing = [n for n, _ in sweep_values(exp, site)
+                       if n not in (point or {})]
+            raise ConfigError(
+                source, '--point', None,
+                f'{exp.id} sweeps {", ".join(n for n, _ in exp.sweep)}: '
+                f'give --point NAME=VALUE for {", ".join(missing)}, or '
+                f'render every point with --output-dir DIR')
+        point = found[0]
+        layout = exp.layout(point, site)
+    target = target or (layout and layout.target) or site.target
     if not target:
         raise ConfigError(source, '--target', None,
                           'required (the system has no extras.targets)'
@@ -329,9 +596,13 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     if command_line is not None:
         # The header's comment line must stay one line.
         validate.command(command_line, source, 'argv')
-    nodes = exp.nodes if nodes is None else nodes
-    tasks_per_node = (exp.tasks_per_node if tasks_per_node is None
+    shape = layout or exp
+    nodes = shape.nodes if nodes is None else nodes
+    tasks_per_node = (shape.tasks_per_node if tasks_per_node is None
                       else tasks_per_node)
+    # The target's directory through each of its mounts (E1-E3).
+    mounts = (target,) + next((m for _, path, m in site.targets
+                               if path == target), ())
     opts = SimpleNamespace(
         block_size=block_size, count=count, cache_defeat=cache_defeat,
         site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,
@@ -339,7 +610,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
         lustre=site.lustre, tasks=nodes * tasks_per_node,
-        stripe_count=site.stripe_count, processes=processes)
+        stripe_count=site.stripe_count, processes=processes,
+        point=point or {}, site=site, mounts=mounts)
     name = f'pfsbench-{exp.id}'
     on = f' on {site.name}' if site.name else ''
     lines = [
@@ -349,19 +621,32 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         '# Do not edit: change the options and render again.',
         f'#SBATCH --job-name={name}',
         f'#SBATCH --ntasks={nodes * tasks_per_node}',
-        f'#SBATCH --ntasks-per-node={tasks_per_node}',
+    ]
+    if not exp.single_task:
+        lines.append(f'#SBATCH --ntasks-per-node={tasks_per_node}')
+    if layout and layout.tasks_per_socket:
+        lines.append(f'#SBATCH --ntasks-per-socket={layout.tasks_per_socket}')
+    lines += [
         f'#SBATCH --output={name}-%j.out',
         f'#SBATCH --time={time or exp.time}',
         f'#SBATCH --nodes={nodes}',
     ]
-    lines += [f'#SBATCH {opt}' for opt in site.access + tuple(sbatch_options)]
+    lines += [f'#SBATCH {opt}' for opt in site.access +
+              (layout.sbatch if layout else ()) + tuple(sbatch_options)]
     lines += [f'module load {shlex.quote(m)}' for m in site.modules]
     lines += [f'export {k}={shlex.quote(v)}' for k, v in site.env_vars]
+    if exp.environment:
+        lines += [f'export {k}={v}' for k, v in exp.environment(site)]
     # Double quotes: $USER and the like in the target expand on the cluster.
-    run_dir = (f'"{target}/pfsbench-{exp.id}-'
-               f'$(date +%Y%m%dT%H%M%S)-$SLURM_JOB_ID"')
-    launcher = _LAUNCHERS[site.launcher](nodes * tasks_per_node)
+    run_name = f'pfsbench-{exp.id}-$(date +%Y%m%dT%H%M%S)-$SLURM_JOB_ID'
+    run_dir = f'"{target}/{run_name}"'
+    launcher = ' '.join([_LAUNCHERS[site.launcher](nodes * tasks_per_node),
+                         *(layout.launcher if layout else ())]).strip()
     steps = exp.steps(opts, RUN_DIR_VAR)
+    if any(RUN_NAME_VAR in word for step in steps for word in step.argv):
+        # The run directory is seen through other mounts by its name.
+        lines.append(f'RUN_NAME="{run_name}"')
+        run_dir = f'"{target}/{RUN_NAME_VAR}"'
     before, last = [], shell_join(steps[-1].argv)
     if exp.stepped or len(steps) > 1:
         before, last = jobsteps.script(steps, launcher)
@@ -374,3 +659,51 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     ]
     lines += rundir.job_epilogue(RUN_DIR_VAR)
     return '\n'.join(lines) + '\n'
+
+
+def sweep_values(exp, site=JobSite()):
+    """``[(name, values), ...]`` of an :class:`Experiment`'s sweep on a
+    partition (E4's targets and E12's tracers are the partition's)."""
+    return [(name, tuple(values(site) if callable(values) else values))
+            for name, values in exp.sweep]
+
+
+def points(experiment, chosen=None, site=JobSite()):
+    """The points of an experiment's sweep that agree with ``chosen``.
+
+    Args:
+        experiment: an id of :data:`EXPERIMENTS`.
+        chosen: ``{name: value}`` (values compared as text); names not
+            given take every value.
+        site: the partition (its targets and tracers are E4's and E12's
+            values).
+
+    Returns:
+        ``[{name: value}, ...]`` in the order of the sweep's product (one
+        empty point for an experiment without a sweep).
+
+    Raises:
+        ConfigError: an unknown experiment, a name the experiment does
+            not sweep, or a value outside the sweep.
+    """
+    if experiment not in EXPERIMENTS:
+        raise ConfigError('<command line>', 'EXPERIMENT', experiment,
+                          'unknown; known: ' + ', '.join(EXPERIMENTS))
+    exp = EXPERIMENTS[experiment]
+    chosen = {k: str(v) for k, v in (chosen or {}).items()}
+    values = sweep_values(exp, site)
+    names = [n for n, _ in values]
+    for name in chosen:
+        if name not in names:
+            raise ConfigError(
+                '<command line>', '--point', name,
+                f'{exp.id} sweeps ' + (', '.join(names) if names else
+                                       'nothing'))
+    for name, vals in values:
+        if name in chosen and chosen[name] not in map(str, vals):
+            raise ConfigError(
+                '<command line>', '--point', f'{name}={chosen[name]}',
+                'expected one of ' + ', '.join(map(str, vals)))
+    picked = [[v for v in vals if name not in chosen or
+               str(v) == chosen[name]] for name, vals in values]
+    return [dict(zip(names, combo)) for combo in itertools.product(*picked)]

@@ -11,6 +11,7 @@ on 2 nodes of the localhost Slurm cluster.
 
 import contextlib
 import glob
+import json
 import os
 import re
 import shlex
@@ -27,6 +28,7 @@ from pfsbench.commands import mdtest
 from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
+from test_gate_slurm_e2e import _pfsbench
 
 MDTEST_CHECKS = str(CHECKS / 'mdtest')
 MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
@@ -310,6 +312,61 @@ def test_split_phases_on_local(tmp_path):
     assert '|read_cpu_util=' not in record
 
 
+def _local_system(config, name, extras):
+    """A copy of config/ in ``config`` with ``name``: this host as one
+    local-launcher partition with ``extras`` (and the small mdtest cap).
+
+    Returns:
+        the copy's settings.py.
+    """
+    (config / 'systems').mkdir(parents=True)
+    shutil.copy(CONFIG, config / 'settings.py')
+    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
+    system = {'name': name, 'descr': 'this host', 'hostnames': ['^never$'],
+              'modules_system': 'nomod',
+              'partitions': [{'name': 'default', 'descr': 'this host',
+                              'scheduler': 'local', 'launcher': 'local',
+                              'environs': ['builtin'], 'features': ['pfs'],
+                              'extras': {'max_nodes': 1,
+                                         'mdtest_max_items': 2000,
+                                         **extras}}]}
+    (config / 'systems' / f'{name}.py').write_text(
+        f'site_configuration = {{"systems": [{system!r}]}}\n')
+    return config / 'settings.py'
+
+
+@needs_mdtest
+def test_server_cpu_from_the_partitions_command(tmp_path):
+    # This host stands in for the metadata server: the site command prints
+    # its /proc/stat line, once per sample, not on every node.
+    config = _local_system(tmp_path / 'config', 'serverlocal', {
+        'server_cpu_command': 'head -n 1 /proc/stat'})
+    proc = run_reframe(['--system', 'serverlocal', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_metadata_rates', '-P', 'kind=files',
+                        '-P', 'access=unique', '-P', 'nodes=1',
+                        '-P', 'tasks_per_node=1', '-S', 'items_per_task=500',
+                        '-S', 'iterations=2', '-S', 'split_phases=true',
+                        '-S', 'md_phases=create,remove',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path / 'runs', config=config)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path / 'runs', 'serverlocal', 'default',
+                             'mdtest_metadata_rates')
+    order = re.findall(r"^echo 'pfsbench-step: begin (.+)'", script, re.M)
+    assert order == ['cpu before create', 'server cpu before create',
+                     'create', 'server cpu after create', 'cpu after create',
+                     'cpu before remove', 'server cpu before remove',
+                     'remove', 'server cpu after remove', 'cpu after remove']
+    assert 'sh -c \'echo "pfsbench-cpu server $(head -n 1 /proc/stat)"\'' \
+        in script.splitlines()
+    _, (record,) = _perflog(tmp_path / 'runs', 'serverlocal', 'default',
+                            'mdtest_metadata_rates')
+    for phase in ('create', 'remove'):
+        assert 0 < _perf(record, f'{phase}_server_cpu_util')[0] <= 100
+        assert 0 < _perf(record, f'{phase}_cpu_util')[0] <= 100
+    assert '|stat_server_cpu_util=' not in record
+
+
 @needs_mdtest
 def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
     proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
@@ -352,13 +409,20 @@ def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):
 @needs_mdtest
 @pytest.mark.slurm
 def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
-    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
-                        '-n', 'mdtest_metadata_rates', '-P', 'kind=both',
-                        '-P', 'access=unique,shared', '-P', 'nodes=2',
-                        '-P', 'tasks_per_node=1,2,4',
-                        '-S', 'items_per_task=100', '-S', 'iterations=2',
-                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path, env=idle_slurm)
+    # Each phase its own mdtest with the nodes' CPU sampled around it, on
+    # a loop ext4 (this VM's root disk swings 30x within minutes).
+    with cappedfs.loop_fs('sweep-ext4') as ext4:
+        proc = run_reframe(['--system', 'localslurm:srun',
+                            '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_metadata_rates', '-P', 'kind=both',
+                            '-P', 'access=unique,shared', '-P', 'nodes=2',
+                            '-P', 'tasks_per_node=1,2,4',
+                            '-S', 'items_per_task=100', '-S', 'iterations=2',
+                            '-S', 'split_phases=true',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path,
+                           env=dict(idle_slurm, PFSBENCH_SCRATCH=ext4['mnt']))
+        assert os.listdir(ext4['mnt']) in ([], ['lost+found'])
     assert proc.returncode == 0, proc.stdout
     assert 'Ran 6/6 test case(s)' in proc.stdout
     for out in glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
@@ -374,44 +438,57 @@ def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
         case = re.search(r'%access=\w+ %nodes=2 %tasks_per_node=\d', record)
         figures = {p: _perf(record, p)[0] for p in
                    ('dir_create', 'dir_stat', 'dir_remove', 'file_create',
-                    'file_stat', 'file_read', 'file_remove')}
+                    'file_stat', 'file_read', 'file_remove',
+                    'create_cpu_util', 'stat_cpu_util', 'read_cpu_util',
+                    'remove_cpu_util')}
         assert all(v > 0 for v in figures.values()), record
-        print(case.group(0), ' '.join(f'{p}={v}' for p, v in
+        print(case.group(0), ' '.join(f'{p}={v:.6g}' for p, v in
                                       figures.items()))
+
+    # The session's sweeps (2, 4, 8 tasks) in the gate's report.
+    db = str(tmp_path / 'results.db')
+    code, _, err = _pfsbench(['baseline', 'record', 'sweep', '--db', db])
+    assert code == 0, err
+    code, out, err = _pfsbench(['gate', '-b', 'sweep', '--db', db,
+                                '--json', str(tmp_path / 'gate.json')])
+    assert 'error' not in err, err
+    record = json.loads((tmp_path / 'gate.json').read_text())
+    contended = record['contended_samples'] + \
+        record['baseline']['contended_samples']
+    if contended:
+        # Contended cases are left out of sweeps as of verdicts.
+        pytest.skip(f'foreign load during the run ({len(contended)} '
+                    f'contended sample(s)): run this test alone')
+    print(out[out.index('scaling sweeps'):])
+    sweeps = [s for s in record['sweeps']
+              if s['check'] == 'mdtest_metadata_rates']
+    # 2 layouts x 7 phases, each over tasks_per_node at 2 nodes.
+    assert len(sweeps) == 14
+    for sweep in sweeps:
+        assert sweep['swept'] == 'tasks_per_node'
+        assert sweep['fixed']['nodes'] == '2'
+        assert [s['processes'] for s in sweep['steps']] == [2, 4, 8]
+        assert sweep['saturation']['processes'] in (2, 4, 8)
+        assert all(s['cpu_util_pct'] > 0 for s in sweep['steps'])
+    code, page, err = _pfsbench(['report', str(tmp_path / 'gate.json'),
+                                 '--format', 'html'])
+    assert page.count('class="saturation"') == 14, err
 
 
 # E12 (seed 003): a tracer from the partition's config ----------------------
 
-TRACER_SYSTEM = '''
-site_configuration = {{'systems': [{{
-    'name': 'tracerlocal', 'descr': 'local host with a stand-in tracer',
-    'hostnames': ['^never$'], 'modules_system': 'nomod',
-    'partitions': [{{'name': 'default', 'descr': 'this host',
-                    'scheduler': 'local', 'launcher': 'local',
-                    'environs': ['builtin'], 'features': ['pfs'],
-                    'extras': {{'max_nodes': 1, 'mdtest_max_items': 2000,
-                               'tracers': [{{
-                                   'name': 'marker',
-                                   'on': 'echo on >> {log}',
-                                   'off': 'echo off >> {log}'}}]}}}}]}}]}}
-'''
-
-
 @needs_mdtest
 def test_tracing_overhead_with_the_partitions_tracer(tmp_path):
-    config = tmp_path / 'config'
-    (config / 'systems').mkdir(parents=True)
-    shutil.copy(CONFIG, config / 'settings.py')
-    shutil.copy(CONFIG.parent / 'common.py', config / 'common.py')
     log = tmp_path / 'tracer.log'
-    (config / 'systems' / 'tracerlocal.py').write_text(
-        TRACER_SYSTEM.format(log=log))
+    config = _local_system(tmp_path / 'config', 'tracerlocal', {
+        'tracers': [{'name': 'marker', 'on': f'echo on >> {log}',
+                     'off': f'echo off >> {log}'}]})
     proc = run_reframe(['--system', 'tracerlocal', '-c', MDTEST_CHECKS,
                         '-n', 'mdtest_e12_tracing_overhead',
                         '-P', 'tasks_per_node=1', '-S', 'items_per_task=200',
                         '-S', 'iterations=2',
                         '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path / 'runs', config=config / 'settings.py')
+                       tmp_path / 'runs', config=config)
     assert proc.returncode == 0, proc.stdout
     # Tracers 1..3 do not exist on this partition.
     assert 'Ran 1/4 test case(s)' in proc.stdout
@@ -522,9 +599,9 @@ def _tmpfs(size='256m'):
         os.rmdir(work)
 
 
-def _localslurm_with_targets(config_dir, targets):
+def _localslurm_with_targets(config_dir, targets, processor=None):
     """A copy of config/ whose ``e4slurm`` system is localslurm with
-    ``targets`` and a described 4-CPU node (E4 binds to cores)."""
+    ``targets`` and a described node (E4 binds to cores; default 4 CPUs)."""
     systems = config_dir / 'systems'
     systems.mkdir(parents=True)
     shutil.copy(CONFIG, config_dir / 'settings.py')
@@ -535,7 +612,8 @@ def _localslurm_with_targets(config_dir, targets):
                       f'    "targets": {targets!r},\n'),
                      ("        'max_jobs': 1,\n",
                       "        'max_jobs': 1,\n"
-                      "        'processor': {'num_cpus': 4},\n")):
+                      "        'processor': "
+                      f"{processor or {'num_cpus': 4}!r},\n")):
         assert old in text, old
         text = text.replace(old, new)
     (systems / 'e4slurm.py').write_text(text)
@@ -578,3 +656,99 @@ def test_e4_compares_ext4_xfs_and_tmpfs_in_one_run(idle_slurm, tmp_path):
                   f'ops/s, create_cpu_util={cpu:.0f} %')
         for root in (ext4['mnt'], xfs['mnt'], tmpfs):
             assert os.listdir(root) in ([], ['lost+found']), root
+
+
+def _host_sockets():
+    """Sockets of this host (its CPUs' physical package ids)."""
+    ids = {open(p).read().strip() for p in glob.glob(
+        '/sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id')}
+    return len(ids) or 1
+
+
+@contextlib.contextmanager
+def _bind_mounts(source, count):
+    """``count`` bind mounts of ``source``: one file system through several
+    mount points (E3's stand-in)."""
+    work = tempfile.mkdtemp(prefix='pfsbench-binds-', dir='/var/tmp')
+    os.chmod(work, 0o755)
+    mounts = []
+    try:
+        for i in range(count):
+            path = os.path.join(work, f'mp{i}')
+            os.mkdir(path)
+            proc = subprocess.run(['mount', '--bind', source, path],
+                                  stderr=subprocess.PIPE,
+                                  universal_newlines=True)
+            if proc.returncode != 0:
+                pytest.skip(f'cannot bind-mount: {proc.stderr.strip()}')
+            mounts.append(path)
+        yield mounts
+    finally:
+        for path in mounts:
+            subprocess.run(['umount', path])
+        shutil.rmtree(work)
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed000_e1_to_e3_at_this_hosts_scale(idle_slurm, tmp_path):
+    # E1 and E3 as far as one node of this host goes: processes = 2 x
+    # active cores on 1..all cores, the binding per socket over the
+    # sockets there are, 4 processes through 1, 2 and 4 bind mounts of
+    # one ext4.
+    cores, sockets = os.cpu_count(), _host_sockets()
+    with cappedfs.loop_fs('e3-ext4') as ext4, \
+            _bind_mounts(ext4['mnt'], 3) as binds:
+        targets = [{'name': 'ext4', 'path': ext4['mnt'],
+                    'mount_points': binds}]
+        config = _localslurm_with_targets(
+            tmp_path / 'config', targets,
+            {'num_cpus': cores, 'num_sockets': sockets,
+             'num_cpus_per_socket': cores // sockets})
+        common = ['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                  '-S', 'total_items=2000', '-S', 'iterations=2',
+                  '-S', f'mdtest_binary={MDTEST_BINARY}', '-r']
+        # -P makes E3's active_cores a parameter too: E3 runs apart.
+        proc = run_reframe(common + ['-n', 'mdtest_e1_core_scaling',
+                                     '-n', 'mdtest_e2_socket_binding',
+                                     '-P', f'active_cores=1,{min(cores, 2)}'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+        e3 = run_reframe(common + ['-n', 'mdtest_e3_mount_points',
+                                   '-P', 'mounts=1,2,4',
+                                   '-S', 'active_cores=2'],
+                         tmp_path / 'runs', env=idle_slurm, config=config)
+        assert e3.returncode == 0, e3.stdout
+        assert 'Ran 3/3 test case(s)' in e3.stdout, e3.stdout
+        for root in [ext4['mnt']] + binds:
+            assert os.listdir(root) in ([], ['lost+found']), root
+    if sockets == 1:
+        assert 'e4slurm:srun has 1 socket: E2 compares the same processes ' \
+               'grouped on 1..S sockets, which needs 2 or more' in proc.stdout
+        assert 'Ran 2/6 test case(s)' in proc.stdout, proc.stdout
+    runs = tmp_path / 'runs'
+    counts = set()
+    for script in _job_scripts(runs, 'e4slurm', 'srun',
+                               'mdtest_e3_mount_points'):
+        create, _ = _create_remove(script)
+        _, argv = _mdtest_argv(create)
+        dirs = _flag(argv, '-d').split('@')
+        assert _sbatch(script, 'ntasks') == '4'
+        counts.add(len(dirs))
+        if len(dirs) > 1:
+            # Each task's directory through its own mount point.
+            assert [os.path.dirname(os.path.dirname(d)) for d in dirs] == \
+                [ext4['mnt']] + binds[:len(dirs) - 1]
+    assert counts == {1, 2, 4}
+    for test in ('mdtest_e1_core_scaling', 'mdtest_e3_mount_points'):
+        _, records = _perflog(runs, 'e4slurm', 'srun', test)
+        assert len(records) == {'mdtest_e1_core_scaling': 2,
+                                'mdtest_e3_mount_points': 3}[test]
+        for record in records:
+            case = re.search(r'%(active_cores|mounts)=\d+', record).group(0)
+            figures = {p: _perf(record, p)[0] for p in
+                       ('file_create', 'file_remove', 'create_cpu_util',
+                        'remove_cpu_util')}
+            assert all(v > 0 for v in figures.values()), record
+            print(test, case, ' '.join(f'{p}={v:.6g}' for p, v in
+                                       figures.items()))

@@ -127,7 +127,8 @@ def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
 
 
 def test_e17_runs_the_seed004_family_command():
-    text = render('E17', '/lustre/scratch/$USER/pfsbench')
+    text = render('E17', '/lustre/scratch/$USER/pfsbench',
+                  point={'clients': 'multi', 'np': 16})
     for line in ('#SBATCH --nodes=70', '#SBATCH --ntasks=1120',
                  '#SBATCH --ntasks-per-node=16'):
         assert line in text.splitlines()

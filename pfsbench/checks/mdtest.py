@@ -34,8 +34,7 @@ import reframe.utility.typecheck as typ
 
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdtest, procstat
-from pfsbench.jobsteps import Step
+from pfsbench.commands import mdtest, srun
 from pfsbench.parsers import mdtest as mdtest_parser
 from pfsbench.parsers import procstat as procstat_parser
 
@@ -123,7 +122,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`int`
     #: :default: ``1000``
-    items_per_task = variable(int, value=1000, loggable=True)
+    items_per_task = variable(int, value=mdtest.DEFAULT_ITEMS_PER_TASK,
+                              loggable=True)
 
     #: Items of all tasks together, as the sources count them (304000,
     #: 500k, 3M); each task gets its share (``-n total / tasks``).  0:
@@ -259,16 +259,9 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     @run_after('setup')
     def size_the_job(self):
         self.place_mpi_tasks(self.nodes, self.tasks_per_node)
-        per_task = self.items_per_task
-        if self.total_items:
-            per_task = max(1, self.total_items // self.num_tasks)
-
-        cap = self.current_partition.extras.get('mdtest_max_items')
-        if cap is not None and per_task * self.num_tasks > cap:
-            per_task = max(1, cap // self.num_tasks)
-            self.items_capped = True
-
-        self.items_run_per_task = per_task
+        self.items_run_per_task, self.items_capped = mdtest.items_per_task(
+            self.num_tasks, self.items_per_task, self.total_items,
+            self.current_partition.extras.get('mdtest_max_items'))
         # mdtest refuses more directories than tasks.
         self.mount_points_used = min(self.mount_point_count,
                                      len(self.mount_points()),
@@ -327,8 +320,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
                      f'CPUs per node; this case binds to {cores}')
         if self.num_tasks_per_node > node_cpus:
             self.job.options += ['--overcommit']
-        cpus = ','.join(str(c) for c in range(cores))
-        self.job.launcher.options += [f'--cpu-bind=map_cpu:{cpus}']
+        self.job.launcher.options += srun.first_cores(cores)
 
     def bind_per_socket(self, sockets):
         """Spread the tasks evenly over ``sockets`` sockets of the node, each
@@ -346,14 +338,13 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
                      f'{part.fullname} has {have or "undescribed"} '
                      f'socket(s) (its processor config); this case uses '
                      f'{sockets}')
-        self.skip_if(self.num_tasks_per_node % sockets != 0,
-                     f'{self.num_tasks_per_node} tasks do not spread evenly '
-                     f'over {sockets} sockets')
-        per_socket = self.num_tasks_per_node // sockets
+        try:
+            per_socket, options = srun.per_socket(self.num_tasks_per_node,
+                                                  sockets)
+        except ValueError as err:
+            self.skip(str(err))
         self.num_tasks_per_socket = per_socket
-        self.job.launcher.options += [f'--ntasks-per-socket={per_socket}',
-                                      '--distribution=block:block',
-                                      '--cpu-bind=sockets']
+        self.job.launcher.options += options
 
     # The job script ------------------------------------------------------
 
@@ -361,12 +352,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         """mdtest's ``-d`` directories (joined with ``@``): one under the
         run directory, which mdtest creates; or one per mount point, each
         the run directory seen through that mount."""
-        if self.mount_points_used <= 1:
-            return [os.path.join(self.run_dir, 'mdtest')]
-
-        name = os.path.basename(self.run_dir)
-        return [os.path.join(mount, name, f'mdtest.{i}') for i, mount in
-                enumerate(self.mount_points()[:self.mount_points_used])]
+        return mdtest.test_dirs(self.run_dir, os.path.basename(self.run_dir),
+                                self.mount_points(), self.mount_points_used)
 
     def mdtest_options(self):
         """Keyword arguments of :func:`pfsbench.commands.mdtest.mdtest_argv`
@@ -384,39 +371,25 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
 
     def job_steps(self):
         """One mdtest run, or one per phase (:attr:`split_phases`)."""
-        dirs = self.test_dirs()
-        opts = self.mdtest_options()
-        if not self.split_phases:
-            return [Step('mdtest', 'mdtest',
-                         tuple(mdtest.mdtest_argv(dirs, **opts)))]
+        part = self.current_partition
+        drop = 'drop_caches' in part.features
+        return mdtest.job_steps(
+            self.test_dirs(), self.mdtest_options(),
+            split_phases=self.split_phases, cpu_sampling=self.cpu_sampling,
+            drop_caches_command=self.drop_caches_command() if drop else None,
+            server_cpu_command=part.extras.get('server_cpu_command'))
 
-        steps = []
-        drop = 'drop_caches' in self.current_partition.features
-        stonewall = opts.pop('stonewall_s')
-        sample = tuple(procstat.sample_argv())
-        for phase in opts.pop('phases'):
-            if steps and drop:
-                steps.append(Step(f'drop caches before {phase}', 'shell',
-                                  ('sh', '-c', self.drop_caches_command())))
-            if self.cpu_sampling:
-                steps.append(Step(f'cpu before {phase}', 'cpu', sample))
-            argv = mdtest.mdtest_argv(
-                dirs, phases=(phase,),
-                stonewall_s=stonewall if phase == 'create' else None, **opts)
-            steps.append(Step(phase, 'mdtest', tuple(argv)))
-            if self.cpu_sampling:
-                steps.append(Step(f'cpu after {phase}', 'cpu', sample))
-        return steps
-
-    def cpu_util_pct(self, phase):
-        """Mean CPU utilisation of the job's nodes during mdtest's
-        ``phase`` (``create``, ...), in %."""
-        before = self.parsed(procstat_parser, step=f'cpu before {phase}')
-        after = self.parsed(procstat_parser, step=f'cpu after {phase}')
+    def cpu_util_pct(self, phase, prefix=''):
+        """Mean CPU utilisation of the job's nodes (``prefix``
+        ``'server '``: of the metadata server) during mdtest's ``phase``
+        (``create``, ...), in %."""
+        before = self.parsed(procstat_parser,
+                             step=f'{prefix}cpu before {phase}')
+        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
         percent = procstat_parser.utilisation_pct(before, after)
         if not percent:
-            raise SanityError(f'no node\'s CPU counters advanced during '
-                              f'the {phase} phase')
+            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
+                              f'advanced during the {phase} phase')
         return sum(percent.values()) / len(percent)
 
     # Reading the output --------------------------------------------------
@@ -469,6 +442,13 @@ def _cpu_util(phase):
     return performance_of(f'{phase}_cpu_util', '%', 'cpu_util_pct', phase)
 
 
+def _server_cpu_util(phase):
+    """The metadata server's CPU utilisation during mdtest's ``phase``
+    (where the partition declares ``server_cpu_command``)."""
+    return performance_of(f'{phase}_server_cpu_util', '%', 'cpu_util_pct',
+                          phase, 'server ')
+
+
 class mdtest_rates_base(mdtest_check_base):
     """mdtest rates of every phase its item kind runs, each with its
     spread over the iterations (one mdtest step)."""
@@ -505,6 +485,10 @@ class mdtest_rates_base(mdtest_check_base):
     stat_cpu_util = _cpu_util('stat')
     read_cpu_util = _cpu_util('read')
     remove_cpu_util = _cpu_util('remove')
+    create_server_cpu_util = _server_cpu_util('create')
+    stat_server_cpu_util = _server_cpu_util('stat')
+    read_server_cpu_util = _server_cpu_util('read')
+    remove_server_cpu_util = _server_cpu_util('remove')
 
     def expected_phases(self):
         """The parser's phases this case reports figures of."""
@@ -519,10 +503,14 @@ class mdtest_rates_base(mdtest_check_base):
         expected = self.expected_phases()
         sampled = self.md_phases if (self.split_phases and
                                      self.cpu_sampling) else []
+        server = 'server_cpu_command' in self.current_partition.extras
         for name in list(self.perf_variables):
             phase = '_'.join(name.split('_')[:2])
             if phase in KIND_PHASES['both'] and phase not in expected:
                 del self.perf_variables[name]
+            elif name.endswith('_server_cpu_util'):
+                if not server or name.split('_')[0] not in sampled:
+                    del self.perf_variables[name]
             elif (name.endswith('_cpu_util') and
                   name[:-len('_cpu_util')] not in sampled):
                 del self.perf_variables[name]

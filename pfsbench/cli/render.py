@@ -6,7 +6,8 @@ import shlex
 import sys
 
 from pfsbench.commands import dd
-from pfsbench.render import EXPERIMENTS, JobSite, job_site, render
+from pfsbench.errors import ConfigError
+from pfsbench.render import EXPERIMENTS, JobSite, job_site, points, render
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 HELP = 'render an sbatch script for an experiment'
@@ -16,9 +17,8 @@ DESCRIPTION = ('Render the job script of one experiment with the same '
 EXAMPLES = (
     'pfsbench render E6 --system hawk:compute --nodes 64 -o e6.sbatch',
     'pfsbench render E8 --system hawk:compute --processes 12',
-    ('pfsbench render E10 --nodes 8 --tasks-per-node 12',
-     '--target /lustre/scratch/$USER/pfsbench --sbatch-option=--qos=io',
-     '-o e10.sbatch'),
+    ('pfsbench render E1 --system example_seed000:mds --point '
+     'active_cores=12 -o e1-12.sbatch'),
 )
 
 
@@ -55,6 +55,20 @@ def add_arguments(parser):
                      metavar='OPT',
                      help='extra #SBATCH option, repeatable, e.g. '
                           '--sbatch-option=--qos=io (default: none)')
+    job.add_argument('--point', action='append', default=[],
+                     metavar='NAME=VALUE',
+                     help='swept experiments (E1-E4, E12, E15): the point '
+                          "of the check's sweep, one per swept parameter, "
+                          'repeatable, e.g. --point active_cores=12; it '
+                          'sets the nodes, tasks and binding as the check '
+                          'does (default: none; required for each swept '
+                          'parameter without --output-dir)')
+    job.add_argument('--output-dir', metavar='DIR',
+                     help='write one script per point of the sweep (the '
+                          'points --point leaves open) into DIR, named '
+                          '<EXPERIMENT>-<name>-<value>....sbatch, and list '
+                          'them on stdout; points the partition cannot '
+                          'run are named on stderr (default: none)')
     job.add_argument('--python', metavar='PATH',
                      help='Python with pfsbench installed on the compute '
                           'nodes (default: with --system, the Python '
@@ -96,25 +110,88 @@ def add_arguments(parser):
                         help='write the script here (default: stdout)')
 
 
+def _chosen(specs):
+    """``{name: value}`` of the ``--point NAME=VALUE`` options."""
+    chosen = {}
+    for spec in specs:
+        name, sep, value = spec.partition('=')
+        if not sep or not name or not value:
+            raise ConfigError('<command line>', '--point', spec,
+                              'expected NAME=VALUE, e.g. active_cores=12')
+        chosen[name] = value
+    return chosen
+
+
+def _without(argv, options):
+    """``argv`` without ``options`` and their values."""
+    out, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in options:
+            skip = True
+        elif not word.startswith(tuple(f'{o}=' for o in options)):
+            out.append(word)
+    return out
+
+
 def run(args):
     # The header records how to render the script again, quoted for a shell.
     verb = args.argv.index('render')
     shown = 'pfsbench ' + shlex.join(args.argv[verb:])
     site = job_site(args.config_dir, args.system) if args.system \
         else JobSite()
-    text = render(args.experiment, args.target, nodes=args.nodes,
-                  tasks_per_node=args.tasks_per_node, time=args.time,
-                  sbatch_options=args.sbatch_option,
-                  block_size=args.block_size, count=args.count,
-                  cache_defeat=args.cache_defeat, dd_mode=args.dd_mode,
-                  repeats=args.repeats,
-                  drop_caches_command=args.drop_caches_command,
-                  python=args.python, command_line=shown, site=site,
-                  processes=args.processes)
+    chosen = _chosen(args.point)
+    options = dict(nodes=args.nodes, tasks_per_node=args.tasks_per_node,
+                   time=args.time, sbatch_options=args.sbatch_option,
+                   block_size=args.block_size, count=args.count,
+                   cache_defeat=args.cache_defeat, dd_mode=args.dd_mode,
+                   repeats=args.repeats,
+                   drop_caches_command=args.drop_caches_command,
+                   python=args.python, site=site,
+                   processes=args.processes)
+    if args.output_dir:
+        return _every_point(args, chosen, options, verb)
+
+    text = render(args.experiment, args.target, command_line=shown,
+                  point=chosen, **options)
     if args.output:
         with open(args.output, 'w') as fp:
             fp.write(text)
     else:
         sys.stdout.write(text)
 
+    return 0
+
+
+def _every_point(args, chosen, options, verb):
+    """``--output-dir``: one script per point; each header renders that
+    script alone (``--point`` for every swept name, ``-o`` its file)."""
+    if args.output:
+        raise ConfigError('<command line>', '--output', args.output,
+                          'give --output or --output-dir, not both')
+    base = _without(args.argv[verb:], ('--output-dir', '--point'))
+    written, refused = [], []
+    for point in points(args.experiment, chosen, options['site']):
+        name = '-'.join([args.experiment] + [f'{k}-{v}' for k, v in
+                                             point.items()]) + '.sbatch'
+        argv = base + [f'--point={k}={v}' for k, v in point.items()] + \
+            ['-o', name]
+        try:
+            text = render(args.experiment, args.target, point=point,
+                          command_line='pfsbench ' + shlex.join(argv),
+                          **options)
+        except ConfigError as err:
+            refused.append(err)
+            print(f'pfsbench: skipped {name}: {err}', file=sys.stderr)
+            continue
+        os.makedirs(args.output_dir, exist_ok=True)
+        path = os.path.join(args.output_dir, name)
+        with open(path, 'w') as fp:
+            fp.write(text)
+        written.append(path)
+        print(path)
+    if not written:
+        # Nothing to run: the first reason is the error.
+        raise refused[0]
     return 0

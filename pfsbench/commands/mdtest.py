@@ -10,7 +10,11 @@ sets them.  The refusals mirror what mdtest itself refuses at start-up
 fails when the check is built, not in the queue.
 """
 
+import os
+
+from pfsbench.commands import procstat
 from pfsbench.commands.ior import IO500_DATA_PACKET_TYPE, IO500_STONEWALL_S
+from pfsbench.jobsteps import Step
 
 #: What the items are: ``-F`` files only, ``-D`` directories only, or both
 #: (mdtest's default: a directory phase, then a file phase).
@@ -21,6 +25,30 @@ _PHASE_FLAGS = {'create': '-C', 'stat': '-T', 'read': '-E', 'remove': '-r'}
 
 #: Iterations of each phase when a source gives none: enough for a spread.
 DEFAULT_ITERATIONS = 3
+#: Items per task when a source gives none.
+DEFAULT_ITEMS_PER_TASK = 1000
+
+#: E12 (seed 003, tracing overhead): the phases and tasks per node run with
+#: the tracer on and off.
+E12_PHASES = ('create', 'stat', 'remove')
+E12_TASKS_PER_NODE = (1, 16)
+
+#: Seed 000 (E1-E4): files per run on Lustre (3M on ext4 and XFS), its
+#: phases (create and unlink, the caches flushed in between), processes
+#: per active core, the sweeps of E1 (active cores), E2 (sockets), E3
+#: (mount points) and E4 (active cores per target), and the mount points
+#: E1 and E4 (6) and E2 (12) ran through.
+SEED000_ITEMS = 500000
+SEED000_PHASES = ('create', 'remove')
+SEED000_PROCESSES_PER_CORE = 2
+SEED000_ACTIVE_CORES = tuple(range(6, 49, 6))
+SEED000_SOCKETS = (1, 2, 3, 4)
+SEED000_MOUNTS = (1, 2, 6, 12, 24)
+SEED000_E4_ACTIVE_CORES = (12, 24, 36, 48)
+SEED000_E2_PROCESSES = 12
+SEED000_E3_ACTIVE_CORES = 12
+SEED000_MOUNTS_E1 = 6
+SEED000_MOUNTS_E2 = 12
 
 #: Seed 004 (E15-E17): files or directories per run, all tasks together;
 #: client nodes of its multi-client runs; its ``-N`` and ``-p`` (the source
@@ -31,6 +59,9 @@ SEED004_STRIDE = 1
 SEED004_PRE_DELAY_S = 1
 #: Seed 004's metadata phases (create, stat, remove; no read).
 SEED004_PHASES = ('create', 'stat', 'remove')
+#: metabench's process counts (E15); mdsrate's and mdtest's (E16, E17).
+SEED004_METABENCH_NP = (1, 3, 7, 15, 31, 63)
+SEED004_MDTEST_NP = (1, 2, 4, 8, 16, 32, 64)
 
 #: IO500 (IO500/io500 src/phase_mdtest_easy.c, phase_mdtest_hard.c): files
 #: per task, the bytes each mdtest-hard file holds, how data is generated.
@@ -308,3 +339,125 @@ def io500_mdtest_hard_argv(datadir, resultdir, phase, *,
                   verify_read=phase == 'read', buffer_offset=buffer_offset,
                   data_packet_type=data_packet_type, api=api,
                   executable=executable)
+
+
+def items_per_task(tasks, per_task, total_items=0, cap=None):
+    """Items each of ``tasks`` tasks handles (``-n``).
+
+    Args:
+        tasks: all tasks of the run.
+        per_task: items per task when ``total_items`` is 0.
+        total_items: items of all tasks together (the sources' 304000, 500k,
+            3M), shared among them; 0: ``per_task``.
+        cap: the most items of all tasks together (a partition's
+            ``mdtest_max_items``), or None.
+
+    Returns:
+        ``(items per task, whether the cap lowered them)``.
+    """
+    if total_items:
+        per_task = max(1, total_items // tasks)
+    if cap is not None and per_task * tasks > cap:
+        return max(1, cap // tasks), True
+    return per_task, False
+
+
+def test_dirs(run_dir, run_name, mounts, count):
+    """mdtest's ``-d`` directories: one under the run directory, or, through
+    ``count`` mount points of one file system (seed 000, E3), the run
+    directory seen through each mount (task i in the i-th).
+
+    Args:
+        run_dir: the run directory (through the first mount).
+        run_name: its name, the same under every mount.
+        mounts: the target's directory through each of its mounts, the
+            first one the run directory's parent.
+        count: mount points to use (1: the run directory itself).
+
+    Returns:
+        the directory list.
+    """
+    if count <= 1:
+        return [os.path.join(run_dir, 'mdtest')]
+
+    return [os.path.join(run_dir, 'mdtest.0')] + [
+        os.path.join(mount, run_name, f'mdtest.{i}')
+        for i, mount in enumerate(mounts[1:count], start=1)]
+
+
+def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
+              drop_caches_command=None, server_cpu_command=None):
+    """The job steps of an mdtest check: one run, or one per phase
+    (seed 000 flushed the caches after each operation), each with the
+    nodes' ``/proc/stat`` sampled before and after it.
+
+    Args:
+        dirs: ``-d`` directories (:func:`test_dirs`).
+        options: keyword arguments of :func:`mdtest_argv` (``phases`` and
+            ``stonewall_s`` among them).
+        split_phases: one mdtest run per phase.
+        cpu_sampling: with ``split_phases``, the CPU samples around each.
+        drop_caches_command: with ``split_phases``, the command dropping
+            a node's page cache between phases (None: no drop).
+        server_cpu_command: with ``split_phases`` and ``cpu_sampling``, a
+            site command printing the metadata server's ``/proc/stat``
+            line, sampled around each phase too (None: the clients only).
+
+    Returns:
+        the :class:`pfsbench.jobsteps.Step` list.
+    """
+    if not split_phases:
+        return [Step('mdtest', 'mdtest', tuple(mdtest_argv(dirs, **options)))]
+
+    opts = dict(options)
+    stonewall = opts.pop('stonewall_s', None)
+    sample = tuple(procstat.sample_argv())
+    server = None
+    if server_cpu_command:
+        server = tuple(procstat.server_sample_argv(server_cpu_command))
+    steps = []
+    for phase in opts.pop('phases', PHASES):
+        if steps and drop_caches_command:
+            steps.append(Step(f'drop caches before {phase}', 'shell',
+                              ('sh', '-c', drop_caches_command)))
+        if cpu_sampling:
+            steps.append(Step(f'cpu before {phase}', 'cpu', sample))
+            if server:
+                steps.append(Step(f'server cpu before {phase}', 'cpu',
+                                  server, launched=False))
+        argv = mdtest_argv(
+            dirs, phases=(phase,),
+            stonewall_s=stonewall if phase == 'create' else None, **opts)
+        steps.append(Step(phase, 'mdtest', tuple(argv)))
+        if cpu_sampling:
+            if server:
+                steps.append(Step(f'server cpu after {phase}', 'cpu',
+                                  server, launched=False))
+            steps.append(Step(f'cpu after {phase}', 'cpu', sample))
+    return steps
+
+
+def tracing_steps(run_dir, tracer_on, tracer_off, options):
+    """E12's job: the tracer-on command, mdtest (``traced``), the
+    tracer-off command, the same mdtest again (``untraced``), so the
+    tracer is off when the job ends whatever mdtest did.
+
+    Args:
+        run_dir: the run directory (each run in its own directory).
+        tracer_on, tracer_off: the site's shell commands (run once, on
+            the job's first node, not launched).
+        options: keyword arguments of :func:`mdtest_argv`.
+
+    Returns:
+        the :class:`pfsbench.jobsteps.Step` list.
+    """
+    def run(label):
+        argv = mdtest_argv(os.path.join(run_dir, label), **options)
+        return Step(label, 'mdtest', tuple(argv))
+
+    return [Step('tracer on', 'shell', ('sh', '-c', tracer_on),
+                 launched=False),
+            run('traced'),
+            Step('tracer off', 'shell', ('sh', '-c', tracer_off),
+                 launched=False),
+            run('untraced')]

@@ -23,6 +23,7 @@ from pfsbench.gate.rows import VarRow
 from pfsbench.gate.samples import (iteration_moments, select_current,
                                    session_means)
 from pfsbench.gate.stats import night_noise
+from pfsbench.gate.sweeps import sweeps
 
 #: ``kind`` and ``format_version`` of the report record
 #: (pfsbench.gate.report.load_record checks both).
@@ -267,6 +268,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'contended_samples': contended,
         'history': hist,
         'changes': what_changed(baseline, results, rows),
+        'sweeps': sweeps(results, session_uuids, name_filter),
         'summary': {**summary, 'missing': len(missing)},
     }
     record['exit_code'] = exit_code(summary, missing, config)

@@ -23,6 +23,7 @@ import reframe.utility.typecheck as typ
 
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
+from pfsbench.commands import mds_survey as survey
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import mds_survey
 
@@ -46,25 +47,25 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`int`
     #: :default: ``1``
-    threads_low = variable(int, value=1, loggable=True)
+    threads_low = variable(int, value=survey.THREADS_LOW, loggable=True)
 
     #: Threads of the last row (``thrhi``; the script doubles them).
     #:
     #: :type: :class:`int`
     #: :default: ``16``
-    threads_high = variable(int, value=16, loggable=True)
+    threads_high = variable(int, value=survey.THREADS_HIGH, loggable=True)
 
     #: Files over all threads (``file_count``).
     #:
     #: :type: :class:`int`
     #: :default: ``100000``
-    file_count = variable(int, value=100000, loggable=True)
+    file_count = variable(int, value=survey.FILE_COUNT, loggable=True)
 
     #: Directories per thread (``dir_count``).
     #:
     #: :type: :class:`int`
     #: :default: ``4``
-    dir_count = variable(int, value=4, loggable=True)
+    dir_count = variable(int, value=survey.DIR_COUNT, loggable=True)
 
     #: MDT devices to survey (``targets``, e.g. ``lustre-MDT0000``); empty:
     #: every MDT the script finds on the server.
@@ -95,15 +96,9 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
 
     @run_after('setup')
     def set_survey_environment(self):
-        self.env_vars = {
-            'thrlo': str(self.threads_low),
-            'thrhi': str(self.threads_high),
-            'file_count': str(self.file_count),
-            'dir_count': str(self.dir_count),
-            'tests_str': f'"{" ".join(self.survey_tests)}"',
-        }
-        if self.mdt_targets:
-            self.env_vars['targets'] = f'"{self.mdt_targets}"'
+        self.env_vars = survey.environment(
+            self.threads_low, self.threads_high, self.file_count,
+            self.dir_count, self.survey_tests, self.mdt_targets)
 
     def job_steps(self):
         return [Step('mds-survey', 'mds-survey', (self.tool_path,))]

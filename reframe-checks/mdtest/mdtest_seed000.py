@@ -31,9 +31,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.mdtest import mdtest_rates_base
-
-#: E1's sweep: 6..48 active cores in steps of 6.
-ACTIVE_CORES = list(range(6, 49, 6))
+from pfsbench.commands import mdtest
 
 
 class seed000_mdtest_base(mdtest_rates_base):
@@ -43,18 +41,19 @@ class seed000_mdtest_base(mdtest_rates_base):
     tasks_per_node = variable(int, value=12, loggable=True)
     item_kind = 'files'
     unique_dir = True
-    md_phases = ['create', 'remove']
+    md_phases = list(mdtest.SEED000_PHASES)
     split_phases = True
     #: The source's count on Lustre; ``-S total_items=3000000`` for its
     #: ext4 and XFS runs.
-    total_items = 500000
+    total_items = mdtest.SEED000_ITEMS
     time_limit = '6h'
 
     #: Processes per active core (E1, E3, E4).
     #:
     #: :type: :class:`int`
     #: :default: ``2``
-    processes_per_core = variable(int, value=2, loggable=True)
+    processes_per_core = variable(
+        int, value=mdtest.SEED000_PROCESSES_PER_CORE, loggable=True)
 
     @run_after('init')
     def tag_experiment(self):
@@ -77,13 +76,14 @@ class mdtest_e1_core_scaling(seed000_mdtest_base):
     descr = ('E1 (seed 000): mdtest -F -u create/unlink, processes = 2 x '
              'active cores, 6..48 cores')
     experiment = 'E1'
-    mount_point_count = 6
+    mount_point_count = mdtest.SEED000_MOUNTS_E1
 
     #: Active cores (the tasks run on cores 0..N-1).
     #:
     #: :type: :class:`int`
     #: :values: ``6..48 step 6``
-    active_cores = parameter(ACTIVE_CORES, type=int, loggable=True)
+    active_cores = parameter(list(mdtest.SEED000_ACTIVE_CORES), type=int,
+                             loggable=True)
 
 
 @rfm.simple_test
@@ -93,22 +93,29 @@ class mdtest_e2_socket_binding(seed000_mdtest_base):
     descr = ('E2 (seed 000): mdtest -F -u create/unlink, 12 processes '
              'grouped on 1..4 sockets')
     experiment = 'E2'
-    mount_point_count = 12
+    mount_point_count = mdtest.SEED000_MOUNTS_E2
 
     #: Sockets the 12 processes are spread over.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 3, 4]``
-    sockets = parameter([1, 2, 3, 4], type=int, loggable=True)
+    sockets = parameter(list(mdtest.SEED000_SOCKETS), type=int,
+                        loggable=True)
 
     @run_after('init')
     def set_processes(self):
         # Replaces the base class's hook: 12 processes, all cores active.
-        self.tasks_per_node = 12
+        self.tasks_per_node = mdtest.SEED000_E2_PROCESSES
 
     @run_after('setup')
     def bind_the_tasks(self):
-        # Replaces the base class's hook: per socket, not per core.
+        # Replaces the base class's hook: per socket, not per core.  On one
+        # socket every case is the same unbound run: nothing to compare.
+        part = self.current_partition
+        self.skip_if(part.processor.num_sockets == 1,
+                     f'{part.fullname} has 1 socket: E2 compares the same '
+                     f'processes grouped on 1..S sockets, which needs 2 or '
+                     f'more')
         self.bind_per_socket(self.sockets)
 
 
@@ -124,13 +131,14 @@ class mdtest_e3_mount_points(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 6, 12, 24]``
-    mounts = parameter([1, 2, 6, 12, 24], type=int, loggable=True)
+    mounts = parameter(list(mdtest.SEED000_MOUNTS), type=int, loggable=True)
 
     #: Active cores.
     #:
     #: :type: :class:`int`
     #: :default: ``12``
-    active_cores = variable(int, value=12, loggable=True)
+    active_cores = variable(int, value=mdtest.SEED000_E3_ACTIVE_CORES,
+                            loggable=True)
 
     @run_after('init')
     def set_mount_points(self):
@@ -153,7 +161,7 @@ class mdtest_e4_targets(seed000_mdtest_base):
     descr = ('E4 (seed 000): mdtest -F -u create/unlink on every target '
              'of the partition, 12..48 cores')
     experiment = 'E4'
-    mount_point_count = 6
+    mount_point_count = mdtest.SEED000_MOUNTS_E1
 
     #: The partition's target to run on, by position in
     #: ``extras['targets']``; positions past the last are skipped.
@@ -166,7 +174,8 @@ class mdtest_e4_targets(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[12, 24, 36, 48]``
-    active_cores = parameter([12, 24, 36, 48], type=int, loggable=True)
+    active_cores = parameter(list(mdtest.SEED000_E4_ACTIVE_CORES), type=int,
+                             loggable=True)
 
     @run_after('setup')
     def resolve_target(self):

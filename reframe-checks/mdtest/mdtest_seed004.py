@@ -39,9 +39,9 @@ from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
 
 #: metabench's process counts (E15).
-METABENCH_NP = [1, 3, 7, 15, 31, 63]
+METABENCH_NP = list(mdtest.SEED004_METABENCH_NP)
 #: mdsrate's and mdtest's process counts (E16, E17).
-MDTEST_NP = [1, 2, 4, 8, 16, 32, 64]
+MDTEST_NP = list(mdtest.SEED004_MDTEST_NP)
 
 
 class seed004_mdtest_base(mdtest_rates_base):

@@ -17,15 +17,12 @@ References: key ``mdtest_e12_tracing_overhead``, ``$index: [$partition,
 tracer_index, tasks_per_node]``.
 """
 
-import os
-
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.mdtest import (mdtest_rates_base, performance_of,
                                     phase_figures)
 from pfsbench.commands import mdtest
-from pfsbench.jobsteps import Step
 from pfsbench.parsers import mdtest as mdtest_parser
 
 
@@ -53,12 +50,13 @@ class mdtest_e12_tracing_overhead(mdtest_rates_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 16]``
-    tasks_per_node = parameter([1, 16], type=int, loggable=True)
+    tasks_per_node = parameter(list(mdtest.E12_TASKS_PER_NODE), type=int,
+                               loggable=True)
 
     #: The tracer's name (set at setup).
     tracer_name = variable(str, value='', loggable=True)
 
-    md_phases = ['create', 'stat', 'remove']
+    md_phases = list(mdtest.E12_PHASES)
     tags = {'E12'}
 
     dir_create_overhead_pct = _overhead('dir_create')
@@ -89,19 +87,8 @@ class mdtest_e12_tracing_overhead(mdtest_rates_base):
 
     def job_steps(self):
         tracer = self.tracer()
-        opts = self.mdtest_options()
-
-        def run(label):
-            argv = mdtest.mdtest_argv(os.path.join(self.run_dir, label),
-                                      **opts)
-            return Step(label, 'mdtest', tuple(argv))
-
-        return [Step('tracer on', 'shell', ('sh', '-c', tracer['on']),
-                     launched=False),
-                run('traced'),
-                Step('tracer off', 'shell', ('sh', '-c', tracer['off']),
-                     launched=False),
-                run('untraced')]
+        return mdtest.tracing_steps(self.run_dir, tracer['on'],
+                                    tracer['off'], self.mdtest_options())
 
     def step_problems(self, step):
         problems = super().step_problems(step)

@@ -5,7 +5,7 @@ PNG, history plots as inline SVG."""
 import base64
 import html
 
-from pfsbench.gate.report import plots
+from pfsbench.gate.report import plots, sweeps
 from pfsbench.gate.report.tables import (attention, case_notes,
                                          change_lines, changepoint_lines,
                                          contended_lines, describe_sessions,
@@ -138,6 +138,7 @@ def render_html(record, max_plots=60, all_figures=False):
             out.append(_img(plots.scaling_plot(title, xparam, lines),
                             f'scaling {title}'))
 
+    out += sweeps.html_parts(record, max_plots)
     noted = {id(c) for c in notes}
     rest = [c for c in cases if id(c) not in noted and
             (c.case, c.primary.var) in histories]

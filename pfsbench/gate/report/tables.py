@@ -6,6 +6,7 @@ import datetime
 from pfsbench.gate.baseline import contended_note
 from pfsbench.gate.provenance import (OPTION_KEYS, Change, option_change,
                                       rank_of)
+from pfsbench.gate.report import sweeps
 from pfsbench.gate.rows import case_rows, common_changes
 
 
@@ -252,6 +253,7 @@ def render_text(record, all_figures=False):
         out.append('change points:')
         out.extend(f'  {line}' for line in cps)
 
+    out.extend(sweeps.text_lines(record))
     return '\n'.join(out).rstrip() + '\n'
 
 
@@ -318,4 +320,5 @@ def render_markdown(record, all_figures=False):
         _md_escape(line) for line in contended_lines(record)])
     out += _md_section('Change points', [
         _md_escape(line) for line in changepoint_lines(record)])
+    out += sweeps.markdown_lines(record)
     return '\n'.join(out)
