@@ -59,7 +59,9 @@ class SteppedJob(rfm.RegressionTestPlugin):
         # mnt_opts does the same).
         steps = self.job_steps()
         exits = self.step_outputs().exits
-        problems = []
+        # A job stopped by a signal or by Slurm: that is the cause to name
+        # first, the steps' failures follow from it.
+        problems = [p for p in [self.job_end_problem()] if p]
         for step in steps:
             code = exits.get(step.label)
             if step is not steps[-1] and code is None:
@@ -85,6 +87,33 @@ class SteppedJob(rfm.RegressionTestPlugin):
             raise SanityError('; '.join(problems))
 
         return True
+
+    def task_count_problem(self, step, reported):
+        """A message if the tool of ``step`` reported ``reported`` tasks
+        where the job started :attr:`num_tasks`: a launcher that started N
+        MPI singletons (``srun`` without the PMI plugin the MPI library
+        needs) makes N one-task runs, whose figures are not the case's.
+
+        Args:
+            step: the :class:`pfsbench.jobsteps.Step`.
+            reported: the task count the tool printed (None: not printed).
+
+        Returns:
+            a list of zero or one message.
+        """
+        if reported is None or reported == self.num_tasks:
+            return []
+
+        part = self.current_partition
+        mpi_type = self.env_vars.get(
+            'SLURM_MPI_TYPE',
+            part.local_env.env_vars.get('SLURM_MPI_TYPE', 'unset'))
+        return [f'step {step.label!r}: {self.tool_label or self.tool} ran '
+                f'with {reported} task(s), the job started '
+                f'{self.num_tasks}: the '
+                f'{part.launcher_type.registered_name} launcher did not '
+                f'start one MPI job (SLURM_MPI_TYPE={mpi_type}; the MPI '
+                f'library needs its PMI plugin)']
 
     def last_stderr_line(self):
         path = os.path.join(self.stagedir, self.stderr.evaluate())
