@@ -117,13 +117,16 @@ def job_epilogue(run_dir):
             f'rm -rf {shell_join([run_dir])}']
 
 
-def job_end_problem(stdout, stderr=''):
+def job_end_problem(stdout, stderr='', state=None):
     """Why a job script did not reach its end, from its output; '' if it
     did.
 
     Args:
         stdout: the job's standard output.
         stderr: its standard error (where Slurm says why it stopped a job).
+        state: the scheduler's final state of the job (``NODE_FAIL``), if
+            known; ``COMPLETED`` says nothing (ReFrame's ``squeue``
+            scheduler gives it to every job that left the queue).
 
     Returns:
         one sentence naming the cause: the signal the job's trap recorded,
@@ -141,6 +144,8 @@ def job_end_problem(stdout, stderr=''):
                 f'scancel, its time limit, or an interrupted reframe; its '
                 f'run directory was removed')
 
+    if state and state != 'COMPLETED':
+        said += f' (Slurm job state {state})'
     return (f'the job script did not finish: no "{JOB_EXIT_PREFIX}" '
             f'line{said}; killed (SIGKILL, node lost) before its end')
 

@@ -484,7 +484,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                     texts.append(fp.read())
             except OSError:
                 texts.append('')
-        return rundir.job_end_problem(*texts)
+        state = self.job.state if self.job is not None else None
+        return rundir.job_end_problem(*texts, state=state)
 
 
 def _expanded(path):
