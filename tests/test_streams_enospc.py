@@ -55,6 +55,15 @@ CASES = {
 def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
                                                          tiny_target,
                                                          family):
+    fill_target(tmp_path, tiny_target, family)
+    # The job removed its run directory; the streams their files.
+    assert os.listdir(tiny_target) == []
+
+
+def fill_target(tmp_path, tiny_target, family):
+    """Run ``family``'s 4 streams of 16 MiB on ``tiny_target``: the check
+    fails naming ENOSPC and every stream stops within 10 s of the first
+    failure (the fault matrix runs it on a planted target)."""
     check, options, error = CASES[family]
     if shutil.which(family) is None:
         pytest.skip(f'{family} not on PATH')
@@ -78,5 +87,3 @@ def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
     print(f'{family}: every stream ended within '
           f'{max(ends) - min(failures):.3f} s of the first failure')
     assert max(ends) - min(failures) < 10
-    # The job removed its run directory; the streams their files.
-    assert os.listdir(tiny_target) == []
