@@ -24,9 +24,11 @@ the first to the last resort:
    hand.
 """
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import time
 
@@ -118,8 +120,8 @@ def job_epilogue(run_dir):
 
 
 def job_end_problem(stdout, stderr='', state=None):
-    """Why a job script did not reach its end, from its output; '' if it
-    did.
+    """Why a job was stopped before its tool ended, from its output; ''
+    if it was not (the tool's own failures are the checks' to name).
 
     Args:
         stdout: the job's standard output.
@@ -129,20 +131,33 @@ def job_end_problem(stdout, stderr='', state=None):
             scheduler gives it to every job that left the queue).
 
     Returns:
-        one sentence naming the cause: the signal the job's trap recorded,
-        with Slurm's own ``CANCELLED`` line where there is one.
+        one sentence naming the cause: the signal that stopped the job
+        (its trap's record, or a job step's exit status above 128 where
+        Slurm says it cancelled the job), with Slurm's own ``CANCELLED``
+        line where there is one.
     """
-    if re.search(rf'^{re.escape(JOB_EXIT_PREFIX)}\d+$', stdout, re.M):
-        return ''
-
-    slurm = _SLURM_CANCELLED.search(stderr)
-    said = f' (Slurm: "{slurm.group(0)}")' if slurm else ''
-    signal = re.search(rf'^{re.escape(JOB_SIGNAL_PREFIX)}(\w+)$', stdout,
+    # The job's line (the batch step's) says more than a step's.
+    lines = sorted(_SLURM_CANCELLED.findall(stderr),
+                   key=lambda line: not line.startswith('*** JOB'))
+    said = f' (Slurm: "{lines[0]}")' if lines else ''
+    trapped = re.search(rf'^{re.escape(JOB_SIGNAL_PREFIX)}(\w+)$', stdout,
+                        re.M)
+    exits = re.findall(rf'^{re.escape(JOB_EXIT_PREFIX)}(\d+)$', stdout,
                        re.M)
-    if signal:
-        return (f'the job was stopped by SIG{signal.group(1)}{said}: '
-                f'scancel, its time limit, or an interrupted reframe; its '
-                f'run directory was removed')
+    name = None
+    if trapped:
+        name = f'SIG{trapped.group(1)}'
+    elif exits and int(exits[-1]) > 128 and lines:
+        # Slurm signalled the step first: it ended, the script went on.
+        with contextlib.suppress(ValueError):
+            name = signal.Signals(int(exits[-1]) - 128).name
+    if name:
+        return (f'the job was stopped by {name}{said}: scancel, its time '
+                f'limit, or an interrupted reframe; its run directory was '
+                f'removed')
+
+    if exits:
+        return ''
 
     if state and state != 'COMPLETED':
         said += f' (Slurm job state {state})'

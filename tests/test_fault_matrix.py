@@ -674,9 +674,12 @@ def test_scancel_of_a_running_job(tmp_path, planted, slurm_node):
         out = _finish(proc)
     assert proc.returncode != 0
     reason = _reason(out, 'pinned_write')
-    assert reason.startswith(
-        f'sanity error: the job was stopped by SIGTERM (Slurm: "*** JOB '
-        f'{job} ON {NODE} CANCELLED AT '), reason
+    # slurmstepd prints the job's line, the step's, or both.
+    assert re.match(r'sanity error: the job was stopped by SIGTERM \(Slurm: '
+                    rf'"\*\*\* (JOB {job}|STEP {job}\.\d+) ON {NODE} '
+                    r'CANCELLED AT \S+ \*\*\*"\): scancel, its time limit, or '
+                    r'an interrupted reframe; its run directory was removed$',
+                    reason), reason
     _assert_passed(out, 'stamped_write')
     _assert_results_readable(tmp_path)
 
@@ -689,8 +692,8 @@ def test_job_over_its_time_limit(tmp_path, planted, slurm_node):
     assert proc.returncode != 0
     reason = _reason(out, 'pinned_write')
     assert re.match(r'sanity error: the job was stopped by SIGTERM \(Slurm: '
-                    rf'"\*\*\* JOB \d+ ON {NODE} CANCELLED AT \S+ DUE TO '
-                    r'TIME LIMIT \*\*\*"\)', reason), reason
+                    rf'"\*\*\* (JOB|STEP) \S+ ON {NODE} CANCELLED AT \S+ DUE '
+                    r'TO TIME LIMIT \*\*\*"\)', reason), reason
     _assert_passed(out, 'stamped_write')
     _assert_results_readable(tmp_path)
 

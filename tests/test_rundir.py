@@ -102,7 +102,9 @@ def test_trap_quotes_a_run_dir_with_spaces_and_quotes(tmp_path):
 
 
 def test_job_end_problem_quotes_slurms_reason():
-    stderr = ('slurmstepd: error: *** JOB 31 ON n4 CANCELLED AT '
+    stderr = ('slurmstepd: error: *** STEP 31.0 ON n4 CANCELLED AT '
+              '2026-11-23T19:40:01 DUE TO TIME LIMIT ***\n'
+              'slurmstepd: error: *** JOB 31 ON n4 CANCELLED AT '
               '2026-11-23T19:40:01 DUE TO TIME LIMIT ***\n')
     problem = rundir.job_end_problem(
         f'{rundir.JOB_SIGNAL_PREFIX}TERM\n', stderr)
@@ -113,6 +115,16 @@ def test_job_end_problem_quotes_slurms_reason():
         'the job script did not finish: no "pfsbench-job: exit=" line; '
         'killed (SIGKILL, node lost)')
     assert rundir.job_end_problem(f'{rundir.JOB_EXIT_PREFIX}3\n') == ''
+    # scancel: Slurm signals the step first, the script's end still runs.
+    assert rundir.job_end_problem(f'{rundir.JOB_EXIT_PREFIX}143\n',
+                                  stderr).startswith(
+        'the job was stopped by SIGTERM (Slurm: "*** JOB 31 ON n4 ')
+    # A tool killed by a signal of its own (no word from Slurm) is the
+    # check's to name.
+    assert rundir.job_end_problem(f'{rundir.JOB_EXIT_PREFIX}137\n') == ''
+    assert rundir.job_end_problem('', '', state='NODE_FAIL').startswith(
+        'the job script did not finish: no "pfsbench-job: exit=" line '
+        '(Slurm job state NODE_FAIL)')
 
 
 def test_sweep_removes_only_leftovers_of_dead_runs_of_this_host(tmp_path):

@@ -466,16 +466,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def assert_job_exit_zero(self):
         codes = sn.extractall(rf'^{JOB_EXIT_PREFIX}(\d+)$', self.stdout, 1,
                               int).evaluate()
-        if not codes:
-            raise SanityError(self.job_end_problem())
+        stopped = self.job_end_problem()
+        if stopped:
+            raise SanityError(stopped)
         if codes[-1] != 0:
             raise SanityError(f'the job step exited with {codes[-1]}')
 
         return True
 
     def job_end_problem(self):
-        """Why the job script did not reach its end ('' if it did),
-        naming the signal or Slurm's reason
+        """Why the job was stopped before its tool ended ('' if it was
+        not), naming the signal or Slurm's reason
         (:func:`pfsbench.rundir.job_end_problem`)."""
         texts = []
         for name in (self.stdout, self.stderr):
