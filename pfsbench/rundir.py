@@ -55,6 +55,9 @@ _SLURM_CANCELLED = re.compile(
     r'\*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT \S+'
     r'(?: DUE TO [A-Z]+(?: [A-Z]+)*)?(?: \*\*\*)?')
 
+# srun's own line when Slurm ended a step under it (its node lost).
+_SRUN_ABORTED = re.compile(r'^srun: (Job step aborted[^\n]*)', re.M)
+
 
 def run_dir_name(name, unique=None):
     """``pfsbench-<name>-<YYYYmmddTHHMMSS>-<unique>`` (unique: our PID)."""
@@ -156,11 +159,17 @@ def job_end_problem(stdout, stderr='', state=None):
                 f'limit, or an interrupted reframe; its run directory was '
                 f'removed')
 
+    if state and state != 'COMPLETED':
+        said += f' (Slurm job state {state})'
+    aborted = _SRUN_ABORTED.search(stderr)
+    if aborted:
+        # Its node lost: srun gives up on the step and may exit 0.
+        return (f'the job step was aborted by Slurm (srun: '
+                f'"{aborted.group(1)}"){said}: its node was lost')
+
     if exits:
         return ''
 
-    if state and state != 'COMPLETED':
-        said += f' (Slurm job state {state})'
     return (f'the job script did not finish: no "{JOB_EXIT_PREFIX}" '
             f'line{said}; killed (SIGKILL, node lost) before its end')
 

@@ -720,7 +720,42 @@ def test_node_drained_before_submission(tmp_path, planted, slurm_node):
 
 @pytest.mark.slurm
 def test_slurmd_killed_while_the_job_runs(tmp_path, planted, slurm_node):
-    # No requeue: a requeued job would run again once the node is back.
+    # slurmd killed and started again at once: its job steps outlive it
+    # (slurmstepd), so the measurement stands and the check passes.  The
+    # window is kept short: tests/localslurm/localslurm.sh up, run by
+    # anyone sharing the cluster, restarts a cluster with a dead daemon.
+    proc, _ = _started_victim(tmp_path, planted, slurm_node,
+                              '-S', 'pinned_write.hold_s=15')
+    try:
+        pid = _slurmd_pid(slurm_node)
+        assert pid is not None, f'no slurmd of ours for {NODE}'
+        print(f'+ kill -KILL {pid}  # slurmd -N {NODE}')
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while rundir.pid_alive(pid):
+            assert time.monotonic() < deadline, f'slurmd {pid} still alive'
+            time.sleep(0.1)
+    finally:
+        _restore_node(slurm_node)
+    out = _finish(proc, timeout=300)
+    assert proc.returncode == 0, out
+    assert _slurmd_pid(slurm_node) not in (None, pid)
+    _assert_passed(out, 'pinned_write')
+    _assert_passed(out, 'stamped_write')
+    _assert_results_readable(tmp_path)
+
+
+@pytest.mark.slurm
+@pytest.mark.skipif(not os.environ.get('PFSBENCH_FAULTS_NODE_LOSS'),
+                    reason='takes a node of the shared localhost Slurm '
+                           'cluster down for over 30 s (SlurmdTimeout), '
+                           'which makes localslurm.sh up of anyone sharing '
+                           'it restart the cluster; set '
+                           'PFSBENCH_FAULTS_NODE_LOSS=1 where it is yours')
+def test_node_lost_while_the_job_runs(tmp_path, planted, slurm_node):
+    # slurmd stays dead: Slurm declares the node down after SlurmdTimeout
+    # and ends the job NODE_FAIL.  No requeue: a requeued job would run
+    # again once the node is back.
     proc, _ = _started_victim(tmp_path, planted, slurm_node,
                               '--job-option=--no-requeue')
     try:
@@ -733,11 +768,9 @@ def test_slurmd_killed_while_the_job_runs(tmp_path, planted, slurm_node):
         _restore_node(slurm_node)
     assert proc.returncode != 0
     reason = _reason(out, 'pinned_write')
-    assert ('sanity error: the job script did not finish: no '
-            '"pfsbench-job: exit=" line') in reason, reason
-    assert 'Slurm job state NODE_FAIL' in reason, reason
-    assert re.search(r'pfsbench: removed \S+/pfsbench-pinned_write\S+: its '
-                     r'job ended without removing it', out), out
+    assert re.match(r'sanity error: the job (script did not finish|step '
+                    r'was aborted by Slurm)', reason), reason
+    assert 'NODE_FAIL' in reason or 'Job step aborted' in reason, reason
     _assert_passed(out, 'stamped_write')
     _assert_results_readable(tmp_path)
 
@@ -789,7 +822,11 @@ def test_mpi_job_aborting_on_one_rank(tmp_path, planted, slurm_node):
                       f'-t 3m; fi\nexec {IOR} "$@"')
     reason = _run_ior_on_two_tasks(tmp_path, planted, slurm_node, fake)
     assert re.search(r"step 'write 1' exited with \d+", reason), reason
-    assert 'ERROR' in reason or 'MPI_ABORT' in reason, reason
+    assert ('IOR reported an error, got: "ERROR: block size must be a '
+            'multiple of transfer size') in reason
+    # The launcher names the rank that failed.
+    assert re.search(r'last line of rfm_job.err: "srun: error: n\d: task 1: '
+                     r'Exited with exit code \d+"', reason), reason
 
 
 @needs_ior

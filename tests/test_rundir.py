@@ -122,6 +122,13 @@ def test_job_end_problem_quotes_slurms_reason():
     # A tool killed by a signal of its own (no word from Slurm) is the
     # check's to name.
     assert rundir.job_end_problem(f'{rundir.JOB_EXIT_PREFIX}137\n') == ''
+    assert rundir.job_end_problem(
+        f'{rundir.JOB_EXIT_PREFIX}0\n',
+        'srun: Job step aborted: Waiting up to 7 seconds for job step to '
+        'finish.\nsrun: error: Timed out waiting for job step to complete\n'
+    ) == ('the job step was aborted by Slurm (srun: "Job step aborted: '
+          'Waiting up to 7 seconds for job step to finish."): its node was '
+          'lost')
     assert rundir.job_end_problem('', '', state='NODE_FAIL').startswith(
         'the job script did not finish: no "pfsbench-job: exit=" line '
         '(Slurm job state NODE_FAIL)')
