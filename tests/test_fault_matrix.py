@@ -213,24 +213,13 @@ def _run(runs, scratch, checks, names, *options, env=None, timeout=300):
 def _tmpfs(garden, options):
     """A small tmpfs planted as a scratch root, verified and unmounted
     afterwards (root only)."""
-    if os.geteuid() != 0:
-        pytest.skip('mounting a tmpfs needs root')
-    mnt = tempfile.mkdtemp(prefix='pfsbench-faults-fs-', dir='/var/tmp')
-    cmd = ['mount', '-t', 'tmpfs', '-o', options, 'tmpfs', mnt]
-    print('+', ' '.join(cmd))
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True)
-    if proc.returncode != 0:
-        os.rmdir(mnt)
-        pytest.skip(f'cannot mount a tmpfs here: {proc.stdout.strip()}')
-    try:
-        garden.plant(mnt)
-        yield mnt
-        garden.verify(mnt)
-    finally:
-        garden.before.pop(mnt, None)    # verified, or the case failed
-        subprocess.run(['umount', mnt])
-        os.rmdir(mnt)
+    with enospc_tests.mounted_tmpfs(options) as mnt:
+        try:
+            garden.plant(mnt)
+            yield mnt
+            garden.verify(mnt)
+        finally:
+            garden.before.pop(mnt, None)    # verified, or the case failed
 
 
 def _run_dirs(root):
@@ -664,6 +653,15 @@ def _finish(proc, timeout=240):
             proc.wait()
 
 
+def _victim_reason(proc, out, runs):
+    """The victim's failure reason, once the run failed, the companion
+    passed and the results database reads."""
+    assert proc.returncode != 0, out
+    _assert_passed(out, 'stamped_write')
+    _assert_results_readable(runs)
+    return _reason(out, 'pinned_write')
+
+
 @pytest.mark.slurm
 def test_scancel_of_a_running_job(tmp_path, planted, slurm_node):
     proc, job = _started_victim(tmp_path, planted, slurm_node)
@@ -672,30 +670,23 @@ def test_scancel_of_a_running_job(tmp_path, planted, slurm_node):
                        timeout=30)
     finally:
         out = _finish(proc)
-    assert proc.returncode != 0
-    reason = _reason(out, 'pinned_write')
+    reason = _victim_reason(proc, out, tmp_path)
     # slurmstepd prints the job's line, the step's, or both.
     assert re.match(r'sanity error: the job was stopped by SIGTERM \(Slurm: '
                     rf'"\*\*\* (JOB {job}|STEP {job}\.\d+) ON {NODE} '
                     r'CANCELLED AT \S+ \*\*\*"\): scancel, its time limit, or '
                     r'an interrupted reframe; its run directory was removed$',
                     reason), reason
-    _assert_passed(out, 'stamped_write')
-    _assert_results_readable(tmp_path)
 
 
 @pytest.mark.slurm
 def test_job_over_its_time_limit(tmp_path, planted, slurm_node):
     proc, _ = _start_victim(tmp_path, planted, slurm_node,
                             '-S', 'pinned_write.time_limit=1m')
-    out = _finish(proc, timeout=300)
-    assert proc.returncode != 0
-    reason = _reason(out, 'pinned_write')
+    reason = _victim_reason(proc, _finish(proc, timeout=300), tmp_path)
     assert re.match(r'sanity error: the job was stopped by SIGTERM \(Slurm: '
                     rf'"\*\*\* (JOB|STEP) \S+ ON {NODE} CANCELLED AT \S+ DUE '
                     r'TO TIME LIMIT \*\*\*"\)', reason), reason
-    _assert_passed(out, 'stamped_write')
-    _assert_results_readable(tmp_path)
 
 
 @pytest.mark.slurm
@@ -708,14 +699,11 @@ def test_node_drained_before_submission(tmp_path, planted, slurm_node):
         out = _finish(proc)
     finally:
         _restore_node(slurm_node)
-    assert proc.returncode != 0
-    reason = _reason(out, 'pinned_write')
+    reason = _victim_reason(proc, out, tmp_path)
     assert ('job cancelled because it was blocked due to reason: '
             'ReqNodeNotAvail') in reason, reason
     assert re.search(r'pfsbench: removed \S+/pfsbench-pinned_write\S+: its '
                      r'case did not finish', out), out
-    _assert_passed(out, 'stamped_write')
-    _assert_results_readable(tmp_path)
 
 
 @pytest.mark.slurm
@@ -766,13 +754,10 @@ def test_node_lost_while_the_job_runs(tmp_path, planted, slurm_node):
         out = _finish(proc, timeout=300)
     finally:
         _restore_node(slurm_node)
-    assert proc.returncode != 0
-    reason = _reason(out, 'pinned_write')
+    reason = _victim_reason(proc, out, tmp_path)
     assert re.match(r'sanity error: the job (script did not finish|step '
                     r'was aborted by Slurm)', reason), reason
     assert 'NODE_FAIL' in reason or 'Job step aborted' in reason, reason
-    _assert_passed(out, 'stamped_write')
-    _assert_results_readable(tmp_path)
 
 
 @pytest.mark.slurm
