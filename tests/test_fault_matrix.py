@@ -362,18 +362,20 @@ def test_truncated_output_quotes_the_last_line(tmp_path, planted):
     # The run cut short after its per-iteration table: no summary.
     lines = real.read_text().splitlines()
     cut = next(i for i, ln in enumerate(lines) if ln.startswith('Summary'))
-    last = lines[cut - 1].strip() or lines[cut - 2].strip()
+    last = [ln.strip() for ln in lines[:cut] if ln.strip()][-1]
     out = _ior_fault(tmp_path, planted, f'head -n {cut} {real}')
     reason = _reason(out, 'ior_bandwidth')
-    assert reason.startswith("sanity error: step 'write 1': rfm_job.out:")
-    assert f'got: "{last}"' in reason or 'Summary' in reason, reason
+    assert re.match(r"sanity error: step 'write 1': rfm_job.out:\d+: "
+                    r"expected IOR's 'Finished' line \(truncated output\), "
+                    rf'got: "{re.escape(last)}"', reason), reason
 
 
 def test_empty_output_is_a_failure(tmp_path, planted):
     out = _ior_fault(tmp_path, planted, 'exit 0')
-    reason = _reason(out, 'ior_bandwidth')
-    assert reason.startswith("sanity error: step 'write 1': rfm_job.out:")
-    assert 'IOR' in reason, reason
+    assert _reason(out, 'ior_bandwidth').startswith(
+        "sanity error: step 'write 1': rfm_job.out:0: expected an "
+        "'IOR-<version>: MPI Coordinated Test' banner, a JSON summary or a "
+        'CSV header, got: ""')
 
 
 def test_tool_that_exits_0_after_errors_fails_quoting_them(tmp_path,
@@ -390,8 +392,10 @@ def test_tool_that_exits_0_after_errors_fails_quoting_them(tmp_path,
                 *COMPANION)
     assert proc.returncode != 0
     reason = _reason(proc.stdout, 'mdtest_metadata_rates')
-    assert re.search(r"step 'mdtest': rfm_job.out:\d+: .*got: \"WARNING: "
-                     r"unable to stat file ", reason), reason
+    assert re.match(r"sanity error: step 'mdtest': rfm_job.out:\d+: expected "
+                    r'a completed mdtest run, but mdtest warned of \d+ failed '
+                    r'operation\(s\) \(it exits 0 regardless\), got: '
+                    r'"WARNING: unable to stat file ', reason), reason
     _assert_passed(proc.stdout, 'stamped_write')
     _assert_results_readable(tmp_path / 'runs')
 
