@@ -162,10 +162,12 @@ def job_end_problem(stdout, stderr='', state=None):
     if state and state != 'COMPLETED':
         said += f' (Slurm job state {state})'
     aborted = _SRUN_ABORTED.search(stderr)
-    if aborted:
-        # Its node lost: srun gives up on the step and may exit 0.
+    if aborted and (not exits or exits[-1] == '0'):
+        # Its node lost, srun gives up on the step and may exit 0 (after a
+        # task failed it says the same, with that task's status).
         return (f'the job step was aborted by Slurm (srun: '
-                f'"{aborted.group(1)}"){said}: its node was lost')
+                f'"{aborted.group(1)}"){said}: its tasks were killed before '
+                f'the tool ended, e.g. its node lost')
 
     if exits:
         return ''

@@ -127,8 +127,14 @@ def test_job_end_problem_quotes_slurms_reason():
         'srun: Job step aborted: Waiting up to 7 seconds for job step to '
         'finish.\nsrun: error: Timed out waiting for job step to complete\n'
     ) == ('the job step was aborted by Slurm (srun: "Job step aborted: '
-          'Waiting up to 7 seconds for job step to finish."): its node was '
-          'lost')
+          'Waiting up to 7 seconds for job step to finish."): its tasks were '
+          'killed before the tool ended, e.g. its node lost')
+    # After a task failed srun says the same: that failure is the check's.
+    assert rundir.job_end_problem(
+        f'{rundir.JOB_EXIT_PREFIX}1\n',
+        'srun: error: n1: task 1: Exited with exit code 1\n'
+        'srun: Job step aborted: Waiting up to 32 seconds for job step to '
+        'finish.\n') == ''
     assert rundir.job_end_problem('', '', state='NODE_FAIL').startswith(
         'the job script did not finish: no "pfsbench-job: exit=" line '
         '(Slurm job state NODE_FAIL)')
