@@ -279,10 +279,10 @@ def sweep(root, say=print):
     for path in found:
         made_by = creator(path)
         if made_by is None or made_by[0] != here:
-            say(f'pfsbench: {path} is left over from an earlier run '
-                f'{"on " + made_by[0] if made_by else "of a job script"}; '
-                f'not removing it while it may be in use (pfsbench cleanup '
-                f'{root} removes it)')
+            origin = (f'a run on {made_by[0]}' if made_by else
+                      'a job script')
+            say(f'pfsbench: {path}: made by {origin}; not removed while it '
+                f'may be in use (pfsbench cleanup {root} removes it)')
             continue
         if made_by[1] == os.getpid() or pid_alive(made_by[1]):
             continue

@@ -156,8 +156,11 @@ def test_sweep_removes_only_leftovers_of_dead_runs_of_this_host(tmp_path):
         assert kept.exists()
     assert any(s.startswith(f'pfsbench: removed {dead}: left over from an '
                             f'interrupted run (pid ') for s in said)
-    assert any(f'{remote} is left over from an earlier run on elsewhere'
-               in s and f'pfsbench cleanup {tmp_path}' in s for s in said)
+    assert (f'pfsbench: {remote}: made by a run on elsewhere; not removed '
+            f'while it may be in use (pfsbench cleanup {tmp_path} removes '
+            f'it)') in said
+    assert any(s.startswith(f'pfsbench: {rendered}: made by a job script')
+               for s in said)
 
 
 def test_holding_a_root_sweeps_it_first(tmp_path):
