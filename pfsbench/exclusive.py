@@ -179,8 +179,8 @@ _registered = False
 
 
 def _release_all():
-    # Run directories first: the next run must not find them unmarked
-    # for removal while this one still holds the roots.
+    # Run directories first, while the roots are still ours: a run
+    # waiting for a root must not start measuring beside them.
     rundir.remove_created()
     for lock in _HELD.values():
         lock.release()
