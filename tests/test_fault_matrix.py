@@ -151,6 +151,26 @@ def planted():
         shutil.rmtree(base, ignore_errors=True)
 
 
+def test_planted_root_notices_what_a_case_leaves_or_removes(planted):
+    # The check every case ends with can fail: a leftover run directory,
+    # a lock file, a planted file removed or rewritten.
+    root = planted.root
+    changes = [
+        lambda: rundir.create(os.path.join(root, 'pfsbench-left-1'), 'x'),
+        lambda: Path(root, exclusive.LOCK_NAME).write_text('{}'),
+        lambda: os.remove(os.path.join(root, 'planted-beside-run.txt')),
+        lambda: Path(root, 'keep/deeper/planted-inside-root.txt').write_text(
+            'inside the scratch root, outside every run\n!'),
+    ]
+    for change in changes:
+        change()
+        with pytest.raises(AssertionError):
+            planted.verify(root)
+        shutil.rmtree(root)
+        rundir._CREATED.clear()
+        planted.plant(root)
+
+
 # Helpers ---------------------------------------------------------------------
 
 def _fake_tool(tmp_path, name, body):
