@@ -425,6 +425,7 @@ def test_tool_error_is_quoted(tmp_path):
     if ior_tests.IOR_BINARY is None:
         pytest.skip('no IOR binary')
     ior_tests.test_ior_error_is_quoted_and_run_dir_removed(tmp_path)
+    _assert_results_readable(tmp_path)
 
 
 def test_ior_started_as_singletons_names_the_mpi_setting(tmp_path, planted):
@@ -444,6 +445,7 @@ def test_ior_started_as_singletons_names_the_mpi_setting(tmp_path, planted):
 def test_mdtest_started_as_singletons_names_the_mpi_setting(tmp_path):
     # tests/test_checks_mdtest.py's case.
     mdtest_tests.test_task_count_mdtest_saw_must_be_the_jobs(tmp_path)
+    _assert_results_readable(tmp_path / 'runs')
 
 
 # The results database --------------------------------------------------------
