@@ -57,6 +57,25 @@ def for_job(tool, explicit='', spack_view=''):
     return first_executable(tried) or (tried[0] if tried else tool)
 
 
+def describe(paths):
+    """The paths tried for a tool and why none runs, for a skip message:
+    ``/opt/ior/bin/ior: not executable (mode 0644)``; '' for no paths."""
+    said = []
+    for path in paths:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as err:
+            said.append(f'{path}: {err.strerror.lower()}')
+            continue
+        if not os.path.isfile(path):
+            said.append(f'{path}: not a file')
+        elif not os.access(path, os.X_OK):
+            said.append(f'{path}: not executable (mode {mode & 0o7777:04o})')
+        else:
+            said.append(path)
+    return ', '.join(said)
+
+
 def first_executable(paths):
     """The first of ``paths`` that is an executable file, or None."""
     return next((p for p in paths

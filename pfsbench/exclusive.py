@@ -32,7 +32,9 @@ import sys
 import threading
 import time
 
+from pfsbench import rundir
 from pfsbench.errors import PfsbenchError
+from pfsbench.rundir import pid_alive
 
 LOCK_NAME = '.pfsbench-lock'
 #: Seconds between the owner's touches of its lock file.
@@ -48,17 +50,6 @@ DEFAULT_TIMEOUT_S = 3600
 
 class TargetBusy(PfsbenchError):
     """Another suite run held the scratch root for longer than allowed."""
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True     # alive, another user's
-
-    return True
 
 
 def _describe(owner):
@@ -110,7 +101,7 @@ class ScratchLock:
         return (owner is not None and
                 owner.get('host') == self.owner['host'] and
                 isinstance(owner.get('pid'), int) and
-                not _pid_alive(owner['pid']))
+                not pid_alive(owner['pid']))
 
     def _try_create(self):
         try:
@@ -188,6 +179,9 @@ _registered = False
 
 
 def _release_all():
+    # Run directories first, while the roots are still ours: a run
+    # waiting for a root must not start measuring beside them.
+    rundir.remove_created()
     for lock in _HELD.values():
         lock.release()
     _HELD.clear()
@@ -195,6 +189,11 @@ def _release_all():
 
 def hold(root, timeout=DEFAULT_TIMEOUT_S, say=print):
     """Hold ``root`` for the rest of this process (once per root).
+
+    Once held, run directories that an interrupted earlier run left under
+    ``root`` are removed (:func:`pfsbench.rundir.sweep`), saying so; at
+    exit, those this process created and its jobs did not remove
+    (:func:`pfsbench.rundir.remove_created`), then the lock.
 
     Raises:
         TargetBusy: another run kept it past ``timeout``.
@@ -205,6 +204,7 @@ def hold(root, timeout=DEFAULT_TIMEOUT_S, say=print):
         lock = ScratchLock(root, timeout, say)
         lock.acquire()
         _HELD[root] = lock
+        rundir.sweep(root, say)
         if not _registered:
             atexit.register(_release_all)
             _registered = True

@@ -654,6 +654,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         f'RUN_DIR={run_dir}',
         f'mkdir "$RUN_DIR" && echo "{exp.id} job $SLURM_JOB_ID" > '
         f'"$RUN_DIR/{rundir.MARKER}" || exit 1',
+        # scancel and the time limit (SIGTERM) remove it too.
+        *rundir.job_prologue(RUN_DIR_VAR),
         *before,
         f'{launcher} {last}'.strip(),
     ]

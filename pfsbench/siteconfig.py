@@ -493,7 +493,11 @@ def check_scratch_dir(path, source, field, must_exist=True):
         raise ConfigError(source, field, path, 'is not a directory')
 
     if not os.access(real, os.W_OK | os.X_OK):
-        raise ConfigError(source, field, path, 'is not writable')
+        if os.statvfs(real).f_flag & os.ST_RDONLY:
+            raise ConfigError(source, field, path,
+                              'is on a read-only file system')
+        raise ConfigError(source, field, path, 'is not writable (permission '
+                          'denied for this user)')
 
     foreign = foreign_entry(real)
     if foreign is not None:

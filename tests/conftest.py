@@ -92,6 +92,26 @@ def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
         the CompletedProcess (stdout and stderr as text); the command is
         printed so a failing case can be rerun by hand.
     """
+    cmd = [reframe_bin(), '-C', str(config)] + list(args)
+    print('+', ' '.join(cmd))
+    return subprocess.run(cmd, cwd=REPO, env=reframe_env(runs_dir, env),
+                          timeout=timeout, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def start_reframe(args, runs_dir, env=None, config=CONFIG):
+    """:func:`run_reframe` in the background (to signal it): the Popen,
+    stdout and stderr merged into one text pipe."""
+    cmd = [reframe_bin(), '-C', str(config)] + list(args)
+    print('+', ' '.join(cmd), '&', flush=True)
+    return subprocess.Popen(cmd, cwd=REPO, env=reframe_env(runs_dir, env),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True)
+
+
+def reframe_env(runs_dir, env=None):
+    """The environment of a test's ``reframe``: its own runs directory, no
+    scratch or Spack build of the developer's, then ``env``."""
     full_env = dict(os.environ)
     full_env['PFSBENCH_RUNS'] = str(runs_dir)
     # A developer's own scratch or Spack build must not leak into a test.
@@ -99,11 +119,7 @@ def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
                  'PFSBENCH_SPACK_VIEW'):
         full_env.pop(name, None)
     full_env.update(env or {})
-    cmd = [reframe_bin(), '-C', str(config)] + list(args)
-    print('+', ' '.join(cmd))
-    return subprocess.run(cmd, cwd=REPO, env=full_env, timeout=timeout,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+    return full_env
 
 
 def slurm_env():

@@ -201,7 +201,8 @@ def test_missing_ior_skips_with_a_build_hint(tmp_path):
                         '-S', 'ior_binary=/nonexistent/ior', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert '1 skipped' in proc.stdout
-    assert 'no IOR binary (/nonexistent/ior)' in proc.stdout
+    assert ('no IOR binary (/nonexistent/ior: no such file or directory)'
+            in proc.stdout)
     assert 'see docs/spack.md' in proc.stdout
 
 

@@ -63,7 +63,8 @@ def test_missing_iozone_skips_saying_how_to_get_it(tmp_path):
                         f'tool_binary={tmp_path}/no/iozone', '-r'], tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert 'SKIP' in proc.stdout
-    assert f'no iozone binary ({tmp_path}/no/iozone)' in proc.stdout
+    assert (f'no iozone binary ({tmp_path}/no/iozone: no such file or '
+            f'directory)') in proc.stdout
     assert '-S tool_binary=/path/to/iozone' in proc.stdout
 
 

@@ -8,6 +8,7 @@ four dd (or fio) streams of 16 MiB each write to a 24 MiB tmpfs (root only:
 it is mounted for the test).
 """
 
+import contextlib
 import glob
 import os
 import re
@@ -22,22 +23,32 @@ from conftest import CHECKS, run_reframe
 TARGET_MIB = 24
 
 
-@pytest.fixture
-def tiny_target():
-    """A mounted 24 MiB tmpfs, unmounted afterwards."""
+@contextlib.contextmanager
+def mounted_tmpfs(options):
+    """A tmpfs mounted with ``options`` (``size=24m``), unmounted
+    afterwards; skips the calling test without root."""
     if os.geteuid() != 0:
         pytest.skip('mounting a small tmpfs needs root')
     mnt = tempfile.mkdtemp(prefix='pfsbench-tiny-', dir='/var/tmp')
-    cmd = ['mount', '-t', 'tmpfs', '-o', f'size={TARGET_MIB}m', 'tmpfs', mnt]
+    cmd = ['mount', '-t', 'tmpfs', '-o', options, 'tmpfs', mnt]
     print('+', ' '.join(cmd))
     proc = subprocess.run(cmd, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True)
     if proc.returncode != 0:
         os.rmdir(mnt)
         pytest.skip(f'cannot mount a tmpfs here: {proc.stdout.strip()}')
-    yield mnt
-    subprocess.run(['umount', mnt])
-    os.rmdir(mnt)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(['umount', mnt])
+        os.rmdir(mnt)
+
+
+@pytest.fixture
+def tiny_target():
+    """A mounted 24 MiB tmpfs, unmounted afterwards."""
+    with mounted_tmpfs(f'size={TARGET_MIB}m') as mnt:
+        yield mnt
 
 
 #: family -> (check, its options for 16 MiB per stream, its error line).
@@ -55,6 +66,15 @@ CASES = {
 def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
                                                          tiny_target,
                                                          family):
+    fill_target(tmp_path, tiny_target, family)
+    # The job removed its run directory; the streams their files.
+    assert os.listdir(tiny_target) == []
+
+
+def fill_target(tmp_path, tiny_target, family):
+    """Run ``family``'s 4 streams of 16 MiB on ``tiny_target``: the check
+    fails naming ENOSPC and every stream stops within 10 s of the first
+    failure (the fault matrix runs it on a planted target)."""
     check, options, error = CASES[family]
     if shutil.which(family) is None:
         pytest.skip(f'{family} not on PATH')
@@ -78,5 +98,3 @@ def test_full_target_stops_every_stream_and_names_enospc(tmp_path,
     print(f'{family}: every stream ended within '
           f'{max(ends) - min(failures):.3f} s of the first failure')
     assert max(ends) - min(failures) < 10
-    # The job removed its run directory; the streams their files.
-    assert os.listdir(tiny_target) == []

@@ -211,7 +211,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             self.tool_path = found or (tried[0] if tried else self.tool)
             return
 
-        where = ', '.join(tried) or 'no spack_view, nothing on PATH'
+        where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
         self.skip_if(found is None,
                      f'no {self.tool_label or self.tool} binary ({where}); '
                      f'{binaries.build_hint(self.tool)}')
@@ -342,15 +342,25 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         self.contended = bool(found)
         self.contention = '; '.join(found)
 
-    @run_before('run')
+    @run_before('run', always_last=True)
     def own_run_dir(self):
         if not self.is_dry_run():
             rundir.create(self.run_dir, self.unique_name)
 
         # The job script runs these whatever the tool's exit status: the
         # first records that status (the squeue scheduler cannot), the second
-        # removes exactly the directory this test created.
+        # removes exactly the directory this test created.  Last of the
+        # stage's hooks: the trap that removes it when the job is stopped by
+        # a signal must precede the families' own commands.
+        self.prerun_cmds = (rundir.job_prologue(self.run_dir) +
+                            list(self.prerun_cmds))
         self.postrun_cmds = rundir.job_epilogue(self.run_dir)
+
+    @run_before('sanity')
+    def remove_run_dir_left_by_job(self):
+        # A job killed with SIGKILL, or on a lost node, did not remove it.
+        if not self.is_dry_run():
+            rundir.remove_after_job(self.run_dir, say=getlogger().info)
 
     def local_launcher(self):
         """Whether the partition starts one process per job (ReFrame's
@@ -456,13 +466,27 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def assert_job_exit_zero(self):
         codes = sn.extractall(rf'^{JOB_EXIT_PREFIX}(\d+)$', self.stdout, 1,
                               int).evaluate()
-        if not codes:
-            raise SanityError(f'no "{JOB_EXIT_PREFIX}" line: the job script '
-                              f'did not finish')
+        stopped = self.job_end_problem()
+        if stopped:
+            raise SanityError(stopped)
         if codes[-1] != 0:
             raise SanityError(f'the job step exited with {codes[-1]}')
 
         return True
+
+    def job_end_problem(self):
+        """Why the job was stopped before its tool ended ('' if it was
+        not), naming the signal or Slurm's reason
+        (:func:`pfsbench.rundir.job_end_problem`)."""
+        texts = []
+        for name in (self.stdout, self.stderr):
+            try:
+                with open(os.path.join(self.stagedir, name.evaluate())) as fp:
+                    texts.append(fp.read())
+            except OSError:
+                texts.append('')
+        state = self.job.state if self.job is not None else None
+        return rundir.job_end_problem(*texts, state=state)
 
 
 def _expanded(path):

@@ -294,6 +294,13 @@ class ior_check_base(SteppedJob, FileSystemCheck):
 
     # Reading the output --------------------------------------------------
 
+    def step_problems(self, step):
+        if step.kind != 'ior':
+            return []
+
+        result = self.parsed(ior_parser, step=step.label)
+        return self.task_count_problem(step, result.params.tasks)
+
     def ior_results(self):
         """Parsed results of every IOR step, in job order."""
         return self.step_results('ior')

@@ -399,18 +399,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             return []
 
         result = self.parsed(mdtest_parser, step=step.label)
-        if result.tasks == self.num_tasks:
-            return []
-
-        part = self.current_partition
-        mpi_type = self.env_vars.get(
-            'SLURM_MPI_TYPE',
-            part.local_env.env_vars.get('SLURM_MPI_TYPE', 'unset'))
-        return [f'step {step.label!r}: mdtest ran with {result.tasks} '
-                f'task(s), the job started {self.num_tasks}: the '
-                f'{part.launcher_type.registered_name} launcher did not '
-                f'start one MPI job (SLURM_MPI_TYPE={mpi_type}; the MPI '
-                f'library needs its PMI plugin)']
+        return self.task_count_problem(step, result.tasks)
 
     def mdtest_results(self):
         """Parsed results of every mdtest step, in job order."""

@@ -59,7 +59,9 @@ class SteppedJob(rfm.RegressionTestPlugin):
         # mnt_opts does the same).
         steps = self.job_steps()
         exits = self.step_outputs().exits
-        problems = []
+        # A job stopped by a signal or by Slurm: that is the cause to name
+        # first, the steps' failures follow from it.
+        problems = [p for p in [self.job_end_problem()] if p]
         for step in steps:
             code = exits.get(step.label)
             if step is not steps[-1] and code is None:
@@ -69,6 +71,12 @@ class SteppedJob(rfm.RegressionTestPlugin):
 
             try:
                 parser = self.step_parsers.get(step.kind)
+                several = self.tool_starts(step, parser)
+                if several:
+                    # Interleaved runs: whatever the parser says of them
+                    # would hide the cause.
+                    problems += several
+                    continue
                 if parser is not None:
                     self.parsed(parser, step=step.label)
                 problems += self.step_problems(step)
@@ -85,6 +93,53 @@ class SteppedJob(rfm.RegressionTestPlugin):
             raise SanityError('; '.join(problems))
 
         return True
+
+    def tool_starts(self, step, parser):
+        """A message if the tool of ``step`` started more than once (the
+        parser's ``starts``: banners printed by a rank 0), else []."""
+        outputs = self.step_outputs().outputs
+        if (parser is None or not hasattr(parser, 'starts') or
+                step.label not in outputs):
+            return []
+
+        count = parser.starts(self.step_outputs().text(step.label))
+        if count <= 1:
+            return []
+
+        return self.task_count_problem(step, None, starts=count)
+
+    def task_count_problem(self, step, reported, starts=1):
+        """A message if the tool of ``step`` reported ``reported`` tasks
+        where the job started :attr:`num_tasks`, or started ``starts``
+        times: a launcher that starts N MPI singletons (``srun`` without
+        the PMI plugin the MPI library needs) makes N one-task runs, whose
+        figures are not the case's.
+
+        Args:
+            step: the :class:`pfsbench.jobsteps.Step`.
+            reported: the task count the tool printed (None: not printed).
+            starts: how many times the tool printed its banner.
+
+        Returns:
+            a list of zero or one message.
+        """
+        tool = self.tool_label or self.tool
+        if starts > 1:
+            what = f'{tool} started {starts} times (a rank 0 each)'
+        elif reported is None or reported == self.num_tasks:
+            return []
+        else:
+            what = f'{tool} ran with {reported} task(s)'
+
+        part = self.current_partition
+        mpi_type = self.env_vars.get(
+            'SLURM_MPI_TYPE',
+            part.local_env.env_vars.get('SLURM_MPI_TYPE', 'unset'))
+        return [f'step {step.label!r}: {what}, the job started '
+                f'{self.num_tasks}: the '
+                f'{part.launcher_type.registered_name} launcher did not '
+                f'start one MPI job (SLURM_MPI_TYPE={mpi_type}; the MPI '
+                f'library needs its PMI plugin)']
 
     def last_stderr_line(self):
         path = os.path.join(self.stagedir, self.stderr.evaluate())

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench cleanup DIR``: remove run directories pfsbench left behind.
 
-A job killed at its time limit never reaches the line of its script that
-removes the run directory.  This removes such leftovers, and only them:
-directories named ``pfsbench-*`` directly under DIR that carry the marker
-file every pfsbench run directory gets (a regular file, in a real
+A job killed with SIGKILL or on a lost node never reaches the lines of
+its script that remove the run directory; a run removes such leftovers of
+its own cases, and of a ``reframe`` killed with SIGKILL the next run on the
+target does (:mod:`pfsbench.rundir`).  This removes the rest, and only
+them: directories named ``pfsbench-*`` directly under DIR that carry the
+marker file every pfsbench run directory gets (a regular file, in a real
 directory) and belong to the user running it.  Nothing else is touched;
 ``/``, homes and system directories are refused as DIR.
 """

@@ -119,6 +119,16 @@ class Result:
         return {'write': self.write, 'read': self.read}[operation]
 
 
+#: The line rank 0 prints first (the text output only).
+_BANNER_RE = re.compile(r'IOR-(\S+): MPI Coordinated Test of Parallel I/O')
+
+
+def starts(text):
+    """How many IOR runs printed their banner in ``text``: one per MPI
+    job; N where a launcher started N singletons, each its own rank 0."""
+    return sum(1 for line in text.splitlines() if _BANNER_RE.match(line))
+
+
 def parse(text, source='<text>'):
     """Parse one IOR run's stdout (and stderr).
 
@@ -141,7 +151,7 @@ def parse(text, source='<text>'):
             return _parse_json(text, lines, lineno, source)
         if line.startswith('access,bw(MiB/s),'):
             return _parse_csv(lines, lineno, source)
-        m = re.match(r'IOR-(\S+): MPI Coordinated Test of Parallel I/O', line)
+        m = _BANNER_RE.match(line)
         if m:
             if m.group(1).startswith('2.'):
                 return _parse_text_210(lines, lineno, m.group(1), source)

@@ -239,6 +239,14 @@ def _raise_on_failed_items(lines, source):
 
 _BANNER_RE = re.compile(r'^mdtest-(\S+) was launched with (\d+) total '
                         r'task\(s\) on (\d+) node\(s\)')
+
+
+def starts(text):
+    """How many mdtest runs printed their banner in ``text``: one per MPI
+    job; N where a launcher started N singletons, each its own rank 0."""
+    return sum(1 for line in text.splitlines() if _BANNER_RE.match(line))
+
+
 _ITEMS_RE = re.compile(r'^(\d+) tasks, (\d+) '
                        r'(files/directories|files|directories)\s*$')
 # 'SUMMARY rate:', 'SUMMARY rate (in ops/sec):', 'SUMMARY time:', and the

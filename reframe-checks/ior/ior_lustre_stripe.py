@@ -92,7 +92,7 @@ class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
 
     def step_problems(self, step):
         if step.kind != 'lfs':
-            return []
+            return super().step_problems(step)
 
         result = self.parsed(lfs, step=step.label)
         try:
