@@ -11,39 +11,49 @@ from pfsbench.gate import changepoints as cp
 from pfsbench.gate import provenance as prov
 
 
-def history_means(results, current, limit, configs):
-    """Per-session means of each case's variables in the sessions before
-    its current session (the newest ``limit``), for the night-noise
-    floor.
+def past_nights(results, current, limit, configs):
+    """Each case's nights before its current session (the newest
+    ``limit``), for the night-noise floor and the lookback rule.
 
     Args:
         results: the loaded results.
         current: ``{CaseKey: (session uuid, records)}``.
-        limit: keep this many sessions per variable.
+        limit: keep this many sessions per case.
         configs: ``{CaseKey: config}``; records configured otherwise
             (other ``-S`` values, task counts) are left out, as are
             failed and contended ones.
 
     Returns:
-        ``{(CaseKey, var): [mean, ...]}``, oldest first.
+        ``{CaseKey: [(Session, {var: (mean, values)}, like), ...]}``,
+        oldest first (``like``:
+        :func:`pfsbench.gate.results.like_tags`).
     """
     until = {key: results.sessions[sess].time_start
              for key, (sess, _) in current.items()}
     out = defaultdict(list)
     for session in results.ordered_sessions():
         figures = results.figures(session.uuid)
-        for key, time_limit in until.items():
-            if session.time_start >= time_limit:
+        for key, groups in figures.items():
+            time_limit = until.get(key)
+            if time_limit is None or session.time_start >= time_limit:
                 continue
 
-            for config, per_var in figures.get(key, ()):
-                if config != configs.get(key):
-                    continue
+            for config, per_var, like in groups:
+                if config == configs.get(key):
+                    out[key].append((session, per_var, like))
 
-                for var, (mean, _) in per_var.items():
-                    out[(key, var)].append(mean)
+    return {key: nights[-limit:] for key, nights in out.items()}
 
-    return {kv: means[-limit:] for kv, means in out.items()}
+
+def history_means(nights):
+    """``{var: [mean, ...]}`` of :func:`past_nights`' list of one
+    case."""
+    out = defaultdict(list)
+    for _, per_var, _ in nights:
+        for var, (mean, _) in per_var.items():
+            out[var].append(mean)
+
+    return out
 
 
 def _series(results, cases, sessions):
@@ -67,7 +77,7 @@ def _series(results, cases, sessions):
                 continue
 
             merged = defaultdict(list)
-            for _, per_var in groups:
+            for _, per_var, _ in groups:
                 for var, (_, values) in per_var.items():
                     merged[var].extend(values)
 

@@ -28,7 +28,7 @@ import pickle
 import tempfile
 
 #: Bumped whenever what a session's file holds changes.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 #: The index directory's name, beside ``results.db``.
 INDEX_DIR = 'pfsbench-index'

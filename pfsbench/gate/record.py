@@ -16,12 +16,14 @@ from pfsbench import __version__
 from pfsbench.errors import ConfigError
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import provenance as prov
-from pfsbench.gate.history import history, history_means
+from pfsbench.gate.history import history, history_means, past_nights
+from pfsbench.gate.results import like_tags
 from pfsbench.gate.rule import (VERDICTS, exit_code,
-                                fixed_tolerance_verdict, judge)
+                                fixed_tolerance_verdict, judge, judge_nights)
 from pfsbench.gate.rows import VarRow
-from pfsbench.gate.samples import (iteration_moments, select_current,
-                                   session_means)
+from pfsbench.gate.samples import (iteration_moments, lookback_nights,
+                                   select_current, session_means)
+from pfsbench.gate.stats import moments as moments_of
 from pfsbench.gate.stats import night_noise
 
 #: ``kind`` and ``format_version`` of the report record
@@ -61,9 +63,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     keys = {bl.case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
     past = {}
-    if config.night_noise and config.sample_unit == 'repeat':
-        past = history_means(results, current, config.history_sessions,
-                             {k: c.get('config', {}) for k, c in keys.items()})
+    lookback = config.rule == 'lookback'
+    if lookback or (config.night_noise and config.sample_unit == 'repeat'):
+        past = past_nights(results, current,
+                           max(config.history_sessions,
+                               config.lookback_nights if lookback else 0),
+                           {k: c.get('config', {}) for k, c in keys.items()})
 
     rows, missing, contended = [], [], []
     for key in sorted(keys):
@@ -102,10 +107,14 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     'configured differently; record a new baseline'
                 )
 
+        case_nights = past.get(key, [])
+        means = history_means(case_nights[-config.history_sessions:])
+        like = like_tags(records) if lookback else ()
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
-            tol, direction, ignore = config.settings_for(key.check, var, unit)
+            tol, direction, ignore, unstable = config.variable(
+                key.check, var, unit)
             cur = [rec.perf[var][0] for rec in records if var in rec.perf]
             units = {rec.perf[var][1] for rec in records if var in rec.perf}
             row = {
@@ -134,13 +143,16 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 continue
 
             base_vals, cur_vals = pv['values'], cur
-            nights = None
-            noise = night_noise(past.get((key, var), []))
+            noise = None
+            if config.night_noise and config.sample_unit == 'repeat':
+                noise = night_noise(means.get(var, []))
+            night_floor = None
             if noise is not None:
-                nights = (noise[0], noise[1], len(set(pv['session_index'])))
+                night_floor = (noise[0], noise[1],
+                               len(set(pv['session_index'])))
                 row['night_noise'] = {'cv': math.sqrt(noise[0]),
                                       'df': noise[1],
-                                      'sessions': len(past[(key, var)])}
+                                      'sessions': len(means[var])}
 
             moments = None
             if config.iteration_moments and config.sample_unit == 'repeat':
@@ -157,16 +169,46 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 cur_vals = [statistics.fmean(cur)]
                 row['base']['session_means'] = base_vals
 
+            by_nights = None
+            if lookback and not ignore:
+                level, segments, note = lookback_nights(
+                    case_nights, session, like, baseline, pv, var, config)
+                detect = config.lookback_detect or 2 * tol
+                by_nights = judge_nights(
+                    level, moments_of(cur),
+                    segments, tol, direction, max(detect, tol),
+                    config.lookback_confidence, config.min_samples,
+                    config.lookback_outlier_z)
+                if by_nights is not None and note:
+                    by_nights['reason'] = note
+
             if ignore:
                 row.update(verdict='ignored', reason='ignored in '
                            f'{config.path}', change=None, low=None,
                            high=None, df=None, repeats_needed=None)
+            elif by_nights is not None:
+                row.update(by_nights)
+                if row['change'] is not None:
+                    # What the change is against: the level of the nights.
+                    row['base']['level'] = (row['cur']['mean'] /
+                                            (1.0 + row['change']))
+                    row['base']['nights'] = \
+                        by_nights['lookback']['level_nights']
             else:
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
-                                 else config.min_samples, nights=nights,
-                                 moments=moments))
+                                 else config.min_samples,
+                                 nights=night_floor, moments=moments))
+                if lookback:
+                    row['reason'] += ('; fewer than 3 like-for-like nights '
+                                      'in the history: interval rule')
+
+            if unstable and row['verdict'] == 'regression':
+                row['verdict'] = 'inconclusive'
+                row['reason'] = (f'unstable figure ({config.path}: '
+                                 'unstable): reported, never gating: ' +
+                                 row['reason'])
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
@@ -255,11 +297,14 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'contended_samples': baseline.get('contended_samples',
                                                        [])},
         'current_sessions': sessions,
-        'settings': {'config': config.path, 'confidence': config.confidence,
+        'settings': {'config': config.path, 'confidence':
+                     config.lookback_confidence if config.rule == 'lookback'
+                     else config.confidence,
                      'tolerance': config.tolerance,
                      'inconclusive_exit': config.inconclusive_exit,
                      'sample_unit': config.sample_unit,
                      'night_noise': config.night_noise,
+                     'rule': config.rule,
                      'method': 'welch-log-ratio'},
         'results': [r.as_dict() for r in rows],
         'missing': missing,

@@ -333,10 +333,31 @@ def _records_of_report(report, source):
 USABLE_FAIL_PHASES = ('', 'performance')
 
 
+def like_tags(records):
+    """What the like-for-like history of a case compares (the lookback
+    rule, pfsbench.gate.lookback): ``((field, value), ...)`` of its
+    records, ``job_nodelist`` the sorted union of their nodes and each
+    case tag (:data:`pfsbench.fields.CASE_TAG_FIELDS`) its values joined
+    by ``;``.
+
+    Args:
+        records: the case's :class:`Record` list in one session.
+    """
+    nodes = sorted({n for rec in records for n in rec.nodelist})
+    values = {}
+    for rec in records:
+        for name, value in rec.tags:
+            values.setdefault(name, set()).add(value)
+
+    return (('job_nodelist', ','.join(nodes)),) + tuple(
+        (name, ';'.join(sorted(values[name]))) for name in sorted(values))
+
+
 def session_figures(records):
     """The figures of one session's usable, uncontended records, grouped
-    for the history: ``{CaseKey: [(config, {var: (mean, values)}), ...]}``
-    (one entry per configuration the case ran with, usually one).
+    for the history: ``{CaseKey: [(config, {var: (mean, values)}, like),
+    ...]}`` (one entry per configuration the case ran with, usually one;
+    ``like`` is :func:`like_tags` of its records).
 
     Args:
         records: the session's :class:`Record` list.
@@ -347,20 +368,22 @@ def session_figures(records):
             continue
 
         groups = grouped.setdefault(rec.key, [])
-        for config, values in groups:
+        for config, values, recs in groups:
             if config == rec.config:
                 break
         else:
-            config, values = rec.config, {}
-            groups.append((config, values))
+            config, values, recs = rec.config, {}, []
+            groups.append((config, values, recs))
 
+        recs.append(rec)
         for var, (value, _) in rec.perf.items():
             if value is not None:
                 values.setdefault(var, []).append(float(value))
 
     return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
-                            for var, vals in values.items()})
-                  for config, values in groups]
+                            for var, vals in values.items()},
+                   like_tags(recs))
+                  for config, values, recs in groups]
             for key, groups in grouped.items()}
 
 

@@ -8,6 +8,7 @@ import math
 import statistics
 
 from pfsbench.errors import NotEnoughSamples
+from pfsbench.gate import lookback as lb
 from pfsbench.gate.stats import (floor_by_nights, ratio_interval,
                                  ratio_interval_moments, repeats_to_settle)
 
@@ -184,6 +185,109 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         out['reason'] += (f'; one {side} sample, spread taken from the '
                           'other side')
 
+    return out
+
+
+def judge_nights(level, current, segments, tolerance, direction,
+                 detect, confidence=0.95, min_samples=2, outlier_z=3.5):
+    """Verdict of one variable by the lookback rule
+    (:mod:`pfsbench.gate.lookback`): tonight against the level nights,
+    with the night-to-night noise of the like-for-like history.
+
+    Args:
+        level: :class:`~pfsbench.gate.stats.Moments` of the nights that
+            set the level (the baseline's, or those since an intended
+            change).
+        current: tonight's :class:`~pfsbench.gate.stats.Moments`.
+        segments: the history's nights for the noise, split at
+            intended-change markers (lists of Moments).
+        tolerance: the smallest change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        detect: the loss a passing night must rule out.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples give ``inconclusive``.
+        outlier_z: nights beyond this robust z are left out of the level
+            and of the noise.
+
+    Returns:
+        A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
+        used), or ``None`` when the history holds too few nights for the
+        noise (fewer than 3 in a segment); the caller then judges by the
+        interval rule.
+    """
+    kept = []
+    dropped = 0
+    for seg in segments:
+        ok, out = lb.drop_outliers(seg, outlier_z)
+        kept.append(ok)
+        dropped += len(out)
+
+    noise = lb.night_variance(kept)
+    if noise is None:
+        return None
+
+    level_kept, level_out = lb.drop_outliers(level, outlier_z)
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'lookback': {'level_nights': len(level_kept),
+                        'history_nights': sum(len(s) for s in kept),
+                        'outliers': dropped + len(level_out),
+                        'night_cv': math.sqrt(noise[0]),
+                        'df': noise[1], 'detect': detect}}
+    try:
+        iv = lb.interval(level_kept, current, noise, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    verdict, threshold = lb.decide(iv, tolerance, detect, direction)
+    pct = f'{confidence:.0%}'
+    basis = (f'tonight against {len(level_kept)} level night(s), '
+             f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
+             f'{out["lookback"]["history_nights"]} like-for-like night(s)')
+    if out['lookback']['outliers']:
+        basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
+
+    if current.n < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{current.n} current sample(s), the gate needs '
+                         f'{min_samples}; {basis}')
+        return out
+
+    out['verdict'] = verdict
+    tol = -tolerance if direction == 'higher' else tolerance
+    if verdict == 'regression':
+        out['reason'] = (f'the whole {pct} interval [{iv.low:+.1%}, '
+                         f'{iv.high:+.1%}] is a loss and the change is '
+                         f'beyond {tol:+.1%}')
+    elif verdict == 'improvement':
+        out['reason'] = (f'the whole {pct} interval [{iv.low:+.1%}, '
+                         f'{iv.high:+.1%}] is a gain beyond {-tol:+.1%}')
+    elif verdict == 'pass':
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, '
+                         f'{iv.high:+.1%}] rules out a loss beyond '
+                         f'{threshold:+.1%} and shows no significant '
+                         f'loss beyond {tol:+.1%}')
+    else:
+        need = lb.repeats_to_settle(level_kept, current, noise, detect,
+                                    confidence)
+        out['repeats_needed'] = need
+        if need is None:
+            need_txt = ('the night-to-night noise alone is too large: more '
+                        'repeats will not settle it; more level nights or '
+                        'a larger detect will')
+        elif need > 1000:
+            need_txt = 'more than 1000 repeats per night would be needed'
+        else:
+            need_txt = f'about {need} repeats per night would settle it'
+
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, '
+                         f'{iv.high:+.1%}] can neither rule out a loss of '
+                         f'{threshold:+.1%} nor show one beyond '
+                         f'{tol:+.1%}: {need_txt}')
+
+    out['reason'] += f'; {basis}'
     return out
 
 

@@ -8,7 +8,8 @@ import statistics
 from collections import defaultdict
 
 from pfsbench.fields import MEAN_SUFFIX, STDDEV_SUFFIX
-from pfsbench.gate.stats import moments_from_summaries
+from pfsbench.gate.lookback import split_at_markers
+from pfsbench.gate.stats import moments, moments_from_summaries
 
 
 def iteration_moments(case, var, records):
@@ -68,3 +69,81 @@ def select_current(results, session_uuids, keys):
 
     return {key: (uuid, list(results.case_records(uuid)[key]))
             for key, uuid in latest.items()}
+
+
+def _tag(like, session, name):
+    """A like-for-like value: the case's tag, else the session extra."""
+    for key, value in like:
+        if key == name:
+            return value
+
+    value = session.extras.get(name)
+    return None if value is None else str(value)
+
+
+def lookback_nights(past, tonight, tonight_like, baseline, perfvar, var,
+                    config):
+    """The nights the lookback rule weighs for one variable
+    (:func:`pfsbench.gate.rule.judge_nights`).
+
+    History nights count only when like-for-like: every tag in
+    ``lookback.match`` equal to tonight's (the case's ``job_nodelist``,
+    ``spack_provenance``, ``target_path``, ``target_fstype``, or a
+    session extra).  The level is the baseline's nights plus the
+    like-for-like nights up to its newest session (``level: baseline``)
+    or the newest like-for-like nights (``level: recent``); an intended
+    change (a session extra named ``lookback.marker``) after the
+    baseline restarts the level there, and splits the noise history into
+    segments around their own levels.
+
+    Args:
+        past: :func:`pfsbench.gate.history.past_nights` of the case.
+        tonight: the current :class:`~pfsbench.gate.results.Session`.
+        tonight_like: :func:`pfsbench.gate.results.like_tags` of its
+            records.
+        baseline: the baseline dict.
+        perfvar: the baseline case's ``perfvars[var]``.
+        var: the variable.
+        config: the :class:`~pfsbench.gate.config.GateConfig`.
+
+    Returns:
+        ``(level, segments, note)``: level :class:`Moments`, lists of
+        history Moments, and ``''`` or why the level is empty (tonight
+        starts a new level).
+    """
+    marker = config.lookback_marker
+    wanted = {name: _tag(tonight_like, tonight, name)
+              for name in config.lookback_match}
+    history = []
+    for session, per_var, like in past[-config.lookback_nights:]:
+        if var in per_var and all(_tag(like, session, name) == value
+                                  for name, value in wanted.items()):
+            history.append((session, moments(per_var[var][1])))
+
+    marks = [bool(s.extras.get(marker)) for s, _ in history]
+    segments = split_at_markers([n for _, n in history], marks)
+    if tonight.extras.get(marker):
+        return [], segments, (f'tonight is marked as an intended change '
+                              f'({marker}={tonight.extras[marker]}): it '
+                              'starts a new level')
+
+    sessions = baseline['sessions']
+    base_uuids = {s['uuid'] for s in sessions}
+    base_end = max(s['time_start'] for s in sessions)
+    marked = [s.time_start for (s, _), m in zip(history, marks) if m]
+    since = marked[-1] if marked else None
+    if config.lookback_level == 'recent' or \
+            (since is not None and since > base_end):
+        level = [n for s, n in history
+                 if since is None or s.time_start >= since]
+        return level, segments, ''
+
+    groups = defaultdict(list)
+    for value, idx in zip(perfvar['values'], perfvar['session_index']):
+        groups[idx].append(value)
+
+    level = [moments(groups[i]) for i in sorted(groups)]
+    level += [n for s, n in history
+              if s.time_start <= base_end and s.uuid not in base_uuids and
+              (since is None or s.time_start >= since)]
+    return level, segments, ''
