@@ -40,6 +40,7 @@ Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
 """
 
 import argparse
+import math
 import os
 import random
 import shlex
@@ -55,6 +56,7 @@ sys.path.insert(0, REPO)
 
 from pfsbench.gate.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.gate.results import read_database          # noqa: E402
+from pfsbench.gate import lookback as lb                   # noqa: E402
 from pfsbench.gate.config import GateConfig                # noqa: E402
 from pfsbench.gate.rule import (fixed_tolerance_verdict, judge,  # noqa: E402
                                 judge_nights)
@@ -64,6 +66,9 @@ CASE = 'dd_stream_per_node %nodes=1'
 #: The gate's default settings (the lookback rule's confidence and
 #: outlier limit).
 DEFAULTS = GateConfig()
+#: z(0.99) + z(0.90): a one-sided test at 1 % that finds a shift 90 % of
+#: the time needs the shift this many standard errors away.
+GAP = 2.3263 + 1.2816
 VARIABLES = ('write_bw', 'read_bw')
 # The unthrottled condition runs last in each round: a cap set right after
 # "no limit" lets the first transfers through faster.
@@ -371,6 +376,22 @@ def report(pools, args):
           'rates. The cap-N rows compare capped sessions with the capped '
           'baseline (a real slowdown, its measured size above); the '
           'natural-N rows scale tonight\'s unthrottled samples by 1 - N %.')
+    print()
+    print('What any rule can do with one night: the smallest slowdown a '
+          'test that knew the level exactly would find 90 % of the time '
+          'at 1 % false alarms, (z.99 + z.90) sqrt(tau^2 + cv^2 / R), '
+          'from the night-to-night noise tau and the within-night spread '
+          'cv of the unthrottled sessions (all repeats):')
+    for var in VARIABLES:
+        nights = [moments(s) for s in pools['natural'][var]]
+        tau2, df = lb.night_variance([nights])
+        cv2 = lb.pooled_cv2(nights)
+        bounds = ', '.join(
+            f'R={r}: {-math.expm1(-GAP * math.sqrt(tau2 + cv2 / r)):.0%}'
+            for r in (3, 5, 10))
+        print(f'  {var:9} tau {math.sqrt(tau2):5.1%} ({df} df), cv '
+              f'{math.sqrt(cv2):5.1%}: {bounds}')
+
     k = 5
     if len(pools['natural']['write_bw']) > k:
         print()

@@ -217,3 +217,17 @@ def test_an_unstable_figure_reports_a_loss_but_never_fails(tmp_path,
     assert row['reason'].startswith(f'unstable figure ({unstable}: '
                                     'unstable): reported, never gating')
     assert row['change'] == pytest.approx(-0.2, abs=0.03)
+
+
+def test_a_night_whose_spread_grew_is_named():
+    rng = random.Random(4)
+    history = [night(rng, 100.0, 0.02, 5) for _ in range(10)]
+    wide = Moments(100.0, 20.0 ** 2, 5)
+    out = judge_nights(history[-5:], wide, [history], 0.05, 'higher', 0.10)
+    assert out['spread_change'] == pytest.approx(10.0, rel=0.3)
+    assert 'a disturbed night?' in out['reason']
+    # Its own spread weighs it: nothing can be ruled out.
+    assert out['verdict'] == 'inconclusive'
+    calm = judge_nights(history[-5:], Moments(100.0, 4.0, 5), [history],
+                        0.05, 'higher', 0.10)
+    assert calm['spread_change'] is None and calm['verdict'] == 'pass'

@@ -69,9 +69,16 @@ def pooled_cv2(nights):
     return num / den if den else None
 
 
+#: Fewer nights than this keep their outliers: the MAD of a handful of
+#: nights is too unstable a scale (a night 10 % off would count as an
+#: outlier among five that agree by chance, and the noise would be
+#: underestimated).
+MIN_NIGHTS_FOR_OUTLIERS = 8
+
+
 def drop_outliers(nights, limit):
     """Nights whose log mean lies within ``limit`` robust z-scores of the
-    median; with fewer than 4 nights, all.
+    median; with fewer than :data:`MIN_NIGHTS_FOR_OUTLIERS` nights, all.
 
     The scale is the MAD (x 1.4826) of the log means, but never less
     than the typical within-night spread of a night mean: a few nights
@@ -85,7 +92,7 @@ def drop_outliers(nights, limit):
     Returns:
         ``(kept, dropped)`` lists, in order.
     """
-    if limit is None or len(nights) < 4:
+    if limit is None or len(nights) < MIN_NIGHTS_FOR_OUTLIERS:
         return list(nights), []
 
     cv2 = pooled_cv2(nights)
@@ -193,13 +200,16 @@ def interval(level_nights, current, noise, confidence=0.95):
     cv2_df = sum(n.n - 1 for n in level_nights if n.n > 1)
     mu, var_mu = level(level_nights, tau2, cv2)
     x_c, own = log_moments(current)
-    # Tonight's within-night variance: the level nights' pooled relative
-    # spread (many more degrees of freedom than tonight's few repeats),
-    # unless tonight's own spread is significantly larger (a change in
-    # spread, Otava's second test).
+    # Tonight's within-night variance: its own spread weighs it, but
+    # never less than the level nights' pooled one (a few repeats that
+    # agree by chance must not make a narrow interval).  Unless an F
+    # test says tonight's spread grew (Otava's change in spread), it is
+    # the same spread and has the pooled degrees of freedom.
     e_c, e_df = own or 0.0, max(current.n - 1, 1)
-    if cv2 is not None and not spread_grew(current, cv2, cv2_df):
-        e_c, e_df = cv2 / current.n, max(cv2_df, 1)
+    if cv2 is not None:
+        e_c = max(e_c, cv2 / current.n)
+        if not spread_grew(current, cv2, cv2_df):
+            e_df = max(cv2_df, 1)
 
     d = x_c - mu
     # The level's variance is partly night noise, partly the repeats'.

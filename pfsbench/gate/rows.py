@@ -66,10 +66,13 @@ class VarRow(CaseIdentity):
     #: ``{'level_nights', 'history_nights', 'outliers', 'night_cv', 'df',
     #: 'detect'}``, if it judged the variable.
     lookback: dict = None
+    #: Tonight's relative spread over the level nights' where an F test
+    #: says it grew (lookback rule), else ``None``.
+    spread_change: float = None
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
-        for name in ('night_noise', 'lookback'):
+        for name in ('night_noise', 'lookback', 'spread_change'):
             if out[name] is None:
                 del out[name]
 

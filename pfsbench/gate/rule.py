@@ -229,6 +229,7 @@ def judge_nights(level, current, segments, tolerance, direction,
     level_kept, level_out = lb.drop_outliers(level, outlier_z)
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'spread_change': None,
            'lookback': {'level_nights': len(level_kept),
                         'history_nights': sum(len(s) for s in kept),
                         'outliers': dropped + len(level_out),
@@ -286,6 +287,15 @@ def judge_nights(level, current, segments, tolerance, direction,
                          f'{iv.high:+.1%}] can neither rule out a loss of '
                          f'{threshold:+.1%} nor show one beyond '
                          f'{tol:+.1%}: {need_txt}')
+
+    cv2 = lb.pooled_cv2(level_kept)
+    if cv2 and lb.spread_grew(current, cv2, sum(
+            n.n - 1 for n in level_kept if n.n > 1)):
+        ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
+        out['spread_change'] = ratio
+        out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
+                          'level nights\' (F test, 1 %): a disturbed '
+                          'night?')
 
     out['reason'] += f'; {basis}'
     return out
