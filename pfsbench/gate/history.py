@@ -24,25 +24,42 @@ def past_nights(results, current, limit, configs):
             failed and contended ones.
 
     Returns:
-        ``{CaseKey: [(Session, {var: (mean, values)}, like), ...]}``,
-        oldest first (``like``:
-        :func:`pfsbench.gate.results.like_tags`).
+        ``{CaseKey: [(Session, {var: Moments}, like), ...]}``, oldest
+        first (``like``: :func:`pfsbench.gate.results.like_tags`).
     """
-    until = {key: results.sessions[sess].time_start
-             for key, (sess, _) in current.items()}
-    out = defaultdict(list)
-    for session in results.ordered_sessions():
-        figures = results.figures(session.uuid)
-        for key, groups in figures.items():
-            time_limit = until.get(key)
-            if time_limit is None or session.time_start >= time_limit:
-                continue
+    series, inside = results.series()
+    out = {}
+    for key, (uuid, _) in current.items():
+        cols = series.cases.get(key)
+        if cols is None:
+            continue
 
-            for config, per_var, like in groups:
-                if config == configs.get(key):
-                    out[key].append((session, per_var, like))
+        until = results.sessions[uuid].time_start
+        wanted = {i for i, c in enumerate(cols.configs)
+                  if c == configs.get(key)}
+        picked = []
+        for j in range(len(cols.pos) - 1, -1, -1):
+            if len(picked) == limit:
+                break
 
-    return {key: nights[-limit:] for key, nights in out.items()}
+            session = series.sessions[series.uuids[cols.pos[j]]]
+            if inside[cols.pos[j]] and session.time_start < until and \
+                    cols.config_ids[j] in wanted:
+                picked.append((j, session))
+
+        nights = []
+        for j, session in reversed(picked):
+            per_var = {}
+            for var in cols.columns:
+                found = cols.moments(var, j)
+                if found is not None:
+                    per_var[var] = found
+
+            nights.append((session, per_var, cols.likes[cols.like_ids[j]]))
+
+        out[key] = nights
+
+    return out
 
 
 def history_means(nights):
@@ -50,42 +67,47 @@ def history_means(nights):
     case."""
     out = defaultdict(list)
     for _, per_var, _ in nights:
-        for var, (mean, _) in per_var.items():
-            out[var].append(mean)
+        for var, found in per_var.items():
+            out[var].append(found.mean)
 
     return out
 
 
 def _series(results, cases, sessions):
     """``{case: {var: [(session, mean, n), ...]}}`` of the cases named
-    ``cases`` (strings) over ``sessions``, every configuration."""
+    ``cases`` (strings) over ``sessions``, every configuration (a
+    session's configurations merged, weighted by their sample counts)."""
+    series, inside = results.series()
+    window = {s.uuid for s in sessions}
     out = {case: defaultdict(list) for case in cases}
-    names = {}
-    for session in sessions:
-        for key, groups in results.figures(session.uuid).items():
-            name = names.get(key)
-            if name is None:
-                name = names[key] = str(key)
+    keys = {}
+    for key, cols in series.cases.items():
+        name = str(key)
+        if name not in out:
+            continue
 
-            per_case = out.get(name)
-            if per_case is None:
-                continue
+        keys[name] = key
+        use = [j for j, p in enumerate(cols.pos)
+               if inside[p] and series.uuids[p] in window]
+        for var, (means, _, counts) in cols.columns.items():
+            points = out[name][var]
+            last = None
+            for j in use:
+                n = counts[j]
+                if not n:
+                    continue
 
-            if len(groups) == 1:
-                for var, (mean, values) in groups[0][1].items():
-                    per_case[var].append((session, mean, len(values)))
-                continue
+                p = cols.pos[j]
+                if p == last:
+                    session, mean, k = points[-1]
+                    points[-1] = (session, (mean * k + means[j] * n) /
+                                  (k + n), k + n)
+                else:
+                    points.append((series.sessions[series.uuids[p]],
+                                   means[j], n))
+                last = p
 
-            merged = defaultdict(list)
-            for _, per_var, _ in groups:
-                for var, (_, values) in per_var.items():
-                    merged[var].extend(values)
-
-            for var, values in merged.items():
-                per_case[var].append((session, statistics.fmean(values),
-                                      len(values)))
-
-    return out, {name: key for key, name in names.items()}
+    return out, keys
 
 
 def history(results, rows, config):

@@ -128,3 +128,46 @@ def prune(directory, keep):
         if name.endswith(_SUFFIX) and name[:-len(_SUFFIX)] not in keep:
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(directory, name))
+
+
+#: The transposed figures of every indexed session
+#: (:class:`pfsbench.gate.series.Series`), in the index directory.
+SERIES_FILE = 'series' + _SUFFIX + '.all'
+
+
+def load_series(directory, stamp):
+    """The :class:`~pfsbench.gate.series.Series` kept in the index, or
+    ``None`` (none yet, written otherwise, unreadable)."""
+    if directory is None:
+        return None
+
+    try:
+        with open(os.path.join(directory, SERIES_FILE), 'rb') as fp:
+            found_stamp, series = pickle.load(fp)
+    except (OSError, EOFError, ValueError, TypeError, AttributeError,
+            ImportError, IndexError, pickle.UnpicklingError):
+        return None
+
+    return series if found_stamp == stamp else None
+
+
+def save_series(directory, series, stamp):
+    """Keep ``series`` in the index (atomically; nothing happens where
+    the directory cannot be written)."""
+    if directory is None:
+        return
+
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, suffix='.tmp')
+    except OSError:
+        return
+
+    try:
+        with os.fdopen(fd, 'wb') as fp:
+            pickle.dump((stamp, series), fp,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, os.path.join(directory, SERIES_FILE))
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

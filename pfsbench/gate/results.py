@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pfsbench import fields, runreport
 from pfsbench.errors import ConfigError, MissingData, ResultsError
 from pfsbench.gate import index
+from pfsbench.gate.series import Series
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -408,6 +409,8 @@ class Results:
         self._figures = {}
         self._records = None
         self._case_records = {}
+        self._series = None
+        self._inside = None
 
     def add_report(self, report, source):
         self.add_session(*_records_of_report(report, source))
@@ -480,6 +483,21 @@ class Results:
                 found.setdefault(rec.key, []).append(rec)
 
         return found
+
+    def series(self):
+        """``(Series, inside)``: every case's nights as columns
+        (:class:`~pfsbench.gate.series.Series`, from the index where it
+        keeps them) and, per position of its sessions, whether the
+        session is one of these results' (the index may hold more)."""
+        if self._series is None:
+            self._series = Series()
+            for session in self.ordered_sessions():
+                self._series.add(session, self.figures(session.uuid))
+
+        if self._inside is None:
+            self._inside = [u in self.sessions for u in self._series.uuids]
+
+        return self._series, self._inside
 
     def figures(self, uuid):
         """:func:`session_figures` of one session (kept)."""
@@ -643,7 +661,7 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                 wanted = [u for u, in conn.execute(query, args)]
                 stored = {u for u, in conn.execute(
                     'SELECT uuid FROM sessions')}
-                _read_sessions(conn, path, wanted, results)
+                _read_sessions(conn, path, wanted, results, stored)
             except sqlite3.OperationalError as err:
                 raise ResultsError(f'{path}: {_why(err)}') from None
 
@@ -671,12 +689,20 @@ def _record_row(rec):
     return tuple(row)
 
 
-def _read_sessions(conn, path, uuids, results):
+def _read_sessions(conn, path, uuids, results, stored):
     """Add the sessions ``uuids`` to ``results``: from the index beside
     the database (pfsbench.gate.index) where it holds them, their records
     loaded when first needed; decoding ReFrame's JSON (and indexing it)
-    where not."""
+    where not.  The index's :class:`~pfsbench.gate.series.Series` gives
+    the sessions it holds without opening their files, and gets the new
+    ones (``stored``: every session the database holds)."""
     directory = index.index_dir(path)
+    series = index.load_series(directory, INDEX_STAMP)
+    changed = False
+    if series is not None and not stored.issuperset(series.uuids):
+        series = series.drop(stored)
+        changed = True
+
     keys = {}
 
     def records_of(rows):
@@ -694,14 +720,19 @@ def _read_sessions(conn, path, uuids, results):
         def load():
             found = index.load_records(directory, uuid, INDEX_STAMP)
             if found is None:
-                raise ResultsError(f'{directory}: {uuid}: index entry '
-                                   'gone while reading; run again')
+                # Gone or written otherwise since: decode it again.
+                return _decode_again(path, uuid)
+
             return records_of(found)
 
         return load
 
     todo = []
     for uuid in uuids:
+        if series is not None and uuid in series.sessions:
+            results.add_session(series.sessions[uuid], loader=loader(uuid))
+            continue
+
         found = index.load(directory, uuid, INDEX_STAMP)
         if found is None:
             todo.append(uuid)
@@ -712,8 +743,35 @@ def _read_sessions(conn, path, uuids, results):
                    for k, v in figures.items()}
         results.add_session(session, figures=figures, loader=loader(uuid))
 
-    for start in range(0, len(todo), 100):
-        chunk = todo[start:start + 100]
+    _decode(conn, path, todo, results, directory)
+    if directory is None:
+        return
+
+    new = [s for s in results.ordered_sessions()
+           if series is None or s.uuid not in series.sessions]
+    if new:
+        newest = series.newest_key() if series is not None else None
+        if newest is None or (new[0].time_start, new[0].uuid) < newest:
+            # A session older than the newest kept one: start again.
+            series = Series()
+            new = results.ordered_sessions()
+
+        for session in new:
+            series.add(session, results.figures(session.uuid))
+
+        changed = True
+
+    if changed:
+        index.save_series(directory, series, INDEX_STAMP)
+
+    results._series = series
+
+
+def _decode(conn, path, uuids, results, directory):
+    """Decode the sessions ``uuids`` from ReFrame's JSON into
+    ``results`` and index them."""
+    for start in range(0, len(uuids), 100):
+        chunk = uuids[start:start + 100]
         # No ORDER BY: without ReFrame's index SQLite would sort the
         # blobs in memory; the records are ordered per session.
         cursor = conn.execute(
@@ -735,6 +793,25 @@ def _read_sessions(conn, path, uuids, results):
                        {tuple(k.as_dict().values()): v
                         for k, v in figures.items()},
                        [_record_row(r) for r in records], INDEX_STAMP)
+
+
+def _decode_again(path, uuid, timeout=30.0):
+    """One session's records decoded from the database's JSON (and
+    indexed again), for a session whose index entry went missing."""
+    uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
+    with _reframe_read_lock(path, timeout):
+        conn = sqlite3.connect(uri, uri=True, timeout=timeout)
+        try:
+            found = Results(path)
+            _decode(conn, path, [uuid], found, index.index_dir(path))
+        finally:
+            conn.close()
+
+    if uuid not in found.sessions:
+        raise ResultsError(f'{path}: session {uuid}: deleted while '
+                           'reading; run again')
+
+    return found.by_session(uuid)
 
 
 def _why(err):

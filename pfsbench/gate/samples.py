@@ -118,7 +118,7 @@ def lookback_nights(past, tonight, tonight_like, baseline, perfvar, var,
     for session, per_var, like in past[-config.lookback_nights:]:
         if var in per_var and all(_tag(like, session, name) == value
                                   for name, value in wanted.items()):
-            history.append((session, moments(per_var[var][1])))
+            history.append((session, per_var[var]))
 
     marks = [bool(s.extras.get(marker)) for s, _ in history]
     segments = split_at_markers([n for _, n in history], marks)
