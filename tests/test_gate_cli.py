@@ -616,7 +616,8 @@ def test_contended_nights_stay_out_of_the_night_noise(tmp_path, capsys):
     record = json.loads(out)
     [row] = record['results']
     assert row['verdict'] == 'regression'
-    assert row['night_noise']['sessions'] == 14
+    assert row['lookback']['history_nights'] == 14
+    assert row['lookback']['night_cv'] < 0.01
     # Nor do they move the history that change points are sought in.
     [hist] = record['history']
     assert [p['mean'] for p in hist['points']] == [500.0] * 14 + [450.0]

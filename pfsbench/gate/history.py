@@ -24,8 +24,7 @@ def past_nights(results, current, limit, configs):
             failed and contended ones.
 
     Returns:
-        ``{CaseKey: [(Session, {var: Moments}, like), ...]}``, oldest
-        first (``like``: :func:`pfsbench.gate.results.like_tags`).
+        ``{CaseKey: [Night, ...]}``, oldest first.
     """
     series, inside = results.series()
     out = {}
@@ -45,40 +44,57 @@ def past_nights(results, current, limit, configs):
             session = series.sessions[series.uuids[cols.pos[j]]]
             if inside[cols.pos[j]] and session.time_start < until and \
                     cols.config_ids[j] in wanted:
-                picked.append((j, session))
+                picked.append(Night(session, cols, j))
 
-        nights = []
-        for j, session in reversed(picked):
-            per_var = {}
-            for var in cols.columns:
-                found = cols.moments(var, j)
-                if found is not None:
-                    per_var[var] = found
-
-            nights.append((session, per_var, cols.likes[cols.like_ids[j]]))
-
-        out[key] = nights
+        picked.reverse()
+        out[key] = picked
 
     return out
 
 
-def history_means(nights):
-    """``{var: [mean, ...]}`` of :func:`past_nights`' list of one
-    case."""
-    out = defaultdict(list)
-    for _, per_var, _ in nights:
-        for var, found in per_var.items():
-            out[var].append(found.mean)
+class Night:
+    """One night of a case in the history: its session, and its figures
+    read from the case's columns when asked for."""
 
-    return out
+    __slots__ = ('session', 'cols', 'j')
+
+    def __init__(self, session, cols, j):
+        self.session, self.cols, self.j = session, cols, j
+
+    @property
+    def like(self):
+        """:func:`pfsbench.gate.results.like_tags` of the night."""
+        return self.cols.likes[self.cols.like_ids[self.j]]
+
+    def moments(self, var):
+        """:class:`~pfsbench.gate.stats.Moments` of ``var``, or ``None``."""
+        return self.cols.moments(var, self.j)
+
+
+def history_means(nights, var):
+    """The means of ``var`` over :func:`past_nights`' list of one case
+    (nights without it left out)."""
+    if not nights:
+        return []
+
+    cols = nights[0].cols
+    found = cols.columns.get(var)
+    if found is None:
+        return []
+
+    means, _, counts = found
+    return [means[n.j] for n in nights if counts[n.j]]
 
 
 def _series(results, cases, sessions):
-    """``{case: {var: [(session, mean, n), ...]}}`` of the cases named
-    ``cases`` (strings) over ``sessions``, every configuration (a
-    session's configurations merged, weighted by their sample counts)."""
+    """``{case: {var: [point, ...]}}`` of the cases named ``cases``
+    (strings) over ``sessions``, every configuration (a session's
+    configurations merged, weighted by their sample counts); a point is
+    ``{'session', 'time', 'mean', 'n'}``."""
     series, inside = results.series()
     window = {s.uuid for s in sessions}
+    ok = [inside[p] and u in window for p, u in enumerate(series.uuids)]
+    times = [series.sessions[u].time_start for u in series.uuids]
     out = {case: defaultdict(list) for case in cases}
     keys = {}
     for key, cols in series.cases.items():
@@ -87,27 +103,52 @@ def _series(results, cases, sessions):
             continue
 
         keys[name] = key
-        use = [j for j, p in enumerate(cols.pos)
-               if inside[p] and series.uuids[p] in window]
-        for var, (means, _, counts) in cols.columns.items():
-            points = out[name][var]
-            last = None
-            for j in use:
-                n = counts[j]
-                if not n:
-                    continue
+        pos = cols.pos.tolist()
+        use = [j for j, p in enumerate(pos) if ok[p]]
+        if len(set(pos[j] for j in use)) != len(use):
+            out[name] = _merged(series.uuids, times, pos, use, cols)
+            continue
 
-                p = cols.pos[j]
-                if p == last:
-                    session, mean, k = points[-1]
-                    points[-1] = (session, (mean * k + means[j] * n) /
-                                  (k + n), k + n)
-                else:
-                    points.append((series.sessions[series.uuids[p]],
-                                   means[j], n))
-                last = p
+        # One configuration per session (the usual case).
+        at = [pos[j] for j in use]
+        uuids = [series.uuids[p] for p in at]
+        when = [times[p] for p in at]
+        for var, (means, _, counts) in cols.columns.items():
+            ms, ns = means.tolist(), counts.tolist()
+            if len(use) != len(pos):
+                ms, ns = [ms[j] for j in use], [ns[j] for j in use]
+
+            out[name][var] = [{'session': u, 'time': t, 'mean': m, 'n': n}
+                              for u, t, m, n in zip(uuids, when, ms, ns)
+                              if n]
 
     return out, keys
+
+
+def _merged(uuids, times, pos, use, cols):
+    """:func:`_series` of a case that ran with several configurations in
+    one session: their means merged, weighted by their counts."""
+    out = defaultdict(list)
+    for var, (means, _, counts) in cols.columns.items():
+        points = out[var]
+        last = None
+        for j in use:
+            n = counts[j]
+            if not n:
+                continue
+
+            if pos[j] == last:
+                prev = points[-1]
+                k = prev['n']
+                prev['mean'] = (prev['mean'] * k + means[j] * n) / (k + n)
+                prev['n'] = k + n
+            else:
+                points.append({'session': uuids[pos[j]],
+                               'time': times[pos[j]], 'mean': means[j],
+                               'n': n})
+            last = pos[j]
+
+    return out
 
 
 def history(results, rows, config):
@@ -123,10 +164,8 @@ def history(results, rows, config):
     series, keys = _series(results, {r.case for r in rows}, ordered)
     out = []
     for row in rows:
-        found = series[row.case].get(row.var, ())
-        uuids = [s.uuid for s, _, _ in found]
-        points = [{'session': s.uuid, 'time': s.time_start, 'mean': mean,
-                   'n': n} for s, mean, n in found]
+        points = series[row.case].get(row.var, [])
+        uuids = [p['session'] for p in points]
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}

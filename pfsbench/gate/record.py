@@ -108,7 +108,6 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 )
 
         case_nights = past.get(key, [])
-        means = history_means(case_nights[-config.history_sessions:])
         like = like_tags(records) if lookback else ()
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
@@ -143,16 +142,6 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 continue
 
             base_vals, cur_vals = pv['values'], cur
-            noise = None
-            if config.night_noise and config.sample_unit == 'repeat':
-                noise = night_noise(means.get(var, []))
-            night_floor = None
-            if noise is not None:
-                night_floor = (noise[0], noise[1],
-                               len(set(pv['session_index'])))
-                row['night_noise'] = {'cv': math.sqrt(noise[0]),
-                                      'df': noise[1],
-                                      'sessions': len(means[var])}
 
             moments = None
             if config.iteration_moments and config.sample_unit == 'repeat':
@@ -195,6 +184,18 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     row['base']['nights'] = \
                         by_nights['lookback']['level_nights']
             else:
+                night_floor = None
+                if config.night_noise and config.sample_unit == 'repeat':
+                    means = history_means(
+                        case_nights[-config.history_sessions:], var)
+                    noise = night_noise(means)
+                    if noise is not None:
+                        night_floor = (noise[0], noise[1],
+                                       len(set(pv['session_index'])))
+                        row['night_noise'] = {'cv': math.sqrt(noise[0]),
+                                              'df': noise[1],
+                                              'sessions': len(means)}
+
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'

@@ -97,7 +97,8 @@ def lookback_nights(past, tonight, tonight_like, baseline, perfvar, var,
     segments around their own levels.
 
     Args:
-        past: :func:`pfsbench.gate.history.past_nights` of the case.
+        past: :func:`pfsbench.gate.history.past_nights` of the case
+            (:class:`~pfsbench.gate.history.Night` list).
         tonight: the current :class:`~pfsbench.gate.results.Session`.
         tonight_like: :func:`pfsbench.gate.results.like_tags` of its
             records.
@@ -115,10 +116,12 @@ def lookback_nights(past, tonight, tonight_like, baseline, perfvar, var,
     wanted = {name: _tag(tonight_like, tonight, name)
               for name in config.lookback_match}
     history = []
-    for session, per_var, like in past[-config.lookback_nights:]:
-        if var in per_var and all(_tag(like, session, name) == value
-                                  for name, value in wanted.items()):
-            history.append((session, per_var[var]))
+    for night in past[-config.lookback_nights:]:
+        found = night.moments(var)
+        if found is not None and all(
+                _tag(night.like, night.session, name) == value
+                for name, value in wanted.items()):
+            history.append((night.session, found))
 
     marks = [bool(s.extras.get(marker)) for s, _ in history]
     segments = split_at_markers([n for _, n in history], marks)

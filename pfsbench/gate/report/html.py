@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Self-contained HTML report: tables, scaling plots embedded as base64
-PNG, history plots as inline SVG."""
+"""Self-contained HTML report: tables, scaling and history plots as
+inline SVG."""
 
-import base64
 import html
 
 from pfsbench.gate.report import plots
@@ -23,12 +22,6 @@ tr.pass td:first-child{background:#e5e7eb}
 img{max-width:100%;display:block;margin:0.5em 0}
 .small{font-size:85%;color:#444}
 '''
-
-
-def _img(png, alt):
-    data = base64.b64encode(png).decode('ascii')
-    return (f'<img alt="{html.escape(alt)}" '
-            f'src="data:image/png;base64,{data}">')
 
 
 def _histories(record):
@@ -135,8 +128,7 @@ def render_html(record, max_plots=60, all_figures=False):
                    'min..max of the samples) and baseline mean (dashed) '
                    'against the test parameter.</p>')
         for title, xparam, lines in groups[:max_plots]:
-            out.append(_img(plots.scaling_plot(title, xparam, lines),
-                            f'scaling {title}'))
+            out.append(plots.scaling_svg(title, xparam, lines))
 
     noted = {id(c) for c in notes}
     rest = [c for c in cases if id(c) not in noted and
