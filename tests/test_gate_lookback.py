@@ -7,7 +7,6 @@ the last ones through ``pfsbench gate`` on synthetic ReFrame databases."""
 import json
 import math
 import random
-import statistics
 
 import pytest
 

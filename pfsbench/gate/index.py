@@ -93,6 +93,14 @@ def save(directory, session, figures, rows, stamp):
     on its own so that the history reads only the first (atomically: a
     reader never sees half a file); nothing happens where the directory
     cannot be written."""
+    _dump(directory, session.uuid + _SUFFIX, (stamp, session, figures),
+          rows)
+
+
+def _dump(directory, name, *objects):
+    """Pickle ``objects`` one after the other into ``directory/name``,
+    atomically; nothing happens where the directory cannot be
+    written."""
     if directory is None:
         return
 
@@ -104,10 +112,9 @@ def save(directory, session, figures, rows, stamp):
 
     try:
         with os.fdopen(fd, 'wb') as fp:
-            pickle.dump((stamp, session, figures), fp,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(rows, fp, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, _path(directory, session.uuid))
+            for obj in objects:
+                pickle.dump(obj, fp, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, os.path.join(directory, name))
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -154,20 +161,4 @@ def load_series(directory, stamp):
 def save_series(directory, series, stamp):
     """Keep ``series`` in the index (atomically; nothing happens where
     the directory cannot be written)."""
-    if directory is None:
-        return
-
-    try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix='.tmp')
-    except OSError:
-        return
-
-    try:
-        with os.fdopen(fd, 'wb') as fp:
-            pickle.dump((stamp, series), fp,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, os.path.join(directory, SERIES_FILE))
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    _dump(directory, SERIES_FILE, (stamp, series))

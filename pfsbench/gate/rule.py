@@ -86,6 +86,18 @@ def fixed_tolerance_verdict(base, cur, tolerance, direction):
     return 'regression' if change > tolerance else 'pass'
 
 
+def _repeats_text(need, per, never):
+    """What an inconclusive reason says of the repeats that would settle
+    it: ``need`` per ``per`` (side, night), or ``never`` for ``None``."""
+    if need is None:
+        return never
+
+    if need > 1000:
+        return f'more than 1000 repeats per {per} would be needed'
+
+    return f'about {need} repeats per {per} would settle it'
+
+
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
           nights=None, moments=None):
     """Verdict of one variable from its samples.
@@ -151,13 +163,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     elif verdict == 'inconclusive':
         need = repeats_to_settle(iv, threshold)
         out['repeats_needed'] = need
-        if need is None:
-            need_txt = ('the change sits on the tolerance; more repeats '
-                        'will not settle it')
-        elif need > 1000:
-            need_txt = 'more than 1000 repeats per side would be needed'
-        else:
-            need_txt = f'about {need} repeats per side would settle it'
+        need_txt = _repeats_text(need, 'side', 'the change sits on the '
+                                 'tolerance; more repeats will not settle '
+                                 'it')
         out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
                          f' contains the tolerance {threshold:+.1%}: noise '
                          f'is larger than the tolerance; {need_txt}')
@@ -258,33 +266,26 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     out['verdict'] = verdict
     tol = -tolerance if direction == 'higher' else tolerance
-    if verdict == 'regression':
-        out['reason'] = (f'the whole {pct} interval [{iv.low:+.1%}, '
-                         f'{iv.high:+.1%}] is a loss and the change is '
-                         f'beyond {tol:+.1%}')
-    elif verdict == 'improvement':
-        out['reason'] = (f'the whole {pct} interval [{iv.low:+.1%}, '
-                         f'{iv.high:+.1%}] is a gain beyond {-tol:+.1%}')
-    elif verdict == 'pass':
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, '
-                         f'{iv.high:+.1%}] rules out a loss beyond '
-                         f'{threshold:+.1%} and shows no significant '
-                         f'loss beyond {tol:+.1%}')
+    interval = f'{pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+    why = {'regression': f'the whole {interval} is a loss and the change '
+                         f'is beyond {tol:+.1%}',
+           'improvement': f'the whole {interval} is a gain beyond '
+                          f'{-tol:+.1%}',
+           'pass': f'the {interval} rules out a loss beyond '
+                   f'{threshold:+.1%} and shows no significant loss beyond '
+                   f'{tol:+.1%}'}
+    if verdict in why:
+        out['reason'] = why[verdict]
     else:
         need = lb.repeats_to_settle(level_kept, current, noise, detect,
                                     confidence)
         out['repeats_needed'] = need
-        if need is None:
-            need_txt = ('the night-to-night noise alone is too large: more '
-                        'repeats will not settle it; more level nights or '
-                        'a larger detect will')
-        elif need > 1000:
-            need_txt = 'more than 1000 repeats per night would be needed'
-        else:
-            need_txt = f'about {need} repeats per night would settle it'
+        need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
+                                 'alone is too large: more repeats will not '
+                                 'settle it; more level nights or a larger '
+                                 'detect will')
 
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, '
-                         f'{iv.high:+.1%}] can neither rule out a loss of '
+        out['reason'] = (f'the {interval} can neither rule out a loss of '
                          f'{threshold:+.1%} nor show one beyond '
                          f'{tol:+.1%}: {need_txt}')
 

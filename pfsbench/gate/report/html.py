@@ -24,6 +24,23 @@ img{max-width:100%;display:block;margin:0.5em 0}
 '''
 
 
+_INTERVAL = (
+    '(Welch t on the log of the ratio of means) <i>regression</i>: the '
+    'whole interval is worse than the tolerance; <i>inconclusive</i>: the '
+    'interval contains the tolerance, so the noise is larger than the '
+    'effect that matters; <i>pass</i>: a loss beyond the tolerance is '
+    'ruled out. ')
+
+_LOOKBACK = (
+    '(the lookback rule: tonight against the level of the baseline\'s '
+    'nights, with the night-to-night noise of the like-for-like history; '
+    'each reason says which rule judged) <i>regression</i>: the whole '
+    'interval is a loss and the change is beyond the tolerance; '
+    '<i>inconclusive</i>: the night can neither rule out a loss of twice '
+    'the tolerance (lookback.detect) nor show one; <i>pass</i>: such a '
+    'loss is ruled out. ')
+
+
 def _histories(record):
     return {(h['case'], h['var']): h for h in record['history']
             if h['points']}
@@ -72,12 +89,8 @@ def render_html(record, max_plots=60, all_figures=False):
         f'<h2>Verdicts</h2><p class="small">One row per case: its worst '
         f'figure (variables equal by construction are one figure), the '
         f'relative change of the mean (now / baseline - 1) with its '
-        f'{st["confidence"]:.0%} confidence interval (Welch t on the log '
-        'of the ratio of means). <i>regression</i>: the whole interval is '
-        'worse than the tolerance; <i>inconclusive</i>: the interval '
-        'contains the tolerance, so the noise is larger than the effect '
-        'that matters; <i>pass</i>: a loss beyond the tolerance is ruled '
-        'out. '
+        f'{st["confidence"]:.0%} confidence interval. '
+        + (_LOOKBACK if st.get('rule') == 'lookback' else _INTERVAL)
         + ('Each interval is at least as wide as the night-to-night noise '
            'of the variable\'s own history (5 or more earlier sessions). '
            if st.get('night_noise') else '')

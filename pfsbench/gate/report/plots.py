@@ -120,16 +120,13 @@ def scaling_svg(title, xparam, lines, width=640, height=300):
     def y(v):
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" '
-           'font-size="10">',
-           f'<title>scaling {esc(title)}</title>',
-           f'<text x="{left}" y="12" font-size="11">{esc(title)}</text>',
-           f'<text x="{(left + width - right) / 2:.1f}" y="{height - 4}" '
-           f'text-anchor="middle">{esc(xparam)}</text>',
-           f'<text x="12" y="{(top + height - bottom) / 2:.1f}" '
-           f'transform="rotate(-90 12 {(top + height - bottom) / 2:.1f})" '
-           f'text-anchor="middle">{esc(unit)}</text>']
+    middle = (top + height - bottom) / 2
+    out = _svg_head(width, height, f'scaling {title}', title, left)
+    out += [f'<text x="{(left + width - right) / 2:.1f}" y="{height - 4}" '
+            f'text-anchor="middle">{esc(xparam)}</text>',
+            f'<text x="12" y="{middle:.1f}" '
+            f'transform="rotate(-90 12 {middle:.1f})" '
+            f'text-anchor="middle">{esc(unit)}</text>']
     for value in xs:
         out.append(f'<text x="{x(value):.1f}" y="{height - 18}" '
                    f'text-anchor="middle">{_fmt(value)}</text>')
@@ -164,6 +161,16 @@ def scaling_svg(title, xparam, lines, width=640, height=300):
 
     out.append('</svg>')
     return ''.join(out)
+
+
+def _svg_head(width, height, title, heading, left):
+    """The opening of an inline SVG plot: the element, its title (for
+    tooltips and tests) and the heading written above the plot."""
+    esc = html.escape
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" role="img" font-family="sans-serif" '
+            'font-size="10">', f'<title>{esc(title)}</title>',
+            f'<text x="{left}" y="12" font-size="11">{esc(heading)}</text>']
 
 
 def _fmt(value):
@@ -201,20 +208,18 @@ def history_svg(hist, row=None, width=640, height=220):
     def y(v):
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" '
-           'font-size="10">',
-           f'<title>history {esc(hist["case"])} {esc(hist["var"])}</title>',
-           f'<text x="{left}" y="12" font-size="11">{esc(hist["case"])}  '
-           f'{esc(hist["var"])} [{esc(hist["unit"])}]</text>',
-           f'<rect x="{left}" y="{y(band["max"]):.1f}" '
-           f'width="{width - left - right}" '
-           f'height="{max(y(band["min"]) - y(band["max"]), 1):.1f}" '
-           'fill="#2ca02c" fill-opacity="0.2"><title>baseline min..max'
-           '</title></rect>',
-           f'<line x1="{left}" x2="{width - right}" '
-           f'y1="{y(band["mean"]):.1f}" y2="{y(band["mean"]):.1f}" '
-           'stroke="#2ca02c" stroke-dasharray="4 3"/>']
+    out = _svg_head(width, height,
+                    f'history {hist["case"]} {hist["var"]}',
+                    f'{hist["case"]}  {hist["var"]} [{hist["unit"]}]',
+                    left)
+    out += [f'<rect x="{left}" y="{y(band["max"]):.1f}" '
+            f'width="{width - left - right}" '
+            f'height="{max(y(band["min"]) - y(band["max"]), 1):.1f}" '
+            'fill="#2ca02c" fill-opacity="0.2"><title>baseline min..max'
+            '</title></rect>',
+            f'<line x1="{left}" x2="{width - right}" '
+            f'y1="{y(band["mean"]):.1f}" y2="{y(band["mean"]):.1f}" '
+            'stroke="#2ca02c" stroke-dasharray="4 3"/>']
     for value in (lo + pad, hi - pad):
         out.append(f'<text x="{left - 4}" y="{y(value) + 3:.1f}" '
                    f'text-anchor="end">{_fmt(value)}</text>')
