@@ -16,16 +16,25 @@ cgroup block-I/O controller (v1 ``blkio.throttle.*_bps_device``, or v2
 
 Every session runs ``--repeat`` repeats serially (``--exec-policy serial``,
 so repeats never share the cap).  Then, for 3, 5 and 10 repeats, it draws
-trials: a baseline of R samples from one session of the unchanged
-condition and a current run of R samples from *another* session (so
-night-to-night drift is in the trials, as in a real nightly), and asks
+trials: tonight is R samples of one session; the *other* sessions of the
+unchanged condition are the history (so night-to-night drift is in the
+trials, as in a real nightly).  It asks, on the same trials,
 
-* the gate (95 % Welch log-ratio interval, tolerance 5 %), and
-* a fixed ReFrame-style reference: current mean below -10 % of the
-  baseline mean,
+* before: the interval rule (``rule: interval``: 95 % Welch log-ratio
+  interval, tolerance 5 %, baseline = R samples of one other session,
+  floored at the night noise of the rest when there are 5),
+* after: the lookback rule (the gate's defaults: level from
+  ``--baseline-nights`` other sessions, night noise from all of them),
+* the interval without its floor, and a fixed ReFrame-style reference
+  (current mean below -10 % of the baseline mean),
 
-whether it is a regression.  False-alarm rate = regressions on unchanged
-trials; detection rate = regressions on slowed trials.
+whether it is a regression or inconclusive.  False-alarm rate =
+regressions on unchanged trials; detection rate = regressions on slowed
+trials: the capped ones, and ``natural-5``/``natural-10``, tonight's
+unthrottled samples scaled by 0.95/0.90 (a known slowdown on the real
+noise).  It ends with what any rule could do with one night of this noise
+(the slowdown a test knowing the level finds 90 % of the time at 1 %
+false alarms).
 
 With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
