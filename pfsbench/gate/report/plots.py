@@ -127,6 +127,9 @@ def scaling_svg(title, xparam, lines, width=640, height=300):
             f'<text x="12" y="{middle:.1f}" '
             f'transform="rotate(-90 12 {middle:.1f})" '
             f'text-anchor="middle">{esc(unit)}</text>']
+    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" '
+               f'height="{height - top - bottom}" fill="none" '
+               'stroke="#ccc"/>')
     for value in xs:
         out.append(f'<text x="{x(value):.1f}" y="{height - 18}" '
                    f'text-anchor="middle">{_fmt(value)}</text>')
@@ -146,6 +149,11 @@ def scaling_svg(title, xparam, lines, width=640, height=300):
             out.append(f'<polyline points="{line}" fill="none" '
                        f'stroke="{colour}" stroke-dasharray="4 3" '
                        'stroke-opacity="0.7"/>')
+            # A cross per baseline mean (a single point draws no line).
+            out += [f'<path d="M{x(p[0]) - 3:.1f},{y(p[4]) - 3:.1f}l6,6'
+                    f'm0,-6l-6,6" stroke="{colour}"><title>baseline '
+                    f'{esc(xparam)}={_fmt(p[0])}: {_fmt(p[4])}</title>'
+                    '</path>' for p in base]
 
         for px, mean, low, high, _ in pts:
             out.append(f'<line x1="{x(px):.1f}" x2="{x(px):.1f}" '
@@ -156,8 +164,8 @@ def scaling_svg(title, xparam, lines, width=640, height=300):
                        f'({_fmt(low)}..{_fmt(high)})</title></circle>')
 
         out.append(f'<text x="{width - right}" y="{24 + 12 * i}" '
-                   f'text-anchor="end" fill="{colour}">{esc(label)} now '
-                   '(solid), baseline (dashed)</text>')
+                   f'text-anchor="end" fill="{colour}">{esc(label)}: now '
+                   '(dots, solid), baseline (x, dashed)</text>')
 
     out.append('</svg>')
     return ''.join(out)
