@@ -230,3 +230,30 @@ def test_a_night_whose_spread_grew_is_named():
     calm = judge_nights(history[-5:], Moments(100.0, 4.0, 5), [history],
                         0.05, 'higher', 0.10)
     assert calm['spread_change'] is None and calm['verdict'] == 'pass'
+
+
+def test_one_tool_run_a_night_counts_its_iterations(tmp_path, capsys):
+    # IOR-like: one run a night (no --repeat), -i 5 summarised as mean
+    # and population stddev; nights vary by 1 %, tonight is 20 % slower.
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    reports = []
+    for night, mean in enumerate([1000.0, 1010.0, 990.0, 1005.0, 995.0,
+                                  1000.0, 800.0]):
+        tc = synth.make_testcase(f'{night}', 0, 0, 'ior_bw %nodes=1', {
+            'write_bw_mean': (mean, 'MiB/s'),
+            'write_bw_stddev': (20.0, 'MiB/s')}, time=night * DAY + 1)
+        tc['repetitions'] = 5
+        reports.append(synth.make_report([tc], time_start=night * DAY,
+                                         session_uuid=f'{night}'))
+
+    synth.write_database(str(db), reports)
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~6'], capsys)[0] == 0
+    code, out, err = run(['gate', '-b', 'base', '--db', str(db), '--format',
+                          'json'], capsys)
+    rows = {r['var']: r for r in json.loads(out)['results']}
+    mean = rows['write_bw_mean']
+    assert code == 1 and mean['verdict'] == 'regression', mean['reason']
+    assert mean['lookback']['history_nights'] == 6
+    assert mean['cur']['iterations'] == 5

@@ -144,7 +144,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             base_vals, cur_vals = pv['values'], cur
 
             moments = None
-            if config.iteration_moments and config.sample_unit == 'repeat':
+            if config.iteration_moments and (lookback or
+                                             config.sample_unit == 'repeat'):
                 moments = iteration_moments(case, var, records)
                 if moments is not None:
                     row['base']['iterations'] = moments[0].n
@@ -163,8 +164,10 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 level, segments, note = lookback_nights(
                     case_nights, session, like, baseline, pv, var, config)
                 detect = config.lookback_detect or 2 * tol
+                # Tonight's tool iterations, where known, are its
+                # samples (one IOR run of -i 5 is a night of 5).
                 by_nights = judge_nights(
-                    level, moments_of(cur),
+                    level, moments[1] if moments else moments_of(cur),
                     segments, tol, direction, max(detect, tol),
                     config.lookback_confidence, config.min_samples,
                     config.lookback_outlier_z)
@@ -200,7 +203,9 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
                                  else config.min_samples,
-                                 nights=night_floor, moments=moments))
+                                 nights=night_floor,
+                                 moments=moments if config.sample_unit ==
+                                 'repeat' else None))
                 if lookback:
                     row['reason'] += ('; fewer than 3 like-for-like nights '
                                       'in the history: interval rule')
