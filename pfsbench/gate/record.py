@@ -287,6 +287,11 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         summary[row.verdict] += 1
 
     hist = history(results, rows, config) if with_history else []
+    # The coverage the headers name: the lookback rule's where it judged
+    # every variable (each reason names its own).
+    judged = [r for r in rows if r.verdict != 'ignored']
+    confidence = config.lookback_confidence if judged and all(
+        r.lookback is not None for r in judged) else config.confidence
     sessions = [results.sessions[u].as_dict() for u in session_uuids]
     record = {
         'kind': REPORT_KIND,
@@ -303,9 +308,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'contended_samples': baseline.get('contended_samples',
                                                        [])},
         'current_sessions': sessions,
-        'settings': {'config': config.path, 'confidence':
-                     config.lookback_confidence if config.rule == 'lookback'
-                     else config.confidence,
+        'settings': {'config': config.path, 'confidence': confidence,
+                     'lookback_confidence': config.lookback_confidence,
                      'tolerance': config.tolerance,
                      'inconclusive_exit': config.inconclusive_exit,
                      'sample_unit': config.sample_unit,
