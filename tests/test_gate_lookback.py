@@ -172,6 +172,18 @@ def test_an_intended_change_resets_the_level(tmp_path, capsys):
     assert row['change'] == pytest.approx(-0.2, abs=0.03)
 
 
+def test_a_marker_kept_on_later_nights_marks_the_first_only(tmp_path,
+                                                            capsys):
+    levels = [500.0] * 10 + [400.0] * 6
+    marked = {i: {'intended_change': 'lustre-2.15'} for i in range(10, 16)}
+    db = nights_db(tmp_path, levels, extras=marked)
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~15'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert code == 0 and row['verdict'] == 'pass', row['reason']
+    assert row['lookback']['level_nights'] == 5
+
+
 def test_tonight_marked_as_an_intended_change_starts_a_new_level(
         tmp_path, capsys):
     db = nights_db(tmp_path, [500.0] * 6 + [300.0],

@@ -123,12 +123,16 @@ def lookback_nights(past, tonight, tonight_like, baseline, perfvar, var,
                 for name, value in wanted.items()):
             history.append((night.session, found))
 
-    marks = [bool(s.extras.get(marker)) for s, _ in history]
+    # A marker counts where its value changes: a nightly script that
+    # keeps passing the same value marks the first night only.
+    values = [s.extras.get(marker) or None for s, _ in history]
+    marks = [bool(v) and v != prev
+             for prev, v in zip([None] + values, values)]
     segments = split_at_markers([n for _, n in history], marks)
-    if tonight.extras.get(marker):
+    value = tonight.extras.get(marker) or None
+    if value and value != (values[-1] if values else None):
         return [], segments, (f'tonight is marked as an intended change '
-                              f'({marker}={tonight.extras[marker]}): it '
-                              'starts a new level')
+                              f'({marker}={value}): it starts a new level')
 
     sessions = baseline['sessions']
     base_uuids = {s['uuid'] for s in sessions}
