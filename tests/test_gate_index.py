@@ -82,7 +82,7 @@ def test_new_and_deleted_sessions(db):
     assert not (directory / f'{gone}.pickle').exists()
     assert len(os.listdir(directory)) == 5
     assert gone not in index.load_series(str(directory),
-                                         res.INDEX_STAMP).sessions
+                                         res.SERIES_STAMP).sessions
 
 
 def test_entry_of_another_format_is_rewritten(db):
@@ -123,7 +123,7 @@ def _columns(results):
 def test_series_kept_in_the_index_equals_the_figures(db, monkeypatch):
     kept = res.read_database(str(db))
     assert index.load_series(str(db.parent / index.INDEX_DIR),
-                             res.INDEX_STAMP) is not None
+                             res.SERIES_STAMP) is not None
     again = res.read_database(str(db))
     # A session older than every kept one, added late: built again.
     late = synth.session({'c %nodes=1': 80.0}, time_start=-86400.0)
@@ -139,3 +139,10 @@ def test_series_kept_in_the_index_equals_the_figures(db, monkeypatch):
     monkeypatch.delenv('PFSBENCH_NO_INDEX')
     window = res.read_database(str(db), newest=2)
     assert [len(v) for v in _columns(window).values()] == [2, 2]
+    # A series file written otherwise is built again.
+    directory = str(db.parent / index.INDEX_DIR)
+    stale = index.load_series(directory, res.SERIES_STAMP)
+    stale.cases.clear()
+    index.save_series(directory, stale, ('old',))
+    assert _columns(res.read_database(str(db))) == _columns(fresh)
+    assert index.load_series(directory, res.SERIES_STAMP).cases

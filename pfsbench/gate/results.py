@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pfsbench import fields, runreport
 from pfsbench.errors import ConfigError, MissingData, ResultsError
 from pfsbench.gate import index
-from pfsbench.gate.series import Series
+from pfsbench.gate.series import SERIES_FORMAT, Series
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -682,6 +682,12 @@ INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.CASE_TAG_FIELDS,
                fields.CONTENDED, fields.CONTENTION)
 
 
+#: What the index's series file must have been written with: the index
+#: stamp, the series layout and the session's fields.
+SERIES_STAMP = INDEX_STAMP + (SERIES_FORMAT, tuple(
+    Session.__dataclass_fields__))
+
+
 def _record_row(rec):
     """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
     row = [getattr(rec, f) for f in _RECORD_FIELDS]
@@ -697,7 +703,7 @@ def _read_sessions(conn, path, uuids, results, stored):
     the sessions it holds without opening their files, and gets the new
     ones (``stored``: every session the database holds)."""
     directory = index.index_dir(path)
-    series = index.load_series(directory, INDEX_STAMP)
+    series = index.load_series(directory, SERIES_STAMP)
     changed = False
     if series is not None and not stored.issuperset(series.uuids):
         series = series.drop(stored)
@@ -762,7 +768,7 @@ def _read_sessions(conn, path, uuids, results, stored):
         changed = True
 
     if changed:
-        index.save_series(directory, series, INDEX_STAMP)
+        index.save_series(directory, series, SERIES_STAMP)
 
     results._series = series
 

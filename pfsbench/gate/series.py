@@ -21,6 +21,10 @@ from pfsbench.gate.stats import Moments
 
 NAN = float('nan')
 
+#: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
+#: hold (the index then builds the file again).
+SERIES_FORMAT = 1
+
 
 @dataclass
 class CaseColumns:
