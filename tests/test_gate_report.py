@@ -103,8 +103,8 @@ def test_junit_parses(record):
 def test_html_embeds_nonempty_images(record):
     html = render(record, 'html')
     ns = '{http://www.w3.org/2000/svg}'
-    svgs = [ET.fromstring(svg) for svg in re.findall(r'<svg .*?</svg>',
-                                                      html)]
+    svgs = [ET.fromstring(svg)
+            for svg in re.findall(r'<svg .*?</svg>', html)]
     scaling = [s for s in svgs
                if s.find(f'{ns}title').text.startswith('scaling ')]
     # 2 scaling plots (read_bw, write_bw vs nodes), a series per case
