@@ -184,6 +184,19 @@ def test_a_marker_kept_on_later_nights_marks_the_first_only(tmp_path,
     assert row['lookback']['level_nights'] == 5
 
 
+def test_an_unmarked_step_in_the_history_is_not_noise(tmp_path, capsys):
+    # A baseline of 15 nights at 500, then 15 nights at 400 that nobody
+    # marked: tonight is still 20 % below the baseline, and the step must
+    # not widen the noise until the loss looks inconclusive.
+    db = nights_db(tmp_path, [500.0] * 15 + [400.0] * 16)
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~30'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert code == 1 and row['verdict'] == 'regression', row['reason']
+    assert row['lookback']['night_cv'] < 0.03
+    assert row['change'] == pytest.approx(-0.2, abs=0.03)
+
+
 def test_tonight_marked_as_an_intended_change_starts_a_new_level(
         tmp_path, capsys):
     db = nights_db(tmp_path, [500.0] * 6 + [300.0],

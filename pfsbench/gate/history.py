@@ -27,6 +27,8 @@ def past_nights(results, current, limit, configs):
         ``{CaseKey: [Night, ...]}``, oldest first.
     """
     series, inside = results.series()
+    objs = [series.sessions[u] for u in series.uuids]
+    times = [s.time_start for s in objs]
     out = {}
     for key, (uuid, _) in current.items():
         cols = series.cases.get(key)
@@ -36,15 +38,14 @@ def past_nights(results, current, limit, configs):
         until = results.sessions[uuid].time_start
         wanted = {i for i, c in enumerate(cols.configs)
                   if c == configs.get(key)}
+        pos, ids = cols.pos.tolist(), cols.config_ids.tolist()
         picked = []
-        for j in range(len(cols.pos) - 1, -1, -1):
-            if len(picked) == limit:
-                break
-
-            session = series.sessions[series.uuids[cols.pos[j]]]
-            if inside[cols.pos[j]] and session.time_start < until and \
-                    cols.config_ids[j] in wanted:
-                picked.append(Night(session, cols, j))
+        for j in range(len(pos) - 1, -1, -1):
+            p = pos[j]
+            if inside[p] and times[p] < until and ids[j] in wanted:
+                picked.append(Night(objs[p], cols, j))
+                if len(picked) == limit:
+                    break
 
         picked.reverse()
         out[key] = picked

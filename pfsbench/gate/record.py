@@ -21,8 +21,9 @@ from pfsbench.gate.results import like_tags
 from pfsbench.gate.rule import (VERDICTS, exit_code,
                                 fixed_tolerance_verdict, judge, judge_nights)
 from pfsbench.gate.rows import VarRow
-from pfsbench.gate.samples import (iteration_moments, lookback_nights,
-                                   select_current, session_means)
+from pfsbench.gate.samples import (iteration_moments, like_for_like,
+                                   lookback_nights, select_current,
+                                   session_means)
 from pfsbench.gate.stats import moments as moments_of
 from pfsbench.gate.stats import night_noise
 
@@ -108,7 +109,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 )
 
         case_nights = past.get(key, [])
-        like = like_tags(records) if lookback else ()
+        like_nights = []
+        if lookback:
+            like_nights = like_for_like(case_nights, session,
+                                        like_tags(records),
+                                        config.lookback_match,
+                                        config.lookback_nights)
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
@@ -162,7 +168,9 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             by_nights = None
             if lookback and not ignore:
                 level, segments, note = lookback_nights(
-                    case_nights, session, like, baseline, pv, var, config)
+                    like_nights, session, baseline, pv, var, config,
+                    tol if config.changepoint_min_change is None
+                    else config.changepoint_min_change)
                 detect = config.lookback_detect or 2 * tol
                 # Tonight's tool iterations, where known, are its
                 # samples (one IOR run of -i 5 is a night of 5).
