@@ -193,8 +193,8 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
         return level, segments, ''
 
     groups = defaultdict(list)
-    for value, idx in zip(perfvar['values'], perfvar['session_index']):
-        groups[idx].append(value)
+    for sample, idx in zip(perfvar['values'], perfvar['session_index']):
+        groups[idx].append(sample)
 
     level = [moments(groups[i]) for i in sorted(groups)]
     level += [n for s, n in history
