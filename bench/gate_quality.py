@@ -16,16 +16,25 @@ cgroup block-I/O controller (v1 ``blkio.throttle.*_bps_device``, or v2
 
 Every session runs ``--repeat`` repeats serially (``--exec-policy serial``,
 so repeats never share the cap).  Then, for 3, 5 and 10 repeats, it draws
-trials: a baseline of R samples from one session of the unchanged
-condition and a current run of R samples from *another* session (so
-night-to-night drift is in the trials, as in a real nightly), and asks
+trials: tonight is R samples of one session; the *other* sessions of the
+unchanged condition are the history (so night-to-night drift is in the
+trials, as in a real nightly).  It asks, on the same trials,
 
-* the gate (95 % Welch log-ratio interval, tolerance 5 %), and
-* a fixed ReFrame-style reference: current mean below -10 % of the
-  baseline mean,
+* before: the interval rule (``rule: interval``: 95 % Welch log-ratio
+  interval, tolerance 5 %, baseline = R samples of one other session,
+  floored at the night noise of the rest when there are 5),
+* after: the lookback rule (the gate's defaults: level from
+  ``--baseline-nights`` other sessions, night noise from all of them),
+* the interval without its floor, and a fixed ReFrame-style reference
+  (current mean below -10 % of the baseline mean),
 
-whether it is a regression.  False-alarm rate = regressions on unchanged
-trials; detection rate = regressions on slowed trials.
+whether it is a regression or inconclusive.  False-alarm rate =
+regressions on unchanged trials; detection rate = regressions on slowed
+trials: the capped ones, and ``natural-5``/``natural-10``, tonight's
+unthrottled samples scaled by 0.95/0.90 (a known slowdown on the real
+noise).  It ends with what any rule could do with one night of this noise
+(the slowdown a test knowing the level finds 90 % of the time at 1 %
+false alarms).
 
 With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
@@ -40,10 +49,12 @@ Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
 """
 
 import argparse
+import math
 import os
 import random
 import shlex
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,10 +65,19 @@ sys.path.insert(0, REPO)
 
 from pfsbench.gate.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.gate.results import read_database          # noqa: E402
-from pfsbench.gate.stats import night_noise                     # noqa: E402
-from pfsbench.gate.rule import fixed_tolerance_verdict, judge  # noqa: E402
+from pfsbench.gate import lookback as lb                   # noqa: E402
+from pfsbench.gate.config import GateConfig                # noqa: E402
+from pfsbench.gate.rule import (fixed_tolerance_verdict, judge,  # noqa: E402
+                                judge_nights)
+from pfsbench.gate.stats import moments, night_noise      # noqa: E402
 
 CASE = 'dd_stream_per_node %nodes=1'
+#: The gate's default settings (the lookback rule's confidence and
+#: outlier limit).
+DEFAULTS = GateConfig()
+#: z(0.99) + z(0.90): a one-sided test at 1 % that finds a shift 90 % of
+#: the time needs the shift this many standard errors away.
+GAP = 2.3263 + 1.2816
 VARIABLES = ('write_bw', 'read_bw')
 # The unthrottled condition runs last in each round: a cap set right after
 # "no limit" lets the first transfers through faster.
@@ -234,36 +254,77 @@ def session_trials(pools, var, repeats, count, rng, k=5, tol=0.05):
     return gate / count, inconclusive / count
 
 
-def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10):
-    """Regression rates of the gate and of a fixed -10 % reference."""
-    base_sessions = pools['natural' if cond == 'natural' else 'cap'][var]
-    cur_sessions = pools[cond][var]
-    gate = fixed_hits = inconclusive = floored = 0
-    for _ in range(count):
-        b = rng.randrange(len(base_sessions))
-        choices = [c for c in range(len(cur_sessions))
-                   if cond not in ('natural', 'cap') or c != b]
-        c = rng.choice(choices)
-        base = rng.sample(base_sessions[b], repeats)
-        cur = rng.sample(cur_sessions[c], repeats)
-        verdict = judge(base, cur, tol, 'higher')['verdict']
-        gate += verdict == 'regression'
-        inconclusive += verdict == 'inconclusive'
-        # The gate's default: the interval is at least as wide as the
-        # night-to-night noise of the history, here the other sessions of
-        # the baseline's condition in measurement order (>= 5 needed).
-        same = cond in ('natural', 'cap')
-        others = [sum(s) / len(s) for i, s in enumerate(base_sessions)
-                  if i != b and not (same and i == c)]
-        noise = night_noise(others)
-        nights = None if noise is None else (noise[0], noise[1], 1)
-        floored += judge(base, cur, tol, 'higher',
-                         nights=nights)['verdict'] == 'regression'
-        fixed_hits += fixed_tolerance_verdict(base, cur, fixed,
-                                              'higher') == 'regression'
+def _pools_of(pools, var, cond):
+    """Baseline and current session pools of a row, and the factor that
+    scales the current samples (a synthetic slowdown on real noise)."""
+    if cond.startswith('natural'):
+        factor = 1.0 - int(cond.split('-')[1]) / 100 if '-' in cond \
+            else 1.0
+        return pools['natural'][var], pools['natural'][var], factor, True
 
-    return (gate / count, inconclusive / count, fixed_hits / count,
-            floored / count)
+    return pools['cap'][var], pools[cond][var], 1.0, cond == 'cap'
+
+
+def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10,
+           baseline_nights=5, detect=0.10):
+    """Rates of each rule on ``count`` trials of one row.
+
+    Each trial draws tonight (R repeats of one session of the row's
+    condition) and, from the *other* sessions of the baseline's
+    condition, the history.  The interval rule (before) takes its
+    baseline from one of them (R repeats), and its default floors the
+    interval at the night noise of the others (>= 5 needed); the lookback
+    rule (after) takes its level from ``baseline_nights`` of them and its
+    night-to-night noise from all of them, each night R repeats.
+
+    Returns:
+        ``{rule: (regression rate, inconclusive rate)}`` for
+        ``repeats-only``, ``interval`` (the default before),
+        ``lookback`` (the default after) and ``fixed``.
+    """
+    base_sessions, cur_sessions, factor, same = _pools_of(pools, var, cond)
+    hits = {r: [0, 0] for r in ('repeats-only', 'interval', 'lookback',
+                                'fixed')}
+    for _ in range(count):
+        c = rng.randrange(len(cur_sessions))
+        others = [i for i in range(len(base_sessions))
+                  if not (same and i == c)]
+        cur = [v * factor for v in rng.sample(cur_sessions[c], repeats)]
+        nights = {i: rng.sample(base_sessions[i], repeats) for i in others}
+        b = rng.choice(others)
+        base = nights[b]
+        verdicts = {'repeats-only': judge(base, cur, tol,
+                                          'higher')['verdict']}
+        # Before: the night-noise floor from the history's session means
+        # (the other sessions of the baseline's condition, all repeats).
+        noise = night_noise([statistics.fmean(base_sessions[i])
+                             for i in others if i != b])
+        floor = None if noise is None else (noise[0], noise[1], 1)
+        verdicts['interval'] = judge(base, cur, tol, 'higher',
+                                     nights=floor)['verdict']
+        level_ids = rng.sample(others, min(baseline_nights, len(others)))
+        history = [moments(nights[i]) for i in others]
+        # The gate's own rule and defaults (gate.yaml: lookback).
+        out = judge_nights([moments(nights[i]) for i in level_ids],
+                           moments(cur), [history], tol, 'higher', detect,
+                           DEFAULTS.lookback_confidence, 2,
+                           DEFAULTS.lookback_outlier_z)
+        verdicts['lookback'] = 'n/a' if out is None else out['verdict']
+        verdicts['fixed'] = fixed_tolerance_verdict(base, cur, fixed,
+                                                    'higher')
+        for rule, verdict in verdicts.items():
+            hits[rule][0] += verdict == 'regression'
+            hits[rule][1] += verdict == 'inconclusive'
+
+    return {rule: (r / count, i / count) for rule, (r, i) in hits.items()}
+
+
+#: Rows of the trial table: (condition, true change); ``natural-10`` is
+#: tonight's unthrottled samples scaled by 0.90 (a known slowdown on this
+#: machine's real noise).
+ROWS = (('cap', 'none'), ('cap-5', '-5%'), ('cap-10', '-10%'),
+        ('cap-20', '-20%'), ('natural', 'none'), ('natural-5', '-5%'),
+        ('natural-10', '-10%'))
 
 
 def report(pools, args):
@@ -285,39 +346,61 @@ def report(pools, args):
                   f'vs cap {mean / refmean - 1:+6.1%}')
 
     print()
-    print(f'Trials: {args.trials} per cell; gate = 95 % Welch log-ratio '
-          'interval, tolerance 5 % (regression only if the whole interval '
-          'is below -5 %); fixed = mean below -10 % of the baseline mean.')
+    print(f'Trials: {args.trials} per cell, tolerance 5 %, 95 %. '
+          'before = the interval rule (Welch log-ratio interval floored at '
+          'the night noise; baseline: one other session); after = the '
+          f'lookback rule (level: {args.baseline_nights} other sessions, '
+          f'noise: every other session, {DEFAULTS.lookback_confidence:.0%}, '
+          'detect 10 %); repeats only = the '
+          'interval without the floor; fixed = mean below -10 % of the '
+          'baseline mean. Cells: regression % / inconclusive %.')
     print()
-    header = (f'{"variable":9} {"condition":9} {"true":>6} {"R":>3} '
-              f'{"gate regr.":>10} {"gate inconcl.":>13} '
-              f'{"fixed -10% regr.":>16} {"gate+nights regr.":>17}')
+    header = (f'{"variable":9} {"condition":10} {"true":>5} {"R":>3} '
+              f'{"before":>13} {"after":>13} {"repeats only":>13} '
+              f'{"fixed -10%":>10}')
     print(header)
     print('-' * len(header))
     for var in VARIABLES:
-        for cond, factor in CONDITIONS:
-            if var == 'write_bw' and factor not in (None, 1.0):
-                # dd writes through the page cache and fdatasync; with
-                # cgroup v1 the loop device's writeback is not charged to
-                # the cgroup, so the cap does not set the write rate.
+        for cond, true in ROWS:
+            pool = pools.get(cond.split('-')[0] if cond.startswith(
+                'natural') else cond, {}).get(var)
+            if not pool:
                 continue
 
-            true = 'none' if factor in (None, 1.0) else f'-{1 - factor:.0%}'
             for repeats in (3, 5, 10):
-                if repeats > min(len(s) for s in pools[cond][var]):
+                if repeats > min(len(s) for s in pool):
                     continue
 
-                g, inc, f, gn = trials(pools, var, cond, repeats,
-                                       args.trials, rng)
-                print(f'{var:9} {cond:9} {true:>6} {repeats:3} {g:10.1%} '
-                      f'{inc:13.1%} {f:16.1%} {gn:17.1%}')
+                rates = trials(pools, var, cond, repeats, args.trials, rng,
+                               baseline_nights=args.baseline_nights)
+                cells = ' '.join(
+                    f'{rates[r][0]:6.1%}/{rates[r][1]:6.1%}'
+                    for r in ('interval', 'lookback', 'repeats-only'))
+                print(f'{var:9} {cond:10} {true:>5} {repeats:3} {cells} '
+                      f'{rates["fixed"][0]:10.1%}')
 
     print()
-    print('Rows with true = none are false-alarm rates; the others are '
-          'detection rates. gate = repeats only (night_noise: false); '
-          'gate+nights = the default, with the interval floored at the '
-          'night-to-night noise of the other sessions of the baseline\'s '
-          'condition (when there are >= 5).')
+    print('Rows with true = none are false-alarm rates (and the share of '
+          'unchanged nights left inconclusive); the others are detection '
+          'rates. The cap-N rows compare capped sessions with the capped '
+          'baseline (a real slowdown, its measured size above); the '
+          'natural-N rows scale tonight\'s unthrottled samples by 1 - N %.')
+    print()
+    print('What any rule can do with one night: the smallest slowdown a '
+          'test that knew the level exactly would find 90 % of the time '
+          'at 1 % false alarms, (z.99 + z.90) sqrt(tau^2 + cv^2 / R), '
+          'from the night-to-night noise tau and the within-night spread '
+          'cv of the unthrottled sessions (all repeats):')
+    for var in VARIABLES:
+        nights = [moments(s) for s in pools['natural'][var]]
+        tau2, df = lb.night_variance([nights])
+        cv2 = lb.pooled_cv2(nights)
+        bounds = ', '.join(
+            f'R={r}: {-math.expm1(-GAP * math.sqrt(tau2 + cv2 / r)):.0%}'
+            for r in (3, 5, 10))
+        print(f'  {var:9} tau {math.sqrt(tau2):5.1%} ({df} df), cv '
+              f'{math.sqrt(cv2):5.1%}: {bounds}')
+
     k = 5
     if len(pools['natural']['write_bw']) > k:
         print()
@@ -365,6 +448,9 @@ def main():
                              '100 ms slices keep the cap proportional)')
     parser.add_argument('--trials', type=int, default=2000,
                         help='resampled trials per cell (default: 2000)')
+    parser.add_argument('--baseline-nights', type=int, default=5,
+                        help='sessions of the lookback rule\'s level '
+                             '(default: 5)')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--work', default=None,
                         help='work directory (default: a new /tmp dir); '

@@ -7,21 +7,26 @@
 # that (it is 0 for zero tests).  Reports go to --out.
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
-#                      [--tags nightly] [--repeat 5] [--out DIR] [-- ARGS]
+#                      [--tags nightly] [--repeat 5] [--out DIR]
+#                      [--extra KEY=VALUE ...] [-- ARGS]
 #
-# ARGS after -- go to reframe (e.g. -n NAME, -P var=value).
+# ARGS after -- go to reframe (e.g. -n NAME, -P var=value).  --extra adds a
+# session extra, e.g. --extra intended_change=lustre-2.15 on the first night
+# after a planned upgrade (the gate's lookback rule restarts its level).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-    sed -n '9,10p' "$0" >&2
+    sed -n '9,11p' "$0" >&2
     exit 2
 }
 
 system='' baseline='' target='' tags=nightly repeat=5 out=''
+extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --) shift; break ;;
+        --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
         --baseline) baseline=$2; shift 2 ;;
         --target) target=$2; shift 2 ;;
@@ -49,7 +54,8 @@ mkdir -p "$out"
 # ran, and 'the latest session' would then be yesterday's.
 since=$(date +%Y-%m-%dT%H:%M:%S)
 
-extras=$(.venv/bin/pfsbench session-extras --target "$target") || exit 2
+extras=$(.venv/bin/pfsbench session-extras --target "$target" \
+    "${extra[@]}") || exit 2
 echo "nightly: session extras: $extras"
 .venv/bin/reframe -C config/settings.py --system "$system" \
     -c reframe-checks -t "$tags" --repeat "$repeat" -r \

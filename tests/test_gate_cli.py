@@ -322,7 +322,7 @@ def test_inconclusive_exit_is_the_sites_choice(db, tmp_path, capsys):
     code, out, _ = run(['gate', '-b', 'noisy', '--db', str(db)], capsys)
     assert code == 0, out
     assert out.startswith('pfsbench gate: INCONCLUSIVE: 2 inconclusive')
-    assert 'repeats per side would settle it' in out
+    assert 'repeats per night would settle it' in out
     strict = tmp_path / 'strict.yaml'
     strict.write_text('inconclusive_exit: 3\n')
     code, _, _ = run(['gate', '-b', 'noisy', '--db', str(db), '--config',
@@ -371,14 +371,19 @@ def test_night_to_night_drift_is_not_a_regression(tmp_path, capsys):
     code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db)],
                        capsys)
     assert code == 0 and out.startswith('pfsbench gate: INCONCLUSIVE')
-    assert 'the night-to-night noise of the history is larger' in out
-    no_floor = tmp_path / 'no-floor.yaml'
-    no_floor.write_text('night_noise: false\n')
-    code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db),
-                        '--config', str(no_floor)], capsys)
-    assert code == 1 and out.startswith('pfsbench gate: REGRESSION')
+    assert 'the night-to-night noise alone is too large' in out
+    # The interval rule: floored at the night noise, and without it.
+    for settings, want, why in (
+            ('', 'INCONCLUSIVE', 'night-to-night noise of the history is'),
+            ('night_noise: false\n', 'REGRESSION', 'the whole 95% interval')):
+        interval = tmp_path / 'interval.yaml'
+        interval.write_text('rule: interval\n' + settings)
+        code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db),
+                            '--config', str(interval)], capsys)
+        assert out.startswith(f'pfsbench gate: {want}') and why in out
+        assert code == (1 if want == 'REGRESSION' else 0)
     per_session = tmp_path / 'gate.yaml'
-    per_session.write_text('sample_unit: session\n')
+    per_session.write_text('rule: interval\nsample_unit: session\n')
     code, out, _ = run(['gate', '-b', 'five-nights', '--db', str(db),
                         '--config', str(per_session), '--format', 'json'],
                        capsys)
@@ -610,7 +615,8 @@ def test_contended_nights_stay_out_of_the_night_noise(tmp_path, capsys):
     record = json.loads(out)
     [row] = record['results']
     assert row['verdict'] == 'regression'
-    assert row['night_noise']['sessions'] == 14
+    assert row['lookback']['history_nights'] == 14
+    assert row['lookback']['night_cv'] < 0.01
     # Nor do they move the history that change points are sought in.
     [hist] = record['history']
     assert [p['mean'] for p in hist['points']] == [500.0] * 14 + [450.0]

@@ -41,6 +41,7 @@ def test_second_read_comes_from_the_index(db, monkeypatch):
     before = _digest(db)
     first = res.read_database(str(db))
     entries = sorted(os.listdir(db.parent / index.INDEX_DIR))
+    assert entries.pop() == index.SERIES_FILE
     assert len(entries) == 4 and all(e.endswith('.pickle') for e in entries)
 
     def no_json(*args):
@@ -79,7 +80,9 @@ def test_new_and_deleted_sessions(db):
     results = res.read_database(str(db))
     assert gone not in results.sessions
     assert not (directory / f'{gone}.pickle').exists()
-    assert len(os.listdir(directory)) == 4
+    assert len(os.listdir(directory)) == 5
+    assert gone not in index.load_series(str(directory),
+                                         res.SERIES_STAMP).sessions
 
 
 def test_entry_of_another_format_is_rewritten(db):
@@ -104,3 +107,42 @@ def test_index_switched_off(db, monkeypatch):
     monkeypatch.setenv('PFSBENCH_NO_INDEX', '1')
     assert len(res.read_database(str(db)).sessions) == 4
     assert sorted(os.listdir(db.parent)) == ['results.db']
+
+
+def _columns(results):
+    series, inside = results.series()
+    return {str(key): [(series.uuids[p], cols.configs[c], cols.likes[k],
+                        {var: (m[j], n[j]) for var, (m, _, n)
+                         in cols.columns.items()})
+                       for j, (p, c, k) in enumerate(zip(
+                           cols.pos, cols.config_ids, cols.like_ids))
+                       if inside[p]]
+            for key, cols in series.cases.items()}
+
+
+def test_series_kept_in_the_index_equals_the_figures(db, monkeypatch):
+    kept = res.read_database(str(db))
+    assert index.load_series(str(db.parent / index.INDEX_DIR),
+                             res.SERIES_STAMP) is not None
+    again = res.read_database(str(db))
+    # A session older than every kept one, added late: built again.
+    late = synth.session({'c %nodes=1': 80.0}, time_start=-86400.0)
+    synth.write_database(str(db), [late])
+    later = res.read_database(str(db))
+    monkeypatch.setenv('PFSBENCH_NO_INDEX', '1')
+    fresh = res.read_database(str(db))
+    assert _columns(later) == _columns(fresh)
+    assert _columns(kept) == _columns(again)
+    assert _columns(later)['c %nodes=1 @local:default+builtin'][0][0] == \
+        late['session_info']['uuid']
+    # The newest-N window sees only its sessions.
+    monkeypatch.delenv('PFSBENCH_NO_INDEX')
+    window = res.read_database(str(db), newest=2)
+    assert [len(v) for v in _columns(window).values()] == [2, 2]
+    # A series file written otherwise is built again.
+    directory = str(db.parent / index.INDEX_DIR)
+    stale = index.load_series(directory, res.SERIES_STAMP)
+    stale.cases.clear()
+    index.save_series(directory, stale, ('old',))
+    assert _columns(res.read_database(str(db))) == _columns(fresh)
+    assert index.load_series(directory, res.SERIES_STAMP).cases

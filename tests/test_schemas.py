@@ -82,10 +82,24 @@ def test_new_extras_defaults_come_from_the_schema():
     ('changepoints:\n  thresh: 3\n', 'gate.yaml:changepoints.thresh: 3: '
      'unknown changepoints key; known: min_change, min_segment, threshold'),
     ('variables:\n  w:\n    tol: 1\n', 'gate.yaml:variables.w.tol: 1: '
-     'unknown variable setting key; known: direction, ignore, tolerance'),
+     'unknown variable setting key; known: direction, ignore, tolerance, '
+     'unstable'),
     ('variables:\n  w: 5\n', 'gate.yaml:variables.w: 5: expected a mapping '
      'with tolerance, direction or ignore'),
     ('- 1\n', 'gate.yaml:<top>: [1]: expected a mapping'),
+    ('rule: zscore\n',
+     "gate.yaml:rule: 'zscore': expected lookback or interval"),
+    ('lookback:\n  level: yesterday\n',
+     "gate.yaml:lookback.level: 'yesterday': expected baseline or recent"),
+    ('lookback:\n  match: job_nodelist\n', "gate.yaml:lookback.match: "
+     "'job_nodelist': expected a list of tag names"),
+    ('lookback:\n  nights: 2\n',
+     'gate.yaml:lookback.nights: 2: expected an integer in [3, 100000]'),
+    ('lookback:\n  detect: 0.02\n', 'gate.yaml:lookback.detect: 0.02: '
+     'must be at least the tolerance (0.05): a pass rules out a loss of '
+     'detect, a regression needs one beyond the tolerance'),
+    ('variables:\n  read_bw:\n    unstable: 1\n',
+     'gate.yaml:variables.read_bw.unstable: 1: expected true or false'),
 ])
 def test_gate_settings_messages(text, message):
     with pytest.raises(ConfigError) as info:

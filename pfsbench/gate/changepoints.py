@@ -52,13 +52,10 @@ def median3(values):
     if n < 3:
         return list(values)
 
-    out = [values[0]]
-    for i in range(1, n - 1):
-        a, b, c = values[i - 1], values[i], values[i + 1]
-        out.append(max(min(a, b), min(max(a, b), c)))
-
-    out.append(values[-1])
-    return out
+    return [values[0]] + [
+        max(min(a, b), min(max(a, b), c))
+        for a, b, c in zip(values, values[1:], values[2:])
+    ] + [values[-1]]
 
 
 def noise_sigma(x):
@@ -101,17 +98,21 @@ def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
     found = []
 
     def search(lo, hi):
-        best, best_k, best_step = 0.0, None, 0.0
-        for k in range(lo + min_segment, hi - min_segment + 1):
-            nl, nr = k - lo, hi - k
-            ml = (prefix[k] - prefix[lo]) / nl
-            step = (prefix[hi] - prefix[k]) / nr - ml
-            score = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
-            if score > best:
-                best, best_k, best_step = score, k, step
+        ks = range(lo + min_segment, hi - min_segment + 1)
+        if not ks:
+            return
 
-        if best_k is None or best <= threshold or \
-                abs(math.expm1(best_step)) < min_change:
+        # T^2 sigma^2 = (nl S - n Sl)^2 / (nl nr n) with Sl the left sum
+        # and S the segment's: no square root nor division per split.
+        n, base, total = hi - lo, prefix[lo], prefix[hi] - prefix[lo]
+        scores = [((k - lo) * total - n * (prefix[k] - base)) ** 2 /
+                  ((k - lo) * (hi - k)) for k in ks]
+        best_k = ks[scores.index(max(scores))]
+        nl, nr = best_k - lo, hi - best_k
+        best_step = (prefix[hi] - prefix[best_k]) / nr - \
+            (prefix[best_k] - base) / nl
+        best = abs(best_step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
+        if best <= threshold or abs(math.expm1(best_step)) < min_change:
             return
 
         # Its before/after means are refitted once every step is known.

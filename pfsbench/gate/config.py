@@ -55,6 +55,7 @@ class Override:
     tolerance: float = None
     direction: str = None
     ignore: bool = False
+    unstable: bool = False
 
 
 @dataclass
@@ -73,6 +74,15 @@ class GateConfig:
     changepoint_min_segment: int = 3
     changepoint_min_change: float = None
     history_sessions: int = 400
+    rule: str = 'lookback'
+    lookback_nights: int = 60
+    lookback_confidence: float = 0.98
+    lookback_level: str = 'baseline'
+    lookback_detect: float = None
+    lookback_outlier_z: float = 3.5
+    lookback_match: tuple = ('job_nodelist', 'spack_provenance',
+                             'target_path', 'target_fstype')
+    lookback_marker: str = 'intended_change'
     overrides: list = field(default_factory=list)
 
     def settings_for(self, check, var, unit):
@@ -86,7 +96,14 @@ class GateConfig:
             ConfigError: the direction is neither set nor known from the
                 unit.
         """
-        tol, direction, ignore = self.tolerance, None, False
+        tol, direction, ignore, _ = self.variable(check, var, unit)
+        return tol, direction, ignore
+
+    def variable(self, check, var, unit):
+        """:meth:`settings_for` and whether the variable is in the
+        unstable tier (``unstable: true``): ``(tolerance, direction,
+        ignore, unstable)``."""
+        tol, direction, ignore, unstable = self.tolerance, None, False, False
         for ov in self.overrides:
             if (fnmatch.fnmatchcase(var, ov.pattern) or
                     fnmatch.fnmatchcase(f'{check}.{var}', ov.pattern)):
@@ -97,6 +114,7 @@ class GateConfig:
                     direction = ov.direction
 
                 ignore = ignore or ov.ignore
+                unstable = unstable or ov.unstable
 
         if direction is None:
             direction = direction_of_unit(unit)
@@ -108,7 +126,7 @@ class GateConfig:
                 'variable'
             )
 
-        return tol, direction, ignore
+        return tol, direction, ignore, unstable
 
 
 #: Settings keys -> :class:`GateConfig` attributes, where they differ.
@@ -131,11 +149,24 @@ def parse(data, path):
     data = data or {}
     cfg = GateConfig(path=path)
     for key, value in data.items():
-        if key not in ('format_version', 'changepoints', 'variables'):
+        if key not in ('format_version', 'changepoints', 'variables',
+                       'lookback'):
             setattr(cfg, key, value)
 
     for key, value in (data.get('changepoints') or {}).items():
         setattr(cfg, _CHANGEPOINT_ATTRS[key], value)
+
+    for key, value in (data.get('lookback') or {}).items():
+        setattr(cfg, f'lookback_{key}',
+                tuple(value) if key == 'match' else value)
+
+    if cfg.lookback_detect is not None and \
+            cfg.lookback_detect < cfg.tolerance:
+        raise ConfigError(path, 'lookback.detect', cfg.lookback_detect,
+                          'must be at least the tolerance '
+                          f'({cfg.tolerance}): a pass rules out a loss of '
+                          'detect, a regression needs one beyond the '
+                          'tolerance')
 
     for pattern, spec in (data.get('variables') or {}).items():
         cfg.overrides.append(Override(pattern=str(pattern), **spec))

@@ -11,71 +11,145 @@ from pfsbench.gate import changepoints as cp
 from pfsbench.gate import provenance as prov
 
 
-def history_means(results, current, limit, configs):
-    """Per-session means of each case's variables in the sessions before
-    its current session (the newest ``limit``), for the night-noise
-    floor.
+def past_nights(results, current, limit, configs):
+    """Each case's nights before its current session (the newest
+    ``limit``), for the night-noise floor and the lookback rule.
 
     Args:
         results: the loaded results.
         current: ``{CaseKey: (session uuid, records)}``.
-        limit: keep this many sessions per variable.
+        limit: keep this many sessions per case.
         configs: ``{CaseKey: config}``; records configured otherwise
             (other ``-S`` values, task counts) are left out, as are
             failed and contended ones.
 
     Returns:
-        ``{(CaseKey, var): [mean, ...]}``, oldest first.
+        ``{CaseKey: [Night, ...]}``, oldest first.
     """
-    until = {key: results.sessions[sess].time_start
-             for key, (sess, _) in current.items()}
-    out = defaultdict(list)
-    for session in results.ordered_sessions():
-        figures = results.figures(session.uuid)
-        for key, time_limit in until.items():
-            if session.time_start >= time_limit:
-                continue
+    series, inside = results.series()
+    objs = [series.sessions[u] for u in series.uuids]
+    times = [s.time_start for s in objs]
+    out = {}
+    for key, (uuid, _) in current.items():
+        cols = series.cases.get(key)
+        if cols is None:
+            continue
 
-            for config, per_var in figures.get(key, ()):
-                if config != configs.get(key):
-                    continue
+        until = results.sessions[uuid].time_start
+        wanted = {i for i, c in enumerate(cols.configs)
+                  if c == configs.get(key)}
+        pos, ids = cols.pos.tolist(), cols.config_ids.tolist()
+        picked = []
+        for j in range(len(pos) - 1, -1, -1):
+            p = pos[j]
+            if inside[p] and times[p] < until and ids[j] in wanted:
+                picked.append(Night(objs[p], cols, j))
+                if len(picked) == limit:
+                    break
 
-                for var, (mean, _) in per_var.items():
-                    out[(key, var)].append(mean)
+        picked.reverse()
+        out[key] = picked
 
-    return {kv: means[-limit:] for kv, means in out.items()}
+    return out
+
+
+class Night:
+    """One night of a case in the history: its session, and its figures
+    read from the case's columns when asked for."""
+
+    __slots__ = ('session', 'cols', 'j')
+
+    def __init__(self, session, cols, j):
+        self.session, self.cols, self.j = session, cols, j
+
+    @property
+    def like(self):
+        """:func:`pfsbench.gate.results.like_tags` of the night."""
+        return self.cols.likes[self.cols.like_ids[self.j]]
+
+    def moments(self, var):
+        """:class:`~pfsbench.gate.stats.Moments` of ``var``, or ``None``."""
+        return self.cols.moments(var, self.j)
+
+
+def history_means(nights, var):
+    """The means of ``var`` over :func:`past_nights`' list of one case
+    (nights without it left out)."""
+    if not nights:
+        return []
+
+    cols = nights[0].cols
+    found = cols.columns.get(var)
+    if found is None:
+        return []
+
+    means, _, counts = found
+    return [means[n.j] for n in nights if counts[n.j]]
 
 
 def _series(results, cases, sessions):
-    """``{case: {var: [(session, mean, n), ...]}}`` of the cases named
-    ``cases`` (strings) over ``sessions``, every configuration."""
+    """``{case: {var: [point, ...]}}`` of the cases named ``cases``
+    (strings) over ``sessions``, every configuration (a session's
+    configurations merged, weighted by their sample counts); a point is
+    ``{'session', 'time', 'mean', 'n'}``."""
+    series, inside = results.series()
+    window = {s.uuid for s in sessions}
+    ok = [inside[p] and u in window for p, u in enumerate(series.uuids)]
+    times = [series.sessions[u].time_start for u in series.uuids]
     out = {case: defaultdict(list) for case in cases}
-    names = {}
-    for session in sessions:
-        for key, groups in results.figures(session.uuid).items():
-            name = names.get(key)
-            if name is None:
-                name = names[key] = str(key)
+    keys = {}
+    for key, cols in series.cases.items():
+        name = str(key)
+        if name not in out:
+            continue
 
-            per_case = out.get(name)
-            if per_case is None:
+        keys[name] = key
+        pos = cols.pos.tolist()
+        use = [j for j, p in enumerate(pos) if ok[p]]
+        if len(set(pos[j] for j in use)) != len(use):
+            out[name] = _merged(series.uuids, times, pos, use, cols)
+            continue
+
+        # One configuration per session (the usual case).
+        at = [pos[j] for j in use]
+        uuids = [series.uuids[p] for p in at]
+        when = [times[p] for p in at]
+        for var, (means, _, counts) in cols.columns.items():
+            ms, ns = means.tolist(), counts.tolist()
+            if len(use) != len(pos):
+                ms, ns = [ms[j] for j in use], [ns[j] for j in use]
+
+            out[name][var] = [{'session': u, 'time': t, 'mean': m, 'n': n}
+                              for u, t, m, n in zip(uuids, when, ms, ns)
+                              if n]
+
+    return out, keys
+
+
+def _merged(uuids, times, pos, use, cols):
+    """:func:`_series` of a case that ran with several configurations in
+    one session: their means merged, weighted by their counts."""
+    out = defaultdict(list)
+    for var, (means, _, counts) in cols.columns.items():
+        points = out[var]
+        last = None
+        for j in use:
+            n = counts[j]
+            if not n:
                 continue
 
-            if len(groups) == 1:
-                for var, (mean, values) in groups[0][1].items():
-                    per_case[var].append((session, mean, len(values)))
-                continue
+            if pos[j] == last:
+                prev = points[-1]
+                k = prev['n']
+                prev['mean'] = (prev['mean'] * k + means[j] * n) / (k + n)
+                prev['n'] = k + n
+            else:
+                points.append({'session': uuids[pos[j]],
+                               'time': times[pos[j]], 'mean': means[j],
+                               'n': n})
+            last = pos[j]
 
-            merged = defaultdict(list)
-            for _, per_var in groups:
-                for var, (_, values) in per_var.items():
-                    merged[var].extend(values)
-
-            for var, values in merged.items():
-                per_case[var].append((session, statistics.fmean(values),
-                                      len(values)))
-
-    return out, {name: key for key, name in names.items()}
+    return out
 
 
 def history(results, rows, config):
@@ -91,10 +165,8 @@ def history(results, rows, config):
     series, keys = _series(results, {r.case for r in rows}, ordered)
     out = []
     for row in rows:
-        found = series[row.case].get(row.var, ())
-        uuids = [s.uuid for s, _, _ in found]
-        points = [{'session': s.uuid, 'time': s.time_start, 'mean': mean,
-                   'n': n} for s, mean, n in found]
+        points = series[row.case].get(row.var, [])
+        uuids = [p['session'] for p in points]
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}

@@ -28,7 +28,7 @@ import pickle
 import tempfile
 
 #: Bumped whenever what a session's file holds changes.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 #: The index directory's name, beside ``results.db``.
 INDEX_DIR = 'pfsbench-index'
@@ -93,6 +93,14 @@ def save(directory, session, figures, rows, stamp):
     on its own so that the history reads only the first (atomically: a
     reader never sees half a file); nothing happens where the directory
     cannot be written."""
+    _dump(directory, session.uuid + _SUFFIX, (stamp, session, figures),
+          rows)
+
+
+def _dump(directory, name, *objects):
+    """Pickle ``objects`` one after the other into ``directory/name``,
+    atomically; nothing happens where the directory cannot be
+    written."""
     if directory is None:
         return
 
@@ -104,10 +112,9 @@ def save(directory, session, figures, rows, stamp):
 
     try:
         with os.fdopen(fd, 'wb') as fp:
-            pickle.dump((stamp, session, figures), fp,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(rows, fp, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, _path(directory, session.uuid))
+            for obj in objects:
+                pickle.dump(obj, fp, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, os.path.join(directory, name))
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -128,3 +135,30 @@ def prune(directory, keep):
         if name.endswith(_SUFFIX) and name[:-len(_SUFFIX)] not in keep:
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(directory, name))
+
+
+#: The transposed figures of every indexed session
+#: (:class:`pfsbench.gate.series.Series`), in the index directory.
+SERIES_FILE = 'series' + _SUFFIX + '.all'
+
+
+def load_series(directory, stamp):
+    """The :class:`~pfsbench.gate.series.Series` kept in the index, or
+    ``None`` (none yet, written otherwise, unreadable)."""
+    if directory is None:
+        return None
+
+    try:
+        with open(os.path.join(directory, SERIES_FILE), 'rb') as fp:
+            found_stamp, series = pickle.load(fp)
+    except (OSError, EOFError, ValueError, TypeError, AttributeError,
+            ImportError, IndexError, pickle.UnpicklingError):
+        return None
+
+    return series if found_stamp == stamp else None
+
+
+def save_series(directory, series, stamp):
+    """Keep ``series`` in the index (atomically; nothing happens where
+    the directory cannot be written)."""
+    _dump(directory, SERIES_FILE, (stamp, series))

@@ -16,12 +16,15 @@ from pfsbench import __version__
 from pfsbench.errors import ConfigError
 from pfsbench.gate import baseline as bl
 from pfsbench.gate import provenance as prov
-from pfsbench.gate.history import history, history_means
+from pfsbench.gate.history import history, history_means, past_nights
+from pfsbench.gate.results import like_tags
 from pfsbench.gate.rule import (VERDICTS, exit_code,
-                                fixed_tolerance_verdict, judge)
+                                fixed_tolerance_verdict, judge, judge_nights)
 from pfsbench.gate.rows import VarRow
-from pfsbench.gate.samples import (iteration_moments, select_current,
+from pfsbench.gate.samples import (iteration_moments, like_for_like,
+                                   lookback_nights, select_current,
                                    session_means)
+from pfsbench.gate.stats import moments as moments_of
 from pfsbench.gate.stats import night_noise
 from pfsbench.gate.sweeps import sweeps
 
@@ -62,9 +65,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     keys = {bl.case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
     past = {}
-    if config.night_noise and config.sample_unit == 'repeat':
-        past = history_means(results, current, config.history_sessions,
-                             {k: c.get('config', {}) for k, c in keys.items()})
+    lookback = config.rule == 'lookback'
+    if lookback or (config.night_noise and config.sample_unit == 'repeat'):
+        past = past_nights(results, current,
+                           max(config.history_sessions,
+                               config.lookback_nights if lookback else 0),
+                           {k: c.get('config', {}) for k, c in keys.items()})
 
     rows, missing, contended = [], [], []
     for key in sorted(keys):
@@ -103,10 +109,18 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     'configured differently; record a new baseline'
                 )
 
+        case_nights = past.get(key, [])
+        like_nights = []
+        if lookback:
+            like_nights = like_for_like(case_nights, session,
+                                        like_tags(records),
+                                        config.lookback_match,
+                                        config.lookback_nights)
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
-            tol, direction, ignore = config.settings_for(key.check, var, unit)
+            tol, direction, ignore, unstable = config.variable(
+                key.check, var, unit)
             cur = [rec.perf[var][0] for rec in records if var in rec.perf]
             units = {rec.perf[var][1] for rec in records if var in rec.perf}
             row = {
@@ -135,16 +149,10 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 continue
 
             base_vals, cur_vals = pv['values'], cur
-            nights = None
-            noise = night_noise(past.get((key, var), []))
-            if noise is not None:
-                nights = (noise[0], noise[1], len(set(pv['session_index'])))
-                row['night_noise'] = {'cv': math.sqrt(noise[0]),
-                                      'df': noise[1],
-                                      'sessions': len(past[(key, var)])}
 
             moments = None
-            if config.iteration_moments and config.sample_unit == 'repeat':
+            if config.iteration_moments and (lookback or
+                                             config.sample_unit == 'repeat'):
                 moments = iteration_moments(case, var, records)
                 if moments is not None:
                     row['base']['iterations'] = moments[0].n
@@ -158,16 +166,64 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 cur_vals = [statistics.fmean(cur)]
                 row['base']['session_means'] = base_vals
 
+            by_nights = None
+            if lookback and not ignore:
+                level, segments, note = lookback_nights(
+                    like_nights, session, baseline, pv, var, config,
+                    tol if config.changepoint_min_change is None
+                    else config.changepoint_min_change)
+                detect = config.lookback_detect or 2 * tol
+                # Tonight's tool iterations, where known, are its
+                # samples (one IOR run of -i 5 is a night of 5).
+                by_nights = judge_nights(
+                    level, moments[1] if moments else moments_of(cur),
+                    segments, tol, direction, max(detect, tol),
+                    config.lookback_confidence, config.min_samples,
+                    config.lookback_outlier_z)
+                if by_nights is not None and note:
+                    by_nights['reason'] = note
+
             if ignore:
                 row.update(verdict='ignored', reason='ignored in '
                            f'{config.path}', change=None, low=None,
                            high=None, df=None, repeats_needed=None)
+            elif by_nights is not None:
+                row.update(by_nights)
+                if row['change'] is not None:
+                    # What the change is against: the level of the nights.
+                    row['base']['level'] = (row['cur']['mean'] /
+                                            (1.0 + row['change']))
+                    row['base']['nights'] = \
+                        by_nights['lookback']['level_nights']
             else:
+                night_floor = None
+                if config.night_noise and config.sample_unit == 'repeat':
+                    means = history_means(
+                        case_nights[-config.history_sessions:], var)
+                    noise = night_noise(means)
+                    if noise is not None:
+                        night_floor = (noise[0], noise[1],
+                                       len(set(pv['session_index'])))
+                        row['night_noise'] = {'cv': math.sqrt(noise[0]),
+                                              'df': noise[1],
+                                              'sessions': len(means)}
+
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
-                                 else config.min_samples, nights=nights,
-                                 moments=moments))
+                                 else config.min_samples,
+                                 nights=night_floor,
+                                 moments=moments if config.sample_unit ==
+                                 'repeat' else None))
+                if lookback:
+                    row['reason'] += ('; fewer than 3 like-for-like nights '
+                                      'in the history: interval rule')
+
+            if unstable and row['verdict'] == 'regression':
+                row['verdict'] = 'inconclusive'
+                row['reason'] = (f'unstable figure ({config.path}: '
+                                 'unstable): reported, never gating: ' +
+                                 row['reason'])
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
@@ -240,6 +296,11 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         summary[row.verdict] += 1
 
     hist = history(results, rows, config) if with_history else []
+    # The coverage the headers name: the lookback rule's where it judged
+    # every variable (each reason names its own).
+    judged = [r for r in rows if r.verdict != 'ignored']
+    confidence = config.lookback_confidence if judged and all(
+        r.lookback is not None for r in judged) else config.confidence
     sessions = [results.sessions[u].as_dict() for u in session_uuids]
     record = {
         'kind': REPORT_KIND,
@@ -256,12 +317,15 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'contended_samples': baseline.get('contended_samples',
                                                        [])},
         'current_sessions': sessions,
-        'settings': {'config': config.path, 'confidence': config.confidence,
+        'settings': {'config': config.path, 'confidence': confidence,
+                     'lookback_confidence': config.lookback_confidence,
                      'tolerance': config.tolerance,
                      'inconclusive_exit': config.inconclusive_exit,
                      'sample_unit': config.sample_unit,
                      'night_noise': config.night_noise,
-                     'method': 'welch-log-ratio'},
+                     'rule': config.rule,
+                     'method': 'lookback-nights' if config.rule ==
+                     'lookback' else 'welch-log-ratio'},
         'results': [r.as_dict() for r in rows],
         'missing': missing,
         'new_cases': new_cases,

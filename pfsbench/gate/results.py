@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pfsbench import fields, runreport
 from pfsbench.errors import ConfigError, MissingData, ResultsError
 from pfsbench.gate import index
+from pfsbench.gate.series import SERIES_FORMAT, Series
 
 #: Results-database schema this module understands (ReFrame 4.x storage).
 DB_SCHEMA_VERSIONS = ('1.0',)
@@ -333,10 +334,31 @@ def _records_of_report(report, source):
 USABLE_FAIL_PHASES = ('', 'performance')
 
 
+def like_tags(records):
+    """What the like-for-like history of a case compares (the lookback
+    rule, pfsbench.gate.lookback): ``((field, value), ...)`` of its
+    records, ``job_nodelist`` the sorted union of their nodes and each
+    case tag (:data:`pfsbench.fields.CASE_TAG_FIELDS`) its values joined
+    by ``;``.
+
+    Args:
+        records: the case's :class:`Record` list in one session.
+    """
+    nodes = sorted({n for rec in records for n in rec.nodelist})
+    values = {}
+    for rec in records:
+        for name, value in rec.tags:
+            values.setdefault(name, set()).add(value)
+
+    return (('job_nodelist', ','.join(nodes)),) + tuple(
+        (name, ';'.join(sorted(values[name]))) for name in sorted(values))
+
+
 def session_figures(records):
     """The figures of one session's usable, uncontended records, grouped
-    for the history: ``{CaseKey: [(config, {var: (mean, values)}), ...]}``
-    (one entry per configuration the case ran with, usually one).
+    for the history: ``{CaseKey: [(config, {var: (mean, values)}, like),
+    ...]}`` (one entry per configuration the case ran with, usually one;
+    ``like`` is :func:`like_tags` of its records).
 
     Args:
         records: the session's :class:`Record` list.
@@ -347,20 +369,22 @@ def session_figures(records):
             continue
 
         groups = grouped.setdefault(rec.key, [])
-        for config, values in groups:
+        for config, values, recs in groups:
             if config == rec.config:
                 break
         else:
-            config, values = rec.config, {}
-            groups.append((config, values))
+            config, values, recs = rec.config, {}, []
+            groups.append((config, values, recs))
 
+        recs.append(rec)
         for var, (value, _) in rec.perf.items():
             if value is not None:
                 values.setdefault(var, []).append(float(value))
 
     return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
-                            for var, vals in values.items()})
-                  for config, values in groups]
+                            for var, vals in values.items()},
+                   like_tags(recs))
+                  for config, values, recs in groups]
             for key, groups in grouped.items()}
 
 
@@ -385,6 +409,8 @@ class Results:
         self._figures = {}
         self._records = None
         self._case_records = {}
+        self._series = None
+        self._inside = None
 
     def add_report(self, report, source):
         self.add_session(*_records_of_report(report, source))
@@ -457,6 +483,21 @@ class Results:
                 found.setdefault(rec.key, []).append(rec)
 
         return found
+
+    def series(self):
+        """``(Series, inside)``: every case's nights as columns
+        (:class:`~pfsbench.gate.series.Series`, from the index where it
+        keeps them) and, per position of its sessions, whether the
+        session is one of these results' (the index may hold more)."""
+        if self._series is None:
+            self._series = Series()
+            for session in self.ordered_sessions():
+                self._series.add(session, self.figures(session.uuid))
+
+        if self._inside is None:
+            self._inside = [u in self.sessions for u in self._series.uuids]
+
+        return self._series, self._inside
 
     def figures(self, uuid):
         """:func:`session_figures` of one session (kept)."""
@@ -620,7 +661,7 @@ def read_database(path, timeout=30.0, since=None, newest=None,
                 wanted = [u for u, in conn.execute(query, args)]
                 stored = {u for u, in conn.execute(
                     'SELECT uuid FROM sessions')}
-                _read_sessions(conn, path, wanted, results)
+                _read_sessions(conn, path, wanted, results, stored)
             except sqlite3.OperationalError as err:
                 raise ResultsError(f'{path}: {_why(err)}') from None
 
@@ -641,6 +682,12 @@ INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.CASE_TAG_FIELDS,
                fields.CONTENDED, fields.CONTENTION)
 
 
+#: What the index's series file must have been written with: the index
+#: stamp, the series layout and the session's fields.
+SERIES_STAMP = INDEX_STAMP + (SERIES_FORMAT, tuple(
+    Session.__dataclass_fields__))
+
+
 def _record_row(rec):
     """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
     row = [getattr(rec, f) for f in _RECORD_FIELDS]
@@ -648,12 +695,20 @@ def _record_row(rec):
     return tuple(row)
 
 
-def _read_sessions(conn, path, uuids, results):
+def _read_sessions(conn, path, uuids, results, stored):
     """Add the sessions ``uuids`` to ``results``: from the index beside
     the database (pfsbench.gate.index) where it holds them, their records
     loaded when first needed; decoding ReFrame's JSON (and indexing it)
-    where not."""
+    where not.  The index's :class:`~pfsbench.gate.series.Series` gives
+    the sessions it holds without opening their files, and gets the new
+    ones (``stored``: every session the database holds)."""
     directory = index.index_dir(path)
+    series = index.load_series(directory, SERIES_STAMP)
+    changed = False
+    if series is not None and not stored.issuperset(series.uuids):
+        series = series.drop(stored)
+        changed = True
+
     keys = {}
 
     def records_of(rows):
@@ -671,14 +726,19 @@ def _read_sessions(conn, path, uuids, results):
         def load():
             found = index.load_records(directory, uuid, INDEX_STAMP)
             if found is None:
-                raise ResultsError(f'{directory}: {uuid}: index entry '
-                                   'gone while reading; run again')
+                # Gone or written otherwise since: decode it again.
+                return _decode_again(path, uuid)
+
             return records_of(found)
 
         return load
 
     todo = []
     for uuid in uuids:
+        if series is not None and uuid in series.sessions:
+            results.add_session(series.sessions[uuid], loader=loader(uuid))
+            continue
+
         found = index.load(directory, uuid, INDEX_STAMP)
         if found is None:
             todo.append(uuid)
@@ -689,8 +749,35 @@ def _read_sessions(conn, path, uuids, results):
                    for k, v in figures.items()}
         results.add_session(session, figures=figures, loader=loader(uuid))
 
-    for start in range(0, len(todo), 100):
-        chunk = todo[start:start + 100]
+    _decode(conn, path, todo, results, directory)
+    if directory is None:
+        return
+
+    new = [s for s in results.ordered_sessions()
+           if series is None or s.uuid not in series.sessions]
+    if new:
+        newest = series.newest_key() if series is not None else None
+        if newest is None or (new[0].time_start, new[0].uuid) < newest:
+            # A session older than the newest kept one: start again.
+            series = Series()
+            new = results.ordered_sessions()
+
+        for session in new:
+            series.add(session, results.figures(session.uuid))
+
+        changed = True
+
+    if changed:
+        index.save_series(directory, series, SERIES_STAMP)
+
+    results._series = series
+
+
+def _decode(conn, path, uuids, results, directory):
+    """Decode the sessions ``uuids`` from ReFrame's JSON into
+    ``results`` and index them."""
+    for start in range(0, len(uuids), 100):
+        chunk = uuids[start:start + 100]
         # No ORDER BY: without ReFrame's index SQLite would sort the
         # blobs in memory; the records are ordered per session.
         cursor = conn.execute(
@@ -712,6 +799,25 @@ def _read_sessions(conn, path, uuids, results):
                        {tuple(k.as_dict().values()): v
                         for k, v in figures.items()},
                        [_record_row(r) for r in records], INDEX_STAMP)
+
+
+def _decode_again(path, uuid, timeout=30.0):
+    """One session's records decoded from the database's JSON (and
+    indexed again), for a session whose index entry went missing."""
+    uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
+    with _reframe_read_lock(path, timeout):
+        conn = sqlite3.connect(uri, uri=True, timeout=timeout)
+        try:
+            found = Results(path)
+            _decode(conn, path, [uuid], found, index.index_dir(path))
+        finally:
+            conn.close()
+
+    if uuid not in found.sessions:
+        raise ResultsError(f'{path}: session {uuid}: deleted while '
+                           'reading; run again')
+
+    return found.by_session(uuid)
 
 
 def _why(err):

@@ -62,11 +62,19 @@ class VarRow(CaseIdentity):
     fixed_tolerance_verdict: str = None
     #: ``{'cv', 'df', 'sessions'}`` of the night-to-night noise, if used.
     night_noise: dict = None
+    #: What the lookback rule weighed (pfsbench.gate.rule.judge_nights):
+    #: ``{'level_nights', 'history_nights', 'outliers', 'night_cv', 'df',
+    #: 'detect'}``, if it judged the variable.
+    lookback: dict = None
+    #: Tonight's relative spread over the level nights' where an F test
+    #: says it grew (lookback rule), else ``None``.
+    spread_change: float = None
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
-        if out['night_noise'] is None:
-            del out['night_noise']
+        for name in ('night_noise', 'lookback', 'spread_change'):
+            if out[name] is None:
+                del out[name]
 
         return out
 

@@ -8,6 +8,7 @@ import math
 import statistics
 
 from pfsbench.errors import NotEnoughSamples
+from pfsbench.gate import lookback as lb
 from pfsbench.gate.stats import (floor_by_nights, ratio_interval,
                                  ratio_interval_moments, repeats_to_settle)
 
@@ -85,6 +86,18 @@ def fixed_tolerance_verdict(base, cur, tolerance, direction):
     return 'regression' if change > tolerance else 'pass'
 
 
+def _repeats_text(need, per, never):
+    """What an inconclusive reason says of the repeats that would settle
+    it: ``need`` per ``per`` (side, night), or ``never`` for ``None``."""
+    if need is None:
+        return never
+
+    if need > 1000:
+        return f'more than 1000 repeats per {per} would be needed'
+
+    return f'about {need} repeats per {per} would settle it'
+
+
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
           nights=None, moments=None):
     """Verdict of one variable from its samples.
@@ -150,13 +163,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     elif verdict == 'inconclusive':
         need = repeats_to_settle(iv, threshold)
         out['repeats_needed'] = need
-        if need is None:
-            need_txt = ('the change sits on the tolerance; more repeats '
-                        'will not settle it')
-        elif need > 1000:
-            need_txt = 'more than 1000 repeats per side would be needed'
-        else:
-            need_txt = f'about {need} repeats per side would settle it'
+        need_txt = _repeats_text(need, 'side', 'the change sits on the '
+                                 'tolerance; more repeats will not settle '
+                                 'it')
         out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
                          f' contains the tolerance {threshold:+.1%}: noise '
                          f'is larger than the tolerance; {need_txt}')
@@ -184,6 +193,112 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         out['reason'] += (f'; one {side} sample, spread taken from the '
                           'other side')
 
+    return out
+
+
+def judge_nights(level, current, segments, tolerance, direction,
+                 detect, confidence=0.95, min_samples=2, outlier_z=3.5):
+    """Verdict of one variable by the lookback rule
+    (:mod:`pfsbench.gate.lookback`): tonight against the level nights,
+    with the night-to-night noise of the like-for-like history.
+
+    Args:
+        level: :class:`~pfsbench.gate.stats.Moments` of the nights that
+            set the level (the baseline's, or those since an intended
+            change).
+        current: tonight's :class:`~pfsbench.gate.stats.Moments`.
+        segments: the history's nights for the noise, split at
+            intended-change markers (lists of Moments).
+        tolerance: the smallest change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        detect: the loss a passing night must rule out.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples give ``inconclusive``.
+        outlier_z: nights beyond this robust z are left out of the level
+            and of the noise.
+
+    Returns:
+        A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
+        used), or ``None`` when the history holds too few nights for the
+        noise (fewer than 3 in a segment); the caller then judges by the
+        interval rule.
+    """
+    kept = []
+    dropped = 0
+    for seg in segments:
+        ok, out = lb.drop_outliers(seg, outlier_z)
+        kept.append(ok)
+        dropped += len(out)
+
+    noise = lb.night_variance(kept)
+    if noise is None:
+        return None
+
+    level_kept, level_out = lb.drop_outliers(level, outlier_z)
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'spread_change': None,
+           'lookback': {'level_nights': len(level_kept),
+                        'history_nights': sum(len(s) for s in kept),
+                        'outliers': dropped + len(level_out),
+                        'night_cv': math.sqrt(noise[0]),
+                        'df': noise[1], 'detect': detect}}
+    try:
+        iv = lb.interval(level_kept, current, noise, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    verdict, threshold = lb.decide(iv, tolerance, detect, direction)
+    pct = f'{confidence:.0%}'
+    basis = (f'tonight against {len(level_kept)} level night(s), '
+             f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
+             f'{out["lookback"]["history_nights"]} like-for-like night(s)')
+    if out['lookback']['outliers']:
+        basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
+
+    if current.n < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{current.n} current sample(s), the gate needs '
+                         f'{min_samples}; {basis}')
+        return out
+
+    out['verdict'] = verdict
+    tol = -tolerance if direction == 'higher' else tolerance
+    interval = f'{pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+    why = {'regression': f'the whole {interval} is a loss and the change '
+                         f'is beyond {tol:+.1%}',
+           'improvement': f'the whole {interval} is a gain beyond '
+                          f'{-tol:+.1%}',
+           'pass': f'the {interval} rules out a loss beyond '
+                   f'{threshold:+.1%} and shows no significant loss beyond '
+                   f'{tol:+.1%}'}
+    if verdict in why:
+        out['reason'] = why[verdict]
+    else:
+        need = lb.repeats_to_settle(level_kept, current, noise, detect,
+                                    confidence)
+        out['repeats_needed'] = need
+        need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
+                                 'alone is too large: more repeats will not '
+                                 'settle it; more level nights or a larger '
+                                 'detect will')
+
+        out['reason'] = (f'the {interval} can neither rule out a loss of '
+                         f'{threshold:+.1%} nor show one beyond '
+                         f'{tol:+.1%}: {need_txt}')
+
+    cv2 = lb.pooled_cv2(level_kept)
+    if cv2 and lb.spread_grew(current, cv2, sum(
+            n.n - 1 for n in level_kept if n.n > 1)):
+        ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
+        out['spread_change'] = ratio
+        out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
+                          'level nights\' (F test, 1 %): a disturbed '
+                          'night?')
+
+    out['reason'] += f'; {basis}'
     return out
 
 

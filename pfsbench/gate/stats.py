@@ -95,6 +95,20 @@ def t_cdf(t, df):
     return 1.0 - tail if t >= 0 else tail
 
 
+def f_sf(f, d1, d2):
+    """Survival function of Fisher's F distribution, ``P(F > f)``.
+
+    Args:
+        f: the point (>= 0).
+        d1: numerator degrees of freedom.
+        d2: denominator degrees of freedom.
+    """
+    if f <= 0.0:
+        return 1.0
+
+    return 1.0 - _betainc(d1 / 2.0, d2 / 2.0, d1 * f / (d1 * f + d2))
+
+
 @functools.lru_cache(maxsize=4096)
 def t_quantile(p, df):
     """Quantile (inverse CDF) of Student's t, by bisection on :func:`t_cdf`.
@@ -269,6 +283,23 @@ class Moments:
     mean: float
     variance: float
     n: int
+
+
+def moments(values):
+    """:class:`Moments` of samples, in floating point (two passes; the
+    statistics module's exact fractions are 50 times slower, and the
+    gate takes the moments of every night of a long history).
+
+    Args:
+        values: at least one number.
+    """
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Moments(mean, None, n)
+
+    return Moments(mean, math.fsum((v - mean) ** 2 for v in values) / (n - 1),
+                   n)
 
 
 def moments_from_summaries(means, pstdevs, counts):

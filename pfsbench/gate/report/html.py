@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Self-contained HTML report: tables, scaling plots embedded as base64
-PNG, history plots as inline SVG."""
+"""Self-contained HTML report: tables, scaling and history plots as
+inline SVG."""
 
-import base64
 import html
 
 from pfsbench.gate.report import plots, sweeps
@@ -25,10 +24,21 @@ img{max-width:100%;display:block;margin:0.5em 0}
 '''
 
 
-def _img(png, alt):
-    data = base64.b64encode(png).decode('ascii')
-    return (f'<img alt="{html.escape(alt)}" '
-            f'src="data:image/png;base64,{data}">')
+_INTERVAL = (
+    '(Welch t on the log of the ratio of means) <i>regression</i>: the '
+    'whole interval is worse than the tolerance; <i>inconclusive</i>: the '
+    'interval contains the tolerance, so the noise is larger than the '
+    'effect that matters; <i>pass</i>: a loss beyond the tolerance is '
+    'ruled out. ')
+
+_LOOKBACK = (
+    '(the lookback rule: tonight against the level of the baseline\'s '
+    'nights, with the night-to-night noise of the like-for-like history; '
+    'each reason says which rule judged) <i>regression</i>: the whole '
+    'interval is a loss and the change is beyond the tolerance; '
+    '<i>inconclusive</i>: the night can neither rule out a loss of twice '
+    'the tolerance (lookback.detect) nor show one; <i>pass</i>: such a '
+    'loss is ruled out. ')
 
 
 def _histories(record):
@@ -79,12 +89,8 @@ def render_html(record, max_plots=60, all_figures=False):
         f'<h2>Verdicts</h2><p class="small">One row per case: its worst '
         f'figure (variables equal by construction are one figure), the '
         f'relative change of the mean (now / baseline - 1) with its '
-        f'{st["confidence"]:.0%} confidence interval (Welch t on the log '
-        'of the ratio of means). <i>regression</i>: the whole interval is '
-        'worse than the tolerance; <i>inconclusive</i>: the interval '
-        'contains the tolerance, so the noise is larger than the effect '
-        'that matters; <i>pass</i>: a loss beyond the tolerance is ruled '
-        'out. '
+        f'{st["confidence"]:.0%} confidence interval. '
+        + (_LOOKBACK if st.get('rule') == 'lookback' else _INTERVAL)
         + ('Each interval is at least as wide as the night-to-night noise '
            'of the variable\'s own history (5 or more earlier sessions). '
            if st.get('night_noise') else '')
@@ -135,8 +141,7 @@ def render_html(record, max_plots=60, all_figures=False):
                    'min..max of the samples) and baseline mean (dashed) '
                    'against the test parameter.</p>')
         for title, xparam, lines in groups[:max_plots]:
-            out.append(_img(plots.scaling_plot(title, xparam, lines),
-                            f'scaling {title}'))
+            out.append(plots.scaling_svg(title, xparam, lines))
 
     out += sweeps.html_parts(record, max_plots)
     noted = {id(c) for c in notes}

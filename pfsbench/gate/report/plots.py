@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Plots of the HTML report: scaling curves with matplotlib (Agg, PNG
-bytes), histories as inline SVG written here (one per case, many per
-report)."""
+"""Plots of the HTML report, as inline SVG written here: scaling curves
+and histories (one per case, many per report)."""
 
 import datetime
 import html
-import io
 from collections import defaultdict
 
 from pfsbench.gate.rows import var_rows
@@ -18,20 +16,6 @@ SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
 
 #: Series drawn in one scaling plot; more would hide each other.
 MAX_LINES = 8
-
-
-def _pyplot():
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-    return plt
-
-
-def _png(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format='png', dpi=80)
-    _pyplot().close(fig)
-    return buf.getvalue()
 
 
 def _numeric(value):
@@ -94,35 +78,107 @@ def scaling_groups(record, shown=None):
     return out
 
 
-def scaling_plot(title, xparam, lines):
-    """Figure vs parameter: current mean (with the min..max of its samples
-    as error bars) and the baseline mean (dashed)."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 3.4), layout='constrained')
-    unit = ''
+#: Colours of the series of one scaling plot (matplotlib's tab10).
+COLOURS = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
+           '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf')
+
+
+def scaling_svg(title, xparam, lines, width=640, height=300):
+    """Figure vs parameter as inline SVG: current mean (with the min..max
+    of its samples as error bars) and the baseline mean (dashed), one
+    colour per series (written here like the histories: matplotlib cost
+    more than the rest of a year-long report).
+
+    Returns:
+        An ``<svg>`` element as text.
+    """
+    esc = html.escape
     if len(lines) > MAX_LINES:
         title += f' (first {MAX_LINES} of {len(lines)} series)'
 
-    for i, (label, rows) in enumerate(sorted(lines.items())[:MAX_LINES]):
+    series = []
+    for label, rows in sorted(lines.items())[:MAX_LINES]:
         rows = sorted(rows, key=lambda r: _numeric(r.params[xparam]))
-        xs = [_numeric(r.params[xparam]) for r in rows]
-        cur = [r.cur['mean'] for r in rows]
-        base = [r.base['mean'] for r in rows]
-        lo = [m - min(r.cur['values']) for m, r in zip(cur, rows)]
-        hi = [max(r.cur['values']) - m for m, r in zip(cur, rows)]
-        color = f'C{i % 10}'
-        ax.errorbar(xs, cur, yerr=[lo, hi], marker='o', color=color,
-                    capsize=3, label=f'{label} now')
-        ax.plot(xs, base, linestyle='--', marker='x', color=color,
-                alpha=0.7, label=f'{label} baseline')
-        unit = rows[0].unit
+        series.append((label, [(
+            _numeric(r.params[xparam]), r.cur['mean'],
+            min(r.cur['values']), max(r.cur['values']), r.base['mean'])
+            for r in rows]))
 
-    ax.set_xlabel(xparam)
-    ax.set_ylabel(unit)
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    return _png(fig)
+    unit = lines[next(iter(sorted(lines)))][0].unit
+    xs = sorted({p[0] for _, pts in series for p in pts})
+    ys = [v for _, pts in series for p in pts for v in p[1:]
+          if v is not None]
+    lo, hi = min(ys), max(ys)
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
+    lo, hi = lo - pad, hi + pad
+    left, right, top, bottom = 58, 10, 22 + 12 * len(series), 34
+    x0, x1 = xs[0], xs[-1] if xs[-1] != xs[0] else xs[0] + 1.0
+
+    def x(v):
+        return left + (v - x0) / (x1 - x0) * (width - left - right)
+
+    def y(v):
+        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+
+    middle = (top + height - bottom) / 2
+    out = _svg_head(width, height, f'scaling {title}', title, left)
+    out += [f'<text x="{(left + width - right) / 2:.1f}" y="{height - 4}" '
+            f'text-anchor="middle">{esc(xparam)}</text>',
+            f'<text x="12" y="{middle:.1f}" '
+            f'transform="rotate(-90 12 {middle:.1f})" '
+            f'text-anchor="middle">{esc(unit)}</text>']
+    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" '
+               f'height="{height - top - bottom}" fill="none" '
+               'stroke="#ccc"/>')
+    for value in xs:
+        out.append(f'<text x="{x(value):.1f}" y="{height - 18}" '
+                   f'text-anchor="middle">{_fmt(value)}</text>')
+
+    for value in (lo + pad, hi - pad):
+        out.append(f'<text x="{left - 4}" y="{y(value) + 3:.1f}" '
+                   f'text-anchor="end">{_fmt(value)}</text>')
+
+    for i, (label, pts) in enumerate(series):
+        colour = COLOURS[i % len(COLOURS)]
+        now = ' '.join(f'{x(p[0]):.1f},{y(p[1]):.1f}' for p in pts)
+        out.append(f'<polyline points="{now}" fill="none" '
+                   f'stroke="{colour}" stroke-width="1.5"/>')
+        base = [p for p in pts if p[4] is not None]
+        if base:
+            line = ' '.join(f'{x(p[0]):.1f},{y(p[4]):.1f}' for p in base)
+            out.append(f'<polyline points="{line}" fill="none" '
+                       f'stroke="{colour}" stroke-dasharray="4 3" '
+                       'stroke-opacity="0.7"/>')
+            # A cross per baseline mean (a single point draws no line).
+            out += [f'<path d="M{x(p[0]) - 3:.1f},{y(p[4]) - 3:.1f}l6,6'
+                    f'm0,-6l-6,6" stroke="{colour}"><title>baseline '
+                    f'{esc(xparam)}={_fmt(p[0])}: {_fmt(p[4])}</title>'
+                    '</path>' for p in base]
+
+        for px, mean, low, high, _ in pts:
+            out.append(f'<line x1="{x(px):.1f}" x2="{x(px):.1f}" '
+                       f'y1="{y(low):.1f}" y2="{y(high):.1f}" '
+                       f'stroke="{colour}"/><circle cx="{x(px):.1f}" '
+                       f'cy="{y(mean):.1f}" r="3" fill="{colour}"><title>'
+                       f'{esc(xparam)}={_fmt(px)}: {_fmt(mean)} '
+                       f'({_fmt(low)}..{_fmt(high)})</title></circle>')
+
+        out.append(f'<text x="{width - right}" y="{24 + 12 * i}" '
+                   f'text-anchor="end" fill="{colour}">{esc(label)}: now '
+                   '(dots, solid), baseline (x, dashed)</text>')
+
+    out.append('</svg>')
+    return ''.join(out)
+
+
+def _svg_head(width, height, title, heading, left):
+    """The opening of an inline SVG plot: the element, its title (for
+    tooltips and tests) and the heading written above the plot."""
+    esc = html.escape
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" role="img" font-family="sans-serif" '
+            'font-size="10">', f'<title>{esc(title)}</title>',
+            f'<text x="{left}" y="12" font-size="11">{esc(heading)}</text>']
 
 
 def _fmt(value):
@@ -160,20 +216,18 @@ def history_svg(hist, row=None, width=640, height=220):
     def y(v):
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" '
-           'font-size="10">',
-           f'<title>history {esc(hist["case"])} {esc(hist["var"])}</title>',
-           f'<text x="{left}" y="12" font-size="11">{esc(hist["case"])}  '
-           f'{esc(hist["var"])} [{esc(hist["unit"])}]</text>',
-           f'<rect x="{left}" y="{y(band["max"]):.1f}" '
-           f'width="{width - left - right}" '
-           f'height="{max(y(band["min"]) - y(band["max"]), 1):.1f}" '
-           'fill="#2ca02c" fill-opacity="0.2"><title>baseline min..max'
-           '</title></rect>',
-           f'<line x1="{left}" x2="{width - right}" '
-           f'y1="{y(band["mean"]):.1f}" y2="{y(band["mean"]):.1f}" '
-           'stroke="#2ca02c" stroke-dasharray="4 3"/>']
+    out = _svg_head(width, height,
+                    f'history {hist["case"]} {hist["var"]}',
+                    f'{hist["case"]}  {hist["var"]} [{hist["unit"]}]',
+                    left)
+    out += [f'<rect x="{left}" y="{y(band["max"]):.1f}" '
+            f'width="{width - left - right}" '
+            f'height="{max(y(band["min"]) - y(band["max"]), 1):.1f}" '
+            'fill="#2ca02c" fill-opacity="0.2"><title>baseline min..max'
+            '</title></rect>',
+            f'<line x1="{left}" x2="{width - right}" '
+            f'y1="{y(band["mean"]):.1f}" y2="{y(band["mean"]):.1f}" '
+            'stroke="#2ca02c" stroke-dasharray="4 3"/>']
     for value in (lo + pad, hi - pad):
         out.append(f'<text x="{left - 4}" y="{y(value) + 3:.1f}" '
                    f'text-anchor="end">{_fmt(value)}</text>')

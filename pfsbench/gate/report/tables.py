@@ -26,6 +26,9 @@ def figure(side, unit):
     if side['mean'] is None:
         return 'n/a'
 
+    if side.get('level') is not None:
+        return f'{side["level"]:.4g} {unit} ({side["nights"]} nights)'
+
     return f'{side["mean"]:.4g} {unit} (n={side["n"]})'
 
 
