@@ -91,7 +91,7 @@ def _latest_cases(results, session_uuids, name_filter):
                 continue
             # One configuration per case in a session; a second one (-S
             # changed between reruns) is not the same point.
-            config, values = groups[0]
+            config, values = groups[0][:2]
             latest[key] = (uuid, config, values)
 
     return latest
