@@ -34,8 +34,8 @@ def test_recorded_run_parses_with_its_stonewall_figures(path):
 
     binary = cmd.read_text().split()[2]
     assert result.version == VERSIONS[binary]
-    assert result.output_format == ('json' if 'summaryFormat=JSON' in run['flags']
-                                    else 'text')
+    json_summary = 'summaryFormat=JSON' in run['flags']
+    assert result.output_format == ('json' if json_summary else 'text')
     assert result.params.tasks == run['tasks'] == 4
     assert result.params.stonewall_deadline_s == 1
     # One write and one read, each with the pairs its own line printed.
