@@ -557,6 +557,10 @@ def load_site_configuration(config_dir, systems=None):
     """
     common = _load_module(os.path.join(config_dir, 'common.py'))
     config = dict(common.site_configuration)
+    for env in config.get('environments', []):
+        # What an environment puts into every job script.
+        validate.site_partition(env, shown_path(common.__file__),
+                                f'environments[{env.get("name")}]')
     merged = []
     for path in system_files(config_dir):
         for system in load_system_file(path).get('systems', []):
