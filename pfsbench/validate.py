@@ -461,10 +461,12 @@ def check_variables(test, framework_names):
 
 
 def check_job_shape(test):
-    """The job's task layout and time limit, as the case's job script will
-    get them: at least one task (ReFrame reads 0 or fewer as flexible
-    allocation, which takes every idle node), no per-node count below 1,
-    and a time limit above zero (Slurm reads 0 as no limit).
+    """The job's task layout, time limit and options, as the case's job
+    script will get them: at least one task (ReFrame reads 0 or fewer as
+    flexible allocation, which takes every idle node), no per-node count
+    below 1, a time limit above zero (Slurm reads 0 as no limit), and
+    each job option (``reframe -J``) one ``#SBATCH`` option
+    (:func:`sbatch_option`).
 
     Raises:
         ConfigError: naming the case, the variable and the value.
@@ -475,3 +477,12 @@ def check_job_shape(test):
             positive_int(getattr(test, name), test.unique_name, name)
     if test.time_limit is not None:
         positive_number(test.time_limit, test.unique_name, 'time_limit')
+    # The job's own options and reframe -J ones: #SBATCH lines as well.
+    # ReFrame writes a '#'-prefixed one (a burst-buffer directive) as is.
+    job = getattr(test, 'job', None)
+    for option in (list(job.options) + list(job.cli_options)
+                   if job is not None else []):
+        if option.startswith('#'):
+            command(option, test.unique_name, 'job option')
+        else:
+            sbatch_option(option, test.unique_name, 'job option')

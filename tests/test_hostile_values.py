@@ -174,6 +174,12 @@ REFRAME_REFUSED = [
      "num_tasks: 0: must be at least 1"),
     ('time-limit-zero', 'dd', ['-S', 'time_limit=0s'], None,
      "time_limit: 0"),
+    ('job-option-newline', 'ior', ['-J', 'qos=io\necho pwned'],
+     'echo pwned', "job option: '--qos=io\\necho pwned': contains a "
+                   "newline"),
+    ('job-option-second-option', 'ior', ['-J', 'qos=io --nodes=999'],
+     '--nodes=999', "job option: '--qos=io --nodes=999': contains a "
+                    "space"),
 ]
 
 
@@ -231,6 +237,17 @@ def test_reframe_keeps_good_values(tmp_path):
     assert proc.returncode == 0, proc.stdout
     (script,) = tmp_path.glob('**/rfm_job.sh')
     assert '-b 64m' in script.read_text()
+
+
+def test_reframe_refuses_time_banana(tmp_path):
+    # ReFrame refuses it itself, before any case exists.
+    system, checks, name, select = ON['dd']
+    proc = run_reframe(['--system', system, '-c', checks, '-n', name,
+                        *select, '-S', 'time_limit=banana', '--dry-run'],
+                       tmp_path)
+    assert proc.returncode != 0
+    assert 'invalid duration: banana' in proc.stdout
+    assert not list(tmp_path.glob('**/rfm_job.sh'))
 
 
 def test_reframe_refuses_hostile_target_path(tmp_path):
