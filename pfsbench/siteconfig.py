@@ -14,8 +14,10 @@ each key's type, range and default):
     list of file-system targets to benchmark, each a dict with ``name``,
     ``path`` (``$VAR`` and ``~`` are expanded), optional ``fstype``,
     ``descr`` and ``mount_points`` (the same directory through other
-    mounts of its file system, for mdtest ``-d a@b@...``).  Without targets, a check writes into its own ReFrame stage
-    directory (the ``local`` laptop default).
+    mounts of its file system, for mdtest ``-d a@b@...``).  Without
+    targets, a check writes into its own ReFrame stage directory (the
+    ``local`` laptop default).  What a path may be:
+    :func:`check_scratch_dir`, :mod:`pfsbench.validate`.
 ``drop_caches_command``
     the command that drops a node's page cache; used when the partition has
     the ``drop_caches`` feature (default: ``sync && echo 3 >
@@ -561,6 +563,10 @@ def load_site_configuration(config_dir, systems=None):
     """
     common = _load_module(os.path.join(config_dir, 'common.py'))
     config = dict(common.site_configuration)
+    for env in config.get('environments', []):
+        # What an environment puts into every job script.
+        validate.site_partition(env, shown_path(common.__file__),
+                                f'environments[{env.get("name")}]')
     merged = []
     for path in system_files(config_dir):
         for system in load_system_file(path).get('systems', []):

@@ -142,7 +142,11 @@ def words(value, source, field):
         ConfigError: a word with other characters, or other white space.
     """
     _text(value, source, field)
-    for part in value.split(' '):
+    for part in value.split(' ') if value else ():
+        if not part:
+            raise ConfigError(source, field, value,
+                              'contains an empty word (two spaces in a row, '
+                              'or a space at an end)')
         _refuse_chars(part, source, field, _WORD_TOKEN,
                       f'allowed: words of letters, digits and {WORD_CHARS}'
                       f', separated by single spaces')
@@ -270,19 +274,24 @@ def positive_number(value, source, field):
     return value
 
 
-def size(value, source, field):
+def size(value, source, field, zero=False):
     """A tool size: digits and an optional k/m/g/t, more than 0
     (``4k``, ``1m``, ``47008``).
+
+    Args:
+        zero: also allow ``0`` (Lustre's "the file system's default").
 
     Raises:
         ConfigError: anything else.
     """
     _text(value, source, field)
     match = _SIZE.match(value)
-    if not match or int(match['number']) == 0:
+    if not match or (int(match['number']) == 0 and not
+                     (zero and value == '0')):
         raise ConfigError(source, field, value,
-                          'expected a size above 0: digits and an optional '
-                          'unit k, m, g or t (4k, 1m, 47008)')
+                          f'expected a size {"of 0 or " if zero else ""}'
+                          f'above 0: digits and an optional unit k, m, g or '
+                          f't (4k, 1m, 47008)')
     return value
 
 
@@ -366,3 +375,114 @@ def site_partition(partition, source, key):
     if 'drop_caches_command' in extras:
         command(extras['drop_caches_command'], source,
                 at('extras.drop_caches_command'))
+
+
+#: Whole-number check variables and parameters that count or size
+#: something: at least 1 (0 nodes or tasks is ReFrame's flexible
+#: allocation, every idle node of the partition).
+CHECK_COUNTS = frozenset({
+    'nodes', 'tasks_per_node', 'streams_per_node', 'tasks', 'np',
+    'processes', 'count', 'block_size', 'size', 'size_mib',
+    'file_size_kib', 'repetitions', 'repeats', 'segments', 'items_per_task',
+    'iterations', 'threads_low', 'threads_high', 'file_count', 'dir_count',
+    'multi_clients', 'mount_point_count', 'active_cores', 'sockets',
+    'mounts', 'processes_per_core', 'fan_out',
+})
+#: Whole numbers with a meaningful negative value: Lustre's stripe count
+#: -1 is "every OST".
+CHECK_LOWEST = {'stripe_count': -1}
+#: String check variables that hold a tool size (``4k``, ``1m``).
+CHECK_SIZES = frozenset({'block_size', 'transfer_size', 'stripe_size',
+                         'easy_block_size'})
+#: ... where ``0`` means the file system's default layout.
+CHECK_SIZES_OR_ZERO = frozenset({'stripe_size'})
+#: String check variables that hold words separated by spaces.
+CHECK_SPACED = frozenset({'mdt_targets'})
+
+
+def check_value(name, value, source):
+    """One check variable or parameter, as set with ``-S``/``-P`` or by
+    the check: numbers in range, strings one word (see the module
+    docstring).
+
+    Args:
+        name: the variable's name (picks the rule: :data:`CHECK_COUNTS`,
+            :data:`CHECK_SIZES`...).
+        value: its value.
+        source: the test case, for the message.
+
+    Raises:
+        ConfigError: naming the case, the variable and the value.
+    """
+    if isinstance(value, bool) or value is None:
+        return
+
+    if isinstance(value, int):
+        if name in CHECK_COUNTS:
+            positive_int(value, source, name)
+        else:
+            _int_at_least(value, CHECK_LOWEST.get(name, 0), source, name)
+    elif isinstance(value, float):
+        positive_number(value, source, name)
+    elif isinstance(value, str):
+        if name in CHECK_SIZES:
+            size(value, source, name, zero=name in CHECK_SIZES_OR_ZERO)
+        elif name in CHECK_SPACED:
+            words(value, source, name)
+        else:
+            word(value, source, name)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            check_value(name, item, source)
+
+
+def check_variables(test, framework_names):
+    """Every variable and parameter a pfsbench check declares, and its
+    tags, as the case is set up: a hostile ``-S``/``-P`` value fails the
+    case before its job script exists.
+
+    Args:
+        test: the ReFrame test (duck-typed: its class's ``var_space`` and
+            ``param_space``; no ReFrame import here).
+        framework_names: ReFrame's own variable names, left to ReFrame
+            (the task count and time limit are checked by
+            :func:`check_job_shape`).
+
+    Raises:
+        ConfigError: naming the case, the variable and the value.
+    """
+    cls = type(test)
+    names = [n for n in list(cls.var_space.vars) + list(
+        cls.param_space.params) if n not in framework_names]
+    for name in names:
+        check_value(name, getattr(test, name), test.unique_name)
+    for tag in sorted(test.tags):
+        word(tag, test.unique_name, 'tags')
+
+
+def check_job_shape(test):
+    """The job's task layout, time limit and options, as the case's job
+    script will get them: at least one task (ReFrame reads 0 or fewer as
+    flexible allocation, which takes every idle node), no per-node count
+    below 1, a time limit above zero (Slurm reads 0 as no limit), and
+    each job option (``reframe -J``) one ``#SBATCH`` option
+    (:func:`sbatch_option`).
+
+    Raises:
+        ConfigError: naming the case, the variable and the value.
+    """
+    positive_int(test.num_tasks, test.unique_name, 'num_tasks')
+    for name in ('num_tasks_per_node', 'num_cpus_per_task'):
+        if getattr(test, name, None) is not None:
+            positive_int(getattr(test, name), test.unique_name, name)
+    if test.time_limit is not None:
+        positive_number(test.time_limit, test.unique_name, 'time_limit')
+    # The job's own options and reframe -J ones: #SBATCH lines as well.
+    # ReFrame writes a '#'-prefixed one (a burst-buffer directive) as is.
+    job = getattr(test, 'job', None)
+    for option in (list(job.options) + list(job.cli_options)
+                   if job is not None else []):
+        if option.startswith('#'):
+            command(option, test.unique_name, 'job option')
+        else:
+            sbatch_option(option, test.unique_name, 'job option')

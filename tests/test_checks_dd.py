@@ -158,14 +158,16 @@ def test_source_mode_on_local_averages_three_runs(tmp_path):
 
 
 def test_failed_dd_still_removes_its_run_directory(tmp_path):
+    # A 1 PiB block: a valid value (0 is refused before the run,
+    # pfsbench.validate) that dd itself fails on.
     proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
-                        '-P', 'streams_per_node=1', '-S', 'count=0',
-                        '-S', 'block_size=0', '-r'], tmp_path)
+                        '-P', 'streams_per_node=1',
+                        '-S', f'block_size={2**50}', '-r'], tmp_path)
     assert proc.returncode != 0
-    # The sanity message quotes dd's own error line (quotes vary by locale).
+    # The sanity message quotes dd's own error line.
     assert re.search(r'Reason: sanity error: rfm_job.out:\d+: stream 0 '
-                     r'write exited with 1, got: "dd: invalid number: .0.',
-                     proc.stdout)
+                     r'write exited with 1, got: "dd: memory exhausted by '
+                     r'input buffer', proc.stdout)
     stage = glob.glob(f'{tmp_path}/stage/local/default/builtin/'
                       f'dd_streams_one_node_*')
     assert stage, 'the failed test keeps its stage directory'

@@ -33,13 +33,16 @@ from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
 from pfsbench import (binaries, contention, exclusive, jobsteps,
-                      references, rundir, spack)
+                      references, rundir, spack, validate)
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.mounts import fstype_of
 from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import check_scratch_dir, extras_value
 
+#: ReFrame's own variables: pfsbench.validate checks the task count and
+#: time limit among them, ReFrame the rest.
+_FRAMEWORK_VARIABLES = frozenset(rfm.RunOnlyRegressionTest.var_space.vars)
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
 #: id(check) -> what pfsbench.contention saw when its job was submitted and
@@ -129,6 +132,25 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     valid_prog_environs = ['builtin']
     maintainers = _maintainers()
+
+    @run_after('setup')
+    def refuse_hostile_values(self):
+        # First of the setup hooks: a -S/-P value with shell syntax, or a
+        # count below 1, fails the case before anything uses it
+        # (pfsbench.validate; docs/hostile-values.md).
+        try:
+            validate.check_variables(self, _FRAMEWORK_VARIABLES)
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
+
+    @run_before('run')
+    def refuse_flexible_allocation(self):
+        # Before ReFrame writes the job script: 0 tasks would take every
+        # idle node of the partition, a time limit of 0 none at all.
+        try:
+            validate.check_job_shape(self)
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
 
     @run_after('setup')
     def use_reference_file(self):

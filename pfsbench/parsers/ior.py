@@ -157,9 +157,20 @@ def parse(text, source='<text>'):
                 return _parse_text_210(lines, lineno, m.group(1), source)
             return _parse_text(lines, lineno, m.group(1), source)
     lineno, line = last_line(lines)
+    if lines and _CSV_330_RE.match(lines[0]):
+        # IOR 3.3.0 with -O summaryFormat=CSV prints its header values
+        # run together, no separators, no newline and no result rows.
+        raise ParseError(source, 1, lines[0],
+                         'expected a CSV header, but IOR 3.3.0 writes no '
+                         'CSV summary (its header values run together, no '
+                         'rows): run it with the text or JSON summary')
     raise ParseError(source, lineno, line,
                      "expected an 'IOR-<version>: MPI Coordinated Test' "
                      "banner, a JSON summary or a CSV header")
+
+
+#: The start of IOR 3.3.0's broken CSV output: the version, then the date.
+_CSV_330_RE = re.compile(r'^\d+\.\d+\.\d+\S*(Mon|Tue|Wed|Thu|Fri|Sat|Sun) ')
 
 
 # Failure detection ----------------------------------------------------------
@@ -355,9 +366,41 @@ def _summary_from_text(row, max_mb):
 
 # IOR 3.x / 4.x JSON ----------------------------------------------------------
 
-# Text IOR prints to stdout in the middle of its JSON (stonewalled runs).
-_JSON_NOISE = re.compile(r'^(stonewalling pairs accessed|Pairs deadlineFor'
-                         r'|WARNING:)')
+# Text IOR prints to stdout in the middle of its JSON: stonewalled runs,
+# and -v.  IOR 3.3.0 writes some JSON without its newline first, so the
+# text may start inside a line, after a JSON bracket, comma or quote
+# ('      [ stonewalling pairs accessed min: ...', '"Machine": "Linux
+# n1"Start time skew across all tasks: 0.00 sec'): the line is JSON up to
+# there.
+_JSON_NOISE = re.compile(
+    r'(?:^\s*|(?<=[\[{,"])\s?)'
+    r'(?:(?:\d+: )?stonewalling pairs accessed|Pairs deadlineFor|WARNING:'
+    r'|Start time skew across all tasks:|Participating tasks ?:'
+    r'|Using reorderTasks|Commencing (?:write|read) performance test:)')
+
+
+def _decode_json(body):
+    """The JSON document of ``body`` (its lines, noise cut; repaired in
+    place), and what follows it ignored.
+
+    IOR 4.0.0 with ``-v`` closes a test's ``Results`` list twice (after
+    the ``remove`` entry it lists then): a ``]`` line right after another
+    is dropped, at most once per test, as IOR 4.1 no longer prints it.
+
+    Raises:
+        json.JSONDecodeError: anything else.
+    """
+    while True:
+        try:
+            return json.JSONDecoder().raw_decode('\n'.join(body))[0]
+        except json.JSONDecodeError as err:
+            at = err.lineno - 1
+            before = [b for b in body[:at] if b.strip()]
+            if (err.msg != "Expecting ',' delimiter" or
+                    body[at].strip() != ']' or not before or
+                    before[-1].strip() != ']'):
+                raise
+            body[at] = ''
 
 
 def _parse_json(text, lines, start, source):
@@ -365,16 +408,22 @@ def _parse_json(text, lines, start, source):
     pairs_total = None
     body = []
     for line in lines[start:]:
-        if m := _PAIRS_RE.match(line):
+        noise = _JSON_NOISE.search(line)
+        if noise is None:
+            body.append(line)
+            continue
+
+        said = line[noise.start():].strip()
+        if m := _PAIRS_RE.match(said):
             pairs.append((int(m.group(1)), int(m.group(2))))
-        elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
-            pairs_total = int(line.split(':', 1)[1])
-        # Blank, not drop, so that error line numbers still match the text.
-        body.append('' if _JSON_NOISE.match(line) else line)
-    body = '\n'.join(body)
+        elif said.startswith('Pairs deadlineForStonewallingaccessed:'):
+            pairs_total = int(said.split(':', 1)[1])
+        # Cut, not drop, so that error line numbers still match the text.
+        body.append(line[:noise.start()])
     try:
-        doc, _ = json.JSONDecoder().raw_decode(body)
+        doc = _decode_json(body)
     except json.JSONDecodeError as err:
+        body = '\n'.join(body)
         lineno = start + err.lineno
         bad = lines[lineno - 1].strip() if lineno <= len(lines) else ''
         if err.pos >= len(body.rstrip()):

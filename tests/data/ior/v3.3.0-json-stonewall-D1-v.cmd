@@ -1,0 +1,4 @@
+srun --mpi=pmix /opt/ior-3.3.0/bin/ior -v -a POSIX -F -t 1m -b 512m -D 1 -O stoneWallingWearOut=1 -C -O summaryFormat=JSON -o /var/tmp/pfsbench-hostile-rec/scratch/v3.3.0-json-stonewall-D1-v
+# sbatch -N 2 --ntasks-per-node=2 fx-ior-v3.3.0-json-stonewall-D1-v.sbatch    # job 9 on NodeList=n[1-2]
+# ExitCode=0:0  wall_s=3  date=2026-11-23T19:32:07Z
+# output file: v3.3.0-json-stonewall-D1-v.txt = job stdout+stderr; env: OMPI_MCA_mpi_yield_when_idle=1 PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; 4 emulated nodes n[1-4] = 4 slurmd (tests/localslurm) on one 2-core VM
