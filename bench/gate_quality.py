@@ -333,17 +333,22 @@ def report(pools, args):
     print('Measured pools (mean MB/s per condition, CV within sessions, '
           'CV of session means):')
     for cond, _ in CONDITIONS:
-        for var in VARIABLES:
+        # --sessions 0 measures the unthrottled target alone.
+        for var in VARIABLES if cond in pools else ():
             sessions = pools[cond][var]
             allv = [v for s in sessions for v in s]
             mean = sum(allv) / len(allv)
             means = [sum(s) / len(s) for s in sessions]
             within = sum((_cv(s) for s in sessions)) / len(sessions)
-            ref = pools['cap'][var]
-            refmean = sum(v for s in ref for v in s) / sum(len(s) for s in ref)
+            versus = ''
+            if 'cap' in pools:
+                ref = pools['cap'][var]
+                refmean = (sum(v for s in ref for v in s)
+                           / sum(len(s) for s in ref))
+                versus = f'  vs cap {mean / refmean - 1:+6.1%}'
             print(f'  {cond:8} {var:9} mean {mean:8.1f}  n={len(allv):3}  '
-                  f'CV within {within:6.1%}  CV between {_cv(means):6.1%}  '
-                  f'vs cap {mean / refmean - 1:+6.1%}')
+                  f'CV within {within:6.1%}  CV between {_cv(means):6.1%}'
+                  f'{versus}')
 
     print()
     print(f'Trials: {args.trials} per cell, tolerance 5 %, 95 %. '
@@ -433,7 +438,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--sessions', type=int, default=7,
                         help='sessions per capped condition (default: 7, '
-                             'so the night-noise floor has 5 others)')
+                             'so the night-noise floor has 5 others; 0: '
+                             'the unthrottled target alone)')
     parser.add_argument('--natural-sessions', type=int, default=10,
                         help='sessions of the unthrottled target '
                              '(default: 10)')

@@ -388,6 +388,9 @@ CHECK_COUNTS = frozenset({
     'multi_clients', 'mount_point_count', 'active_cores', 'sockets',
     'mounts', 'processes_per_core', 'fan_out',
 })
+#: Durations that must pass (a barrier that times out at once never
+#: lets the streams start); other durations may be 0 (no wait).
+CHECK_POSITIVE_DURATIONS = frozenset({'barrier_timeout'})
 #: Whole numbers with a meaningful negative value: Lustre's stripe count
 #: -1 is "every OST".
 CHECK_LOWEST = {'stripe_count': -1}
@@ -423,7 +426,11 @@ def check_value(name, value, source):
         else:
             _int_at_least(value, CHECK_LOWEST.get(name, 0), source, name)
     elif isinstance(value, float):
-        positive_number(value, source, name)
+        if name in CHECK_POSITIVE_DURATIONS:
+            positive_number(value, source, name)
+        elif not 0 <= value < float('inf'):
+            raise ConfigError(source, name, value,
+                              'must be a finite number, 0 or more')
     elif isinstance(value, str):
         if name in CHECK_SIZES:
             size(value, source, name, zero=name in CHECK_SIZES_OR_ZERO)
