@@ -13,6 +13,8 @@ import pytest
 
 from conftest import run_reframe
 from pfsbench.commands import mdsrate
+from pfsbench.errors import ConfigError
+from pfsbench.siteconfig import validate_extras
 from test_checks_mdtest import MDTEST_CHECKS, _sbatch
 from test_checks_ior import _job_scripts, _launched
 
@@ -67,3 +69,18 @@ def test_skips_where_no_partition_declares_mdsrate(tmp_path):
     out = _dry_run(tmp_path, 'local', '-P', 'clients=single', '-P', 'np=1')
     assert '1 skipped' in out
     assert "declares no mdsrate: set the partition's extras.mdsrate" in out
+
+
+@pytest.mark.parametrize('value, why', [
+    ('mdsrate', "'mdsrate': expected an absolute path"),
+    ('', "'': must not be empty"),
+    (5, '5: expected a string'),
+])
+def test_the_declaration_is_validated(value, why):
+    with pytest.raises(ConfigError) as err:
+        validate_extras({'mdsrate': value}, 'sys.py', 'extras')
+    assert str(err.value).startswith(f'sys.py:extras.mdsrate: {why}')
+
+
+def test_an_absolute_declaration_is_accepted():
+    validate_extras({'mdsrate': DECLARED}, 'sys.py', 'extras')
