@@ -45,6 +45,9 @@ site_configuration = {
                              'descr': 'Lustre 2.0 (1.9.170), one MDT'},
                         ],
                         'spack_view': '/opt/pfsbench/view',
+                        # The lustre-tests package's mdsrate (E16 runs the
+                        # real tool where a partition declares one).
+                        'mdsrate': '/usr/lib64/lustre/tests/mpi/mdsrate',
                     },
                 },
             ],

@@ -29,6 +29,7 @@ TOOLS = {
     'lfs': Parser('pfsbench.parsers.lfs', ('text',)),
     'mdtest': Parser('pfsbench.parsers.mdtest', ('text',)),
     'mds-survey': Parser('pfsbench.parsers.mds_survey', ('text',)),
+    'mdsrate': Parser('pfsbench.parsers.mdsrate', ('text',)),
     'bonnie': Parser('pfsbench.parsers.bonnie', ('csv', 'text')),
     'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
     'fio': Parser('pfsbench.parsers.fio', ('json', 'text', 'terse')),

@@ -33,9 +33,10 @@ directory, np]``), ``mdtest_e16_mdsrate_standin`` and
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.builtins import parameter, run_after
 
 from pfsbench.checks.mdtest import mdtest_rates_base
+from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.commands import mdtest
 
 #: metabench's process counts (E15).
@@ -44,52 +45,11 @@ METABENCH_NP = list(mdtest.SEED004_METABENCH_NP)
 MDTEST_NP = list(mdtest.SEED004_MDTEST_NP)
 
 
-class seed004_mdtest_base(mdtest_rates_base):
-    """Seed 004's client layout and item count; not a test by itself."""
+class seed004_mdtest_base(Seed004Clients, mdtest_rates_base):
+    """Seed 004's item count and phases; not a test by itself."""
 
-    nodes = variable(int, value=1, loggable=True)
-    tasks_per_node = variable(int, value=1, loggable=True)
     total_items = mdtest.SEED004_ITEMS
     md_phases = list(mdtest.SEED004_PHASES)
-
-    #: ``single``: one client node; ``multi``: :attr:`multi_clients`.
-    #:
-    #: :type: :class:`str`
-    #: :values: ``['single', 'multi']``
-    clients = parameter(['single', 'multi'], type=str, loggable=True)
-
-    #: Client nodes of a multi-client case (capped at the partition's
-    #: ``max_nodes``).
-    #:
-    #: :type: :class:`int`
-    #: :default: ``70``
-    multi_clients = variable(int, value=mdtest.SEED004_CLIENTS,
-                             loggable=True)
-
-    @run_after('init')
-    def set_processes_and_tags(self):
-        self.tasks_per_node = self.np
-        self.tags |= {self.experiment}
-        if self.clients == 'single' and self.np == 1:
-            self.tags |= {'quick'}
-        elif self.clients == 'single' and self.np <= 16:
-            self.tags |= {'nightly'}
-        else:
-            self.tags |= {'full'}
-
-    @run_after('setup')
-    def resolve_target(self):
-        # Replaces the base class's hook of that name, in its place: the
-        # node count must be known before it checks max_nodes.
-        if self.clients == 'multi':
-            part = self.current_partition
-            max_nodes = part.extras.get('max_nodes')
-            self.nodes = min(self.multi_clients,
-                             max_nodes or self.multi_clients)
-            self.skip_if(self.nodes < 2,
-                         f'{part.fullname} has {self.nodes} node(s); a '
-                         f'multi-client case needs 2 or more')
-        super().resolve_target()
 
 
 @rfm.simple_test
