@@ -36,4 +36,4 @@ TOOLS = {
     'procstat': Parser('pfsbench.parsers.procstat', ('text',)),
 }
 #: Modules of this package that parse no tool's output (shared helpers).
-HELPERS = ('pfsbench.parsers.common',)
+HELPERS = ('pfsbench.parsers.common', 'pfsbench.parsers.text')
