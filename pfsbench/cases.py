@@ -9,6 +9,7 @@ and ``--system`` then give the same cases as the run.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,7 @@ def describe(settings, system, checks, tags=(), extra_env=None):
     cmd = [reframe_command(), '-C', settings, '--system', system, '-c',
            checks, '-R', '--describe']
     for tag in tags:
-        cmd += ['-t', tag]
+        cmd += ['-t', reframe_tag(tag)]
     # Listing loads no module: without this, a system whose module system
     # is not installed here (Lmod on a laptop) cannot even be listed.
     env = dict(os.environ, RFM_RESOLVE_MODULE_CONFLICTS='0',
@@ -73,6 +74,17 @@ def describe(settings, system, checks, tags=(), extra_env=None):
                           f'reframe cannot list the cases: {why.strip()}')
 
     return cases
+
+
+#: A tag written as a plain word (``E1``, ``nightly``): matched exactly.
+_PLAIN_TAG = re.compile(r'[A-Za-z0-9_.-]+')
+
+
+def reframe_tag(tag):
+    """The ``reframe -t`` pattern of a tag: a plain word matches that tag
+    exactly (ReFrame's ``-t E1`` is a regular expression that also selects
+    E10-E19); anything else is passed on as the pattern it is."""
+    return f'^{tag}$' if _PLAIN_TAG.fullmatch(tag) else tag
 
 
 def family_tool(case):

@@ -20,12 +20,19 @@ usage() {
     sed -n '9,11p' "$0" >&2
     exit 2
 }
+fail() {
+    echo "nightly.sh: error: $*" >&2
+    exit 2
+}
 
 system='' baseline='' target='' tags=nightly repeat=5 out=''
 extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
+        --extra|--system|--baseline|--target|--tags|--repeat|--out)
+            [ $# -ge 2 ] || fail "$1: expects a value" ;;&
         --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
         --baseline) baseline=$2; shift 2 ;;
@@ -39,6 +46,11 @@ done
 if [ -z "$system" ] || [ -z "$baseline" ] || [ -z "$target" ]; then
     usage
 fi
+case "$repeat" in
+    ''|*[!0-9]*|0*) fail "--repeat: '$repeat': expected a whole number of" \
+                          "at least 1" ;;
+esac
+[ -n "$tags" ] || fail "--tags: '': expected a tag (e.g. nightly)"
 # A bare system runs every partition, the login node's included.
 case "$system" in
     *:?*) ;;
@@ -54,8 +66,17 @@ mkdir -p "$out"
 # ran, and 'the latest session' would then be yesterday's.
 since=$(date +%Y-%m-%dT%H:%M:%S)
 
+# Everything that can be wrong before a job runs is checked first: the
+# baseline (a missing one is a configuration error, exit 2, not the missing
+# data of a run that happened), the target, and what the tags select.
+if ! .venv/bin/pfsbench baseline show "$baseline" >/dev/null; then
+    fail "--baseline: '$baseline': no usable baseline (pfsbench baseline" \
+         "list shows the recorded ones)"
+fi
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \
     "${extra[@]}") || exit 2
+tags=$(.venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
+    --repeat "$repeat" --reframe-tags) || exit 2
 echo "nightly: session extras: $extras"
 .venv/bin/reframe -C config/settings.py --system "$system" \
     -c reframe-checks -t "$tags" --repeat "$repeat" -r \

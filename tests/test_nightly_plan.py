@@ -61,3 +61,61 @@ def test_nightly_script_refuses_a_system_without_a_partition():
     assert proc.stderr == ('nightly.sh: --system hawk: give NAME:PARTITION '
                            '(pfsbench nightly-plan --system NAME:PARTITION '
                            'shows what it runs)\n')
+
+
+def test_zero_repeats_and_an_empty_selection_are_refused():
+    code, out, err = _plan('--system', 'local:default', '--repeat', '0')
+    assert code == 2 and out == []
+    assert err == ("pfsbench: error: <command line>:--repeat: 0: expected "
+                   "a whole number of at least 1\n")
+    code, out, err = _plan('--system', 'local:default', '--tags',
+                           'nosuchtag')
+    assert code == 2 and out == []
+    assert err.startswith("pfsbench: error: <command line>:--tags: "
+                          "'nosuchtag': selects no case on local:default")
+
+
+def test_an_experiment_tag_selects_that_experiment_alone():
+    # reframe -t E1 is a pattern that E10-E19 match too.
+    code, out, err = _plan('--system', 'example_lustre:compute', '--tags',
+                           'E1', '--repeat', '1')
+    assert code == 0, err
+    names = {line.split()[0] for line in out[2:]
+             if line.startswith('mdtest_')}
+    assert names == {'mdtest_e1_core_scaling'}
+    code, out, err = _plan('--system', 'example_lustre:compute', '--tags',
+                           'E1', '--tags', 'mdtest', '--reframe-tags')
+    assert (code, out) == (0, ['^E1$', '^mdtest$'])
+
+
+def _nightly_sh(*args):
+    return subprocess.run(
+        ['bash', str(REPO / 'scripts' / 'nightly.sh'), *args], cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+
+
+def test_nightly_script_has_help():
+    proc = _nightly_sh('--help')
+    assert proc.returncode == 0 and proc.stderr == ''
+    assert 'scripts/nightly.sh --system NAME:PARTITION' in proc.stdout
+
+
+def test_nightly_script_checks_its_arguments_before_any_job(tmp_path):
+    common = ['--system', 'local:default', '--target', str(tmp_path)]
+    proc = _nightly_sh(*common, '--baseline', 'pre', '--repeat', '0')
+    assert proc.returncode == 2 and proc.stdout == ''
+    assert proc.stderr == ("nightly.sh: error: --repeat: '0': expected a "
+                           "whole number of at least 1\n")
+    out = tmp_path / 'night'
+    proc = subprocess.run(
+        ['bash', str(REPO / 'scripts' / 'nightly.sh'), *common,
+         '--baseline', 'no-such-baseline', '--out', str(out)], cwd=REPO,
+        env=dict(__import__('os').environ, PFSBENCH_RUNS=str(tmp_path)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "nightly.sh: error: --baseline: 'no-such-baseline': no usable "
+        "baseline (pfsbench baseline list shows the recorded ones)")
+    assert not (out / 'reframe.log').exists()     # no job ran

@@ -91,3 +91,17 @@ def test_skip_reasons_from_the_log_of_the_same_session(tmp_path):
         # only where a tool was missing
         '  build the tools for local:default: spack -e '
         'spack-repo/environments/local/default install (docs/spack.md)']
+
+
+def test_summary_exits_1_when_a_case_failed(tmp_path, capsys):
+    from pfsbench.cli import main
+    failed = dict(_case('dd_streams_one_node %streams_per_node=2', 'fail',
+                        'dd'), fail_reason='sanity error: no summary')
+    assert main(['summary', '--report',
+                 _report(tmp_path, CASES + [failed])]) == 1
+    assert '1 of 6 case(s) failed' in capsys.readouterr().err
+
+
+def test_summary_exits_0_when_cases_passed_or_skipped(tmp_path):
+    from pfsbench.cli import main
+    assert main(['summary', '--report', _report(tmp_path)]) == 0

@@ -6,7 +6,7 @@ import os
 import statistics
 
 from pfsbench import cases, runreport
-from pfsbench.errors import PfsbenchError
+from pfsbench.errors import ConfigError, PfsbenchError
 from pfsbench.siteconfig import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
@@ -33,9 +33,15 @@ def add_arguments(parser):
     parser.add_argument('--tags', action='append', metavar='TAG',
                         help="cases, as reframe -t and nightly.sh --tags "
                              "(repeatable; default: nightly)")
-    parser.add_argument('--repeat', type=int, default=5, metavar='N',
-                        help='repeats, as nightly.sh --repeat (default: '
-                             '%(default)s)')
+    parser.add_argument('--repeat', type=int, default=5,
+                        metavar='N',
+                        help='repeats, as nightly.sh --repeat (at least 1; '
+                             'default: %(default)s)')
+    parser.add_argument('--reframe-tags', action='store_true',
+                        help="print only the reframe -t patterns of --tags "
+                             "(a plain tag such as E1 matches exactly), one "
+                             "per line, after checking that they select a "
+                             "case (what nightly.sh runs by)")
     parser.add_argument('--config-dir', default=os.path.join(_REPO, 'config'),
                         metavar='DIR',
                         help='the config directory (default: %(default)s)')
@@ -78,11 +84,23 @@ def run(args):
                                         [args.system.split(':')[0]])
     system, (part,) = find_partitions(config['systems'], args.system,
                                       require_partition=True)
+    if args.repeat < 1:
+        raise ConfigError('<command line>', '--repeat', args.repeat,
+                          'expected a whole number of at least 1')
     tags = args.tags or ['nightly']
     selected = cases.describe(os.path.join(args.config_dir, 'settings.py'),
                               args.system, os.path.join(_REPO,
                                                         'reframe-checks'),
                               tags)
+    if not selected:
+        raise ConfigError('<command line>', '--tags', ' '.join(tags),
+                          f'selects no case on {args.system} (tags match '
+                          f'exactly: E1 is E1 alone; reframe -c '
+                          f'reframe-checks --list-tags lists them)')
+    if args.reframe_tags:
+        for tag in tags:
+            print(cases.reframe_tag(tag))
+        return 0
     max_nodes = part.get('extras', {}).get('max_nodes')
     if part.get('launcher') == 'local' and max_nodes is None:
         max_nodes = 1

@@ -2,12 +2,18 @@
 """``pfsbench summary``: the figures of the last ReFrame run, one table per
 check family."""
 
+import sys
+
 from pfsbench.gate.results import default_runs_dir
 from pfsbench.runreport import latest
-from pfsbench.summary import render_text
+from pfsbench.summary import load_cases, render_text
 
 HELP = 'summarise the last ReFrame run (a table per family)'
-DESCRIPTION = __doc__
+DESCRIPTION = (
+    "The figures of the last ReFrame run, one table per check family. "
+    "Exit 0 when no case failed, 1 when any case failed (as the gate: a "
+    "nightly that stops at the summary still fails), 2 when the report "
+    "cannot be read.")
 EXAMPLES = (
     'pfsbench summary',
     'pfsbench summary --report runs/reports/run-report-3f2a....json',
@@ -24,5 +30,12 @@ def add_arguments(parser):
 
 
 def run(args):
-    print(render_text(args.report or latest(args.runs)), end='')
+    report = args.report or latest(args.runs)
+    print(render_text(report), end='')
+    _, cases = load_cases(report)
+    failed = [c for c in cases if c.get('result') == 'fail']
+    if failed:
+        print(f'pfsbench: {len(failed)} of {len(cases)} case(s) failed',
+              file=sys.stderr)
+        return 1
     return 0
