@@ -58,6 +58,7 @@ import importlib.util
 import json
 import os
 import pwd
+import re
 import stat
 
 from pfsbench import rundir, schemas, validate
@@ -261,7 +262,8 @@ def validate_extras(extras, file, where):
     for i, target in enumerate(extras.get('targets', [])):
         if target['name'] in names:
             raise ConfigError(file, f'{where}.targets.{i}.name',
-                              target['name'], 'duplicate target name')
+                              target['name'], 'duplicate target name (the '
+                              'first is targets[' + target['name'] + '])')
 
         names.add(target['name'])
 
@@ -303,10 +305,28 @@ def validate_site_configuration(site_configuration, file):
             validate_extras(part.get('extras', {}), file, f'{pkey}.extras')
             # What the partition writes into every job script.
             validate.site_partition(part, file, pkey)
+            _check_launcher(part.get('launcher'), file, f'{pkey}.launcher')
     for env in site_configuration.get('environments', []):
         validate.site_partition(env, file, f'environments[{env["name"]}]')
 
     return site_configuration
+
+
+def _check_launcher(launcher, file, key):
+    """A launcher is a name ReFrame knows, without arguments (ReFrame
+    says only "no such launcher" at the first case, after check-config's
+    other checks)."""
+    if not isinstance(launcher, str) or len(launcher.split()) <= 1:
+        return
+    mpi = re.search(r'--mpi[= ](\S+)', launcher)
+    where = (f"; srun's --mpi={mpi[1]} belongs in the partition's env_vars:"
+             f" ['SLURM_MPI_TYPE', '{mpi[1]}']" if mpi else
+             '; options of the launcher belong in env_vars (SLURM_* '
+             'variables for srun) or the partition\'s access')
+    raise ConfigError(file, key, launcher,
+                      f"a launcher is one of ReFrame's launcher names "
+                      f"(srun, mpirun, local, ...), without arguments"
+                      f"{where}")
 
 
 def one_case_at_a_time(site_configuration, file):

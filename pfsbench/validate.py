@@ -38,6 +38,7 @@ times
     limit).
 """
 
+import difflib
 import re
 
 from pfsbench.errors import ConfigError
@@ -167,6 +168,13 @@ def path(value, source, field):
     _refuse_chars(value, source, field, _PATH_TOKEN,
                   f'allowed: letters, digits, {WORD_CHARS} and $NAME or '
                   f'${{NAME}} (expanded on the cluster)')
+    # A job runs in its own stage directory, on another node: a relative
+    # path would name a different directory in every job.
+    if not value.startswith(('/', '~', '$')):
+        raise ConfigError(source, field, value,
+                          'is a relative path, which no job could use; '
+                          'give an absolute path (or one starting with '
+                          '$VARIABLE, e.g. $SCRATCH/pfsbench)')
     return value
 
 
@@ -186,12 +194,22 @@ def command(value, source, field):
     return value
 
 
+#: Options of srun that sbatch does not take, and where they belong.
+SRUN_ONLY_OPTIONS = {
+    '--mpi': "the MPI plugin belongs in the partition's env_vars: "
+             "['SLURM_MPI_TYPE', '{value}'] (srun reads it)",
+    '--cpu-bind': "srun's binding belongs in env_vars: "
+                  "['SLURM_CPU_BIND', '{value}']",
+}
+
+
 def sbatch_option(value, source, field):
     """One ``#SBATCH`` option (``--qos=io``, ``-A proj``).
 
     Raises:
-        ConfigError: not an option, or a character the module docstring
-            lists as refused.
+        ConfigError: not an option, an option of srun that sbatch does not
+            take (:data:`SRUN_ONLY_OPTIONS`), or a character the module
+            docstring lists as refused.
     """
     command(value, source, field)
     match = _SBATCH_OPTION.match(value)
@@ -199,6 +217,12 @@ def sbatch_option(value, source, field):
         raise ConfigError(source, field, value,
                           'expected one option: -x or --name, then =value '
                           'or a space and the value')
+    name = value.split('=', 1)[0].split(' ', 1)[0]
+    if name in SRUN_ONLY_OPTIONS:
+        where = SRUN_ONLY_OPTIONS[name].format(
+            value=(match['value'] or 'VALUE').strip())
+        raise ConfigError(source, field, value,
+                          f'an srun option, not an #SBATCH one; {where}')
     for char in match['value'] or '':
         if char == ' ':
             raise ConfigError(source, field, value,
@@ -209,6 +233,35 @@ def sbatch_option(value, source, field):
                               f'contains {_describe(char)}; refused in '
                               f'#SBATCH options: quotes, backslash, $, '
                               f'backtick and ;')
+    return value
+
+
+#: MPI plugin names of Slurm's srun --mpi (20.11-24.05): a value close to
+#: one of these but not one is a typo (SLURM_MPI_TYPE=pmx).  Others may be
+#: a site's own plugin: check-config asks srun --mpi=list on the cluster.
+SLURM_MPI_PLUGINS = ('none', 'pmi2', 'pmix', 'pmix_v2', 'pmix_v3',
+                     'pmix_v4', 'pmix_v5', 'cray_shasta')
+
+
+def slurm_mpi_type(value, source, field):
+    """A ``SLURM_MPI_TYPE`` value: a known plugin, or not a near miss of
+    one.
+
+    Raises:
+        ConfigError: a value within two letters of a known plugin name.
+    """
+    value = str(value)
+    if (value in SLURM_MPI_PLUGINS or re.fullmatch(r'pmix_v[0-9]+', value)
+            or '$' in value):
+        return value
+    close = difflib.get_close_matches(value.lower(), SLURM_MPI_PLUGINS,
+                                      n=1, cutoff=0.6)
+    if close:
+        raise ConfigError(source, field, value,
+                          f"not a Slurm MPI plugin; did you mean "
+                          f"'{close[0]}'? (srun --mpi=list lists a "
+                          f"cluster's: {', '.join(SLURM_MPI_PLUGINS)} are "
+                          f"Slurm's own)")
     return value
 
 
@@ -366,12 +419,16 @@ def site_partition(partition, source, key):
             raise ConfigError(source, at(f'env_vars.{i}'), pair,
                               'expected [name, value]')
         env_var(pair[0], pair[1], source, at('env_vars'))
+        if pair[0] == 'SLURM_MPI_TYPE':
+            slurm_mpi_type(pair[1], source, at('env_vars.SLURM_MPI_TYPE'))
     for i, module in enumerate(partition.get('modules', [])):
         module_name(module, source, at(f'modules.{i}'))
     extras = partition.get('extras', {})
     for i, target in enumerate(extras.get('targets', [])):
         if isinstance(target, dict) and 'path' in target:
-            path(target['path'], source, at(f'extras.targets.{i}.path'))
+            name = target.get('name') or i
+            path(target['path'], source,
+                 at(f'extras.targets[{name}].path'))
     if 'drop_caches_command' in extras:
         command(extras['drop_caches_command'], source,
                 at('extras.drop_caches_command'))

@@ -90,3 +90,75 @@ def test_unknown_system_or_partition(tmp_path, capsys, spec, why):
     assert code == 2
     assert lines[-1].startswith(f'pfsbench: error: <command line>:--system: '
                                 f'{why}')
+
+
+MPI_SITE = '''
+site_configuration = {{'systems': [{{
+    'name': 'site', 'hostnames': ['^site-login$'], 'modules_system': 'nomod',
+    'partitions': [{{
+        'name': 'compute', 'scheduler': 'slurm', 'launcher': {launcher!r},
+        'environs': ['builtin'], 'features': ['pfs', 'mpi'],
+        'access': {access!r}, 'env_vars': {env_vars!r},
+        'extras': {{'targets': [{{'name': 'gpfs', 'path': {path!r}}}]}},
+    }}],
+}}]}}
+'''
+
+
+@pytest.mark.parametrize('mistake,key,why', [
+    ({'path': 'gpfs/scratch/$USER/pfsbench'}, '.extras.targets[gpfs].path',
+     "'gpfs/scratch/$USER/pfsbench': is a relative path, which no job could "
+     "use; give an absolute path (or one starting with $VARIABLE, e.g. "
+     "$SCRATCH/pfsbench)"),
+    ({'launcher': 'srun --mpi=pmi2'}, '.launcher',
+     "'srun --mpi=pmi2': a launcher is one of ReFrame's launcher names "
+     "(srun, mpirun, local, ...), without arguments; srun's --mpi=pmi2 "
+     "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmi2']"),
+    ({'env_vars': [['SLURM_MPI_TYPE', 'pmx']]}, '.env_vars.SLURM_MPI_TYPE',
+     "'pmx': not a Slurm MPI plugin; did you mean 'pmix'? (srun --mpi=list "
+     "lists a cluster's: none, pmi2, pmix, pmix_v2, pmix_v3, pmix_v4, "
+     "pmix_v5, cray_shasta are Slurm's own)"),
+    ({'access': ['--mpi=pmx']}, '.access.0',
+     "'--mpi=pmx': an srun option, not an #SBATCH one; the MPI plugin "
+     "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmx'] (srun "
+     "reads it)"),
+    ({'access': ['--mpi pmix']}, '.access.0',
+     "'--mpi pmix': an srun option, not an #SBATCH one; the MPI plugin "
+     "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmix'] (srun "
+     "reads it)"),
+], ids=['relative-target', 'launcher-with-mpi', 'mpi-type-typo',
+        'mpi-in-access', 'mpi-in-access-spaced'])
+def test_what_no_host_could_run_is_one_error_and_no_ok(tmp_path, capsys,
+                                                       mistake, key, why):
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    site = config / 'systems' / 'site.py'
+    fields = dict(launcher='srun', access=['--account=proj'],
+                  env_vars=[['SLURM_MPI_TYPE', 'pmi2']],
+                  path='/gpfs/scratch/$USER/pfsbench')
+    fields.update(mistake)
+    site.write_text(MPI_SITE.format(**fields))
+    code, out, err = _check(capsys, config, '--system', 'site:compute')
+    assert code == 2
+    assert not any(': ok' in line for line in out), out
+    assert err == [f'pfsbench: error: {site}:systems[site].partitions'
+                   f'[compute]{key}: {why}']
+
+
+def test_an_unknown_mpi_plugin_is_a_warning_off_the_cluster(tmp_path,
+                                                            capsys):
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    site = config / 'systems' / 'site.py'
+    site.write_text(MPI_SITE.format(
+        launcher='srun', access=[], env_vars=[['SLURM_MPI_TYPE', 'openmpi']],
+        path='/gpfs/scratch'))
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 0, err
+    assert out[-1] == (
+        f"site:compute: warning: {site}:systems[site].partitions[compute]"
+        f".env_vars.SLURM_MPI_TYPE: 'openmpi': not a plugin Slurm ships "
+        f"(none, pmi2, pmix, pmix_v2, pmix_v3, pmix_v4, pmix_v5, "
+        f"cray_shasta); run check-config on the cluster, where srun "
+        f"--mpi=list decides")

@@ -261,7 +261,7 @@ def test_reframe_refuses_hostile_target_path(tmp_path):
                        env={'PFSBENCH_SCRATCH': '/var/tmp/x/$(id)'})
     assert proc.returncode != 0
     assert ("pfsbench: error: systems/local.py:systems[local]."
-            "partitions[default].extras.targets.0.path: '/var/tmp/x/$(id)'"
+            "partitions[default].extras.targets[scratch].path: '/var/tmp/x/$(id)'"
             ": contains command substitution") in proc.stdout
     assert not list(tmp_path.glob('**/rfm_job.sh'))
 

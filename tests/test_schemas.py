@@ -43,7 +43,7 @@ def _extras_error(extras):
     # An integer is an int: 4.0 would reach a command line as "4.0".
     ({'max_nodes': 4.0}, 'sys.py:extras.max_nodes: 4.0: expected an integer'),
     ({'targets': [{'name': 'a', 'path': ''}]},
-     "sys.py:extras.targets.0.path: '': must not be empty"),
+     "sys.py:extras.targets[a].path: '': must not be empty"),
     ({'targets': {'name': 'a'}},
      "sys.py:extras.targets: {'name': 'a'}: expected a list"),
 ])

@@ -29,9 +29,9 @@ def _site(extras=None, sched=None):
     ({'max_nodes': '4'}, 'extras.max_nodes', 'expected an integer'),
     ({'max_nodes': True}, 'extras.max_nodes', 'expected an integer'),
     ({'max_nodes': 0}, 'extras.max_nodes', 'must be at least 1'),
-    ({'targets': [{'name': 'a'}]}, 'extras.targets.0.path', 'required'),
+    ({'targets': [{'name': 'a'}]}, 'extras.targets[a].path', 'required'),
     ({'targets': [{'name': 'a', 'path': '/a', 'mount': '/'}]},
-     'extras.targets.0.mount', 'unknown target key'),
+     'extras.targets[a].mount', 'unknown target key'),
     ({'targets': [{'name': 'a', 'path': '/a'}, {'name': 'a', 'path': '/b'}]},
      'extras.targets.1.name', 'duplicate target name'),
 ])

@@ -9,8 +9,9 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases
+from pfsbench import binaries, cases, validate
 from pfsbench.errors import ConfigError
+from pfsbench.parsers.text import probe
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_system_file, partition_key, shown_path,
                                  system_files, validate_reference_file)
@@ -109,14 +110,16 @@ def check_system(args, systems):
     problems = []
     for part in parts:
         fullname = f'{system["name"]}:{part["name"]}'
+        # One verdict per partition: 'ok' only when nothing went wrong.
+        found = []
         try:
             selected = cases.describe(
                 os.path.join(args.config_dir, 'settings.py'), fullname,
                 os.path.join(_REPO, 'reframe-checks'), args.tags)
         except ConfigError as err:
-            problems.append(str(err))
+            found.append(str(err))
             selected = []
-        found = partition_problems(system, part, file, here, selected)
+        found += partition_problems(system, part, file, here, selected)
         problems += found
         if not found:
             where = ('' if here else
@@ -125,7 +128,38 @@ def check_system(args, systems):
             print(f'{fullname}: ok ({len(selected)} case(s){where})')
         for note in limit_notes(part, selected):
             print(f'{fullname}: note: {note}')
+        for warning in mpi_warnings(system, part, file, here):
+            print(f'{fullname}: warning: {warning}')
     return problems
+
+
+def _mpi_type(part):
+    return next((value for name, value in part.get('env_vars', [])
+                 if name == 'SLURM_MPI_TYPE'), None)
+
+
+def srun_mpi_plugins():
+    """The MPI plugins this host's srun offers (``srun --mpi=list``), or
+    None where there is no srun or it cannot answer."""
+    text = probe(['srun', '--mpi=list'], timeout=30)
+    if text is None or 'MPI plugin types are' not in text:
+        return None
+    plugins = set(re.findall(r'^\s+(\S+)\s*$', text, re.M))
+    plugins |= set(re.findall(r'\b(pmix_v[0-9]+)\b', text))
+    return plugins
+
+
+def mpi_warnings(system, part, file, here):
+    """A SLURM_MPI_TYPE that is no plugin name Slurm ships, off the
+    cluster (it may be the site's own: srun on the cluster decides)."""
+    value = _mpi_type(part)
+    if here or value is None or value in validate.SLURM_MPI_PLUGINS or \
+            re.fullmatch(r'pmix_v[0-9]+|\$.*', str(value)):
+        return []
+    return [f'{file}:{partition_key(system, part)}.env_vars.SLURM_MPI_TYPE:'
+            f' {value!r}: not a plugin Slurm ships '
+            f'({", ".join(validate.SLURM_MPI_PLUGINS)}); run check-config '
+            f'on the cluster, where srun --mpi=list decides']
 
 
 def partition_problems(system, part, file, here, selected):
@@ -134,6 +168,12 @@ def partition_problems(system, part, file, here, selected):
     key = partition_key(system, part)
     extras = part.get('extras', {})
     problems = []
+    value = _mpi_type(part)
+    offered = srun_mpi_plugins() if here and value is not None else None
+    if offered is not None and str(value) not in offered:
+        problems.append(f'{file}:{key}.env_vars.SLURM_MPI_TYPE: {value!r}: '
+                        f'this cluster\'s srun does not offer it (srun '
+                        f'--mpi=list: {", ".join(sorted(offered))})')
     for target in extras.get('targets', []):
         field = f'{key}.extras.targets[{target["name"]}].path'
         try:

@@ -137,7 +137,36 @@ def check(document, ref, file, where='', whole=False):
     """
     _raise_first(document, _validator(ref).iter_errors(document), file,
                  lambda path: ([where] if where else []) +
-                 [str(step) for step in path], whole)
+                 named_steps(document, path), whole)
+
+
+#: Lists whose entries messages name by their ``name`` key.
+NAMED_LISTS = ('targets',)
+
+
+def named_steps(document, path):
+    """The steps of ``path`` into ``document`` as a message names them: a
+    named entry of a list of :data:`NAMED_LISTS` by its name
+    (``targets[scratch]``, as the site configuration's systems and
+    partitions are named), any other entry by its index (``access.0``)."""
+    steps, node = [], document
+    for step in path:
+        entry = (node[step] if isinstance(node, (list, dict)) and
+                 _has(node, step) else None)
+        name = entry.get('name') if isinstance(entry, dict) else None
+        if isinstance(node, list) and isinstance(name, str) and name \
+                and steps and steps[-1] in NAMED_LISTS:
+            steps[-1] += f'[{name}]'
+        else:
+            steps.append(str(step))
+        node = entry
+    return steps
+
+
+def _has(node, step):
+    if isinstance(node, list):
+        return isinstance(step, int) and 0 <= step < len(node)
+    return step in node
 
 
 def check_foreign(document, schema, file, key_of):
