@@ -411,6 +411,9 @@ class JobSite:
     num_sockets: int = None
     #: ``extras.max_nodes`` and ``extras.mdtest_max_items``, or None.
     max_nodes: int = None
+    #: The partition's ``time_limit`` (ReFrame's form: ``30m``), or None:
+    #: the most a job there may ask for.
+    time_limit: str = None
     mdtest_max_items: int = None
     #: ``(name, on, off)`` of each of ``extras.tracers`` (E12).
     tracers: tuple = ()
@@ -479,6 +482,7 @@ def job_site(config_dir, spec):
         num_cpus=part.get('processor', {}).get('num_cpus'),
         num_sockets=part.get('processor', {}).get('num_sockets'),
         max_nodes=extras.get('max_nodes'),
+        time_limit=part.get('time_limit'),
         mdtest_max_items=extras.get('mdtest_max_items'),
         tracers=tuple((t['name'], t['on'], t['off'])
                       for t in extras.get('tracers', [])),
@@ -600,6 +604,12 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     nodes = shape.nodes if nodes is None else nodes
     tasks_per_node = (shape.tasks_per_node if tasks_per_node is None
                       else tasks_per_node)
+    # The partition's limits, in the dry run's words (pfsbench.checks.base).
+    if site.max_nodes is not None and nodes > site.max_nodes:
+        raise ConfigError(source, '--nodes', nodes,
+                          f'{site.name} has {site.max_nodes} node(s); this '
+                          f'case needs {nodes}')
+    time, capped = _fit_time(time, exp.time, site)
     # The target's directory through each of its mounts (E1-E3).
     mounts = (target,) + next((m for _, path, m in site.targets
                                if path == target), ())
@@ -619,6 +629,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         f'# pfsbench {exp.id} ({exp.descr}){on}',
         f'# Rendered by: {command_line or "pfsbench render " + exp.id}',
         '# Do not edit: change the options and render again.',
+        *([f'# {NOTE_PREFIX}{capped}'] if capped else []),
         f'#SBATCH --job-name={name}',
         f'#SBATCH --ntasks={nodes * tasks_per_node}',
     ]
@@ -628,7 +639,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         lines.append(f'#SBATCH --ntasks-per-socket={layout.tasks_per_socket}')
     lines += [
         f'#SBATCH --output={name}-%j.out',
-        f'#SBATCH --time={time or exp.time}',
+        f'#SBATCH --time={time}',
         f'#SBATCH --nodes={nodes}',
     ]
     lines += [f'#SBATCH {opt}' for opt in site.access +
@@ -661,6 +672,32 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     ]
     lines += rundir.job_epilogue(RUN_DIR_VAR)
     return '\n'.join(lines) + '\n'
+
+
+#: How a rendered script's header starts a note the CLI repeats on stderr.
+NOTE_PREFIX = 'note: '
+
+
+def _fit_time(asked, default, site):
+    """The job's ``--time`` and why it was capped ('' if not): ``asked``
+    (the command line's, refused above the partition's time_limit) or the
+    experiment's ``default`` (capped to it, as the checks cap theirs)."""
+    time = asked or default
+    if not site.time_limit:
+        return time, ''
+    allowed = validate.time_seconds(site.time_limit, site.name,
+                                    'time_limit')
+    wanted = validate.time_seconds(time, '<command line>', '--time',
+                                   slurm=True)
+    if wanted <= allowed:
+        return time, ''
+    if asked:
+        raise ConfigError('<command line>', '--time', asked,
+                          f"is more than {site.name}'s time_limit "
+                          f"({site.time_limit})")
+    capped = validate.slurm_clock(allowed)
+    return capped, (f'--time {default} capped to {capped}, '
+                    f"{site.name}'s time_limit ({site.time_limit})")
 
 
 def sweep_values(exp, site=JobSite()):

@@ -550,3 +550,54 @@ def check_job_shape(test):
             command(option, test.unique_name, 'job option')
         else:
             sbatch_option(option, test.unique_name, 'job option')
+
+
+_REFRAME_DURATION = re.compile(r'(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?'
+                               r'(?:(?P<m>[0-9]+)m)?(?:(?P<s>[0-9]+)s)?\Z')
+
+
+def time_seconds(value, source, field, slurm=False):
+    """Seconds of a time limit written as ReFrame writes them (``30m``,
+    ``2h``, ``1d12h``, a number of seconds) or as Slurm does
+    (``HH:MM:SS``, ``D-HH:MM``...: :func:`slurm_time`); with ``slurm``,
+    only Slurm's forms (a bare number is then minutes, as sbatch reads
+    it).
+
+    Raises:
+        ConfigError: none of those forms.
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    match = None if slurm else _REFRAME_DURATION.match(text)
+    if text and match and any(match.groupdict().values()):
+        units = {'d': 86400, 'h': 3600, 'm': 60, 's': 1}
+        return float(sum(int(v) * units[k]
+                         for k, v in match.groupdict().items() if v))
+    if not slurm:
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    slurm_time(text, source, field)
+    days, _, clock = text.rpartition('-')
+    fields = [int(f) for f in clock.split(':')]
+    if days:
+        # D-HH, D-HH:MM, D-HH:MM:SS
+        fields += [0] * (3 - len(fields))
+        hours, minutes, seconds = fields
+        return float(int(days) * 86400 + hours * 3600 + minutes * 60 +
+                     seconds)
+    # MM, MM:SS, HH:MM:SS
+    if len(fields) == 1:
+        return float(fields[0] * 60)
+    if len(fields) == 2:
+        return float(fields[0] * 60 + fields[1])
+    return float(fields[0] * 3600 + fields[1] * 60 + fields[2])
+
+
+def slurm_clock(seconds):
+    """``HH:MM:SS`` of a number of seconds, as #SBATCH --time takes it."""
+    seconds = int(seconds)
+    return (f'{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:'
+            f'{seconds % 60:02d}')

@@ -168,6 +168,25 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 self.reference = reference
 
     @run_after('setup')
+    def fit_partition_time_limit(self):
+        # A partition's time_limit is the most its jobs may ask (Slurm
+        # rejects a job asking more); ReFrame applies it only to a test
+        # that sets no time_limit of its own, and every check sets one.
+        limit = self.current_partition.time_limit
+        if limit is None or self.time_limit is None:
+            return
+        try:
+            allowed = validate.time_seconds(
+                limit, self.current_partition.fullname, 'time_limit')
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
+        if self.time_limit > allowed:
+            getlogger().verbose(
+                f'{self.unique_name}: time limit {self.time_limit:.0f} s '
+                f'capped to the partition\'s time_limit ({limit})')
+            self.time_limit = allowed
+
+    @run_after('setup')
     def resolve_target(self):
         part = self.current_partition
         max_nodes = part.extras.get('max_nodes',

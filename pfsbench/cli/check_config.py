@@ -193,17 +193,36 @@ def partition_problems(system, part, file, here, selected):
 
 
 def limit_notes(part, selected):
-    """What the partition's limits skip of the selected cases."""
+    """What the partition's limits skip, or cap, of the selected cases."""
+    notes = time_limit_notes(part, selected)
     max_nodes = part.get('extras', {}).get('max_nodes')
     if part.get('launcher') == 'local':
         max_nodes = 1 if max_nodes is None else max_nodes
     if max_nodes is None:
-        return []
+        return notes
     skipped = collections.Counter(c['name'].split('%')[0].strip()
                                   for c in selected
                                   if (c.get('nodes') or 1) > max_nodes)
     if not skipped:
+        return notes
+    return notes + [
+        f'{sum(skipped.values())} case(s) need more than '
+        f'extras.max_nodes = {max_nodes} node(s) and are skipped: ' +
+        ', '.join(f'{n} x {name}' for name, n in skipped.items())]
+
+
+def time_limit_notes(part, selected):
+    """The cases whose time limit the partition's ``time_limit`` caps (as
+    the checks cap it when they run)."""
+    limit = part.get('time_limit')
+    if limit is None:
         return []
-    return [f'{sum(skipped.values())} case(s) need more than '
-            f'extras.max_nodes = {max_nodes} node(s) and are skipped: ' +
-            ', '.join(f'{n} x {name}' for name, n in skipped.items())]
+    allowed = validate.time_seconds(limit, part['name'], 'time_limit')
+    capped = collections.Counter(c['name'].split('%')[0].strip()
+                                 for c in selected
+                                 if (c.get('time_limit') or 0) > allowed)
+    if not capped:
+        return []
+    return [f'{sum(capped.values())} case(s) ask more than the partition\'s '
+            f'time_limit ({limit}) and are capped to it: ' +
+            ', '.join(f'{n} x {name}' for name, n in capped.items())]

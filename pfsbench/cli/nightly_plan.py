@@ -5,7 +5,7 @@ what it costs, before it runs."""
 import os
 import statistics
 
-from pfsbench import cases, runreport
+from pfsbench import cases, runreport, validate
 from pfsbench.errors import ConfigError, PfsbenchError
 from pfsbench.siteconfig import find_partitions, load_site_configuration
 
@@ -105,6 +105,11 @@ def run(args):
     if part.get('launcher') == 'local' and max_nodes is None:
         max_nodes = 1
     past = history(args.runs, system['name'], part['name'])
+    # A case's time limit as its job will ask it: capped to the
+    # partition's time_limit (pfsbench.checks.base).
+    cap = (validate.time_seconds(part['time_limit'], args.system,
+                                 'time_limit')
+           if part.get('time_limit') else None)
     runs = [c for c in selected
             if max_nodes is None or (c.get('nodes') or 1) <= max_nodes]
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
@@ -116,6 +121,8 @@ def run(args):
     for case in runs:
         nodes = case.get('nodes') or 1
         limit = case.get('time_limit') or 0
+        if cap is not None:
+            limit = min(limit, cap)
         took = past.get(case['display_name'])
         seconds = statistics.median(took) if took else limit
         known += bool(took)

@@ -7,7 +7,8 @@ import sys
 
 from pfsbench.commands import dd
 from pfsbench.errors import ConfigError
-from pfsbench.render import EXPERIMENTS, JobSite, job_site, points, render
+from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
+                             points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 
 HELP = 'render an sbatch script for an experiment'
@@ -155,6 +156,7 @@ def run(args):
 
     text = render(args.experiment, args.target, command_line=shown,
                   point=chosen, **options)
+    _print_notes(text)
     if args.output:
         with open(args.output, 'w') as fp:
             fp.write(text)
@@ -162,6 +164,15 @@ def run(args):
         sys.stdout.write(text)
 
     return 0
+
+
+def _print_notes(text, prefix=''):
+    """Repeat on stderr what the script's header notes (a capped time)."""
+    for line in text.splitlines():
+        if line.startswith('# ' + NOTE_PREFIX):
+            print(f'pfsbench: {prefix}{line[2:]}', file=sys.stderr)
+        elif not line.startswith('#'):
+            break
 
 
 def _every_point(args, chosen, options, verb):
@@ -185,6 +196,7 @@ def _every_point(args, chosen, options, verb):
             refused.append(err)
             print(f'pfsbench: skipped {name}: {err}', file=sys.stderr)
             continue
+        _print_notes(text, f'{name}: ')
         os.makedirs(args.output_dir, exist_ok=True)
         path = os.path.join(args.output_dir, name)
         with open(path, 'w') as fp:
