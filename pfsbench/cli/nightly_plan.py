@@ -41,7 +41,7 @@ def add_arguments(parser):
                         help="print only the reframe -t patterns of --tags "
                              "(a plain tag such as E1 matches exactly), one "
                              "per line, after checking that they select a "
-                             "case (what nightly.sh runs by)")
+                             "case (what nightly.sh runs by; default: off)")
     parser.add_argument('--config-dir', default=os.path.join(_REPO, 'config'),
                         metavar='DIR',
                         help='the config directory (default: %(default)s)')
