@@ -97,6 +97,14 @@ def _latest_cases(results, session_uuids, name_filter):
     return latest
 
 
+def case_means(results, session_uuids, name_filter=None):
+    """``{CaseKey: (session, config, {var: (mean, values)})}``: each
+    case's figures as the sweeps read them (the latest current session
+    holding it; usable, uncontended repeats), for a reader that compares
+    single points (``pfsbench paper``)."""
+    return _latest_cases(results, session_uuids, name_filter)
+
+
 def _units(results, uuid, key):
     return {var: unit for rec in results.case_records(uuid).get(key, [])
             for var, (_, unit) in rec.perf.items()}
@@ -135,8 +143,11 @@ def sweeps(results, session_uuids, name_filter=None):
         ``processes``, ``value`` of the swept parameter, ``case``,
         ``rate`` (mean), ``n``, ``min``, ``max``, ``speedup``,
         ``efficiency``, ``cpu_util_pct``), ``saturation`` (the step where
-        scaling stops: ``processes``, ``rate``, ``efficiency``) and
-        ``saturated`` (it stops before the largest count).
+        scaling stops: ``processes``, ``rate``, ``efficiency``),
+        ``saturated`` (it stops before the largest count) and ``peak``
+        (the highest mean rate and where: ``processes``, ``value`` of the
+        swept parameter, ``case``, ``rate``, ``n``; what seed 001's
+        published aggregates are: the peak of a 1..64-node curve).
     """
     cases = _latest_cases(results, session_uuids, name_filter)
     groups = defaultdict(dict)
@@ -208,7 +219,16 @@ def _sweep(ident, var, unit, points, members):
         'saturation': {'processes': sat.processes, 'rate': sat.rate,
                        'efficiency': sat.efficiency},
         'saturated': sat.processes < steps[-1].processes,
+        'peak': _peak(points, swept),
     }
+
+
+def _peak(points, swept):
+    """The highest mean rate of a sweep (the smallest count on a tie)."""
+    procs, key, rate, samples, _ = max(points,
+                                       key=lambda p: (p[2], -p[0]))
+    return {'processes': procs, 'value': key.params[swept],
+            'case': key.name, 'rate': rate, 'n': len(samples)}
 
 
 def title(sweep):
