@@ -186,7 +186,7 @@ COMPARISONS = {
     'E6': Comparison(('dd_stream_per_node',), ('file_system',),
                      {'write': ('write_bw_sum', {}),
                       'read': ('read_bw_sum', {})}, peak_over='nodes'),
-    'E7': Comparison(('bonnie_per_node', 'bonnie_per_node_averaged'),
+    'E7': Comparison(('bonnie_per_node', 'bonnie_averaged_per_node'),
                      ('file_system',),
                      {'write': ('block_write_bw_trimmed', {}),
                       'read': ('block_read_bw_trimmed', {})},
