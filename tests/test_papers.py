@@ -108,9 +108,10 @@ def test_paper_unknown_experiment_is_one_line(capsys):
     assert err.count('\n') == 1 and 'E99' in err and 'E16' in err
 
 
-def _e17_db(tmp_path, scale):
+def _e17_db(tmp_path, scale, contended_np=None):
     """A results database with one E17 session: multi-client NP 1, 2, 16
-    at ``scale`` times the paper's 2.0 figures, two repeats each."""
+    at ``scale`` times the paper's 2.0 figures, two repeats each (the
+    second of NP ``contended_np`` measured under foreign load)."""
     paper = {(f.get('np'), f.operation): f.value
              for f in papers.load('004').figures
              if f.experiment == 'E17' and f.get('lustre') == '2.0' and
@@ -126,6 +127,7 @@ def _e17_db(tmp_path, scale):
                 f'mdtest_e17_stride_sync %clients=multi %np={np_}', perf,
                 system='localslurm', partition='mpi', repeat=rep,
                 num_tasks=np_, time=1e9 + 1))
+            cases[-1]['contended'] = np_ == contended_np and rep == 1
     db = tmp_path / 'results.db'
     synth.write_database(str(db), [synth.make_report(
         cases, time_start=1e9, session_uuid=uuid)])
@@ -133,7 +135,7 @@ def _e17_db(tmp_path, scale):
 
 
 def test_paper_puts_the_site_beside_the_paper(tmp_path, capsys):
-    db = _e17_db(tmp_path, 0.5)
+    db = _e17_db(tmp_path, 0.5, contended_np=2)
     assert main(['paper', 'E17', '--db', str(db), '--format', 'json']) == 0
     site = json.loads(capsys.readouterr().out)['site']
     # Every point both have: 3 NP x 6 phases, each beside the 1.6.7.1, 1.8
@@ -143,12 +145,16 @@ def test_paper_puts_the_site_beside_the_paper(tmp_path, capsys):
     for s in site:
         if s['paper']['lustre'] == '2.0':
             assert s['ratio'] == pytest.approx(0.5)
+            # A repeat under foreign load is kept beside a paper, counted.
             assert s['n'] == 2
+            assert s['contended'] == (1 if s['paper']['np'] == 2 else 0)
     assert main(['paper', 'E17', '--db', str(db)]) == 0
     text = capsys.readouterr().out
     assert 'site beside paper' in text
     assert re.search(r'localslurm:mpi mdtest_e17_stride_sync %clients=multi'
                      r' %np=16 +file_stat \[ops/s\] n=2 .* 25016\.13 +0\.5 ',
+                     text)
+    assert re.search(r'%np=2 +file_stat \[ops/s\] n=2 \(1 contended\) ',
                      text)
 
 
@@ -220,3 +226,59 @@ def test_bad_data_file_names_record_and_field(tmp_path):
     with pytest.raises(ConfigError) as err:
         papers.load('003', str(tmp_path))
     assert err.value.field == 'figures.4.value' and err.value.value == 'n/a'
+
+
+@pytest.mark.slurm
+def test_paper_beside_a_localslurm_run_of_e17(localslurm, tmp_path, capsys):
+    from test_checks_mdtest import MDTEST_BINARY, needs_mdtest
+    if MDTEST_BINARY is None:
+        pytest.skip(needs_mdtest.kwargs['reason'])
+    from conftest import CHECKS, run_reframe
+
+    proc = run_reframe(['--system', 'localslurm:srun', '-c',
+                        str(CHECKS / 'mdtest'), '-n',
+                        'mdtest_e17_stride_sync', '-P', 'clients=multi',
+                        '-P', 'np=1,2', '-S', 'total_items=400',
+                        '-S', 'pre_delay_s=0',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path, env=localslurm)
+    assert proc.returncode == 0, proc.stdout
+    capsys.readouterr()
+    db = tmp_path / 'results.db'
+    assert main(['paper', 'E17', '--db', str(db), '--format', 'json']) == 0
+    site = json.loads(capsys.readouterr().out)['site']
+    # NP 1 and 2, six phases, each beside 1.6.7.1, 1.8 and 2.0.
+    assert len(site) == 2 * 6 * 3
+    assert {(s['paper']['np'], s['system'], s['partition']) for s in site} \
+        == {(1, 'localslurm', 'srun'), (2, 'localslurm', 'srun')}
+    assert all(s['value'] > 0 and s['ratio'] == pytest.approx(
+        s['value'] / s['paper']['value']) for s in site)
+    assert main(['paper', 'E17', '--db', str(db)]) == 0
+    text = capsys.readouterr().out
+    print(text[text.index('site beside paper'):])
+    assert 'mdtest_e17_stride_sync %clients=multi %np=2' in text
+
+
+def test_a_published_peak_is_compared_with_the_sites_sweep_peak(tmp_path,
+                                                                capsys):
+    # Seed 001's E6 aggregates are the peaks of 1..64-node curves: the
+    # site's figure is its own sweep's peak (MB/s -> the paper's GB/s),
+    # and the node count where it fell.
+    uuid = 'sess-e6'
+    cases = [synth.make_testcase(
+        uuid, 0, i, f'dd_stream_per_node %nodes={nodes}',
+        {'write_bw_sum': (rate, 'MB/s'), 'read_bw_sum': (rate / 2, 'MB/s')},
+        time=1e9 + 1) for i, (nodes, rate) in enumerate(
+            ((1, 1000.0), (2, 2850.0), (4, 1900.0)))]
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [synth.make_report(
+        cases, time_start=1e9, session_uuid=uuid)])
+    assert main(['paper', 'E6', '--db', str(db), '--format', 'json']) == 0
+    site = json.loads(capsys.readouterr().out)['site']
+    # One peak per published figure (4 file systems x write, read).
+    assert len(site) == 8
+    lfs3_write = next(s for s in site if s['paper']['file_system'] == 'lfs3'
+                      and s['paper']['operation'] == 'write')
+    assert lfs3_write['at'] == '2' and lfs3_write['value'] == 2.85
+    assert lfs3_write['ratio'] == pytest.approx(2.85 / 5.7)
+    assert lfs3_write['case'] == 'dd_stream_per_node %nodes=2'

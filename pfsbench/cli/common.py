@@ -85,6 +85,16 @@ def add_subparser(subparsers, name, *, help, invocations, description=None):
         allow_abbrev=False)
 
 
+def write_output(path, text):
+    """Write a verb's result to ``path`` (``-o``), or to stdout when
+    ``path`` is None."""
+    if path:
+        with open(path, 'w') as fp:
+            fp.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def run_verb(args):
     """Run the verb ``args`` selected; an error becomes its exit code.
 

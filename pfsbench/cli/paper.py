@@ -4,10 +4,9 @@ and the site's beside them."""
 
 import html
 import json
-import sys
 
 from pfsbench import papers
-from pfsbench.cli import sessions
+from pfsbench.cli import common, sessions
 
 HELP = "print a seed's published figures of an experiment, the site's beside"
 DESCRIPTION = (
@@ -63,12 +62,8 @@ def run(args):
 
     render = {'text': render_text, 'json': render_json,
               'html': render_html}[args.format]
-    text = render(experiment, paper, figures, site, _wants_site(args))
-    if args.output:
-        with open(args.output, 'w') as fp:
-            fp.write(text)
-    else:
-        sys.stdout.write(text)
+    common.write_output(args.output, render(experiment, paper, figures,
+                                            site, _wants_site(args)))
     return 0
 
 
@@ -143,13 +138,16 @@ def site_text(site):
         fig = s['paper']
         point = ' '.join(f'{k}={v}' for k, v in fig.point)
         rows.append([f'{s["system"]}:{s["partition"]} {s["case"]}',
-                     f'{s["var"]} [{s["unit"]}] n={s["n"]}',
+                     f'{s["var"]} [{s["unit"]}] n={s["n"]}' +
+                     (f' ({s["contended"]} contended)'
+                      if s['contended'] else ''),
                      str(s['at'] or ''), f'{s["value"]:.6g}',
                      _number(fig.value), f'{s["ratio"]:.3g}', point,
                      str(fig.lineno)])
-    return ["site beside paper (the site's mean over its repeats; a "
-            "published peak beside the peak of the site's sweep, 'at' "
-            'where it fell):'] + _aligned(rows)
+    return ["site beside paper (the site's mean over its repeats, "
+            "'contended': measured under foreign load; a published peak "
+            "beside the peak of the site's sweep, 'at' where it fell):"] + \
+        _aligned(rows)
 
 
 def render_json(experiment, paper, figures, site, asked):

@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 
+from pfsbench.cli import common
 from pfsbench.commands import dd
 from pfsbench.errors import ConfigError
 from pfsbench.render import EXPERIMENTS, JobSite, job_site, points, render
@@ -153,13 +154,9 @@ def run(args):
     if args.output_dir:
         return _every_point(args, chosen, options, verb)
 
-    text = render(args.experiment, args.target, command_line=shown,
-                  point=chosen, **options)
-    if args.output:
-        with open(args.output, 'w') as fp:
-            fp.write(text)
-    else:
-        sys.stdout.write(text)
+    common.write_output(args.output, render(
+        args.experiment, args.target, command_line=shown, point=chosen,
+        **options))
 
     return 0
 

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench report``: render a saved gate record in another format."""
 
-import sys
-
+from pfsbench.cli import common
 from pfsbench.gate.report import FORMATS, load_record, render
 
 HELP = ('render a gate record (pfsbench gate --format json) as text, '
@@ -41,10 +40,6 @@ def run(args):
     record = load_record(args.record)
     text = render(record, args.format, max_plots=args.max_plots,
                   all_figures=args.all_figures)
-    if args.output:
-        with open(args.output, 'w') as fp:
-            fp.write(text)
-    else:
-        sys.stdout.write(text)
+    common.write_output(args.output, text)
 
     return int(record.get('exit_code', 0))

@@ -63,10 +63,14 @@ def _command(script, run_as):
     return command
 
 
-def _mount_and_make_instance():
-    return (f'[ -d {TRACEFS}/instances ] || '
-            f'mount -t tracefs tracefs {TRACEFS}; I="{INSTANCE}"; '
-            f'mkdir "$I"; ')
+def _ftrace(name, set_up, descr, run_as):
+    """An ftrace entry: its instance made and ``set_up`` in it, then on;
+    off: :func:`_instance_off`."""
+    on = (f'[ -d {TRACEFS}/instances ] || '
+          f'mount -t tracefs tracefs {TRACEFS}; I="{INSTANCE}"; '
+          f'mkdir "$I"; {set_up}echo 1 > "$I/tracing_on"')
+    return {'name': name, 'on': _command(on, run_as),
+            'off': _command(_instance_off(), run_as), 'descr': descr}
 
 
 def _instance_off():
@@ -91,13 +95,11 @@ def ftrace_functions(functions=LUSTRE_CLIENT_FUNCTIONS, calls=SEED003_CALLS,
         an ``extras.tracers`` entry named ``ftrace``.
     """
     names = sorted({f for call in calls for f in functions[call]})
-    on = (_mount_and_make_instance() +
-          f'echo {" ".join(names)} > "$I/set_ftrace_filter"; '
-          f'echo function > "$I/current_tracer"; echo 1 > "$I/tracing_on"')
-    return {'name': 'ftrace', 'on': _command(on, run_as),
-            'off': _command(_instance_off(), run_as),
-            'descr': f'ftrace function tracer on {", ".join(calls)} '
-                     f'({", ".join(names)}; seed 003)'}
+    return _ftrace('ftrace', f'echo {" ".join(names)} > '
+                             f'"$I/set_ftrace_filter"; '
+                             f'echo function > "$I/current_tracer"; ',
+                   f'ftrace function tracer on {", ".join(calls)} '
+                   f'({", ".join(names)}; seed 003)', run_as)
 
 
 def ftrace_syscalls(calls=SEED003_CALLS, run_as=''):
@@ -107,14 +109,12 @@ def ftrace_syscalls(calls=SEED003_CALLS, run_as=''):
         an ``extras.tracers`` entry named ``ftrace_syscalls``.
     """
     names = sorted({s for call in calls for s in SYSCALLS[call]})
-    on = (_mount_and_make_instance() +
-          f'for call in {" ".join(names)}; do '
-          f'echo 1 > "$I/events/syscalls/sys_enter_$call/enable"; done; '
-          f'echo 1 > "$I/tracing_on"')
-    return {'name': 'ftrace_syscalls', 'on': _command(on, run_as),
-            'off': _command(_instance_off(), run_as),
-            'descr': f'ftrace syscall events of {", ".join(calls)} '
-                     f'({", ".join(names)}; seed 003)'}
+    return _ftrace('ftrace_syscalls',
+                   f'for call in {" ".join(names)}; do '
+                   f'echo 1 > "$I/events/syscalls/sys_enter_$call/enable"; '
+                   f'done; ',
+                   f'ftrace syscall events of {", ".join(calls)} '
+                   f'({", ".join(names)}; seed 003)', run_as)
 
 
 #: Where the Lustre debug tracer keeps the mask it replaced, per job.

@@ -97,14 +97,6 @@ def _latest_cases(results, session_uuids, name_filter):
     return latest
 
 
-def case_means(results, session_uuids, name_filter=None):
-    """``{CaseKey: (session, config, {var: (mean, values)})}``: each
-    case's figures as the sweeps read them (the latest current session
-    holding it; usable, uncontended repeats), for a reader that compares
-    single points (``pfsbench paper``)."""
-    return _latest_cases(results, session_uuids, name_filter)
-
-
 def _units(results, uuid, key):
     return {var: unit for rec in results.case_records(uuid).get(key, [])
             for var, (_, unit) in rec.perf.items()}

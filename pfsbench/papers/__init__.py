@@ -10,14 +10,15 @@ and ``lineno``).  Seed 000 publishes charts only (axis ticks, no values):
 it has no file.
 
 A site's figures come from the gate's own reading of the results
-(:func:`pfsbench.gate.sweeps.case_means` and :func:`~pfsbench.gate.sweeps.
-sweeps`): the latest session holding each case, its mean over the usable
-repeats.  :data:`COMPARISONS` says, per experiment, which checks, which
+(:func:`pfsbench.gate.results.session_figures`): the latest session
+holding each case, its mean over the usable repeats (those measured under
+foreign load kept, and counted).  :data:`COMPARISONS` says, per experiment, which checks, which
 parameters and which figure a paper record matches.  Where a seed
 published the peak of a sweep (seed 001's aggregates), the site's figure
 is its sweep's peak, with the count it fell at.
 """
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass, field
@@ -209,6 +210,36 @@ def _same(param_value, record_value):
     return str(param_value) == str(record_value)
 
 
+def site_means(results, session_uuids, name_filter=None):
+    """Each case's figures as the gate reads them
+    (:func:`pfsbench.gate.results.session_figures` of the latest current
+    session holding it), except that repeats measured under foreign load
+    are kept, and counted: beside a paper, a site's figure is its figure,
+    marked, where the gate leaves it out of a verdict.
+
+    Returns:
+        ``{CaseKey: ({var: (mean, values)}, {var: unit}, contended)}``.
+    """
+    from pfsbench.gate.results import session_figures
+
+    start = {u: results.sessions[u].time_start for u in set(session_uuids)}
+    latest = {}
+    for uuid in sorted(start, key=start.get):
+        for key, records in results.case_records(uuid).items():
+            if name_filter is None or name_filter.search(key.name):
+                latest[key] = records
+    out = {}
+    for key, records in latest.items():
+        kept = [dataclasses.replace(r, contended=False) for r in records]
+        groups = session_figures(kept).get(key)
+        if groups:
+            units = {var: unit for r in records
+                     for var, (_, unit) in r.perf.items()}
+            out[key] = (groups[-1][1], units,
+                        sum(r.contended for r in records))
+    return out
+
+
 def site_figures(experiment, figures, results, session_uuids,
                  name_filter=None):
     """The site's figure beside each paper figure both have.
@@ -223,56 +254,52 @@ def site_figures(experiment, figures, results, session_uuids,
     Returns:
         a list of dicts: ``check``, ``system``, ``partition``, ``case``,
         ``var``, ``value`` (in the paper's unit), ``unit``, ``n``
-        (repeats), ``at`` (a peak's count, or None), ``paper`` (the
-        :class:`Figure`), ``ratio`` (site / paper).
+        (repeats), ``contended`` (of them, under foreign load), ``at`` (a
+        peak's count, or None), ``paper`` (the :class:`Figure`), ``ratio``
+        (site / paper).
     """
-    from pfsbench.gate import sweeps
-
     how = COMPARISONS.get(experiment)
     if how is None:
         return []
+    means = {key: found for key, found in site_means(
+        results, session_uuids, name_filter).items()
+        if key.check in how.checks}
     out = []
-    if how.peak_over:
-        for sweep in sweeps.sweeps(results, session_uuids, name_filter):
-            if sweep['check'] not in how.checks or \
-                    sweep['swept'] != how.peak_over:
-                continue
-            for fig in figures:
-                var = how.figures.get(fig.operation, (None,))[0]
-                scale = UNIT_SCALE.get((fig.unit, sweep['unit']))
-                if var != sweep['var'] or scale is None:
-                    continue
-                peak = sweep['peak']
-                value = peak['rate'] / scale
-                out.append({
-                    'check': sweep['check'], 'system': sweep['system'],
-                    'partition': sweep['partition'], 'case': peak['case'],
-                    'var': var, 'value': value, 'unit': fig.unit,
-                    'n': peak['n'], 'at': peak['value'], 'paper': fig,
-                    'ratio': value / fig.value})
-        return out
-
-    for key, (_, _, values) in sweeps.case_means(
-            results, session_uuids, name_filter).items():
-        if key.check not in how.checks:
-            continue
-        params = key.params
-        for fig in figures:
-            var, fixed = how.figures.get(fig.operation, (None, {}))
-            if var is None or var not in values:
-                continue
+    for fig in figures:
+        var, fixed = how.figures.get(fig.operation, (None, {}))
+        candidates = []
+        for key, (values, units, contended) in means.items():
+            scale = UNIT_SCALE.get((fig.unit, units.get(var)))
+            params = key.params
             wanted = {**{p: fig.get(p) for p in how.params
                          if p in params}, **fixed}
-            if not all(_same(params.get(p), v) for p, v in wanted.items()):
+            if var not in values or scale is None or not all(
+                    _same(params.get(p), v) for p, v in wanted.items()):
                 continue
             mean, samples = values[var]
-            if mean is None:
-                continue
+            candidates.append((key, mean / scale, len(samples), contended))
+        if how.peak_over:
+            # The published figure is the peak of a sweep: the site's is
+            # the peak of its sweep (per check, partition and the other
+            # parameters), and where it fell.
+            best = {}
+            for cand in candidates:
+                key = cand[0]
+                group = (key.check, key.system, key.partition, key.environ,
+                         tuple((k, v) for k, v in key.params.items()
+                               if k != how.peak_over))
+                if group not in best or cand[1] > best[group][1]:
+                    best[group] = cand
+            candidates = list(best.values())
+        for key, value, n, contended in candidates:
             out.append({
                 'check': key.check, 'system': key.system,
                 'partition': key.partition, 'case': key.name, 'var': var,
-                'value': mean, 'unit': fig.unit, 'n': len(samples),
-                'at': None, 'paper': fig, 'ratio': mean / fig.value})
+                'value': value, 'unit': fig.unit, 'n': n,
+                'contended': contended,
+                'at': (key.params.get(how.peak_over) if how.peak_over
+                       else None),
+                'paper': fig, 'ratio': value / fig.value})
     return out
 
 
