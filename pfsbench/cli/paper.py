@@ -97,6 +97,13 @@ def tables(figures):
         columns = sorted({c for row in rows.values() for c in row},
                          key=lambda c: (isinstance(c, str), c))
         title = f'{tool}: ' + ', '.join(f'{k} {v}' for k, v in config)
+        workers = {c: f.get('workers') for row in rows.values()
+                   for c, f in row.items() if f.get('workers') is not None}
+        if workers:
+            # metabench heads its columns with its workers (a rank is its
+            # master): shown, the columns being total processes.
+            title += ', workers ' + ' '.join(
+                f'{c}:{workers[c]}' for c in sorted(workers))
         result.append((title, column, columns, rows))
     return result
 
