@@ -30,12 +30,7 @@ FORMATS = ('text', 'json', 'html')
 def add_arguments(parser):
     parser.add_argument('experiment', metavar='EXPERIMENT',
                         help='the experiment id, e.g. E16 (required)')
-    parser.add_argument(
-        '--format', metavar='FMT', choices=FORMATS, default='text',
-        help=f'{", ".join(FORMATS)} (default: %(default)s)')
-    parser.add_argument(
-        '-o', '--output', metavar='FILE', default=None,
-        help='write to FILE instead of stdout (default: stdout)')
+    common.add_format_and_output(parser, FORMATS)
     parser.add_argument(
         '--site', action='store_true',
         help="put the site's figures beside the paper's (default: only "

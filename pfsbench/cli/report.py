@@ -20,12 +20,7 @@ EXAMPLES = (
 def add_arguments(parser):
     parser.add_argument('record', metavar='FILE',
                         help='the gate record (JSON; required)')
-    parser.add_argument(
-        '--format', metavar='FMT', choices=FORMATS, default='text',
-        help=f'{", ".join(FORMATS)} (default: %(default)s)')
-    parser.add_argument(
-        '-o', '--output', metavar='FILE', default=None,
-        help='write to FILE instead of stdout (default: stdout)')
+    common.add_format_and_output(parser, FORMATS)
     parser.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report, one per case '

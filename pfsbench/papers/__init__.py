@@ -12,10 +12,11 @@ it has no file.
 A site's figures come from the gate's own reading of the results
 (:func:`pfsbench.gate.results.session_figures`): the latest session
 holding each case, its mean over the usable repeats (those measured under
-foreign load kept, and counted).  :data:`COMPARISONS` says, per experiment, which checks, which
-parameters and which figure a paper record matches.  Where a seed
-published the peak of a sweep (seed 001's aggregates), the site's figure
-is its sweep's peak, with the count it fell at.
+foreign load kept, and counted).  :data:`COMPARISONS` says, per
+experiment, which checks, which parameters and which figure a paper record
+matches.  Where a seed published the peak of a sweep (seed 001's
+aggregates), the site's figure is its sweep's peak, with the count it
+fell at.
 """
 
 import dataclasses
