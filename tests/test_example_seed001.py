@@ -287,7 +287,8 @@ def test_e7_e8_full_cases_average_3_runs(e19_and_averaged, partition,
 
 def test_averaged_cases_are_full_only(tmp_path):
     listed = {}
-    for tag in ('quick', 'nightly', 'full'):
+    # -t is a regular expression: the quick and nightly suites in one go.
+    for tag in ('quick|nightly', 'full'):
         proc = run_reframe(['--system', f'{SYSTEM}:lfs3', '-c',
                             str(CHECKS / 'bonnie'), '-c',
                             str(CHECKS / 'iozone'), '-t', tag, '-l'],
@@ -296,10 +297,11 @@ def test_averaged_cases_are_full_only(tmp_path):
         listed[tag] = proc.stdout
     for name in ('bonnie_averaged_per_node', 'iozone_averaged_one_node',
                  'iozone_single_per_node'):
-        assert name not in listed['quick'] + listed['nightly']
+        assert name not in listed['quick|nightly']
         assert f'- {name} ' in listed['full']
-    # The nightly keeps its one run, and says so.
-    assert '- bonnie_per_node %nodes=1 ' in listed['nightly']
+    # The nightly keeps its one run.
+    assert '- bonnie_per_node %nodes=1 ' in listed['quick|nightly']
+    assert '- iozone_one_node %processes=12 ' in listed['quick|nightly']
 
 
 def test_e5_sweeps_count_3_with_bonnie_beside_ior(tmp_path):
