@@ -9,6 +9,12 @@ only when it changes) and gives a check its entry in ReFrame's inline form,
 become ``(value, lower, upper[, unit])`` tuples, ``['$xfail', reason,
 [...]]`` an :func:`reframe.core.pipeline.xfail` reference.
 
+A partition's entry may be ``{'$paper': {experiment: E16, <record key>:
+<value>..., lower: -0.1, upper: null}}``: the figures a seed published
+(:mod:`pfsbench.papers`) that match those keys, at the check's ``$index``
+levels, so that a source's figures are read from its data file and never
+retyped (:func:`expand_papers`).
+
 The file format is validated when the configuration loads
 (:func:`pfsbench.siteconfig.validate_reference_file`).
 """
@@ -22,7 +28,71 @@ import yaml
 @functools.lru_cache(maxsize=None)
 def _load(path, mtime_ns, size):
     with open(path) as fp:
-        return yaml.safe_load(fp) or {}
+        return expand_papers(yaml.safe_load(fp) or {}, path)
+
+
+#: The keys of a ``$paper`` entry that are not record keys.
+PAPER_OPTIONS = ('experiment', 'lower', 'upper')
+
+
+def expand_papers(data, path):
+    """``data`` with every ``$paper`` entry replaced by the published
+    figures it selects, at the index levels below it (other entries
+    unchanged).
+
+    Raises:
+        ConfigError: a ``$paper`` entry that is not a mapping, names an
+            experiment without comparison, or selects no figure or two at
+            one point (file, dotted key, value).
+    """
+    if not isinstance(data, dict):
+        return data
+    out = {}
+    for check, body in data.items():
+        if not isinstance(body, dict):
+            out[check] = body
+            continue
+        index = body.get('$index') or ['$partition']
+        levels = [i for i in index if i != '$partition']
+        out[check] = {key: sub if key == '$index' else
+                      _expand(path, f'{check}.{key}', sub, levels)
+                      for key, sub in body.items()}
+    return out
+
+
+def _expand(path, where, node, levels):
+    if not isinstance(node, dict):
+        return node
+    if '$paper' not in node:
+        return {key: _expand(path, f'{where}.{key}', sub, levels[1:])
+                for key, sub in node.items()}
+
+    from pfsbench import papers
+    from pfsbench.errors import ConfigError, MissingData
+
+    spec = node['$paper']
+    where = f'{where}.$paper'
+    if not isinstance(spec, dict) or len(node) != 1:
+        raise ConfigError(path, where, spec, 'expected the only key, a '
+                          'mapping with experiment and the record keys to '
+                          'match')
+    experiment = spec.get('experiment')
+    if experiment not in papers.COMPARISONS:
+        raise ConfigError(path, f'{where}.experiment', experiment,
+                          f'expected one of {", ".join(papers.COMPARISONS)}')
+    try:
+        ref = papers.reference(
+            experiment, {k: v for k, v in spec.items()
+                         if k not in PAPER_OPTIONS},
+            levels, lower=spec.get('lower', -0.10), upper=spec.get('upper'))
+    except KeyError as err:
+        raise ConfigError(path, where, spec, f'the published figures have '
+                          f'no {err} (an index level)') from None
+    except (ValueError, MissingData) as err:
+        raise ConfigError(path, where, spec, str(err)) from None
+    if not ref:
+        raise ConfigError(path, where, spec, 'selects no published figure')
+    return ref
 
 
 def load(path):

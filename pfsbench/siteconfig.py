@@ -61,7 +61,7 @@ import pwd
 import re
 import stat
 
-from pfsbench import rundir, schemas, validate
+from pfsbench import references, rundir, schemas, validate
 from pfsbench.errors import ConfigError
 
 #: The schema of a partition's ``extras`` (``pfsbench/schemas/``).
@@ -639,6 +639,8 @@ def validate_reference_file(path, partitions=None):
     except OSError as err:
         raise ConfigError(rel, '-', path, err.strerror) from None
 
+    # A partition's {'$paper': ...} becomes the figures it selects first.
+    data = references.expand_papers(data, rel)
     schemas.check(data, REFERENCES_SCHEMA, rel)
     count = 0
     for check, body in (data or {}).items():

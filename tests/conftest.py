@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / 'shared'
+# ../shared beside the clone; PFSBENCH_SHARED where it is elsewhere (a git
+# worktree's parent holds no shared/).
+SHARED = Path(os.environ.get('PFSBENCH_SHARED', REPO.parent / 'shared'))
 FIXTURES = SHARED / 'fixtures'
 CONFIG = REPO / 'config' / 'settings.py'
 CHECKS = REPO / 'reframe-checks'

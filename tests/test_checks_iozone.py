@@ -47,9 +47,12 @@ def test_dry_run_at_64_nodes_runs_one_group_per_node(tmp_path):
                         'iozone_per_node')
     assert '#SBATCH --nodes=64' in script.splitlines()
     assert '#SBATCH --ntasks-per-node=1' in script.splitlines()
-    ((name, command),), _ = launch_phases(script)
-    iozone = shlex.split(command)
-    assert name == 'iozone' and iozone[0].endswith('iozone')
+    phases, _ = launch_phases(script)
+    # The source's 3 measurements, averaged, in one job.
+    assert [name for name, _ in phases] == ['iozone', 'iozone_r2',
+                                            'iozone_r3']
+    iozone = shlex.split(phases[0][1])
+    assert iozone[0].endswith('iozone')
     # Seed 001, E10: iozone -s 2500000 -r 1024 -I -c -o -l 12 -u 12 -t 12
     assert iozone[1:15] == ['-s', '2500000', '-r', '1024', '-I', '-c', '-o',
                             '-l', '12', '-u', '12', '-t', '12', '-F']
@@ -101,7 +104,8 @@ def test_quick_run_on_local(tmp_path):
 def test_one_group_per_node_on_two_slurm_nodes(localslurm, tmp_path):
     proc = run_reframe(['--system', 'localslurm:srun', '-c', IOZONE_DIR,
                         '-n', 'iozone_per_node', '-P', 'nodes=2',
-                        '-P', 'processes=2', *SMALL, '-r'], tmp_path,
+                        '-P', 'processes=2', *SMALL, '-S', 'repeats=1',
+                        '-r'], tmp_path,
                        env=localslurm)
     assert proc.returncode == 0, proc.stdout
     (out,) = glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'

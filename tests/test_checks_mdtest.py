@@ -24,7 +24,7 @@ import pytest
 import cappedfs
 from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
 from pfsbench import jobsteps
-from pfsbench.commands import mdtest
+from pfsbench.commands import mdtest, tracers
 from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
@@ -476,6 +476,57 @@ def test_two_nodes_one_two_four_tasks_through_slurm(idle_slurm, tmp_path):
 
 
 # E12 (seed 003): a tracer from the partition's config ----------------------
+
+def _has_tracefs():
+    with open('/proc/filesystems') as fp:
+        return any(line.split()[-1:] == ['tracefs'] for line in fp)
+
+
+@needs_mdtest
+@pytest.mark.slurm
+@pytest.mark.skipif(os.geteuid() != 0 or not _has_tracefs(),
+                    reason='localslurm declares its ftrace tracer as root '
+                           'on a kernel with tracefs only')
+def test_e12_with_ftrace_on_localslurm(idle_slurm, tmp_path):
+    # localslurm declares seed 003's ftrace tracer (syscall events of
+    # create, open, link, unlink, readdir, getattr, setattr: this kernel
+    # refuses the function tracer): E12 runs out of the box.
+    with cappedfs.loop_fs('e12-ext4') as ext4:
+        proc = run_reframe(['--system', 'localslurm:srun',
+                            '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e12_tracing_overhead',
+                            '-P', 'tasks_per_node=1',
+                            '-S', 'items_per_task=500',
+                            '-S', 'iterations=2',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path,
+                           env=dict(idle_slurm, PFSBENCH_SCRATCH=ext4['mnt']))
+        assert os.listdir(ext4['mnt']) in ([], ['lost+found'])
+    assert proc.returncode == 0, proc.stdout
+    # One tracer declared: tracers 1..3 skip.
+    assert 'Ran 1/4 test case(s)' in proc.stdout, proc.stdout
+    (script,) = _job_scripts(tmp_path, 'localslurm', 'srun',
+                             'mdtest_e12_tracing_overhead')
+    tracer = tracers.ftrace_syscalls()
+    assert shlex.join(['sh', '-c', tracer['on']]) in script
+    (out,) = glob.glob(f'{tmp_path}/output/localslurm/srun/builtin/'
+                       f'mdtest_e12_*/rfm_job.out')
+    steps = jobsteps.split(open(out).read())
+    # The tracer recorded the calls while on, and its instance is gone.
+    events = re.search(r'pfsbench-tracer: (\d+) events',
+                       steps.text('tracer off'))
+    assert events and int(events.group(1)) > 0, steps.text('tracer off')
+    assert not glob.glob(f'{tracers.TRACEFS}/instances/pfsbench-e12-*')
+    _, (record,) = _perflog(tmp_path, 'localslurm', 'srun',
+                            'mdtest_e12_tracing_overhead')
+    assert '|ftrace_syscalls|' in record
+    for phase in ('file_create', 'file_stat', 'file_remove'):
+        # Below 100 %: the traced run's rate was there and positive (how
+        # much below is this loaded host's noise plus the tracer's cost).
+        overhead = _perf(record, f'{phase}_overhead_pct')[0]
+        assert overhead is not None and overhead < 100
+        print(phase, f'overhead {overhead:.1f} %')
+
 
 @needs_mdtest
 def test_tracing_overhead_with_the_partitions_tracer(tmp_path):

@@ -38,6 +38,10 @@ E7_BONNIE = 'bonnie -d $DIR -s 2000 -v 16 -y'
 E10_BONNIE = 'bonnie -d $DIR -s 200 -v 16 -y'
 E8_IOZONE = 'iozone -s 25000000 -r 1024 -I -c -o -l XX -u XX -t XX'
 E10_IOZONE = 'iozone -s 2500000 -r 1024 -I -c -o -l XX -u XX -t XX'
+E19_IOZONE = 'iozone -s 25000000 -r 1024 -I -c -o'
+#: "Command used for the Panasas file system (-I option caused Iozone to
+#: crash)".
+E19_IOZONE_PANFS = 'iozone -s 25000000 -r 1024 -c -o'
 
 
 def _mapped(line, threads=None):
@@ -60,6 +64,9 @@ def _mapped(line, threads=None):
                                                         + 1])
         return ['bonnie++', '-d', '{stream_dir}', '-s', str(size), '-n', '0',
                 '-r', '0', '-q']
+    if threads is None:
+        # iozone on one file (E19), in the stream's directory.
+        return argv + ['-f', '{stream_dir}/iozone.tmp']
     # iozone: XX threads, each its own file in the stream's directory.
     argv = [str(threads) if a == 'XX' else a for a in argv]
     return argv + ['-F'] + [f'{{stream_dir}}/iozone.{i}'
@@ -157,10 +164,15 @@ def test_bonnie_is_the_source_bonnie(at_64_nodes, partition, test, per_node,
     (script,) = _scripts(at_64_nodes, partition, test)
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks-per-node')) \
         == ('64', str(per_node))
-    ((name, command),), argv = launch_phases(script)
-    assert name == 'bonnie'
-    assert command.startswith('/opt/pfsbench/view/bin/bonnie++ ')
-    assert _tool_argv(command) == _mapped(source)
+    phases, argv = launch_phases(script)
+    # E10 (full) is the source's 3 runs averaged; E7's nightly case runs
+    # once (bonnie_averaged_per_node is E7's 3).
+    assert [name for name, _ in phases] == (
+        ['bonnie'] if test == 'bonnie_per_node' else
+        ['bonnie', 'bonnie_r2', 'bonnie_r3'])
+    for _, command in phases:
+        assert command.startswith('/opt/pfsbench/view/bin/bonnie++ ')
+        assert _tool_argv(command) == _mapped(source)
     _assert_layout(script, partition, argv)
 
 
@@ -171,8 +183,12 @@ def test_e10_iozone_is_one_source_group_per_node(at_64_nodes, partition):
     # the source at 16 nodes): 64 groups behind the barrier, summed.
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks-per-node')) \
         == ('64', '1')
-    ((name, command),), argv = launch_phases(script)
-    assert _tool_argv(command) == _mapped(E10_IOZONE, threads=12)
+    phases, argv = launch_phases(script)
+    # The source's 3 measurements, averaged.
+    assert [name for name, _ in phases] == ['iozone', 'iozone_r2',
+                                            'iozone_r3']
+    for _, command in phases:
+        assert _tool_argv(command) == _mapped(E10_IOZONE, threads=12)
     _assert_layout(script, partition, argv)
 
 
@@ -219,6 +235,73 @@ def test_e8_iozone_is_the_source_iozone(tmp_path):
         assert _tool_argv(command) == _mapped(E8_IOZONE, threads=threads)
         _assert_layout(script, 'lfs5', argv)
     assert seen == set(range(1, 13))
+
+
+@pytest.fixture(scope='module')
+def e19_and_averaged(tmp_path_factory):
+    """One dry run of E19 at 64 nodes and of the averaged (full) E7 and
+    E8 cases on every partition."""
+    runs = tmp_path_factory.mktemp('seed001-e19')
+    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'bonnie'),
+                        '-c', str(CHECKS / 'iozone'),
+                        '-n', 'iozone_single_per_node', '-n',
+                        'bonnie_averaged_per_node', '-n',
+                        'iozone_averaged_one_node', '-P', 'nodes=64',
+                        '-P', 'processes=4', '--dry-run'], runs)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 12/12 test case(s)' in proc.stdout, proc.stdout
+    return runs
+
+
+@pytest.mark.parametrize('partition', PARTITIONS)
+def test_e19_is_the_source_iozone_once_per_node(e19_and_averaged,
+                                                partition):
+    (script,) = _scripts(e19_and_averaged, partition,
+                         'iozone_single_per_node')
+    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks-per-node')) \
+        == ('64', '1')
+    # One iozone per node behind the barrier, every sub-test (no -i), one
+    # measurement; Panasas without -I, as the source.
+    ((name, command),), argv = launch_phases(script)
+    source = E19_IOZONE_PANFS if partition == 'panfs' else E19_IOZONE
+    assert name == 'iozone' and _tool_argv(command) == _mapped(source)
+    _assert_layout(script, partition, argv)
+
+
+@pytest.mark.parametrize('partition', PARTITIONS)
+@pytest.mark.parametrize('test,source,threads', [
+    ('bonnie_averaged_per_node', E7_BONNIE, None),
+    ('iozone_averaged_one_node', E8_IOZONE, 4),
+], ids=['E7', 'E8'])
+def test_e7_e8_full_cases_average_3_runs(e19_and_averaged, partition,
+                                         test, source, threads):
+    (script,) = _scripts(e19_and_averaged, partition, test)
+    phases, argv = launch_phases(script)
+    tool = 'bonnie' if test.startswith('bonnie') else 'iozone'
+    assert [name for name, _ in phases] == [tool, f'{tool}_r2',
+                                            f'{tool}_r3']
+    for _, command in phases:
+        assert _tool_argv(command) == _mapped(source, threads=threads)
+    _assert_layout(script, partition, argv)
+
+
+def test_averaged_cases_are_full_only(tmp_path):
+    listed = {}
+    # -t is a regular expression: the quick and nightly suites in one go.
+    for tag in ('quick|nightly', 'full'):
+        proc = run_reframe(['--system', f'{SYSTEM}:lfs3', '-c',
+                            str(CHECKS / 'bonnie'), '-c',
+                            str(CHECKS / 'iozone'), '-t', tag, '-l'],
+                           tmp_path)
+        assert proc.returncode == 0, proc.stdout
+        listed[tag] = proc.stdout
+    for name in ('bonnie_averaged_per_node', 'iozone_averaged_one_node',
+                 'iozone_single_per_node'):
+        assert name not in listed['quick|nightly']
+        assert f'- {name} ' in listed['full']
+    # The nightly keeps its one run.
+    assert '- bonnie_per_node %nodes=1 ' in listed['quick|nightly']
+    assert '- iozone_one_node %processes=12 ' in listed['quick|nightly']
 
 
 def test_e5_sweeps_count_3_with_bonnie_beside_ior(tmp_path):

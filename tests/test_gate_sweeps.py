@@ -92,6 +92,21 @@ def test_the_record_carries_the_sweep_and_its_saturation(record):
     assert [s['cpu_util_pct'] for s in sweep['steps']][:3] == [6, 12, 24]
 
 
+def test_a_sweep_reports_its_peak_and_where(record):
+    # Seed 001 published the peaks of its node curves: the highest mean
+    # and the count it fell at (here NP 16, not the largest count).
+    sweep = _sweep(record, CHECK, 'file_stat')
+    assert sweep['peak'] == {
+        'processes': 70 * 16, 'value': '16', 'rate': pytest.approx(
+            237378.41), 'n': 2, 'case': f'{CHECK} %clients=multi %np=16'}
+    dd = _sweep(record, 'dd_streaming', 'write_bw')
+    # Equal rates at 2 and 4 nodes: the smaller count is the peak.
+    assert dd['peak']['value'] == '2'
+    row = next(line for line in render(record, 'text').splitlines()
+               if line.strip().startswith('file_stat'))
+    assert row.rstrip().endswith('; peak 237k ops/s at np=16')
+
+
 def test_statistics_and_percentages_are_not_sweeps(record):
     assert {s['var'] for s in record['sweeps'] if s['check'] == CHECK} == \
         {'file_stat'}

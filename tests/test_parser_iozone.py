@@ -327,6 +327,21 @@ def test_stream_measures_in_ops_mode_are_ops_per_s():
     assert measures[-1].name == 'random_writers'
 
 
+def test_stream_measures_of_one_file_are_its_table_columns():
+    # E19 (seed 001): one iozone per node, every sub-test of its one row.
+    text = (SHARED / 'single-s256m-r1m-I-direct.txt').read_text()
+    measures = iozone.stream_measures(text, 'x', 'iozone')
+    (row,) = iozone.parse(text).table
+    assert [(m.name, m.bw_mb_s) for m in measures] == [
+        (name, pytest.approx(row.kib_s[name] * 1024 / 1e6))
+        for name in ('write', 'rewrite', 'read', 'reread')]
+    path = LOCAL / 'single-s1m-r64k-i0-i3-i6-gaps.txt'
+    names = [m.name for m in iozone.stream_measures(path.read_text(), 'x',
+                                                    'iozone')]
+    assert sorted(names) == ['bkwd_read', 'frewrite', 'fwrite', 'rewrite',
+                             'write']
+
+
 def test_stream_measures_refuse_several_process_counts_and_auto_mode():
     text = (SHARED / 'throughput-l1-u4-s32m-r1m-c-e.txt').read_text()
     with pytest.raises(ParseError, match=r'one process count .*\[1, 2, 3, '

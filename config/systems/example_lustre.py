@@ -8,6 +8,8 @@ values below are illustrative, not a real site.  Link your site's own
 documentation here, e.g. the scratch policy page.
 """
 
+from pfsbench.commands import tracers
+
 site_configuration = {
     'systems': [
         {
@@ -51,6 +53,15 @@ site_configuration = {
                         'drop_caches_command':
                             'sudo -n /usr/local/sbin/drop-caches',
                         'max_nodes': 64,
+                        # E12 (seed 003): ftrace on the seed's metadata
+                        # calls (the Lustre client's ll_* functions) and
+                        # the Lustre debug log with no mask, each on the
+                        # job's first node, as root through sudo (a
+                        # sudoers rule for the benchmark account).
+                        'tracers': [
+                            tracers.ftrace_functions(run_as='sudo -n'),
+                            tracers.lustre_debug(run_as='sudo -n'),
+                        ],
                     },
                 },
             ],

@@ -16,6 +16,7 @@ own ``mpirun`` inside the allocation.
 import os
 import sys
 
+from pfsbench.commands import tracers
 from pfsbench.siteconfig import environment_extras
 
 STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
@@ -48,6 +49,19 @@ _extras = {
     'mdtest_max_items': 20000,
     **environment_extras(),
 }
+
+def _tracefs():
+    with open('/proc/filesystems') as fp:
+        return any(line.split()[-1:] == ['tracefs'] for line in fp)
+
+
+# E12 (seed 003): ftrace on the seed's metadata calls, as root where the
+# kernel has tracefs.  Syscall events, not the function tracer: this
+# host's kernel refuses function tracing (set_ftrace_filter: "Operation
+# not permitted"), its syscall events record every call, a real overhead.
+if os.geteuid() == 0 and _tracefs():
+    _extras['tracers'] = [tracers.ftrace_syscalls()]
+
 # Dropping the page cache needs root; CI is root, a developer may not be.
 _features = ['pfs', 'mpi'] + (['drop_caches'] if os.geteuid() == 0 else [])
 

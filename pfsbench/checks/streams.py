@@ -68,6 +68,25 @@ NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
 STREAMS_ON_ONE_NODE = list(range(1, 13))
 
 
+#: Seed 001's runs per figure: "averaged over usually 3 measurements".
+SEED001_AVERAGED_RUNS = 3
+
+
+class seed001_averaged(rfm.RegressionTestPlugin):
+    """A nightly family's ``full`` variant with seed 001's 3 runs in one job,
+    every figure their mean (the nightly runs once to save its time; the
+    variant costs 3 times as much).  The variant sets ``repeats =
+    SEED001_AVERAGED_RUNS`` in its body (a variable of the family, which
+    ``-S repeats=N`` still overrides)."""
+
+    @run_after('init')
+    def tag_full_only(self):
+        # After the family's own hooks: no averaged case is quick or
+        # nightly, whatever its size.
+        self.tags -= {'quick', 'nightly'}
+        self.tags |= {'full'}
+
+
 class one_stream_per_node(rfm.RegressionTestPlugin):
     """Seed 001's E6/E7 shape: one stream per node, 1..64 nodes."""
 

@@ -31,6 +31,7 @@ VERBS = [
     'baseline',
     'gate',
     'report',
+    'paper',
 ]
 
 

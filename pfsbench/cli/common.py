@@ -85,6 +85,27 @@ def add_subparser(subparsers, name, *, help, invocations, description=None):
         allow_abbrev=False)
 
 
+def add_format_and_output(parser, formats):
+    """``--format FMT`` (``formats``, the first the default) and ``-o
+    FILE``, for a verb that prints one result (:func:`write_output`)."""
+    parser.add_argument(
+        '--format', metavar='FMT', choices=formats, default=formats[0],
+        help=f'{", ".join(formats)} (default: %(default)s)')
+    parser.add_argument(
+        '-o', '--output', metavar='FILE', default=None,
+        help='write to FILE instead of stdout (default: stdout)')
+
+
+def write_output(path, text):
+    """Write a verb's result to ``path`` (``-o``), or to stdout when
+    ``path`` is None."""
+    if path:
+        with open(path, 'w') as fp:
+            fp.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def run_verb(args):
     """Run the verb ``args`` selected; an error becomes its exit code.
 

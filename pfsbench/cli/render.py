@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 
+from pfsbench.cli import common
 from pfsbench.commands import dd
 from pfsbench.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
@@ -157,11 +158,7 @@ def run(args):
     text = render(args.experiment, args.target, command_line=shown,
                   point=chosen, **options)
     _print_notes(text)
-    if args.output:
-        with open(args.output, 'w') as fp:
-            fp.write(text)
-    else:
-        sys.stdout.write(text)
+    common.write_output(args.output, text)
 
     return 0
 

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench report``: render a saved gate record in another format."""
 
-import sys
-
+from pfsbench.cli import common
 from pfsbench.gate.report import FORMATS, load_record, render
 
 HELP = ('render a gate record (pfsbench gate --format json) as text, '
@@ -21,12 +20,7 @@ EXAMPLES = (
 def add_arguments(parser):
     parser.add_argument('record', metavar='FILE',
                         help='the gate record (JSON; required)')
-    parser.add_argument(
-        '--format', metavar='FMT', choices=FORMATS, default='text',
-        help=f'{", ".join(FORMATS)} (default: %(default)s)')
-    parser.add_argument(
-        '-o', '--output', metavar='FILE', default=None,
-        help='write to FILE instead of stdout (default: stdout)')
+    common.add_format_and_output(parser, FORMATS)
     parser.add_argument(
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report, one per case '
@@ -41,10 +35,6 @@ def run(args):
     record = load_record(args.record)
     text = render(record, args.format, max_plots=args.max_plots,
                   all_figures=args.all_figures)
-    if args.output:
-        with open(args.output, 'w') as fp:
-            fp.write(text)
-    else:
-        sys.stdout.write(text)
+    common.write_output(args.output, text)
 
     return int(record.get('exit_code', 0))

@@ -225,6 +225,23 @@ def seed001_cluster(client_file, clients, file_size_kib=SEED001_FILE_KIB,
                            cluster_file=client_file, executable=executable)
 
 
+def single_stream_phases(file_size_kib=SEED001_FILE_KIB, direct=True,
+                         executable='iozone'):
+    """The streams runner's one phase of seed 001's E19 on a node: one
+    iozone on one file in the stream's own directory, every sub-test.
+
+    Args:
+        file_size_kib: ``-s``, KiB.
+        direct: ``-I``; the source dropped it on Panasas.
+        executable: the iozone binary.
+
+    Returns:
+        ``[('iozone', argv)]`` for :func:`pfsbench.commands.streams.runner`.
+    """
+    return [('iozone', seed001_single('{stream_dir}/iozone.tmp', direct,
+                                      file_size_kib, executable))]
+
+
 def stream_phases(processes, file_size_kib=SEED001_FILE_KIB, tests=None,
                   executable='iozone'):
     """The streams runner's one phase of a node's throughput group: seed

@@ -135,8 +135,11 @@ def sweeps(results, session_uuids, name_filter=None):
         ``processes``, ``value`` of the swept parameter, ``case``,
         ``rate`` (mean), ``n``, ``min``, ``max``, ``speedup``,
         ``efficiency``, ``cpu_util_pct``), ``saturation`` (the step where
-        scaling stops: ``processes``, ``rate``, ``efficiency``) and
-        ``saturated`` (it stops before the largest count).
+        scaling stops: ``processes``, ``rate``, ``efficiency``),
+        ``saturated`` (it stops before the largest count) and ``peak``
+        (the highest mean rate and where: ``processes``, ``value`` of the
+        swept parameter, ``case``, ``rate``, ``n``; what seed 001's
+        published aggregates are: the peak of a 1..64-node curve).
     """
     cases = _latest_cases(results, session_uuids, name_filter)
     groups = defaultdict(dict)
@@ -208,7 +211,16 @@ def _sweep(ident, var, unit, points, members):
         'saturation': {'processes': sat.processes, 'rate': sat.rate,
                        'efficiency': sat.efficiency},
         'saturated': sat.processes < steps[-1].processes,
+        'peak': _peak(points, swept),
     }
+
+
+def _peak(points, swept):
+    """The highest mean rate of a sweep (the smallest count on a tie)."""
+    procs, key, rate, samples, _ = max(points,
+                                       key=lambda p: (p[2], -p[0]))
+    return {'processes': procs, 'value': key.params[swept],
+            'case': key.name, 'rate': rate, 'n': len(samples)}
 
 
 def title(sweep):

@@ -434,7 +434,8 @@ def measure_name(test):
 
 def stream_measures(text, source, phase):
     """iozone as a tool of the streams runner
-    (:mod:`pfsbench.parsers.streams`): one node's throughput group.
+    (:mod:`pfsbench.parsers.streams`): one node's throughput group, or one
+    single-file iozone (seed 001's E19: every sub-test, fread/fwrite too).
 
     Args:
         text: that group's iozone output (throughput mode).
@@ -443,21 +444,33 @@ def stream_measures(text, source, phase):
 
     Returns:
         one :class:`~pfsbench.parsers.streams.Measure` per sub-test, named
-        after iozone's (``initial writers`` -> ``initial_writers``), whose
-        rate is the group's ``Children see throughput`` in MB/s (10^6
-        bytes; ops/s in ``-O`` mode).
+        after iozone's (``initial writers`` -> ``initial_writers``; in a
+        single-file run its table's column: ``random read`` ->
+        ``random_read``, ``fwrite``), whose rate is the group's ``Children
+        see throughput`` (the table's figure) in MB/s (10^6 bytes; ops/s
+        in ``-O`` mode).
 
     Raises:
-        ParseError: as :func:`parse`, the run was not in throughput mode,
-            or it ran several process counts (``-l`` below ``-u``).
+        ParseError: as :func:`parse`, the run was in auto mode (a table of
+            many rows), or it ran several process counts (``-l`` below
+            ``-u``).
     """
     from pfsbench.parsers.streams import Measure
     result = parse(text, source)
     lineno, line = last_line(text.splitlines())
+    if result.mode == 'single' and len(result.table) == 1:
+        (row,) = result.table
+        if row.kib_s is not None:
+            return tuple(Measure(measure_name(test), None, None,
+                                 kib_s * 1024 / 1e6)
+                         for test, kib_s in row.kib_s.items())
+        return tuple(Measure(measure_name(test), None, None, ops, 'ops/s')
+                     for test, ops in row.ops_per_s.items())
     if result.mode != 'throughput':
         raise ParseError(source, lineno, line, f'expected an iozone '
-                                               f'throughput test, got '
-                                               f'{result.mode} mode')
+                                               f'throughput test or one '
+                                               f'file, got {result.mode} '
+                                               f'mode')
     counts = sorted({block.processes for block in result.throughput})
     if len(counts) != 1:
         raise ParseError(source, lineno, line, f'expected one process count '

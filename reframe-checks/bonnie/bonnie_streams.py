@@ -22,6 +22,11 @@ slowest node of each test in ``slowest_nodes``.  A test bonnie++ printed as
 References: ``config/references/<system>.yaml``, keys
 ``bonnie_per_node`` etc.  See docs/checks-bonnie.md.
 
+Seed 001 averaged its bonnie runs over 3 ("averaged over repeats"): the
+E10 cases (``full``) run 3 times in one job, every figure the mean; E7's
+nightly cases run once, and ``bonnie_averaged_per_node`` (``full``) is E7
+with the source's 3.
+
 E5 (``bonnie_lustre_stripe``): the source swept the Lustre layout with
 bonnie on one node; the same one instance here, once per stripe count and
 size (IOR's variant: ``ior_lustre_stripe_bandwidth``).
@@ -32,7 +37,8 @@ import os
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
-from pfsbench.checks.streams import (one_stream_per_node,
+from pfsbench.checks.streams import (SEED001_AVERAGED_RUNS,
+                                     one_stream_per_node, seed001_averaged,
                                      streams_check_base, streams_on_one_node,
                                      twelve_streams_per_node)
 from pfsbench.commands import bonnie, lfs
@@ -100,8 +106,19 @@ class bonnie_streams_base(streams_check_base):
 class bonnie_per_node(bonnie_streams_base, one_stream_per_node):
     """E7: one bonnie++ per node, 1..64 nodes, all started together."""
 
-    descr = 'E7 (seed 001): bonnie++, one instance per node, all together'
+    descr = ('E7 (seed 001): bonnie++, one instance per node, all together '
+             '(1 run; the source averaged 3: bonnie_averaged_per_node)')
     tags = {'bonnie', 'E7', 'nightly'}
+
+
+@rfm.simple_test
+class bonnie_averaged_per_node(seed001_averaged, bonnie_per_node):
+    """E7 as the source measured it: 3 runs in one job, averaged."""
+
+    descr = ('E7 (seed 001): bonnie++, one instance per node, all together, '
+             '3 runs averaged')
+    repeats = SEED001_AVERAGED_RUNS
+    tags = {'bonnie', 'E7', 'full'}
 
 
 @rfm.simple_test
@@ -119,6 +136,7 @@ class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
 
     descr = 'E10 (seed 001): bonnie++, 12 instances per node on 1..64 nodes'
     size_mib = bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES
+    repeats = SEED001_AVERAGED_RUNS
     tags = {'bonnie', 'E10', 'full'}
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""iozone throughput experiments of seed 001 (E8, E10 in EXPERIMENTS.md).
+"""iozone experiments of seed 001 (E8, E10, E19 in EXPERIMENTS.md).
 
 Seed 001 ran iozone's throughput mode, N processes on one node (E8,
 N = 1..12) and 12 per node on 1..64 nodes (E10)::
@@ -21,6 +21,17 @@ nodes), ``t_bw_trimmed``, ``t_node_bw_min/mean/max``, ``t_stream_spread``
 in ``slowest_nodes``.  References: ``config/references/<system>.yaml``,
 keys ``iozone_one_node``, ``iozone_per_node``.  See docs/checks-iozone.md.
 
+Seed 001 averaged its runs over 3 ("usually 3 measurements"): the E10
+cases (``full``) run the group 3 times in one job, every figure the mean;
+E8's nightly cases run once and ``iozone_averaged_one_node`` (``full``) is
+E8 with the source's 3.
+
+E19 (``iozone_single_per_node``): the source's first iozone experiment,
+one plain iozone per node on 1..64 nodes (``iozone -s 25000000 -r 1024
+-I -c -o``, every sub-test, fread/fwrite too; ``-I`` dropped on Panasas,
+where it crashed iozone), one measurement; its aggregate is the slowest
+node x nodes, ``t_bw_conservative``.
+
 ``iozone_cluster`` runs E10 in iozone's own cluster mode instead (``-+m``,
 where the partition names a remote shell, ``extras['iozone_rsh']``): one
 iozone on the job's first node starts 12 clients on every node and
@@ -39,7 +50,8 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from pfsbench import jobsteps
-from pfsbench.checks.streams import (NODE_COUNTS, STREAMS_ON_ONE_NODE,
+from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
+                                     STREAMS_ON_ONE_NODE, seed001_averaged,
                                      streams_check_base, summary_figures)
 from pfsbench.commands import iozone, lfs
 from pfsbench.errors import ParseError
@@ -103,10 +115,21 @@ class iozone_throughput_base(streams_check_base):
 class iozone_one_node(iozone_throughput_base):
     """E8: 1..12 iozone processes in one throughput group on one node."""
 
-    descr = 'E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node'
+    descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node '
+             '(1 run; the source averaged 3: iozone_averaged_one_node)')
     nodes = variable(int, value=1, loggable=True)
     processes = parameter(STREAMS_ON_ONE_NODE, type=int, loggable=True)
     tags = {'iozone', 'E8', 'nightly'}
+
+
+@rfm.simple_test
+class iozone_averaged_one_node(seed001_averaged, iozone_one_node):
+    """E8 as the source measured it: 3 runs in one job, averaged."""
+
+    descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 '
+             'node, 3 runs averaged')
+    repeats = SEED001_AVERAGED_RUNS
+    tags = {'iozone', 'E8', 'full'}
 
 
 @rfm.simple_test
@@ -119,7 +142,43 @@ class iozone_per_node(iozone_throughput_base):
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     processes = parameter([12], type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
+    repeats = SEED001_AVERAGED_RUNS
     tags = {'iozone', 'E10', 'full'}
+
+
+@rfm.simple_test
+class iozone_single_per_node(iozone_throughput_base):
+    """E19: one single-file iozone per node on 1..64 nodes, all behind the
+    barrier; every sub-test (fread/fwrite too), one measurement."""
+
+    descr = ('E19 (seed 001): iozone, one instance per node on 1..64 nodes, '
+             'all together')
+    nodes = parameter(NODE_COUNTS, type=int, loggable=True)
+    processes = variable(int, value=1, loggable=True)
+    tags = {'iozone', 'E19', 'full'}
+
+    #: ``-I`` (O_DIRECT); None: on, except on a ``panfs`` target, where
+    #: the source dropped it ("-I option caused Iozone to crash"; set at
+    #: setup).
+    #:
+    #: :type: :class:`bool` or ``None``
+    #: :default: ``None``
+    direct_io = variable(bool, type(None), value=None, loggable=True)
+
+    @run_after('init')
+    def tag_quick_cases(self):
+        # Overrides the base's: one 25 GB file per node, no quick case.
+        return
+
+    @run_after('setup')
+    def choose_direct_io(self):
+        if self.direct_io is None:
+            self.direct_io = self.target_fstype != 'panfs'
+
+    def stream_phases(self, direct_read):
+        return iozone.single_stream_phases(
+            self.file_size_kib, direct=self.direct_io,
+            executable=self.tool_path or self.tool)
 
 
 @rfm.simple_test

@@ -38,8 +38,25 @@ def _cell(step, sweep):
     return f'{compact(step["rate"])} ({step["efficiency"]:.0%}{cpu}){mark}'
 
 
+def peak_text(sweep):
+    """``'peak 5.7e+03 MB/s at nodes=32'`` (a record written before the
+    peak was kept has none: ``''``)."""
+    peak = sweep.get('peak')
+    if not peak:
+        return ''
+
+    return (f'peak {compact(peak["rate"])} {sweep["unit"]} at '
+            f'{sweep["swept"]}={peak["value"]}')
+
+
 def verdict(sweep):
-    """``'saturates at 4 processes (2.1e+04 ops/s, efficiency 61 %)'``."""
+    """``'saturates at 4 processes (2.1e+04 ops/s, efficiency 61 %)'``,
+    then where the sweep peaks (:func:`peak_text`)."""
+    peak = peak_text(sweep)
+    return _saturation(sweep) + (f'; {peak}' if peak else '')
+
+
+def _saturation(sweep):
     sat = sweep['saturation']
     if not sweep['saturated']:
         # Each step still gained 5 % or more; how much, the efficiency
