@@ -160,6 +160,9 @@ def planned(args):
     plan = []
     for session in range(max(args.sessions, args.natural_sessions)):
         for cond, factor in CONDITIONS:
+            if cond not in args.conditions:
+                continue
+
             wanted = args.natural_sessions if factor is None else \
                 args.sessions
             if session < wanted:
@@ -452,6 +455,12 @@ def main():
                         help='dd blocks of 1024000 bytes (default: 64; '
                              'transfers much longer than the throttle\'s '
                              '100 ms slices keep the cap proportional)')
+    parser.add_argument('--conditions', default=','.join(
+                            c for c, _ in CONDITIONS),
+                        help='conditions to measure, comma-separated '
+                             '(default: all; "cap,natural" records the two '
+                             'unchanged targets, the slowdowns are then '
+                             'the scaled ones)')
     parser.add_argument('--trials', type=int, default=2000,
                         help='resampled trials per cell (default: 2000)')
     parser.add_argument('--baseline-nights', type=int, default=5,
@@ -463,6 +472,11 @@ def main():
                              'sessions already in its runs/results.db are '
                              'not measured again')
     args = parser.parse_args()
+    args.conditions = args.conditions.split(',')
+    unknown = set(args.conditions) - {c for c, _ in CONDITIONS}
+    if unknown:
+        parser.error(f'--conditions: {sorted(unknown)[0]!r}: expected '
+                     f'some of {", ".join(c for c, _ in CONDITIONS)}')
     # A kill still unmounts, detaches the loop device and lifts the cap.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')
