@@ -29,7 +29,9 @@ alone hides it).
 """
 
 import math
+from dataclasses import dataclass
 
+from pfsbench.gate import lookback as lb
 from pfsbench.gate.stats import t_quantile
 
 #: The share of slowdowns of the reported size the gate finds.
@@ -219,3 +221,62 @@ def of_interval(iv, tolerance, target, direction, rule, tau2=0.0,
     return sensitivity(se2, df, (1.0 - iv.confidence) / 2.0, tolerance,
                        target, direction, iv.n_cur, tau2, cv2,
                        level_nights, rule)
+
+
+#: Nights behind the level a plan assumes (a baseline of 5 nights).
+PLAN_LEVEL_NIGHTS = 5
+
+
+@dataclass(frozen=True)
+class FigurePlan:
+    """What one figure of a case needs to find a slowdown of ``target``."""
+
+    var: str
+    #: Repeats per night (``MAX_REPEATS + 1``: more than that), or
+    #: ``None``: no count reaches it.
+    repeats: int
+    nights: int
+    #: Night-to-night noise and one repeat's relative spread (CVs).
+    tau: float
+    cv: float
+
+
+def plan_case(nights_by_var, target, alpha, outlier_z, power=POWER):
+    """Repeats per night that make each figure of one case find a loss of
+    ``target`` with ``power`` at ``alpha`` (one-sided), from its measured
+    history: the night-to-night noise beyond the repeats' spread (outlying
+    nights left out, as the lookback rule does) and the pooled spread of
+    one repeat; the level as from :data:`PLAN_LEVEL_NIGHTS` nights.  The
+    tolerance is left out: a site that wants ``target`` sets its
+    tolerance below it.
+
+    Args:
+        nights_by_var: ``{var: [Moments, ...]}`` (oldest first; nights
+            whose mean is not positive are left out).
+        target: the relative loss to find (0.05).
+        alpha: the gate's one-sided false-alarm level.
+        outlier_z: the lookback rule's outlier limit.
+
+    Returns:
+        ``[FigurePlan, ...]`` of the figures with at least 3 nights, the
+        hardest first (``None`` repeats first).
+    """
+    plans = []
+    for var, nights in nights_by_var.items():
+        nights = [n for n in nights if n.mean > 0]
+        kept, _ = lb.drop_outliers(nights, outlier_z)
+        noise = lb.night_variance([kept]) if len(kept) >= 3 else None
+        if noise is None:
+            continue
+
+        tau2, df = noise
+        cv2 = lb.pooled_cv2(kept) or 0.0
+        # Both directions need the same margin on the log scale to first
+        # order; the higher-is-better one is the larger.
+        need = repeats_to_reach(target, tau2, cv2, PLAN_LEVEL_NIGHTS, df,
+                                alpha, 0.0, 'higher', 'lookback', power)
+        plans.append(FigurePlan(var, need, len(kept), math.sqrt(tau2),
+                                math.sqrt(cv2)))
+
+    return sorted(plans, key=lambda p: (p.repeats is not None,
+                                        -(p.repeats or 0), p.var))
