@@ -146,7 +146,8 @@ def test_a_blind_figure_names_the_repeats_that_reach_the_target():
     assert need is not None and 3 < need <= sens.MAX_REPEATS
     assert sens.label(found).startswith(
         f'detects >= {found["detects"]:.0%}: cannot detect its tolerance '
-        f'(10%); about {need} repeats per night would')
+        f'(10%); about {need} repeats per night would find it 9 times in '
+        '10')
     # With that many repeats on every night the figure is no longer blind.
     history = [night(rng, 1.0, 0.10, need) for _ in range(20)]
     out = judge_nights(history[-5:], night(rng, 1.0, 0.10, need),
@@ -162,7 +163,7 @@ def test_no_repeat_count_cures_the_night_to_night_noise():
                        0.05, 'higher', 0.10, confidence=0.98)
     found = out['sensitivity']
     assert found['blind'] and found['repeats_needed'] is None
-    assert 'no repeat count reaches it' in sens.label(found)
+    assert 'no repeat count would find it' in sens.label(found)
 
 
 def nights_db(tmp_path, levels, cv, seed=2):

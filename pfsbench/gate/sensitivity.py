@@ -167,11 +167,12 @@ def label(sens):
 
     need = sens['repeats_needed']
     if need is None:
-        remedy = 'no repeat count reaches it (the night-to-night noise)'
+        remedy = 'no repeat count would find it (the night-to-night noise)'
     elif need > MAX_REPEATS:
-        remedy = f'more than {MAX_REPEATS} repeats per night would'
+        remedy = (f'more than {MAX_REPEATS} repeats per night would find it '
+                  '9 times in 10')
     else:
-        remedy = f'about {need} repeats per night would'
+        remedy = f'about {need} repeats per night would find it 9 times in 10'
 
     return (f'{found}: cannot detect its tolerance '
             f'({sens["target"]:.0%}); {remedy}')
