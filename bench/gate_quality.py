@@ -36,6 +36,16 @@ noise).  It ends with what any rule could do with one night of this noise
 (the slowdown a test knowing the level finds 90 % of the time at 1 %
 false alarms).
 
+Then, per recording (the unchanged ``cap`` and ``natural`` conditions),
+figure and repeat count, the power table: the bound above from that
+recording's own noise (and the bound at the gate's 5 % tolerance, which
+on a quiet target is the limit), the slowdown the gate itself says it
+detects (pfsbench.gate.sensitivity, the median over unchanged trials),
+and the lookback rule's regression rate with tonight's samples slowed by
+0, 0.5, 0.75, 1, 1.25 and 1.5 times the bound at the tolerance; issue
+19's goal is at most 1 % at 0 (false alarms per figure and night) and at
+least 90 % at 1.25.
+
 With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
 
@@ -45,7 +55,7 @@ rerunning with the same ``--work`` measures only what is missing and redoes
 the trials.
 
 Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
-       [--repeats 20] [--work DIR]
+       [--repeats 20] [--conditions cap,natural] [--work DIR]
 """
 
 import argparse

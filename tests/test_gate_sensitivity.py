@@ -6,6 +6,7 @@ labelled blind with the repeats that would reach it, and the reports
 show and count both, through ``pfsbench gate`` on synthetic nights."""
 
 import json
+from html import escape
 import math
 import random
 
@@ -208,3 +209,10 @@ def test_the_reports_show_and_count_what_each_figure_detects(
     assert cell in text.splitlines()[4]
     assert ('1 cannot detect their tolerance' in text.splitlines()[0]) \
         is blind
+    _, markdown = gate(db, capsys, '--format', 'markdown')
+    assert f'| {row["verdict"]} | {cell} | ' in markdown
+    assert '| `write_bw` | - | `dd_stream_per_node %nodes=1' in markdown
+    html = tmp_path / 'gate.html'
+    gate(db, capsys, '--html', str(html))
+    assert (f'<td>{escape(cell)}</td>' in html.read_text() and
+            '<td><code>write_bw</code></td>' in html.read_text())

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass
 
 from pfsbench.gate import lookback as lb
-from pfsbench.gate.stats import t_quantile
+from pfsbench.gate.stats import smallest_count, t_quantile
 
 #: The share of slowdowns of the reported size the gate finds.
 POWER = 0.90
@@ -95,18 +95,7 @@ def repeats_to_reach(target, tau2, cv2, level_nights, df, alpha, tolerance,
     if not found(math.inf):
         return None
 
-    if not found(MAX_REPEATS):
-        return MAX_REPEATS + 1
-
-    lo, hi = 1, MAX_REPEATS
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if found(mid):
-            hi = mid
-        else:
-            lo = mid
-
-    return max(hi, 2)
+    return smallest_count(found, MAX_REPEATS)
 
 
 def sensitivity(se2, df, alpha, tolerance, target, direction, repeats,
