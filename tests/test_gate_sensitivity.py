@@ -11,6 +11,8 @@ import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pfsbench import cli
 from pfsbench.gate import sensitivity as sens
@@ -216,3 +218,49 @@ def test_the_reports_show_and_count_what_each_figure_detects(
     gate(db, capsys, '--html', str(html))
     assert (f'<td>{escape(cell)}</td>' in html.read_text() and
             '<td><code>write_bw</code></td>' in html.read_text())
+
+
+positive = st.floats(min_value=1e-6, max_value=1e9, allow_nan=False)
+nights_of = st.lists(st.lists(positive, min_size=1, max_size=6),
+                     min_size=3, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(history=nights_of, tonight=st.lists(positive, min_size=1,
+                                           max_size=6),
+       direction=st.sampled_from(['higher', 'lower']))
+def test_any_series_gets_a_sensitivity_that_grows_with_the_noise(
+        history, tonight, direction):
+    # Constants, single samples, huge and tiny values: a figure the gate
+    # can say something about, never an error, and never a loss smaller
+    # than the tolerance it must exceed.
+    nights = [moments(v) for v in history]
+    out = judge_nights(nights[-5:], moments(tonight), [nights], 0.05,
+                       direction, 0.10, confidence=0.98)
+    found = None if out is None else out['sensitivity']
+    if found is None:
+        return
+
+    assert found['detects'] is None or found['detects'] >= 0.05 - 1e-9
+    assert found['blind'] == (found['detects'] is None or
+                              found['detects'] > 0.10)
+    assert sens.label(found).startswith('detects')
+
+
+@settings(max_examples=200, deadline=None)
+@given(se2=st.floats(min_value=0.0, max_value=4.0),
+       more=st.floats(min_value=0.0, max_value=4.0),
+       df=st.floats(min_value=1.0, max_value=1e6),
+       direction=st.sampled_from(['higher', 'lower']),
+       rule=st.sampled_from(['lookback', 'interval']))
+def test_more_noise_never_buys_more_sensitivity(se2, more, df, direction,
+                                                rule):
+    quiet, noisy = (sens.sensitivity(v, df, 0.01, 0.05, 0.10, direction, 5,
+                                     v, 0.0, 5, rule)
+                    for v in (se2, se2 + more))
+    if noisy['detects'] is not None:
+        assert quiet['detects'] <= noisy['detects'] + 1e-12
+    # A blind figure's remedy never claims fewer repeats than it has
+    # when the night noise is all of it (cv 0): none reaches it.
+    if noisy['blind']:
+        assert noisy['repeats_needed'] is None
