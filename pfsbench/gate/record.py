@@ -215,9 +215,9 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  1 if config.sample_unit == 'session'
                                  else config.min_samples,
                                  nights=night_floor,
+                                 detect=config.lookback_detect,
                                  moments=moments if config.sample_unit ==
-                                 'repeat' else None,
-                                 detect=config.lookback_detect))
+                                 'repeat' else None))
                 if lookback:
                     row['reason'] += ('; fewer than 3 like-for-like nights '
                                       'in the history: interval rule')
