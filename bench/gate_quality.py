@@ -36,6 +36,16 @@ noise).  It ends with what any rule could do with one night of this noise
 (the slowdown a test knowing the level finds 90 % of the time at 1 %
 false alarms).
 
+Then, per recording (the unchanged ``cap`` and ``natural`` conditions),
+figure and repeat count, the power table: the bound above from that
+recording's own noise (and the bound at the gate's 5 % tolerance, which
+on a quiet target is the limit), the slowdown the gate itself says it
+detects (pfsbench.gate.sensitivity, the median over unchanged trials),
+and the lookback rule's regression rate with tonight's samples slowed by
+0, 0.5, 0.75, 1, 1.25 and 1.5 times the bound at the tolerance; issue
+19's goal is at most 1 % at 0 (false alarms per figure and night) and at
+least 90 % at 1.25.
+
 With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
 
@@ -45,7 +55,7 @@ rerunning with the same ``--work`` measures only what is missing and redoes
 the trials.
 
 Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
-       [--repeats 20] [--work DIR]
+       [--repeats 20] [--conditions cap,natural] [--work DIR]
 """
 
 import argparse
@@ -77,7 +87,8 @@ CASE = 'dd_stream_per_node %nodes=1'
 DEFAULTS = GateConfig()
 #: z(0.99) + z(0.90): a one-sided test at 1 % that finds a shift 90 % of
 #: the time needs the shift this many standard errors away.
-GAP = 2.3263 + 1.2816
+Z99, Z90 = 2.3263, 1.2816
+GAP = Z99 + Z90
 VARIABLES = ('write_bw', 'read_bw')
 # The unthrottled condition runs last in each round: a cap set right after
 # "no limit" lets the first transfers through faster.
@@ -160,6 +171,9 @@ def planned(args):
     plan = []
     for session in range(max(args.sessions, args.natural_sessions)):
         for cond, factor in CONDITIONS:
+            if cond not in args.conditions:
+                continue
+
             wanted = args.natural_sessions if factor is None else \
                 args.sessions
             if session < wanted:
@@ -265,6 +279,31 @@ def _pools_of(pools, var, cond):
     return pools['cap'][var], pools[cond][var], 1.0, cond == 'cap'
 
 
+def draw_night(base_sessions, cur_sessions, same, factor, repeats, rng):
+    """One trial's tonight (R repeats of one session, scaled by
+    ``factor``), the history's nights (R repeats of every *other*
+    session of the baseline's condition: ``{session: samples}``) and
+    those sessions."""
+    c = rng.randrange(len(cur_sessions))
+    others = [i for i in range(len(base_sessions)) if not (same and i == c)]
+    cur = [v * factor for v in rng.sample(cur_sessions[c], repeats)]
+    nights = {i: rng.sample(base_sessions[i], repeats) for i in others}
+    return cur, nights, others
+
+
+def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
+                     detect=0.10):
+    """The lookback rule's verdict on one trial, with the gate's
+    defaults: level from ``baseline_nights`` of the history's nights,
+    noise from all of them."""
+    level_ids = rng.sample(others, min(baseline_nights, len(others)))
+    history = [moments(nights[i]) for i in others]
+    return judge_nights([moments(nights[i]) for i in level_ids],
+                        moments(cur), [history], tol, 'higher', detect,
+                        DEFAULTS.lookback_confidence, 2,
+                        DEFAULTS.lookback_outlier_z)
+
+
 def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10,
            baseline_nights=5, detect=0.10):
     """Rates of each rule on ``count`` trials of one row.
@@ -286,11 +325,8 @@ def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10,
     hits = {r: [0, 0] for r in ('repeats-only', 'interval', 'lookback',
                                 'fixed')}
     for _ in range(count):
-        c = rng.randrange(len(cur_sessions))
-        others = [i for i in range(len(base_sessions))
-                  if not (same and i == c)]
-        cur = [v * factor for v in rng.sample(cur_sessions[c], repeats)]
-        nights = {i: rng.sample(base_sessions[i], repeats) for i in others}
+        cur, nights, others = draw_night(base_sessions, cur_sessions, same,
+                                         factor, repeats, rng)
         b = rng.choice(others)
         base = nights[b]
         verdicts = {'repeats-only': judge(base, cur, tol,
@@ -302,13 +338,9 @@ def trials(pools, var, cond, repeats, count, rng, tol=0.05, fixed=0.10,
         floor = None if noise is None else (noise[0], noise[1], 1)
         verdicts['interval'] = judge(base, cur, tol, 'higher',
                                      nights=floor)['verdict']
-        level_ids = rng.sample(others, min(baseline_nights, len(others)))
-        history = [moments(nights[i]) for i in others]
         # The gate's own rule and defaults (gate.yaml: lookback).
-        out = judge_nights([moments(nights[i]) for i in level_ids],
-                           moments(cur), [history], tol, 'higher', detect,
-                           DEFAULTS.lookback_confidence, 2,
-                           DEFAULTS.lookback_outlier_z)
+        out = lookback_verdict(nights, others, cur, rng, baseline_nights,
+                               tol, detect)
         verdicts['lookback'] = 'n/a' if out is None else out['verdict']
         verdicts['fixed'] = fixed_tolerance_verdict(base, cur, fixed,
                                                     'higher')
@@ -406,6 +438,8 @@ def report(pools, args):
         print(f'  {var:9} tau {math.sqrt(tau2):5.1%} ({df} df), cv '
               f'{math.sqrt(cv2):5.1%}: {bounds}')
 
+    power_table(pools, args, rng)
+
     k = 5
     if len(pools['natural']['write_bw']) > k:
         print()
@@ -423,6 +457,96 @@ def report(pools, args):
                 g, inc = session_trials(pools, var, repeats, args.trials,
                                         rng, k=k)
                 print(f'{var:9} {repeats:3} {g:10.1%} {inc:13.1%}')
+
+
+#: Slowdowns of the power table, as multiples of each recording's bound
+#: (0: unchanged nights, the false-alarm rate).
+BOUND_MULTIPLES = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5)
+
+
+def bound(sessions, repeats, tol=0.05):
+    """``(bound, at tolerance, tau, cv)``: the slowdown a test that knew
+    the level exactly finds 90 % of the time at 1 % false alarms, ``1 -
+    exp(-(z.99 + z.90) se)`` with ``se = sqrt(tau^2 + cv^2 / R)`` from the
+    recording's night noise tau and within-night spread cv (all repeats
+    of every session); and the same test that also needs the change
+    beyond the tolerance, as the gate does: ``1 - exp(-(max(z.99 se,
+    -ln(1 - tol)) + z.90 se))`` (on a quiet target the tolerance, not
+    the noise, is the limit).  Normal quantiles: the bound knows the
+    noise exactly too."""
+    nights = [moments(s) for s in sessions]
+    tau2, _ = lb.night_variance([nights])
+    cv2 = lb.pooled_cv2(nights)
+    se = math.sqrt(tau2 + cv2 / repeats)
+    at_tol = max(Z99 * se, -math.log1p(-tol)) + Z90 * se
+    return (-math.expm1(-GAP * se), -math.expm1(-at_tol), math.sqrt(tau2),
+            math.sqrt(cv2))
+
+
+def power_trials(sessions, loss, repeats, count, rng, baseline_nights):
+    """``(regression rate, median detects)`` of the lookback rule on
+    ``count`` trials of one recording, tonight slowed by ``loss``; the
+    gate's own sensitivity (what it prints beside the verdict) from the
+    same trials."""
+    found = 0
+    said = []
+    for _ in range(count):
+        cur, nights, others = draw_night(sessions, sessions, True,
+                                         1.0 - loss, repeats, rng)
+        out = lookback_verdict(nights, others, cur, rng, baseline_nights)
+        found += out is not None and out['verdict'] == 'regression'
+        if out is not None and out['sensitivity'] is not None and \
+                out['sensitivity']['detects'] is not None:
+            said.append(out['sensitivity']['detects'])
+
+    said.sort()
+    return found / count, said[len(said) // 2] if said else None
+
+
+def power_table(pools, args, rng):
+    """Per recording, figure and repeats: the bound, what the gate
+    says it detects, and the lookback rule's measured regression rate at
+    multiples of the bound (0: the false-alarm rate); the goal of issue
+    19 is at most 1 % at 0 and at least 90 % at 1.25 times the bound."""
+    print()
+    print('Power against the bound: per recording (the unchanged '
+          'conditions), tonight\'s samples scaled by 1 - m x the bound at '
+          'the tolerance (5 %); cells: regression % (lookback rule, gate '
+          'defaults; m = 0: false alarms). "gate says" = the median '
+          'slowdown the gate reported it detects on unchanged trials. '
+          'Goal: <= 1 % at m = 0, >= 90 % at m = 1.25.')
+    print()
+    cells = ' '.join(f'{f"m={m:g}":>7}' for m in BOUND_MULTIPLES)
+    header = (f'{"recording":9} {"variable":9} {"R":>3} {"tau":>6} '
+              f'{"cv":>6} {"bound":>6} {"at tol":>6} {"gate says":>9} '
+              f'{cells}  goal')
+    print(header)
+    print('-' * len(header))
+    for cond in ('cap', 'natural'):
+        for var in VARIABLES if cond in pools else ():
+            sessions = pools[cond].get(var)
+            if not sessions or len(sessions) < 4:
+                continue
+
+            for repeats in (3, 5, 10):
+                if repeats > min(len(x) for x in sessions):
+                    continue
+
+                pure, limit, tau, cv = bound(sessions, repeats)
+                rates = {}
+                said = None
+                for m in BOUND_MULTIPLES:
+                    rates[m], gate_said = power_trials(
+                        sessions, min(m * limit, 0.99), repeats,
+                        args.trials, rng, args.baseline_nights)
+                    said = gate_said if m == 0.0 else said
+
+                met = rates[0.0] <= 0.01 and rates[1.25] >= 0.90
+                print(f'{cond:9} {var:9} {repeats:3} {tau:6.1%} {cv:6.1%} '
+                      f'{pure:6.1%} {limit:6.1%} '
+                      f'{"n/a" if said is None else f"{said:.1%}":>9} ' +
+                      ' '.join(f'{rates[m]:7.1%}' for m in BOUND_MULTIPLES) +
+                      f'  {"met" if met else "not met"}')
 
 
 def _cv(values):
@@ -452,6 +576,12 @@ def main():
                         help='dd blocks of 1024000 bytes (default: 64; '
                              'transfers much longer than the throttle\'s '
                              '100 ms slices keep the cap proportional)')
+    parser.add_argument('--conditions', default=','.join(
+                            c for c, _ in CONDITIONS),
+                        help='conditions to measure, comma-separated '
+                             '(default: all; "cap,natural" records the two '
+                             'unchanged targets, the slowdowns are then '
+                             'the scaled ones)')
     parser.add_argument('--trials', type=int, default=2000,
                         help='resampled trials per cell (default: 2000)')
     parser.add_argument('--baseline-nights', type=int, default=5,
@@ -463,6 +593,11 @@ def main():
                              'sessions already in its runs/results.db are '
                              'not measured again')
     args = parser.parse_args()
+    args.conditions = args.conditions.split(',')
+    unknown = set(args.conditions) - {c for c, _ in CONDITIONS}
+    if unknown:
+        parser.error(f'--conditions: {sorted(unknown)[0]!r}: expected '
+                     f'some of {", ".join(c for c, _ in CONDITIONS)}')
     # A kill still unmounts, detaches the loop device and lifts the cap.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')

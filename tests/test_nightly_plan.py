@@ -4,10 +4,13 @@ with durations from earlier runs' reports."""
 
 import contextlib
 import io
+import math
+import random
 import subprocess
 
 from conftest import CHECKS, REPO, run_reframe
 from pfsbench.cli import main
+import synth
 
 
 def _plan(*args):
@@ -119,3 +122,79 @@ def test_nightly_script_checks_its_arguments_before_any_job(tmp_path):
         "nightly.sh: error: --baseline: 'no-such-baseline': no usable "
         "baseline (pfsbench baseline list shows the recorded ones)")
     assert not (out / 'reframe.log').exists()     # no job ran
+
+
+def _nights_db(runs, cv, tau, nights=30, repeats=5, seed=3):
+    """Nights of ``dd_stream_per_node %nodes=1`` on local:default: each
+    night's level off by ``tau``, its repeats by ``cv``."""
+    rng = random.Random(seed)
+    reports = []
+    for i in range(nights):
+        level = 500.0 * math.exp(rng.gauss(0.0, tau))
+        reports.append(synth.session(
+            {'dd_stream_per_node %nodes=1':
+             [level * math.exp(rng.gauss(0.0, cv)) for _ in range(repeats)]},
+            time_start=i * 86400.0))
+    runs.mkdir(exist_ok=True)
+    synth.write_database(str(runs / 'results.db'), reports)
+
+
+def _detect_rows(out):
+    start = next(i for i, line in enumerate(out)
+                 if line.startswith('to find a'))
+    return out[start], {' '.join(line.split()[:2]): line
+                        for line in out[start:]
+                        if line.startswith('dd_stream_per_node')}, out[-2:]
+
+
+def test_detect_gives_the_repeats_from_the_history_noise(tmp_path):
+    # Quiet nights (0.5 %) and an 8 % spread per repeat: more repeats buy
+    # the 5 % the site asks for; nights 6 % apart: no count does.
+    _nights_db(tmp_path / 'quiet', cv=0.08, tau=0.005)
+    _nights_db(tmp_path / 'noisy', cv=0.02, tau=0.06)
+    found = {}
+    for runs in ('quiet', 'noisy'):
+        code, out, err = _plan('--system', 'local:default', '--tags', 'E6',
+                               '--tags', 'dd', '--tags', 'quick',
+                               '--repeat', '5', '--runs',
+                               str(tmp_path / runs), '--detect', '5%')
+        assert code == 0, err
+        head, rows, tail = _detect_rows(out)
+        assert head.startswith('to find a 5% slowdown 9 times in 10 at 1% '
+                               'false alarms')
+        found[runs] = rows['dd_stream_per_node %nodes=1'].split()
+    # write_bw at 8 % a repeat, 0.5 % a night: (2.33 + 1.28)^2 (0.08^2 /
+    # R) (1 + 1/5) <= (0.051 - night part)^2 needs some tens of repeats.
+    quiet = found['quiet']
+    assert quiet[2].isdigit() and 10 <= int(quiet[2]) <= 200, quiet
+    assert quiet[3] == 'write_bw'
+    assert found['noisy'][2] == 'never'
+    assert 'the night-to-night noise alone hides it: write_bw' in \
+        ' '.join(found['noisy'])
+
+
+def test_detect_costs_the_nightly_at_the_repeats_it_needs(tmp_path):
+    _nights_db(tmp_path, cv=0.08, tau=0.005)
+    code, out, err = _plan('--system', 'local:default', '--tags', 'E6',
+                           '--tags', 'dd', '--tags', 'quick', '--repeat',
+                           '5', '--runs', str(tmp_path), '--detect', '5%')
+    assert code == 0, err
+    _, rows, tail = _detect_rows(out)
+    need = int(rows['dd_stream_per_node %nodes=1'].split()[2])
+    # One case, no earlier run report: its 2 h time limit per repeat.
+    assert tail[0].startswith(f'total at these repeats: {need} job(s); '
+                              f'{2.0 * need:.1f} node-hours, '
+                              f'{2.0 * need:.1f} h one case at a time')
+    assert tail[0].endswith(f'nightly.sh takes one --repeat for all: '
+                            f'{need}')
+    # The default tolerance, 5 %, hides a 5 % loss.
+    assert tail[1].startswith('note: the gate calls a regression only '
+                              'beyond the tolerance (5%)')
+
+
+def test_detect_refuses_a_slowdown_that_is_not_one(tmp_path):
+    code, out, err = _plan('--system', 'local:default', '--runs',
+                           str(tmp_path), '--detect', '150%')
+    assert code == 2 and out == []
+    assert err == ("pfsbench: error: <command line>:--detect: '150%': "
+                   "expected a slowdown between 0 and 100 %, e.g. 5%\n")

@@ -2,11 +2,16 @@
 """``pfsbench nightly-plan``: what a nightly will run on a partition, and
 what it costs, before it runs."""
 
+import math
 import os
 import statistics
 
 from pfsbench import cases, runreport, validate
 from pfsbench.errors import ConfigError, PfsbenchError
+from pfsbench.gate import config as gate_config
+from pfsbench.gate import sensitivity as sens
+from pfsbench.gate.results import USABLE_FAIL_PHASES, read_database
+from pfsbench.gate.stats import moments
 from pfsbench.siteconfig import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
@@ -16,10 +21,15 @@ DESCRIPTION = (
     "the partition's extras.max_nodes skips, the repeats, the node-hours "
     "and a time estimate: each case's median duration in the run reports "
     "of earlier runs on that partition, else its time limit. A system "
-    "without a partition is refused (its partitions would all run).")
+    "without a partition is refused (its partitions would all run). With "
+    "--detect, also the repeats each case needs for the gate to find a "
+    "slowdown that large 9 times in 10 at its false-alarm level, from the "
+    "noise of the case's nights in the results database, and what the "
+    "nightly costs at those repeats.")
 EXAMPLES = (
     'pfsbench nightly-plan --system hawk:compute',
     'pfsbench nightly-plan --system hawk:compute --repeat 3 --tags E6',
+    'pfsbench nightly-plan --system hawk:compute --detect 5%',
 )
 
 #: <repo>, beside this package.
@@ -50,6 +60,27 @@ def add_arguments(parser):
                                                os.path.join(_REPO, 'runs')),
                         help='where earlier runs left their reports '
                              '(default: $PFSBENCH_RUNS, else %(default)s)')
+    parser.add_argument('--detect', metavar='PERCENT',
+                        help='the slowdown the gate must find 9 times in '
+                             '10 (e.g. 5%%): repeats per case from the '
+                             'history in RUNS/results.db')
+    parser.add_argument('--gate-config', metavar='FILE',
+                        help='gate settings for --detect (default: '
+                             'config/gate.yaml)')
+
+
+def _fraction(text):
+    """``'5%'`` or ``'0.05'`` as 0.05; refused outside (0, 100 %)."""
+    try:
+        value = (float(text[:-1]) / 100.0 if text.endswith('%')
+                 else float(text))
+    except ValueError:
+        value = None
+    if value is None or not 0.0 < value < 1.0:
+        raise ConfigError('<command line>', '--detect', text,
+                          'expected a slowdown between 0 and 100 %, '
+                          'e.g. 5%')
+    return value
 
 
 def history(runs_dir, system, partition):
@@ -80,6 +111,8 @@ def _hours(seconds):
 
 
 def run(args):
+    if args.detect is not None:
+        args.detect = _fraction(args.detect)
     config, _ = load_site_configuration(args.config_dir,
                                         [args.system.split(':')[0]])
     system, (part,) = find_partitions(config['systems'], args.system,
@@ -147,7 +180,106 @@ def run(args):
         print(f'warning: the estimate is more than the {_hours(allowed)} '
               f'that {os.path.relpath(NIGHTLY_JOB, _REPO)} allows: fewer '
               f'--repeat or --tags, or a longer --time there')
+    if args.detect:
+        seconds = {c['display_name']: statistics.median(
+            past[c['display_name']]) if past.get(c['display_name'])
+            else (c.get('time_limit') or 0) for c in runs}
+        detect_plan(args, system['name'], part['name'], runs, seconds)
     return 0
+
+
+def case_nights(db, system, partition, names, config):
+    """``{case name: {var: [Moments, ...]}}``: each case's nights on the
+    partition (sessions oldest first; failed and contended repeats left
+    out), the newest ``lookback.nights`` of them, gated figures only."""
+    results = read_database(db, newest=config.history_sessions)
+    out = {}
+    for session in results.ordered_sessions():
+        for key, records in results.case_records(session.uuid).items():
+            if (key.name not in names or key.system != system or
+                    key.partition != partition):
+                continue
+            values = {}
+            for rec in records:
+                if rec.fail_phase not in USABLE_FAIL_PHASES or \
+                        rec.contended:
+                    continue
+                for var, (value, unit) in rec.perf.items():
+                    if value is not None and math.isfinite(value):
+                        values.setdefault((var, unit), []).append(value)
+            for (var, unit), vals in values.items():
+                _, _, ignore, unstable = config.variable(key.check, var, unit)
+                if not (ignore or unstable):
+                    out.setdefault(key.name, {}).setdefault(var, []).append(
+                        moments(vals))
+    return {name: {var: nights[-config.lookback_nights:]
+                   for var, nights in figs.items()}
+            for name, figs in out.items()}
+
+
+def detect_plan(args, system, partition, runs, seconds):
+    """Print, per case, the repeats the gate needs to find a slowdown of
+    ``args.detect`` and what the nightly costs at them."""
+    config = gate_config.load(args.gate_config)
+    db = os.path.join(args.runs, 'results.db')
+    alpha = (1.0 - config.lookback_confidence) / 2.0
+    names = {c['display_name'] for c in runs}
+    history = case_nights(db, system, partition, names, config) \
+        if os.path.exists(db) else {}
+    print()
+    print(f'to find a {args.detect:.0%} slowdown 9 times in 10 at '
+          f'{alpha:.0%} false alarms (lookback rule, level of '
+          f'{sens.PLAN_LEVEL_NIGHTS} nights; noise from {db}):')
+    width = max([len(c['display_name']) for c in runs] + [4])
+    print(f'{"case":{width}} {"repeats":>7}  set by')
+    chosen = {}
+    for case in runs:
+        name = case['display_name']
+        plans = sens.plan_case(history.get(name, {}), args.detect, alpha,
+                               config.lookback_outlier_z)
+        reach = [p for p in plans if p.repeats is not None]
+        never = [p.var for p in plans if p.repeats is None]
+        if not plans:
+            print(f'{name:{width}} {"?":>7}  fewer than 3 nights in the '
+                  f'history: counted at --repeat {args.repeat}')
+            continue
+        if reach:
+            worst = reach[0]
+            need = worst.repeats
+            shown = (f'> {sens.MAX_REPEATS}' if need > sens.MAX_REPEATS
+                     else str(need))
+            why = (f'{worst.var} (night noise {worst.tau:.1%}, repeats '
+                   f'{worst.cv:.1%}, {worst.nights} nights)')
+            chosen[name] = min(need, sens.MAX_REPEATS)
+        else:
+            shown, why = 'never', ''
+        if never:
+            why += ('; ' if why else '') + (
+                f'never for {len(never)} figure(s), the night-to-night '
+                f'noise alone hides it: {", ".join(never[:3])}' +
+                (f' (+{len(never) - 3} more)' if len(never) > 3 else ''))
+        print(f'{name:{width}} {shown:>7}  {why}')
+    node_s = wall_s = 0.0
+    jobs = 0
+    for case in runs:
+        repeats = chosen.get(case['display_name'], args.repeat)
+        jobs += repeats
+        wall_s += repeats * seconds[case['display_name']]
+        node_s += repeats * seconds[case['display_name']] * (
+            case.get('nodes') or 1)
+    print(f'total at these repeats: {jobs} job(s); {node_s / 3600:.1f} '
+          f'node-hours, {_hours(wall_s)} one case at a time ({len(chosen)} '
+          f'of {len(runs)} case(s) at their own repeats, the others at '
+          f'--repeat {args.repeat}); nightly.sh takes one --repeat for all: '
+          f'{max(chosen.values(), default=args.repeat)}')
+    tol = config.tolerance
+    # At the repeats found, t(0.99) se is about 60 % of the target: a
+    # tolerance below that does not raise what the gate needs.
+    if tol > args.detect * 0.6:
+        print(f'note: the gate calls a regression only beyond the '
+              f'tolerance ({tol:.0%}): to find {args.detect:.0%} losses, '
+              f'set tolerance to at most {args.detect * 0.6:.1%} in '
+              f'{config.path or "config/gate.yaml"}')
 
 
 #: The nightly's Slurm job, whose time limit the estimate must fit.

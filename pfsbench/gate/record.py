@@ -21,6 +21,8 @@ from pfsbench.gate.results import like_tags
 from pfsbench.gate.rule import (VERDICTS, exit_code,
                                 fixed_tolerance_verdict, judge, judge_nights)
 from pfsbench.gate.rows import VarRow
+from pfsbench.gate.sensitivity import POWER
+from pfsbench.gate.sensitivity import label as sensitivity_label
 from pfsbench.gate.samples import (iteration_moments, like_for_like,
                                    lookback_nights, select_current,
                                    session_means)
@@ -213,6 +215,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  1 if config.sample_unit == 'session'
                                  else config.min_samples,
                                  nights=night_floor,
+                                 detect=config.lookback_detect,
                                  moments=moments if config.sample_unit ==
                                  'repeat' else None))
                 if lookback:
@@ -224,6 +227,16 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 row['reason'] = (f'unstable figure ({config.path}: '
                                  'unstable): reported, never gating: ' +
                                  row['reason'])
+
+            found = row.get('sensitivity')
+            if found and row['verdict'] != 'ignored':
+                text = sensitivity_label(found)
+                # A blind figure's night is inconclusive by construction:
+                # what it cannot see comes first.
+                row['reason'] = (f'{text}; {row["reason"]}'
+                                 if found['blind'] and
+                                 row['verdict'] == 'inconclusive'
+                                 else f'{row["reason"]}; {text}')
 
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
@@ -295,6 +308,14 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
     for row in rows:
         summary[row.verdict] += 1
 
+    # Beside the verdicts (which decide the exit code): how many figures
+    # could not have found the loss the gate promises not to miss.
+    found = [r.sensitivity for r in rows
+             if r.verdict != 'ignored' and r.sensitivity is not None]
+    sensitivity = {'figures': len(found),
+                   'blind': sum(s['blind'] for s in found),
+                   'power': POWER}
+
     hist = history(results, rows, config) if with_history else []
     # The coverage the headers name: the lookback rule's where it judged
     # every variable (each reason names its own).
@@ -334,6 +355,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'changes': what_changed(baseline, results, rows),
         'sweeps': sweeps(results, session_uuids, name_filter),
         'summary': {**summary, 'missing': len(missing)},
+        'sensitivity': sensitivity,
     }
     record['exit_code'] = exit_code(summary, missing, config)
     return record

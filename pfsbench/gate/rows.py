@@ -69,10 +69,16 @@ class VarRow(CaseIdentity):
     #: Tonight's relative spread over the level nights' where an F test
     #: says it grew (lookback rule), else ``None``.
     spread_change: float = None
+    #: What the verdict could detect tonight
+    #: (:func:`pfsbench.gate.sensitivity.sensitivity`): ``{'detects',
+    #: 'target', 'power', 'alpha', 'blind', 'repeats',
+    #: 'repeats_needed'}``, ``None`` without an interval.
+    sensitivity: dict = None
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
-        for name in ('night_noise', 'lookback', 'spread_change'):
+        for name in ('night_noise', 'lookback', 'spread_change',
+                     'sensitivity'):
             if out[name] is None:
                 del out[name]
 

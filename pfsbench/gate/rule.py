@@ -9,6 +9,7 @@ import statistics
 
 from pfsbench.errors import NotEnoughSamples
 from pfsbench.gate import lookback as lb
+from pfsbench.gate import sensitivity as sens
 from pfsbench.gate.stats import (floor_by_nights, ratio_interval,
                                  ratio_interval_moments, repeats_to_settle)
 
@@ -99,7 +100,7 @@ def _repeats_text(need, per, never):
 
 
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
-          nights=None, moments=None):
+          nights=None, moments=None, detect=None):
     """Verdict of one variable from its samples.
 
     Args:
@@ -116,13 +117,19 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         moments: ``(baseline, current)``
             :class:`~pfsbench.gate.stats.Moments` of every tool iteration,
             used instead of ``base`` and ``cur`` for the interval.
+        detect: the loss the gate must find (the figure's sensitivity
+            target, :mod:`pfsbench.gate.sensitivity`); default twice the
+            tolerance.
 
     Returns:
         A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
-        ``df``, ``repeats_needed`` (for ``inconclusive``).
+        ``df``, ``repeats_needed`` (for ``inconclusive``) and
+        ``sensitivity`` (:func:`pfsbench.gate.sensitivity.sensitivity`,
+        ``None`` without an interval).
     """
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
-           'low': None, 'high': None, 'df': None, 'repeats_needed': None}
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'sensitivity': None}
     if base and cur and not any(base) and not any(cur):
         # A spread or a skew of exactly 0 on both sides (one stream): no
         # ratio exists, and nothing changed.
@@ -144,6 +151,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
+    out['sensitivity'] = sens.of_interval(
+        iv, tolerance, max(detect or 2 * tolerance, tolerance), direction,
+        'interval', tau2=nights[0] if nights and iv.night_floor else 0.0,
+        level_nights=nights[2] if nights else 1)
     verdict, threshold = decide(iv, tolerance, direction)
     n_cur = moments[1].n if moments is not None else len(cur)
     if n_cur < min_samples and verdict != 'inconclusive':
@@ -237,7 +248,7 @@ def judge_nights(level, current, segments, tolerance, direction,
     level_kept, level_out = lb.drop_outliers(level, outlier_z)
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
-           'spread_change': None,
+           'spread_change': None, 'sensitivity': None,
            'lookback': {'level_nights': len(level_kept),
                         'history_nights': sum(len(s) for s in kept),
                         'outliers': dropped + len(level_out),
@@ -251,6 +262,9 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
+    out['sensitivity'] = sens.of_interval(
+        iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
+        level_nights=len(level_kept))
     verdict, threshold = lb.decide(iv, tolerance, detect, direction)
     pct = f'{confidence:.0%}'
     basis = (f'tonight against {len(level_kept)} level night(s), '

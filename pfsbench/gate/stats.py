@@ -398,15 +398,22 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
         df = welch_df(a, n, b, n)
         return t_quantile(p, df) * math.sqrt(cv2 / n) < margin
 
-    if not settles(max_repeats):
-        return max_repeats + 1
-
     # The half-width shrinks as n grows (both the t quantile and the
     # standard error do), so bisect for the first n that settles.
-    lo, hi = 1, max_repeats
+    return smallest_count(settles, max_repeats)
+
+
+def smallest_count(enough, limit):
+    """The smallest count n >= 2 for which ``enough(n)`` holds, where
+    ``enough`` holds from some count on (bisection); ``limit + 1`` if
+    ``enough(limit)`` does not."""
+    if not enough(limit):
+        return limit + 1
+
+    lo, hi = 1, limit
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if settles(mid):
+        if enough(mid):
             hi = mid
         else:
             lo = mid

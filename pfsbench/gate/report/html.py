@@ -101,7 +101,7 @@ def render_html(record, max_plots=60, all_figures=False):
                                        for h in header) + '</tr>')
     for row in rows:
         out.append(f'<tr class="{esc(row[0].strip())}">' + ''.join(
-            f'<td><code>{esc(c)}</code></td>' if i in (5, 7)
+            f'<td><code>{esc(c)}</code></td>' if i in (6, 8)
             else f'<td>{esc(c)}</td>' for i, c in enumerate(row)) + '</tr>')
 
     out.append('</table>')

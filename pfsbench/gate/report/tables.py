@@ -8,6 +8,7 @@ from pfsbench.gate.provenance import (OPTION_KEYS, Change, option_change,
                                       rank_of)
 from pfsbench.gate.report import sweeps
 from pfsbench.gate.rows import case_rows, common_changes
+from pfsbench.gate.sensitivity import short_label
 
 
 def pct(value):
@@ -47,6 +48,11 @@ def headline(record):
     ncases = len({r['case'] for r in record['results']})
     if ncases and parts:
         parts[-1] += f' figures in {ncases} case{"s" if ncases > 1 else ""}'
+
+    # A record written before the gate reported its sensitivity has none.
+    blind = record.get('sensitivity', {}).get('blind')
+    if blind:
+        parts.append(f'{blind} cannot detect their tolerance')
 
     if s.get('regression'):
         verdict = 'REGRESSION'
@@ -150,16 +156,18 @@ def table_rows(record, all_figures=False):
     """``(header, rows)`` of the one-screen table: one row per case (its
     primary figure), with ``all_figures`` one more row per other figure
     (case column ``"``)."""
-    header = ('VERDICT', 'CHANGE', 'INTERVAL', 'BASELINE', 'NOW', 'FIGURE',
-              'OTHER FIGURES', 'CASE')
+    header = ('VERDICT', 'DETECTS', 'CHANGE', 'INTERVAL', 'BASELINE', 'NOW',
+              'FIGURE', 'OTHER FIGURES', 'CASE')
     rows = []
     for c in case_rows(record):
-        rows.append((c.verdict, *figure_cells(c.primary),
+        rows.append((c.verdict, short_label(c.primary.sensitivity),
+                     *figure_cells(c.primary),
                      short_names(c.primary), c.others_summary() or '-',
                      c.case))
         if all_figures:
-            rows += [(f'  {f.verdict}', *figure_cells(f), short_names(f),
-                      '', '"') for f in c.others]
+            rows += [(f'  {f.verdict}', short_label(f.sensitivity),
+                      *figure_cells(f), short_names(f), '', '"')
+                     for f in c.others]
 
     return header, rows
 
@@ -289,14 +297,14 @@ def render_markdown(record, all_figures=False):
     header, rows = table_rows(record, all_figures)
     if rows:
         out += ['| ' + ' | '.join(h.lower() for h in header) + ' |',
-                '|---|---:|---|---:|---:|---|---|---|']
+                '|---|---|---:|---|---:|---:|---|---|---|']
         for row in rows:
             verdict = row[0]
             if verdict.strip() == 'regression':
                 verdict = verdict.replace('regression', '**regression**')
 
             out.append(f'| {verdict} | ' + ' | '.join(
-                f'`{_md_escape(c)}`' if i in (4, 6) else _md_escape(c)
+                f'`{_md_escape(c)}`' if i in (5, 7) else _md_escape(c)
                 for i, c in enumerate(row[1:])) + ' |')
 
         out.append('')
