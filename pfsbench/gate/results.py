@@ -22,6 +22,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import math
 import os
 import re
 import sqlite3
@@ -378,7 +379,9 @@ def session_figures(records):
 
         recs.append(rec)
         for var, (value, _) in rec.perf.items():
-            if value is not None:
+            # NaN or infinity is no measurement: left out of the history
+            # (the current run and a baseline refuse it, naming it).
+            if isinstance(value, (int, float)) and math.isfinite(value):
                 values.setdefault(var, []).append(float(value))
 
     return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
