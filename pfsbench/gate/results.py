@@ -692,7 +692,8 @@ SERIES_STAMP = INDEX_STAMP + (SERIES_FORMAT, tuple(
 
 
 def _record_row(rec):
-    """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
+    """A :class:`Record` as a tuple, its key as a tuple (kept small in the
+    index)."""
     row = [getattr(rec, f) for f in _RECORD_FIELDS]
     row[0] = tuple(row[0].as_dict().values())
     return tuple(row)
