@@ -15,7 +15,7 @@ import math
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import synth
@@ -134,6 +134,16 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[
 @SETTINGS
 @given(figures=series(), rule=st.sampled_from(['lookback', 'interval']),
        level=st.sampled_from(['baseline', 'recent']))
+# Found by Hypothesis: nights 17 orders of magnitude above tonight make
+# a change of exactly -100 % (no level to show).
+@example(figures={
+    'write_bw': [[4.9e16, 4.9e16], [4.9e16, 4.9e16], [4.9e16, 5.9e16],
+                 [4.6e16, 4.9e16], [2.2e16, 2.5e16], None, [2.4e16, 2.8e16],
+                 [2.5e16, 2.5e16]],
+    'start_skew': [[6.7e16, 7.9e17, 100.0], [4.1e15, 100.0, 1.0],
+                   [2.3e17, 0.0, 100.0], [0.0, 0.0, 4.3e17, 1.0],
+                   [1.0, 1.0, 100.0], None, [0.0, 0.0, 4.3e17, 1.0],
+                   [1.0, 0.0, 0.0]]}, rule='lookback', level='baseline')
 def test_any_series_gets_a_verdict_and_every_report(figures, rule, level,
                                                    capsys, monkeypatch):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)

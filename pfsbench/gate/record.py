@@ -192,7 +192,9 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                            high=None, df=None, repeats_needed=None)
             elif by_nights is not None:
                 row.update(by_nights)
-                if row['change'] is not None:
+                # (A change of -100 % is a level 17 orders of magnitude
+                # above tonight: no level to show.)
+                if row['change'] is not None and row['change'] > -1.0:
                     # What the change is against: the level of the nights.
                     row['base']['level'] = (row['cur']['mean'] /
                                             (1.0 + row['change']))
