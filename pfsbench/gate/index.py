@@ -327,9 +327,16 @@ def save(directory, session, figures, rows, stamp):
     """Index one session: its figures and its records, each in a column
     of its own so that the history reads only the first; nothing happens
     where the index cannot be written."""
+    _write(directory, 'INSERT OR REPLACE INTO sessions VALUES(?,?,?,?)',
+           lambda: (session.uuid, _stamp(stamp), _dumps((session, figures)),
+                    _dumps(list(rows))))
+
+
+def _write(directory, statement, values):
+    """Run ``statement`` with ``values()`` on the index; nothing happens
+    where a value cannot be kept or the index cannot be written."""
     try:
-        values = (session.uuid, _stamp(stamp), _dumps((session, figures)),
-                  _dumps(list(rows)))
+        values = values()
     except TypeError:
         return
 
@@ -338,8 +345,7 @@ def save(directory, session, figures, rows, stamp):
             return
 
         with contextlib.suppress(sqlite3.Error), conn:
-            conn.execute('INSERT OR REPLACE INTO sessions VALUES(?,?,?,?)',
-                         values)
+            conn.execute(statement, values)
 
 
 def prune(directory, keep):
@@ -389,15 +395,5 @@ def load_series(directory, stamp):
 def save_series(directory, series, stamp):
     """Keep ``series`` in the index; nothing happens where it cannot be
     written."""
-    try:
-        values = (_stamp(stamp), _dumps(series))
-    except TypeError:
-        return
-
-    with _opened(directory, write=True) as conn:
-        if conn is None:
-            return
-
-        with contextlib.suppress(sqlite3.Error), conn:
-            conn.execute('INSERT OR REPLACE INTO series VALUES(0, ?, ?)',
-                         values)
+    _write(directory, 'INSERT OR REPLACE INTO series VALUES(0, ?, ?)',
+           lambda: (_stamp(stamp), _dumps(series)))
