@@ -210,15 +210,18 @@ def test_first_week_of_quick_dd_nights_then_data_journal(week_ext4,
     db = str(runs / 'results.db')
     # Every figure is judged (the zeros too); those this shared VM cannot
     # hold steady (page-cache reads, the skew and spread of two streams
-    # started together) are reported, never gating, so that an unchanged
-    # night is not failed by another engineer's load.
+    # started together) are reported, never gating, and the tolerance is
+    # wide (journalled data is written twice: -77 % in the remount test
+    # above), so that an unchanged night is not failed by another
+    # engineer's load (the interval rule of the first nights judges from
+    # the repeats alone, which share their night's state).
     settings = work / 'gate.yaml'
-    settings.write_text('tolerance: 0.25\n'
+    settings.write_text('tolerance: 0.4\n'
                         'variables:\n'
                         '  "read_*": {unstable: true}\n'
                         '  "*_spread": {unstable: true}\n'
                         '  start_skew: {unstable: true}\n')
-    quick = {'select': (), 'cases': 3, 'repeats': 3}
+    quick = {'select': (), 'cases': 3, 'repeats': 2}
     gate = ['gate', '-b', 'before', '--session', 'latest', '--db', db,
             '--config', str(settings)]
     _run_dd(fs, runs, {}, **quick)
