@@ -42,7 +42,7 @@ import sqlite3
 import sys
 
 #: Bumped whenever what a session's entry holds changes.
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 
 #: The index directory's name, beside ``results.db``.
 INDEX_DIR = 'pfsbench-index'
@@ -277,7 +277,7 @@ def _stamp(stamp):
     return _dumps(stamp)
 
 
-def _read(directory, uuid, stamp, column):
+def _read(directory, uuid, stamp, column, decode=None):
     with _opened(directory) as conn:
         if conn is None:
             return None
@@ -293,8 +293,8 @@ def _read(directory, uuid, stamp, column):
         return None
 
     try:
-        return _loads(row[1])
-    except Damaged:
+        return (decode or _loads)(row[1])
+    except (Damaged, ValueError):
         return None
 
 
@@ -318,18 +318,21 @@ def load(directory, uuid, stamp):
 
 
 def load_records(directory, uuid, stamp):
-    """A session's record tuples from the index, or ``None``."""
-    found = _read(directory, uuid, stamp, 'records')
+    """A session's record rows from the index (plain JSON lists: the
+    caller rebuilds them and decodes the session again if they do not
+    fit), or ``None``."""
+    found = _read(directory, uuid, stamp, 'records', json.loads)
     return found if isinstance(found, list) else None
 
 
 def save(directory, session, figures, rows, stamp):
-    """Index one session: its figures and its records, each in a column
-    of its own so that the history reads only the first; nothing happens
-    where the index cannot be written."""
+    """Index one session: its figures and its records (rows of plain
+    JSON values), each in a column of its own so that the history reads
+    only the first; nothing happens where the index cannot be
+    written."""
     _write(directory, 'INSERT OR REPLACE INTO sessions VALUES(?,?,?,?)',
            lambda: (session.uuid, _stamp(stamp), _dumps((session, figures)),
-                    _dumps(list(rows))))
+                    json.dumps(rows, separators=(',', ':'))))
 
 
 def _write(directory, statement, values):
