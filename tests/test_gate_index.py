@@ -109,6 +109,11 @@ def test_entry_of_another_format_is_rewritten(db):
                      'WHERE uuid = ?', ('{"x": 1}', '[{"\\u0000t": [1]',
                                         uuid))
     assert len(res.read_database(str(db)).by_session(uuid)) == 6
+    # Records that are JSON but not rows of records.
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute('UPDATE sessions SET records = ? WHERE uuid = ?',
+                     ('[[1, 2], {"a": null}]', uuid))
+    assert len(res.read_database(str(db)).by_session(uuid)) == 6
 
 
 def _read_quietly(db, capsys):
