@@ -151,21 +151,27 @@ def loop_ext4():
         yield fs
 
 
+def _workspace(fs, tolerance, reads_and_spreads):
+    """``(work, runs, db, gate.yaml)`` in ``fs``'s work directory, the
+    settings giving ``tolerance`` and marking the reads, the spreads and
+    the skew ``reads_and_spreads`` (``ignore`` or ``unstable``)."""
+    work = Path(fs['work'])
+    runs = work / 'runs'
+    settings = work / 'gate.yaml'
+    settings.write_text(
+        f'{tolerance}\nvariables:\n' + ''.join(
+            f'  {pattern}: {{{reads_and_spreads}: true}}\n'
+            for pattern in ('"read_*"', '"*_spread"', 'start_skew')))
+    return work, runs, str(runs / 'results.db'), settings
+
+
 def test_remount_options_named_next_to_the_regression(loop_ext4, monkeypatch,
                                                       capsys):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
     fs = loop_ext4
-    work = Path(fs['work'])
-    runs = work / 'runs'
-    db = str(runs / 'results.db')
     # Journalled data is written twice: writes slow down far beyond any
     # tolerance; reads are not what this test is about.
-    settings = work / 'gate.yaml'
-    settings.write_text('tolerance: 0.25\n'
-                        'variables:\n'
-                        '  "read_*": {ignore: true}\n'
-                        '  "*_spread": {ignore: true}\n'
-                        '  start_skew: {ignore: true}\n')
+    work, runs, db, settings = _workspace(fs, 'tolerance: 0.25', 'ignore')
     _run_dd(fs, runs, {}, repeats=5, count=64)
     code, out, err = _gate(['baseline', 'record', 'ordered', '--db', db],
                            capsys)
@@ -205,9 +211,6 @@ def test_first_week_of_quick_dd_nights_then_data_journal(week_ext4,
                                                          monkeypatch, capsys):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
     fs = week_ext4
-    work = Path(fs['work'])
-    runs = work / 'runs'
-    db = str(runs / 'results.db')
     # Every figure is judged (the zeros too); those this shared VM cannot
     # hold steady (page-cache reads, the skew and spread of two streams
     # started together) are reported, never gating, and the tolerance is
@@ -215,12 +218,7 @@ def test_first_week_of_quick_dd_nights_then_data_journal(week_ext4,
     # above), so that an unchanged night is not failed by another
     # engineer's load (the interval rule of the first nights judges from
     # the repeats alone, which share their night's state).
-    settings = work / 'gate.yaml'
-    settings.write_text('tolerance: 0.4\n'
-                        'variables:\n'
-                        '  "read_*": {unstable: true}\n'
-                        '  "*_spread": {unstable: true}\n'
-                        '  start_skew: {unstable: true}\n')
+    _, runs, db, settings = _workspace(fs, 'tolerance: 0.4', 'unstable')
     quick = {'select': (), 'cases': 3, 'repeats': 2}
     gate = ['gate', '-b', 'before', '--session', 'latest', '--db', db,
             '--config', str(settings)]

@@ -95,7 +95,7 @@ def test_entry_of_another_format_is_rewritten(db):
     first = res.read_database(str(db))
     uuid = first.ordered_sessions()[-1].uuid
     path = db.parent / index.INDEX_DIR / index.INDEX_FILE
-    session, figures = index.load(str(path.parent), uuid, res.INDEX_STAMP)
+    session, _ = index.load(str(path.parent), uuid, res.INDEX_STAMP)
     rows = index.load_records(str(path.parent), uuid, res.INDEX_STAMP)
     index.save(str(path.parent), session, {}, rows[:1],
                (-1,) + res.INDEX_STAMP[1:])
