@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The index of figures beside ReFrame's database: a second read comes
 from it and equals the first, a new session is indexed, a deleted one
-pruned, an entry of another format rewritten, and ReFrame's file is never
-written."""
+pruned, an entry of another format rewritten, a damaged or foreign index
+file ignored with one line and rebuilt, nothing in it can run code, and
+ReFrame's file is never written."""
 
 import hashlib
+import json
 import os
-import pickle
 import sqlite3
 
 import pytest
@@ -37,12 +38,18 @@ def _snapshot(results):
               r.nodelist, r.contended) for r in results.records])
 
 
+def _entries(db):
+    with sqlite3.connect(str(db.parent / index.INDEX_DIR /
+                             index.INDEX_FILE)) as conn:
+        return {u: json.loads(stamp) for u, stamp in conn.execute(
+            'SELECT uuid, stamp FROM sessions')}
+
+
 def test_second_read_comes_from_the_index(db, monkeypatch):
     before = _digest(db)
     first = res.read_database(str(db))
-    entries = sorted(os.listdir(db.parent / index.INDEX_DIR))
-    assert entries.pop() == index.SERIES_FILE
-    assert len(entries) == 4 and all(e.endswith('.pickle') for e in entries)
+    assert os.listdir(db.parent / index.INDEX_DIR) == [index.INDEX_FILE]
+    assert sorted(_entries(db)) == sorted(first.sessions)
 
     def no_json(*args):
         raise AssertionError('decoded a session the index holds')
@@ -70,7 +77,7 @@ def test_new_and_deleted_sessions(db):
     uuid = new['session_info']['uuid']
     results = res.read_database(str(db))
     assert uuid in results.sessions
-    assert (directory / f'{uuid}.pickle').exists()
+    assert uuid in _entries(db)
     assert [r.perf['write_bw'][0] for r in results.by_session(uuid)] == \
         [70.0] * 3
 
@@ -79,8 +86,7 @@ def test_new_and_deleted_sessions(db):
         conn.execute('DELETE FROM sessions WHERE uuid = ?', (gone,))
     results = res.read_database(str(db))
     assert gone not in results.sessions
-    assert not (directory / f'{gone}.pickle').exists()
-    assert len(os.listdir(directory)) == 5
+    assert gone not in _entries(db) and len(_entries(db)) == 4
     assert gone not in index.load_series(str(directory),
                                          res.SERIES_STAMP).sessions
 
@@ -88,19 +94,84 @@ def test_new_and_deleted_sessions(db):
 def test_entry_of_another_format_is_rewritten(db):
     first = res.read_database(str(db))
     uuid = first.ordered_sessions()[-1].uuid
-    path = db.parent / index.INDEX_DIR / f'{uuid}.pickle'
-    with open(path, 'rb') as fp:
-        stamp, session, figures = pickle.load(fp)
-        rows = pickle.load(fp)
-    with open(path, 'wb') as fp:
-        pickle.dump(((-1,) + stamp[1:], session, {}), fp)
-        pickle.dump(rows[:1], fp)
+    path = db.parent / index.INDEX_DIR / index.INDEX_FILE
+    session, _ = index.load(str(path.parent), uuid, res.INDEX_STAMP)
+    rows = index.load_records(str(path.parent), uuid, res.INDEX_STAMP)
+    index.save(str(path.parent), session, {}, rows[:1],
+               (-1,) + res.INDEX_STAMP[1:])
     again = res.read_database(str(db))
     assert len(again.by_session(uuid)) == 6
-    assert pickle.loads(path.read_bytes())[0] == res.INDEX_STAMP
+    assert _entries(db)[uuid] == json.loads(index._stamp(res.INDEX_STAMP))
     assert len(res.read_database(str(db)).by_session(uuid)) == 6
-    path.write_bytes(b'not a pickle')
+    # An entry that does not decode into the index's types.
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute('UPDATE sessions SET head = ?, records = ? '
+                     'WHERE uuid = ?', ('{"x": 1}', '[{"\\u0000t": [1]',
+                                        uuid))
     assert len(res.read_database(str(db)).by_session(uuid)) == 6
+    # Records that are JSON but not rows of records.
+    with sqlite3.connect(str(path)) as conn:
+        conn.execute('UPDATE sessions SET records = ? WHERE uuid = ?',
+                     ('[[1, 2], {"a": null}]', uuid))
+    assert len(res.read_database(str(db)).by_session(uuid)) == 6
+
+
+def _read_quietly(db, capsys):
+    results = res.read_database(str(db))
+    return results, capsys.readouterr().err
+
+
+@pytest.mark.parametrize('content', [
+    b'not a database at all' * 100,
+    b'SQLite format 3\x00' + b'\xff' * 4000,
+    'foreign'])
+def test_damaged_or_foreign_index_is_ignored_with_one_line_and_rebuilt(
+        db, capsys, content):
+    fresh = _snapshot(res.read_database(str(db)))
+    path = db.parent / index.INDEX_DIR / index.INDEX_FILE
+    path.unlink()
+    if content == 'foreign':
+        # Another program's SQLite file at the index's path.
+        with sqlite3.connect(str(path)) as conn:
+            conn.execute('CREATE TABLE sessions(uuid TEXT, blob BLOB)')
+        conn.close()
+    else:
+        path.write_bytes(content)
+
+    results, err = _read_quietly(db, capsys)
+    assert _snapshot(results) == fresh
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f'pfsbench: {path}: ')
+    assert lines[0].endswith(": not a pfsbench index; ignored, rebuilt "
+                             "from ReFrame's database")
+    # Rebuilt: the next read is quiet and comes from the index.
+    assert sorted(_entries(db)) == sorted(fresh[0])
+    results, err = _read_quietly(db, capsys)
+    assert err == '' and _snapshot(results) == fresh
+
+
+def test_nothing_in_the_index_can_run_code(db, tmp_path):
+    res.read_database(str(db))
+    directory = str(db.parent / index.INDEX_DIR)
+    uuid = sorted(_entries(db))[0]
+    witness = tmp_path / 'ran'
+    # What pickle would run on load; the index stores JSON text, which
+    # decodes into its own types or nothing.
+    payload = ('cos\nsystem\n(S\'touch %s\'\ntR.' % witness)
+    with sqlite3.connect(os.path.join(directory, index.INDEX_FILE)) as conn:
+        conn.execute('UPDATE sessions SET head = ?, records = ?',
+                     (payload, payload))
+        conn.execute('UPDATE series SET body = ?', (payload,))
+    conn.close()
+    assert index.load(directory, uuid, res.INDEX_STAMP) is None
+    assert index.load_records(directory, uuid, res.INDEX_STAMP) is None
+    assert index.load_series(directory, res.SERIES_STAMP) is None
+    # Tagged JSON naming a type the index does not keep is refused too.
+    with pytest.raises(index.Damaged):
+        index._loads('{"\\u0000os.system": "touch %s"}' % witness)
+    assert len(res.read_database(str(db)).sessions) == 4
+    assert not witness.exists()
 
 
 def test_index_switched_off(db, monkeypatch):

@@ -110,6 +110,28 @@ def test_outlying_nights_are_left_out():
     assert out['lookback']['outliers'] == 1
 
 
+def test_a_night_within_its_own_noise_is_no_outlier():
+    # Ten nights whose means agree to 0.01 % by chance (a MAD of almost
+    # 0), each of 5 repeats with a 5 % spread: the mean of a night is
+    # known to 5 % / sqrt(5) = 2.2 %.  A night 3 % off is within its own
+    # noise and must stay, in the noise and in the level; without the
+    # floor of the outlier scale it lies 200 MADs out and is dropped.
+    agree = [Moments(100.0 * (1 + 1e-4 * (-1) ** i), 25.0, 5)
+             for i in range(10)]
+    off = Moments(103.0, 25.0, 5)
+    history = agree[:6] + [off] + agree[6:]
+    kept, dropped = lb.drop_outliers(history, 3.5)
+    assert dropped == [] and kept == history
+    out = judge_nights(history[-5:], Moments(100.0, 25.0, 5), [history],
+                       0.05, 'higher', 0.10)
+    assert out['lookback']['outliers'] == 0
+    assert out['lookback']['history_nights'] == len(history)
+    assert out['lookback']['level_nights'] == 5
+    # A night far beyond its own noise still goes.
+    far = agree[:6] + [Moments(70.0, 12.25, 5)] + agree[6:]
+    assert lb.drop_outliers(far, 3.5)[1] == [far[6]]
+
+
 def test_too_short_a_history_leaves_it_to_the_interval_rule():
     rng = random.Random(1)
     two = [night(rng, 100.0, 0.02, 5) for _ in range(2)]

@@ -34,6 +34,7 @@ and listed in ``contended_samples`` (``case``, ``session``,
 
 import datetime
 import json
+import math
 import os
 import re
 from collections import defaultdict
@@ -74,6 +75,14 @@ def baseline_path(directory, name):
     return os.path.join(directory, check_name(name) + '.json')
 
 
+def finite(value):
+    """Whether a logged performance value is a finite number (a check
+    may log NaN or infinity: a division by a zero time, a tool's
+    ``inf``); ``bool`` is not a number here."""
+    return isinstance(value, (int, float)) and \
+        not isinstance(value, bool) and math.isfinite(value)
+
+
 def unusable_reason(record, session):
     """Why a record holds no measurement, or ``''``."""
     if session.dry_run:
@@ -92,6 +101,10 @@ def unusable_reason(record, session):
 
     if any(v is None for v, _ in record.perf.values()):
         return 'performance values are None'
+
+    for var, (value, _) in record.perf.items():
+        if not finite(value):
+            return f'{var}: {value!r}: not a finite number'
 
     return ''
 

@@ -57,6 +57,14 @@ def log_moments(night, pooled_cv2=None):
     return x, pooled_cv2 / night.n
 
 
+def not_positive(level, current, segments):
+    """How many of the nights the rule would read have a mean that is not
+    positive (0: a spread or a skew of one stream, which is a real
+    value): the log scale, and so the rule, does not apply to them."""
+    nights = [current, *level, *(n for seg in segments for n in seg)]
+    return sum(1 for n in nights if not n.mean > 0)
+
+
 def pooled_cv2(nights):
     """Squared coefficient of variation pooled over nights with a spread
     (weighted by their degrees of freedom), or ``None``."""

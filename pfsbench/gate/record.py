@@ -15,6 +15,7 @@ from collections import defaultdict
 from pfsbench import __version__
 from pfsbench.errors import ConfigError
 from pfsbench.gate import baseline as bl
+from pfsbench.gate import lookback as lb
 from pfsbench.gate import provenance as prov
 from pfsbench.gate.history import history, history_means, past_nights
 from pfsbench.gate.results import like_tags
@@ -169,6 +170,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 row['base']['session_means'] = base_vals
 
             by_nights = None
+            zero_nights = 0
             if lookback and not ignore:
                 level, segments, note = lookback_nights(
                     like_nights, session, baseline, pv, var, config,
@@ -177,11 +179,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 detect = config.lookback_detect or 2 * tol
                 # Tonight's tool iterations, where known, are its
                 # samples (one IOR run of -i 5 is a night of 5).
+                tonight = moments[1] if moments else moments_of(cur)
+                zero_nights = lb.not_positive(level, tonight, segments)
                 by_nights = judge_nights(
-                    level, moments[1] if moments else moments_of(cur),
-                    segments, tol, direction, max(detect, tol),
-                    config.lookback_confidence, config.min_samples,
-                    config.lookback_outlier_z)
+                    level, tonight, segments, tol, direction,
+                    max(detect, tol), config.lookback_confidence,
+                    config.min_samples, config.lookback_outlier_z)
                 if by_nights is not None and note:
                     by_nights['reason'] = note
 
@@ -191,7 +194,9 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                            high=None, df=None, repeats_needed=None)
             elif by_nights is not None:
                 row.update(by_nights)
-                if row['change'] is not None:
+                # (A change of -100 % is a level 17 orders of magnitude
+                # above tonight: no level to show.)
+                if row['change'] is not None and row['change'] > -1.0:
                     # What the change is against: the level of the nights.
                     row['base']['level'] = (row['cur']['mean'] /
                                             (1.0 + row['change']))
@@ -218,7 +223,11 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  detect=config.lookback_detect,
                                  moments=moments if config.sample_unit ==
                                  'repeat' else None))
-                if lookback:
+                if lookback and zero_nights:
+                    row['reason'] += (f'; {zero_nights} night(s) at 0 (no '
+                                      'ratio on the log scale): interval '
+                                      'rule')
+                elif lookback:
                     row['reason'] += ('; fewer than 3 like-for-like nights '
                                       'in the history: interval rule')
 

@@ -22,6 +22,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import math
 import os
 import re
 import sqlite3
@@ -378,7 +379,9 @@ def session_figures(records):
 
         recs.append(rec)
         for var, (value, _) in rec.perf.items():
-            if value is not None:
+            # NaN or infinity is no measurement: left out of the history
+            # (the current run and a baseline refuse it, naming it).
+            if isinstance(value, (int, float)) and math.isfinite(value):
                 values.setdefault(var, []).append(float(value))
 
     return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
@@ -689,10 +692,27 @@ SERIES_STAMP = INDEX_STAMP + (SERIES_FORMAT, tuple(
 
 
 def _record_row(rec):
-    """A :class:`Record` as a tuple, its key as a tuple (pickled small)."""
+    """A :class:`Record` as a list of JSON values (its key, node list,
+    figures and tags as lists; :func:`_record_of_row` rebuilds it), so
+    that the index encodes a year of records with the C encoder."""
     row = [getattr(rec, f) for f in _RECORD_FIELDS]
-    row[0] = tuple(row[0].as_dict().values())
-    return tuple(row)
+    row[0] = list(row[0].as_dict().values())
+    return row
+
+
+#: Positions of the fields :func:`_record_row` turns into lists.
+_NODES, _PERF, _TAGS = (_RECORD_FIELDS.index(f)
+                        for f in ('nodelist', 'perf', 'tags'))
+
+
+def _record_of_row(row, key):
+    """The :class:`Record` of one :func:`_record_row` read back."""
+    row = list(row)
+    row[_NODES] = tuple(row[_NODES])
+    row[_PERF] = {var: (value, unit)
+                  for var, (value, unit) in row[_PERF].items()}
+    row[_TAGS] = tuple((name, value) for name, value in row[_TAGS])
+    return Record(key, *row[1:])
 
 
 def _read_sessions(conn, path, uuids, results, stored):
@@ -714,22 +734,26 @@ def _read_sessions(conn, path, uuids, results, stored):
     def records_of(rows):
         out = []
         for row in rows:
-            key = keys.get(row[0])
+            ident = tuple(row[0])
+            key = keys.get(ident)
             if key is None:
-                key = keys[row[0]] = CaseKey(*row[0])
+                key = keys[ident] = CaseKey(*ident)
 
-            out.append(Record(key, *row[1:]))
+            out.append(_record_of_row(row, key))
 
         return out
 
     def loader(uuid):
         def load():
             found = index.load_records(directory, uuid, INDEX_STAMP)
-            if found is None:
-                # Gone or written otherwise since: decode it again.
-                return _decode_again(path, uuid)
+            if found is not None:
+                try:
+                    return records_of(found)
+                except (TypeError, ValueError, AttributeError):
+                    pass  # damaged: decoded again below
 
-            return records_of(found)
+            # Gone, written otherwise or damaged since: decode it again.
+            return _decode_again(path, uuid)
 
         return load
 

@@ -137,6 +137,15 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
                    change=0.0, low=0.0, high=0.0)
         return out
 
+    if direction == 'lower' and cur and not any(cur) and \
+            len(cur) >= min_samples:
+        # Nothing is lower than 0 (a spread or a skew of one stream): no
+        # ratio exists, and nothing got worse.
+        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
+        out.update(verdict='pass', reason='0 now: nothing is lower',
+                   change=change, low=change, high=change)
+        return out
+
     try:
         if moments is not None:
             iv = ratio_interval_moments(*moments, confidence)
@@ -234,6 +243,23 @@ def judge_nights(level, current, segments, tolerance, direction,
         noise (fewer than 3 in a segment); the caller then judges by the
         interval rule.
     """
+    if lb.not_positive(level, current, segments):
+        if level and not any(n.mean for n in level) and not current.mean:
+            # A spread or a skew that has been 0 (one stream) and is 0
+            # again: nothing changed, whatever the history holds.
+            return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
+                    'high': 0.0, 'df': None, 'repeats_needed': None,
+                    'spread_change': None,
+                    'reason': f'0 tonight and on the {len(level)} level '
+                              'night(s)',
+                    'lookback': {'level_nights': len(level),
+                                 'history_nights': sum(map(len, segments)),
+                                 'outliers': 0, 'night_cv': 0.0, 'df': None,
+                                 'detect': detect}}
+
+        # A night at 0 has no logarithm: the interval rule judges.
+        return None
+
     kept = []
     dropped = 0
     for seg in segments:

@@ -386,6 +386,9 @@ def repeats_to_settle(interval, threshold, max_repeats=1000):
         ``max_repeats`` would be needed; ``None`` if the change sits
         exactly on the threshold (no number of repeats settles it).
     """
+    if interval.change <= -1.0:
+        return None
+
     margin = abs(math.log1p(interval.change) - math.log1p(threshold))
     cv2 = interval.cv2_base + interval.cv2_cur
     if margin == 0.0:
@@ -463,6 +466,11 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
     Returns:
         The same interval, or a wider one with ``night_floor=True``.
     """
+    if interval.low <= -1.0:
+        # A loss of all but a rounding error (means 16 orders of
+        # magnitude apart): no log to widen around, and nothing below.
+        return interval
+
     p = 0.5 + interval.confidence / 2.0
     d = math.log1p(interval.change)
     # The interval's own half-width (it may have a t quantile of few
