@@ -12,9 +12,9 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 
 from pfsbench import spack
+from pfsbench.parsers import text
 
 
 
@@ -89,13 +89,12 @@ def ior_apis(path):
     Returns None when the binary cannot be run here (a remote partition's
     build): the job will then report IOR's own error.
     """
-    try:
-        proc = subprocess.run([path, '-h'], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
-                              universal_newlines=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+    # Read as bytes: IOR 3.3.0's -h prints uninitialised memory (different
+    # bytes on every run), which a strict decode refuses.
+    help_text = text.probe([path, '-h'])
+    if help_text is None:
         return None
 
     # IOR prints one 'Module <API>' heading per compiled-in backend.
-    apis = frozenset(re.findall(r'^Module (\w+)$', proc.stdout, re.M))
+    apis = frozenset(re.findall(r'^Module (\w+)$', help_text, re.M))
     return apis or None
