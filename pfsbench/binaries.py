@@ -83,18 +83,35 @@ def first_executable(paths):
 
 
 @functools.lru_cache(maxsize=None)
+def help_text(path):
+    """What ``path -h`` prints (stdout and stderr), or None when the binary
+    cannot be run here (a remote partition's build)."""
+    # Read as bytes: IOR 3.3.0's -h prints uninitialised memory (different
+    # bytes on every run), which a strict decode refuses.
+    return text.probe([path, '-h'])
+
+
+def missing_options(path, options):
+    """The ``options`` (words such as ``--dataPacketType``) that the help
+    of the binary at ``path`` does not mention; [] when it cannot be run
+    here (the job will then report the tool's own error)."""
+    said = help_text(path)
+    if said is None:
+        return []
+    return [option for option in options if option not in said]
+
+
+@functools.lru_cache(maxsize=None)
 def ior_apis(path):
     """The I/O APIs an IOR binary was built with (its ``-h`` modules).
 
     Returns None when the binary cannot be run here (a remote partition's
     build): the job will then report IOR's own error.
     """
-    # Read as bytes: IOR 3.3.0's -h prints uninitialised memory (different
-    # bytes on every run), which a strict decode refuses.
-    help_text = text.probe([path, '-h'])
-    if help_text is None:
+    said = help_text(path)
+    if said is None:
         return None
 
     # IOR prints one 'Module <API>' heading per compiled-in backend.
-    apis = frozenset(re.findall(r'^Module (\w+)$', help_text, re.M))
+    apis = frozenset(re.findall(r'^Module (\w+)$', said, re.M))
     return apis or None

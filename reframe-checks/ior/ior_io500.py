@@ -28,6 +28,7 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
+from pfsbench import binaries
 from pfsbench.checks.ior import ior_check_base
 from pfsbench.commands import ior
 from pfsbench.jobsteps import Step
@@ -87,6 +88,14 @@ class ior_io500_phases(ior_check_base):
         if self.cache_defeat not in ('reorder', 'drop_caches'):
             raise ValueError(f'cache_defeat: {self.cache_defeat!r}: IO500 '
                              f'phases take reorder or drop_caches')
+
+    def tool_unusable(self, path):
+        missing = binaries.missing_options(path, ior.IO500_IOR_OPTIONS)
+        if missing:
+            return (f"{path} lacks IO500's options {', '.join(missing)} (IOR "
+                    f'3.3.0 and older; IO500 builds its own IOR): run the '
+                    f'IO500 phases with an IOR 4.0.0 or newer build')
+        return super().tool_unusable(path)
 
     @run_after('init')
     def tag_quick_cases(self):

@@ -31,6 +31,7 @@ import os
 import reframe as rfm
 from reframe.core.builtins import parameter, performance_function
 
+from pfsbench import binaries
 from pfsbench.checks.mdtest import mdtest_check_base
 from pfsbench.commands import ior, mdtest
 from pfsbench.jobsteps import Step
@@ -77,6 +78,14 @@ class mdtest_io500_phases(mdtest_check_base):
     # Not quick: on a capped partition the writes finish before IO500's
     # 300 s stonewall and are invalid (run with -S stonewall_s=1 there).
     tags = {'io500', 'nightly'}
+
+    def tool_unusable(self, path):
+        missing = binaries.missing_options(path, mdtest.IO500_MDTEST_OPTIONS)
+        if missing:
+            return (f"{path} lacks IO500's options {', '.join(missing)} "
+                    f'(mdtest 3.3.0 and older; IO500 builds its own IOR): '
+                    f'run the IO500 phases with an IOR 4.0.0 or newer build')
+        return super().tool_unusable(path)
 
     def results_dir(self):
         return os.path.join(self.run_dir, 'results')
