@@ -22,12 +22,14 @@ must pass.
 """
 
 import glob
+import math
 import re
 
 import pytest
 
 from conftest import CHECKS, run_reframe
-from tool_builds import ior_builds
+from pfsbench.commands import io500
+from tool_builds import ior_builds, pfind
 
 BUILDS = ior_builds()
 
@@ -80,6 +82,10 @@ def _run_matrix_row(build, cases, runs, system, env=None):
     for check, (variable, tool, words) in cases.items():
         args += _scoped(check, words)
         args += ['-S', f'{check}.{variable}={getattr(build, tool)}']
+    if 'mdtest_io500_phases' in cases:
+        # IO500's find phase: pfind, or a skip that names it.
+        args += ['-S', f'mdtest_io500_phases.pfind_binary='
+                       f'{pfind() or "/nonexistent/pfind"}']
     proc = run_reframe(args + ['-r'], runs, env=env)
     return proc.stdout, proc.returncode
 
@@ -89,9 +95,25 @@ IO500_CHECKS = ('ior_io500_phases', 'mdtest_io500_phases')
 
 
 def _expected_skips(build, cases):
-    if not build.name.startswith('3.'):
-        return []
-    return [check for check in IO500_CHECKS if check in cases]
+    if build.name.startswith('3.'):
+        return [check for check in IO500_CHECKS if check in cases]
+    if pfind() is None and 'mdtest_io500_phases' in cases:
+        return ['mdtest_io500_phases']
+    return []
+
+
+def _assert_io500_score_is_the_geometric_mean(record):
+    # IO500's group score (src/main.c calc_score) of the phases the record
+    # holds: io500_bw of ior_io500_phases, io500_md of mdtest_io500_phases.
+    for score, group in (('io500_bw', 'bw'), ('io500_md', 'md')):
+        m = re.search(rf'\|{score}=([0-9.e+-]+)\|', record)
+        if not m:
+            continue
+        values = [float(re.search(rf'\|{p.name.replace("-", "_")}='
+                                  rf'([0-9.e+-]+)\|', record).group(1))
+                  for p in io500.PHASES if p.group == group]
+        assert float(m.group(1)) == pytest.approx(
+            math.prod(values) ** (1 / len(values)), rel=1e-9), record
 
 
 def _assert_every_check_passed_with(build, cases, runs, system, partition,
@@ -107,7 +129,7 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
                 'mdtest_io500_phases': build.mdtest}[check]
         assert re.search(rf"{re.escape(tool)} lacks IO500's options "
                          rf'--dataPacketType, (--)?saveRankPerformanceDetails',
-                         out), (check, out)
+                         out) or 'no pfind binary (' in out, (check, out)
     for check, (_, tool, _) in cases.items():
         if check in skipped:
             continue
@@ -122,6 +144,7 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
             r'\|[a-z_0-9]+=([0-9.e+-]+)\|', records[0])]
         assert figures and all(v >= 0 for v in figures), records[0]
         assert any(v > 0 for v in figures), records[0]
+        _assert_io500_score_is_the_geometric_mean(records[0])
     assert not glob.glob(f'{runs}/stage/**/pfsbench-*', recursive=True)
 
 

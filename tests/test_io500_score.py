@@ -14,6 +14,7 @@ from conftest import REPO
 from pfsbench.commands import io500
 from pfsbench.errors import ParseError
 from pfsbench.parsers import io500 as io500_parser
+from pfsbench.parsers import pfind as pfind_parser
 
 DATA = REPO / 'tests' / 'data' / 'io500'
 RUN = DATA / 'run-2x1'
@@ -86,11 +87,11 @@ def test_a_run_cut_short_is_refused_naming_the_line():
 def test_pfind_rate_line():
     # A real pfind -D rates (pfind-rates.cmd): 5 files scanned, 2 found.
     said = (DATA / 'pfind-rates.txt').read_text()
-    found = io500_parser.parse_find(said, 'pfind-rates.txt')
+    found = pfind_parser.parse(said, 'pfind-rates.txt')
     assert (found.found, found.scanned) == (2, 5) and found.kiops > 0
     # Without -D rates pfind prints only its count: refused, quoted.
     plain = '\n'.join(ln for ln in said.splitlines()
                       if not ln.startswith('[DONE]'))
     with pytest.raises(ParseError, match="expected pfind's '\\[DONE\\] "
                                          "rate.*got: \"MATCHED 2/5\""):
-        io500_parser.parse_find(plain, 'find.out')
+        pfind_parser.parse(plain, 'find.out')

@@ -11,6 +11,7 @@ IOR: docs/spack.md and docs/checks-ior.md say how.
 """
 
 import os
+import shutil
 from typing import NamedTuple
 
 #: Build name -> install prefix, when PFSBENCH_IOR_BUILDS is not set.
@@ -62,3 +63,19 @@ def ior_builds(environ=None):
             raise ValueError(f'{ENV_VAR}: {word!r}: expected NAME=PREFIX')
         builds.append(Build(name, os.path.expanduser(prefix)))
     return builds
+
+
+#: Where the tests look for pfind (IO500's find phase) when
+#: ``PFSBENCH_PFIND`` does not name it: PATH, then IO500's own build.
+PFIND_DEFAULTS = ('/opt/io500/bin/pfind',)
+
+
+def pfind(environ=None):
+    """The pfind binary the tests give ``mdtest_io500_phases``
+    (``PFSBENCH_PFIND``, else PATH, else :data:`PFIND_DEFAULTS`), or None.
+    """
+    environ = os.environ if environ is None else environ
+    named = environ.get('PFSBENCH_PFIND')
+    tried = [named] if named else [shutil.which('pfind'), *PFIND_DEFAULTS]
+    return next((p for p in tried
+                 if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)

@@ -31,6 +31,7 @@ HIGHER_UNITS = frozenset({
     'B/s', 'KB/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s', 'KiB/s', 'MiB/s',
     'GiB/s', 'TiB/s', 'ops/s', 'kops/s', 'Kops/s', 'Mops/s', 'IOPS',
     'iops', 'op/s', 'files/s', 'items/s', 'req/s',
+    'kIOPS',        # IO500's metadata phases and score (mdtest_io500_phases)
 })
 LOWER_UNITS = frozenset({'s', 'ms', 'us', 'ns', 'min', 'h', '%'})
 

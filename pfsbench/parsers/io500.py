@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Parse the real ``io500``'s ``result_summary.txt`` (or its stdout, which
-holds the same lines) and pfind's ``-D rates`` line.
+holds the same lines).
 
 io500 (IO500/io500 src/main.c, ``dupprintf``) prints one line per phase::
 
@@ -10,9 +10,6 @@ io500 (IO500/io500 src/main.c, ``dupprintf``) prints one line per phase::
 (``[      ]`` instead of ``[RESULT]`` for an unscored phase), then::
 
     "[SCORE ] Bandwidth %f GiB/s : IOPS %f kiops : TOTAL %f%s"
-
-pfind (VI4IO/pfind src/pfind-main.c) with ``-D rates`` ends with
-``[DONE] rate: %.3f kiops time: %.1fs found: N (scanned M files, ...)``.
 """
 
 import re
@@ -26,9 +23,6 @@ _PHASE_RE = re.compile(
 _SCORE_RE = re.compile(
     r'^\[SCORE \] Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL '
     r'([0-9.]+)( \[INVALID\])?$')
-_DONE_RE = re.compile(
-    r'^\[DONE\] rate: ([0-9.]+) kiops time: ([0-9.]+)s found: (\d+) '
-    r'\(scanned (\d+) files')
 
 
 @dataclass(frozen=True)
@@ -86,32 +80,3 @@ def parse(text, source='<text>'):
     return Result(tuple(phases), float(bw), float(md), float(total),
                   invalid is None)
 
-
-@dataclass(frozen=True)
-class FindResult:
-    """pfind's ``[DONE]`` line (``-D rates``)."""
-
-    #: total files scanned / pfind's runtime / 1000: IO500's find score.
-    kiops: float
-    time_s: float
-    found: int
-    scanned: int
-
-
-def parse_find(text, source='<text>'):
-    """pfind's rate.
-
-    Raises:
-        ParseError: no ``[DONE] rate:`` line (pfind failed, or ran without
-            ``-D rates``).
-    """
-    for line in text.splitlines():
-        if m := _DONE_RE.match(line.strip()):
-            rate, time_s, found, scanned = m.groups()
-            return FindResult(float(rate), float(time_s), int(found),
-                              int(scanned))
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    raise ParseError(source, len(text.splitlines()),
-                     lines[-1] if lines else '',
-                     "expected pfind's '[DONE] rate: X kiops' line (pfind "
-                     'runs with -D rates)')
