@@ -19,7 +19,7 @@ from pfsbench.parsers import text
 #: ``check-config`` looks for on a partition).
 FAMILY_TOOLS = {
     'dd': 'dd', 'fio': 'fio', 'ior': 'ior', 'mdtest': 'mdtest',
-    'bonnie': 'bonnie++', 'iozone': 'iozone',
+    'bonnie': 'bonnie++', 'iozone': 'iozone', 'io500': 'io500',
 }
 
 
