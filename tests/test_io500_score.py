@@ -8,11 +8,16 @@ a 2 s stonewall, so io500 marks it invalid) and a real ``io500
 io500's own phase figures must be the score io500 printed.
 """
 
+import os
+import shutil
+import subprocess
+
 import pytest
 
 from conftest import REPO
 from pfsbench.commands import io500
 from pfsbench.errors import ParseError
+from pfsbench.gate.config import direction_of_unit
 from pfsbench.parsers import io500 as io500_parser
 from pfsbench.parsers import pfind as pfind_parser
 
@@ -95,3 +100,47 @@ def test_pfind_rate_line():
     with pytest.raises(ParseError, match="expected pfind's '\\[DONE\\] "
                                          "rate.*got: \"MATCHED 2/5\""):
         pfind_parser.parse(plain, 'find.out')
+
+
+def test_the_gate_knows_which_way_io500s_figures_go():
+    # An unknown unit stops the gate (config error): the IO500 figures are
+    # rates and a score, higher is better.
+    for unit in ('GiB/s', 'kIOPS', 'score'):
+        assert direction_of_unit(unit) == 'higher', unit
+
+
+def test_ini_writes_only_what_differs_from_io500s_defaults():
+    ini = io500.ini_text('/scratch/run/data', '/stage/results')
+    assert '[debug]' not in ini and 'blockSize' not in ini
+    assert 'datadir = /scratch/run/data' in ini.splitlines()
+    capped = io500.ini_text('/d', '/r', stonewall_s=5,
+                            ior_easy_block_size='128m',
+                            ior_hard_segments=2000, mdtest_easy_files=100,
+                            mdtest_hard_files=100)
+    assert '[debug]\nstonewall-time = 5\n' in capped
+    assert '[ior-easy]\nblockSize = 128m\n' in capped
+    assert '[ior-hard]\nsegmentCount = 2000\n' in capped
+    assert capped.count('\nn = 100\n') == 2
+
+
+def test_io500_reads_the_ini_the_suite_writes(tmp_path):
+    # The real io500 (where installed) parses the generated ini: a dry run
+    # with it names the capped sizes in its command lines.
+    binary = next((p for p in ('/opt/io500/bin/io500',)
+                   if os.access(p, os.X_OK)), shutil.which('io500'))
+    if binary is None:
+        pytest.skip('no io500 binary (PATH or /opt/io500/bin); spack '
+                    'install io500')
+    ini = tmp_path / 'io500.ini'
+    ini.write_text(io500.ini_text(f'{tmp_path}/data', f'{tmp_path}/results',
+                                  stonewall_s=5, ior_easy_block_size='128m',
+                                  ior_hard_segments=2000,
+                                  mdtest_easy_files=100,
+                                  mdtest_hard_files=100))
+    proc = subprocess.run([binary, str(ini), '--dry-run'], cwd=tmp_path,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout
+    result = (tmp_path / 'results' / 'result.txt').read_text()
+    assert ' -b 128m ' in result and ' -s 2000 ' in result
+    assert result.count(' -n 100 ') == 7 and ' -W 5 ' in result
