@@ -101,6 +101,18 @@ def missing_options(path, options):
     return [option for option in options if option not in said]
 
 
+def io500_unusable(path, options, tool):
+    """Why the ``tool`` (IOR or mdtest) at ``path`` cannot run IO500's
+    command lines: the IO500 ``options`` its help does not mention (IOR
+    and mdtest 3.3.0 lack them); '' when it has them all."""
+    missing = missing_options(path, options)
+    if not missing:
+        return ''
+    return (f"{path} lacks IO500's options {', '.join(missing)} ({tool} "
+            f'3.3.0 and older; IO500 builds its own IOR): run the IO500 '
+            f'phases with an IOR 4.0.0 or newer build')
+
+
 @functools.lru_cache(maxsize=None)
 def ior_apis(path):
     """The I/O APIs an IOR binary was built with (its ``-h`` modules).

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import REPO
 from pfsbench import binaries, contention
+from pfsbench.commands import ior, mdtest
 from pfsbench.parsers import text
 from tool_builds import ior_builds
 
@@ -54,8 +55,8 @@ def test_run_keeps_stdout_and_stderr_apart_and_decodes_both(tmp_path):
 
 
 def test_ior_apis_reads_a_help_text_that_is_not_utf8(tmp_path):
-    ior = _tool(tmp_path, _BAD_HELP, 'ior')
-    assert binaries.ior_apis(ior) == frozenset({'POSIX', 'MPIIO'})
+    fake_ior = _tool(tmp_path, _BAD_HELP, 'ior')
+    assert binaries.ior_apis(fake_ior) == frozenset({'POSIX', 'MPIIO'})
 
 
 def test_squeue_output_with_bad_bytes_still_names_the_jobs(tmp_path):
@@ -116,3 +117,20 @@ def test_nothing_in_the_package_decodes_a_tool_strictly():
         strict += [f'{path.relative_to(REPO)}:{line}'
                    for line in _strict_decodes(path.read_text())]
     assert strict == []
+
+
+@pytest.mark.parametrize('build', ior_builds(), ids=lambda b: b.name)
+def test_io500_options_are_found_in_each_builds_help(build):
+    # IO500's command lines need IOR/mdtest 4.0.0 or newer; 3.3.0's help
+    # (not UTF-8) lacks the options, and the IO500 checks skip naming them.
+    for tool, options in (('ior', ior.IO500_IOR_OPTIONS),
+                          ('mdtest', mdtest.IO500_MDTEST_OPTIONS)):
+        if build.missing_tool(tool):
+            pytest.skip(build.missing_tool(tool))
+        path = getattr(build, tool)
+        said = binaries.io500_unusable(path, options, tool)
+        if build.name.startswith('3.'):
+            assert said.startswith(f"{path} lacks IO500's options "
+                                   f'--dataPacketType, '), said
+        else:
+            assert said == ''

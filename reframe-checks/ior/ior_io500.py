@@ -95,12 +95,8 @@ class ior_io500_phases(ior_check_base):
                              f'phases take reorder or drop_caches')
 
     def tool_unusable(self, path):
-        missing = binaries.missing_options(path, ior.IO500_IOR_OPTIONS)
-        if missing:
-            return (f"{path} lacks IO500's options {', '.join(missing)} (IOR "
-                    f'3.3.0 and older; IO500 builds its own IOR): run the '
-                    f'IO500 phases with an IOR 4.0.0 or newer build')
-        return super().tool_unusable(path)
+        return (binaries.io500_unusable(path, ior.IO500_IOR_OPTIONS, 'IOR')
+                or super().tool_unusable(path))
 
     @run_after('init')
     def tag_quick_cases(self):

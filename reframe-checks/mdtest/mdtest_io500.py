@@ -101,12 +101,9 @@ class mdtest_io500_phases(mdtest_check_base):
     tags = {'io500', 'nightly'}
 
     def tool_unusable(self, path):
-        missing = binaries.missing_options(path, mdtest.IO500_MDTEST_OPTIONS)
-        if missing:
-            return (f"{path} lacks IO500's options {', '.join(missing)} "
-                    f'(mdtest 3.3.0 and older; IO500 builds its own IOR): '
-                    f'run the IO500 phases with an IOR 4.0.0 or newer build')
-        return super().tool_unusable(path)
+        return (binaries.io500_unusable(path, mdtest.IO500_MDTEST_OPTIONS,
+                                        'mdtest')
+                or super().tool_unusable(path))
 
     @run_after('setup')
     def find_pfind(self):
