@@ -4,8 +4,25 @@
 # integration tests use and lets them bring up the localhost Slurm cluster
 # (tests/localslurm), which is stopped again afterwards if this run started
 # it.  Without root, the Slurm tests skip and say so.  Arguments go to pytest.
+#
+# --fast runs the pure lane only: no ReFrame run, no Slurm, no root, no real
+# benchmark build (tests/lanes.py marks each test from what it uses); it
+# installs no Debian package and starts no cluster.  Without it, everything
+# runs (.ci/run calls this script with no argument).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+    -h|--help)
+        sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'
+        echo "usage: scripts/test.sh [--fast] [PYTEST ARGUMENTS]"
+        exit 0 ;;
+    --fast)
+        shift
+        scripts/setup.sh --test
+        exec .venv/bin/python -m pytest -ra \
+            -m 'not reframe and not slurm and not root and not tool' "$@" ;;
+esac
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     # xfsprogs: E4 compares ext4, XFS and tmpfs loop targets.

@@ -219,3 +219,16 @@ def run_streams_on_localslurm(checks, test, runs, env, extra=()):
                        f'rfm_job.out')
     with open(out) as fp:
         return script, fp.read()
+
+
+def pytest_configure(config):
+    import lanes
+    for lane, why in lanes.LANES.items():
+        config.addinivalue_line('markers', f'{lane}: {why}')
+
+
+def pytest_collection_modifyitems(config, items):
+    # Lanes come from what each test uses (tests/lanes.py), so a new test
+    # lands in the right lane without anyone remembering a marker.
+    import lanes
+    lanes.mark(items, pytest)
