@@ -12,9 +12,9 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 
 from pfsbench import spack
+from pfsbench.parsers import text
 
 
 
@@ -83,19 +83,47 @@ def first_executable(paths):
 
 
 @functools.lru_cache(maxsize=None)
+def help_text(path):
+    """What ``path -h`` prints (stdout and stderr), or None when the binary
+    cannot be run here (a remote partition's build)."""
+    # Read as bytes: IOR 3.3.0's -h prints uninitialised memory (different
+    # bytes on every run), which a strict decode refuses.
+    return text.probe([path, '-h'])
+
+
+def missing_options(path, options):
+    """The ``options`` (words such as ``--dataPacketType``) that the help
+    of the binary at ``path`` does not mention; [] when it cannot be run
+    here (the job will then report the tool's own error)."""
+    said = help_text(path)
+    if said is None:
+        return []
+    return [option for option in options if option not in said]
+
+
+def io500_unusable(path, options, tool):
+    """Why the ``tool`` (IOR or mdtest) at ``path`` cannot run IO500's
+    command lines: the IO500 ``options`` its help does not mention (IOR
+    and mdtest 3.3.0 lack them); '' when it has them all."""
+    missing = missing_options(path, options)
+    if not missing:
+        return ''
+    return (f"{path} lacks IO500's options {', '.join(missing)} ({tool} "
+            f'3.3.0 and older; IO500 builds its own IOR): run the IO500 '
+            f'phases with an IOR 4.0.0 or newer build')
+
+
+@functools.lru_cache(maxsize=None)
 def ior_apis(path):
     """The I/O APIs an IOR binary was built with (its ``-h`` modules).
 
     Returns None when the binary cannot be run here (a remote partition's
     build): the job will then report IOR's own error.
     """
-    try:
-        proc = subprocess.run([path, '-h'], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
-                              universal_newlines=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+    said = help_text(path)
+    if said is None:
         return None
 
     # IOR prints one 'Module <API>' heading per compiled-in backend.
-    apis = frozenset(re.findall(r'^Module (\w+)$', proc.stdout, re.M))
+    apis = frozenset(re.findall(r'^Module (\w+)$', said, re.M))
     return apis or None

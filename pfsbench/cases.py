@@ -10,17 +10,17 @@ and ``--system`` then give the same cases as the run.
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 from pfsbench.errors import ConfigError
+from pfsbench.parsers import text
 
 #: The tool each family directory of ``reframe-checks/`` runs (what
 #: ``check-config`` looks for on a partition).
 FAMILY_TOOLS = {
     'dd': 'dd', 'fio': 'fio', 'ior': 'ior', 'mdtest': 'mdtest',
-    'bonnie': 'bonnie++', 'iozone': 'iozone',
+    'bonnie': 'bonnie++', 'iozone': 'iozone', 'io500': 'io500',
 }
 
 
@@ -58,9 +58,7 @@ def describe(settings, system, checks, tags=(), extra_env=None):
     with tempfile.TemporaryDirectory(prefix='pfsbench-describe-') as logs:
         # A listing's log files are of no use: keep them out of runs/.
         env['PFSBENCH_RUNS'] = logs
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE,
-                              universal_newlines=True, env=env)
+        proc = text.run(cmd, env=env)
     try:
         cases = json.loads(proc.stdout)
     except ValueError:

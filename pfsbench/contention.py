@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import dataclass
 
 from pfsbench.mounts import mount_of, read_mounts
+from pfsbench.parsers import text
 
 DISKSTATS = '/proc/diskstats'
 #: /proc/diskstats counts 512-byte sectors whatever the device's own size.
@@ -114,11 +115,10 @@ def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
         return ''
 
     try:
-        proc = subprocess.run(
+        proc = text.run(
             [squeue, '--noheader', '--states=RUNNING', '--format=%i %N',
              '--nodelist=' + ','.join(nodelist)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            universal_newlines=True, timeout=30, env=dict(os.environ))
+            timeout=30, env=dict(os.environ))
     except (OSError, subprocess.TimeoutExpired):
         return ''
 

@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 
+from pfsbench.parsers import text
+
 #: Spack releases whose package API reads spack-repo/ (docs/spack.md,
 #: "Repository format"): 0.22 and 0.23, 1.0 and 1.1.
 SUPPORTED_SERIES = ((0, 22), (0, 23), (1, 0), (1, 1))
@@ -86,10 +88,10 @@ def spack_facts(spack, environ=None):
     Raises:
         RuntimeError: Spack did not run, with its last error line.
     """
-    result = subprocess.run(
-        [spack, 'python', FACTS_SCRIPT], capture_output=True, text=True,
+    result = text.run(
+        [spack, 'python', FACTS_SCRIPT],
         env=dict(os.environ if environ is None else environ),
-        timeout=FACTS_TIMEOUT, check=False)
+        timeout=FACTS_TIMEOUT)
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         errors = result.stderr.strip().splitlines() or ['no output']

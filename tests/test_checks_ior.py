@@ -269,9 +269,14 @@ def test_io500_phases_on_local(tmp_path):
     assert order == ['mkdir', 'ior-easy-write', 'ior-hard-write',
                      'ior-easy-read', 'ior-hard-read']
     _, (record,) = _perflog(tmp_path, 'local', 'default', 'ior_io500_phases')
+    product = 1.0
     for phase in ('ior_easy_write', 'ior_hard_write', 'ior_easy_read',
                   'ior_hard_read'):
         assert _perf(record, phase)[0] > 0
+        product *= _perf(record, phase)[0]
+    # IO500's bandwidth score: the geometric mean of the four phases.
+    assert _perf(record, 'io500_bw')[0] == pytest.approx(product ** 0.25,
+                                                         rel=1e-9)
 
 
 @needs_ior

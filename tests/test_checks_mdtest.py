@@ -29,8 +29,11 @@ from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
 from test_gate_slurm_e2e import _pfsbench
+from tool_builds import pfind
 
 MDTEST_CHECKS = str(CHECKS / 'mdtest')
+#: pfind for IO500's find phase (tests/tool_builds.py says where).
+PFIND = pfind()
 MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
                                   shutil.which('mdtest'))
                       if p and os.access(p, os.X_OK)), None)
@@ -369,10 +372,14 @@ def test_server_cpu_from_the_partitions_command(tmp_path):
 
 @needs_mdtest
 def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
+    if PFIND is None:
+        pytest.skip('no pfind (PFSBENCH_PFIND, PATH, /opt/io500/bin): '
+                    "IO500's find phase needs it; spack install io500")
     proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
                         '-P', 'nodes=1', '-P', 'tasks_per_node=1',
                         '-S', 'stonewall_s=30', '-S', 'items_per_task=100',
-                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                        '-S', f'mdtest_binary={MDTEST_BINARY}',
+                        '-S', f'pfind_binary={PFIND}', '-r'],
                        tmp_path)
     assert proc.returncode != 0
     assert re.search(r'Reason: sanity error: mdtest-easy-write is invalid '
@@ -382,11 +389,29 @@ def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
     (script,) = _job_scripts(tmp_path, 'local', 'default',
                              'mdtest_io500_phases')
     order = re.findall(r"^echo 'pfsbench-step: begin (\S+)'", script, re.M)
-    assert order == ['mkdir', 'mdtest-easy-write', 'mdtest-hard-write',
-                     'mdtest-easy-stat', 'mdtest-hard-stat',
-                     'mdtest-easy-delete', 'mdtest-hard-read',
-                     'mdtest-hard-delete']
+    # IO500's order (src/phase-definitions.h): timestamp after
+    # mdtest-easy-write, find after mdtest-hard-write.
+    assert order == ['mkdir', 'mdtest-easy-write', 'timestamp',
+                     'mdtest-hard-write', 'find', 'mdtest-easy-stat',
+                     'mdtest-hard-stat', 'mdtest-easy-delete',
+                     'mdtest-hard-read', 'mdtest-hard-delete']
+    assert any(ln.startswith(f'{PFIND} ') and ln.endswith(' -D rates')
+               for ln in script.splitlines()), script
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+@needs_mdtest
+def test_io500_phases_without_pfind_skip_naming_it(tmp_path):
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}',
+                        '-S', 'pfind_binary=/nonexistent/pfind', '-r'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert '1 skipped' in proc.stdout
+    assert ("no pfind binary (/nonexistent/pfind: no such file or "
+            "directory): IO500's find phase runs it" in proc.stdout)
+
 
 
 def test_task_count_mdtest_saw_must_be_the_jobs(tmp_path):

@@ -85,3 +85,25 @@ def test_v330_csv_summary_says_there_is_none():
     assert err.value.lineno == 1
     assert 'IOR 3.3.0 writes no CSV summary' in str(err.value)
     assert 'run it with the text or JSON summary' in str(err.value)
+
+
+def test_read_row_without_its_own_stonewall_line_has_no_pairs():
+    # A read that is not stonewalled (IO500's ior-easy-read: -r without -D)
+    # prints no 'stonewalling pairs accessed' line.  IOR prints one test
+    # per run, so no recorded output has a stonewalled write and an
+    # unstonewalled read; this takes 3.3.0's real output and drops the
+    # read's own lines (only lines IOR printed remain).  The write's pairs
+    # (118..126) must not carry over to the read row.
+    name = 'v3.3.0-stonewall-D1-v.txt'
+    lines = (DATA / name).read_text().splitlines(keepends=True)
+    read_row = next(i for i, ln in enumerate(lines) if ln.startswith('read '))
+    own = [i for i in range(read_row) if 'stonewalling pairs accessed' in
+           lines[i] and i > max(j for j in range(read_row)
+                                if lines[j].startswith('write '))]
+    assert len(own) == 2, own
+    text = ''.join(ln for i, ln in enumerate(lines) if i not in own)
+    write, read = ior.parse(text, name).iterations
+    assert (write.stonewall_pairs_min, write.stonewall_pairs_max) == \
+        (118, 126)
+    assert (read.stonewall_pairs_min, read.stonewall_pairs_max) == \
+        (None, None)

@@ -36,6 +36,9 @@ IO500_SIGNATURE = 271
 #: What IO500 fills its buffers with (``--dataPacketType``), for IOR and
 #: mdtest alike: a timestamp, so a verifying read tells stale data apart.
 IO500_DATA_PACKET_TYPE = 'timestamp'
+#: Options of IO500's IOR command lines that IOR 3.3.0 and older lack
+#: (IOR 4.0.0 has them): a build without them cannot run the IO500 phases.
+IO500_IOR_OPTIONS = ('--dataPacketType', 'saveRankPerformanceDetailsCSV')
 
 _SIZE_RE = re.compile(r'(\d+)([kmgt]?)', re.IGNORECASE)
 _UNIT = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}

@@ -72,6 +72,9 @@ IO500_HARD_FILE_BYTES = 3901
 #: or -1); any value works while the writing and the verifying phases
 #: share it.
 IO500_BUFFER_OFFSET = 4711
+#: Options of IO500's mdtest command lines that mdtest 3.3.0 and older
+#: lack (4.0.0 has them).
+IO500_MDTEST_OPTIONS = ('--dataPacketType', '--saveRankPerformanceDetails')
 #: IO500 phase -> mdtest phase, per preset.
 IO500_EASY_PHASES = {'write': 'create', 'stat': 'stat', 'delete': 'remove'}
 IO500_HARD_PHASES = {'write': 'create', 'stat': 'stat', 'read': 'read',

@@ -31,6 +31,8 @@ HIGHER_UNITS = frozenset({
     'B/s', 'KB/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s', 'KiB/s', 'MiB/s',
     'GiB/s', 'TiB/s', 'ops/s', 'kops/s', 'Kops/s', 'Mops/s', 'IOPS',
     'iops', 'op/s', 'files/s', 'items/s', 'req/s',
+    'kIOPS',        # IO500's metadata phases and score (mdtest_io500_phases)
+    'score',        # IO500's total, sqrt(GiB/s x kIOPS) (io500_list_run)
 })
 LOWER_UNITS = frozenset({'s', 'ms', 'us', 'ns', 'min', 'h', '%'})
 

@@ -34,6 +34,8 @@ TOOLS = {
     'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
     'fio': Parser('pfsbench.parsers.fio', ('json', 'text', 'terse')),
     'procstat': Parser('pfsbench.parsers.procstat', ('text',)),
+    'io500': Parser('pfsbench.parsers.io500', ('text',)),
+    'pfind': Parser('pfsbench.parsers.pfind', ('text',)),
 }
 #: Modules of this package that parse no tool's output (shared helpers).
 HELPERS = ('pfsbench.parsers.common', 'pfsbench.parsers.text')

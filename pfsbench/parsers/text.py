@@ -47,6 +47,22 @@ def bad_bytes(text, source='<text>', most=3):
     return places
 
 
+def run(argv, *, timeout=None, env=None, shell=False, merge_stderr=False):
+    """Run a tool and return its :class:`subprocess.CompletedProcess` with
+    ``stdout`` and ``stderr`` decoded with replacement (``stderr`` is ''
+    when ``merge_stderr`` sends it to ``stdout``).  The one place the suite
+    runs a tool to read what it says (``squeue``, ``scontrol``, ``spack
+    python``, ``reframe --describe``): its exit status is the caller's to
+    judge; ``OSError`` and ``subprocess.TimeoutExpired`` propagate."""
+    proc = subprocess.run(
+        argv, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        stdin=subprocess.DEVNULL, timeout=timeout, env=env, shell=shell)
+    return subprocess.CompletedProcess(
+        argv, proc.returncode, decode(proc.stdout or b''),
+        decode(proc.stderr or b''))
+
+
 def probe(argv, timeout=60):
     """Run a tool to ask it something (its help, version, API list) and
     return what it printed on stdout and stderr together, decoded with
@@ -54,9 +70,6 @@ def probe(argv, timeout=60):
     hangs past ``timeout`` seconds).  Its exit status is not judged: many
     tools exit non-zero after printing their help."""
     try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, timeout=timeout)
+        return run(argv, timeout=timeout, merge_stderr=True).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return decode(proc.stdout)

@@ -185,7 +185,8 @@ class Streams:
         cmd = self.args.drop_caches_command
         proc = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT,
-                              universal_newlines=True)
+                              universal_newlines=True, encoding='utf-8',
+                              errors='replace')
         lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
         self.emit([f'{PREFIX} drop_caches node={self.node} '
                    f'exit={proc.returncode} command={cmd!r}'] +

@@ -33,9 +33,12 @@ def job_hosts(environ=None):
     if not nodelist:
         return ['localhost']
 
+    # The runner keeps to the standard library (pfsbench.parsers.text is
+    # not imported here), but decodes as that helper does: with replacement.
     out = subprocess.run(['scontrol', 'show', 'hostnames', nodelist],
                          stdout=subprocess.PIPE, check=True,
-                         universal_newlines=True).stdout
+                         universal_newlines=True, encoding='utf-8',
+                         errors='replace').stdout
     return out.split()
 
 

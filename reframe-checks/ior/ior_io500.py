@@ -13,10 +13,15 @@ IO500's order, each read long after its write:
    exactly what the writes recorded in their stonewall status files.
 
 (IO500 runs mdtest and find phases in between; those are the mdtest
-families'.)  ``cache_defeat=drop_caches`` adds a page-cache drop between
+family's, ``mdtest_io500_phases``.)  ``cache_defeat=drop_caches`` adds a page-cache drop between
 the writes and the reads, which IO500 itself does not do.
 
-Figures: each phase's bandwidth in GiB/s, as IO500 reports it.  The
+Figures: each phase's bandwidth in GiB/s, as IO500 reports it, and
+``io500_bw``, IO500's bandwidth score of the four (their geometric mean,
+:func:`pfsbench.commands.io500.score`); the metadata score is
+``mdtest_io500_phases``'s ``io500_md``, and IO500's total is
+``sqrt(io500_bw * io500_md)`` (``pfsbench summary`` does not combine two
+checks: docs/checks-ior.md says how to read them side by side).  The
 partition's size cap limits ior-hard's segments and ior-easy's block
 (IO500's block is too large to finish: elsewhere only the stonewall bounds
 what ior-easy writes, so keep ``stonewall_s`` short on small partitions).
@@ -28,8 +33,9 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
+from pfsbench import binaries
 from pfsbench.checks.ior import ior_check_base
-from pfsbench.commands import ior
+from pfsbench.commands import io500, ior
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
 
@@ -88,6 +94,10 @@ class ior_io500_phases(ior_check_base):
             raise ValueError(f'cache_defeat: {self.cache_defeat!r}: IO500 '
                              f'phases take reorder or drop_caches')
 
+    def tool_unusable(self, path):
+        return (binaries.io500_unusable(path, ior.IO500_IOR_OPTIONS, 'IOR')
+                or super().tool_unusable(path))
+
     @run_after('init')
     def tag_quick_cases(self):
         if self.nodes * self.tasks_per_node <= 2:
@@ -142,3 +152,9 @@ class ior_io500_phases(ior_check_base):
     @performance_function('GiB/s')
     def ior_hard_read(self):
         return self.phase_bw('ior-hard-read')
+
+    @performance_function('GiB/s')
+    def io500_bw(self):
+        """IO500's bandwidth score of the four phases (src/main.c
+        ``calc_score``: their geometric mean)."""
+        return io500.score({p: self.phase_bw(p) for p in PHASES}).bw

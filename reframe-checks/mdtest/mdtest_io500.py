@@ -1,18 +1,29 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IO500's mdtest-easy and mdtest-hard phases.
+"""IO500's metadata phases: mdtest-easy, mdtest-hard and find.
 
 The seven mdtest phases of IO500 (IO500/io500 ``src/phase_mdtest_easy*.c``,
-``phase_mdtest_hard*.c``), with IO500's own command lines
-(:func:`pfsbench.commands.mdtest.io500_mdtest_easy_argv`,
-``io500_mdtest_hard_argv``) and in IO500's order (the ior and find phases
-that IO500 runs between them are the IOR family's, ``ior_io500_phases``):
+``phase_mdtest_hard*.c``) and its find phase (``src/phase_find.c``), with
+IO500's own command lines (:func:`pfsbench.commands.mdtest.io500_mdtest_easy_argv`,
+``io500_mdtest_hard_argv``, :func:`pfsbench.commands.io500.find_argv`) and
+in IO500's order (the ior phases that IO500 runs between them are the IOR
+family's, ``ior_io500_phases``):
 
 1. mdtest-easy-write: empty files, a directory per task, stonewalled;
+   then IO500's ``timestamp``: the results directory's ``timestampfile``;
 2. mdtest-hard-write: 3901-byte files in one shared directory,
    stonewalled;
-3. mdtest-easy-stat, 4. mdtest-hard-stat, 5. mdtest-easy-delete,
-   6. mdtest-hard-read (verified), 7. mdtest-hard-delete: each exactly the
+3. find: pfind over the run directory for files newer than the timestamp,
+   of 3901 bytes, named ``*01*`` (kIOPS: files scanned per second, as
+   IO500 scores it);
+4. mdtest-easy-stat, 5. mdtest-hard-stat, 6. mdtest-easy-delete,
+   7. mdtest-hard-read (verified), 8. mdtest-hard-delete: each exactly the
    files its write recorded in its stonewall status file (``-x``).
+
+find runs the ``pfind`` binary (``-S pfind_binary=``, else the partition's
+Spack view, else ``PATH``; the Spack io500 package installs it): the check
+skips, naming it, where there is none.  ``io500_md`` is IO500's metadata
+score of these eight phases (:func:`pfsbench.commands.io500.score`); the
+bandwidth score is ``ior_io500_phases``'s ``io500_bw``.
 
 IO500's validity rule: a write phase that ran shorter than its stonewall
 time is invalid (the files ran out before the time did: the result
@@ -29,11 +40,14 @@ nodes, tasks_per_node]``.
 import os
 
 import reframe as rfm
-from reframe.core.builtins import parameter, performance_function
+from reframe.core.builtins import (parameter, performance_function,
+                                   run_after, variable)
 
+from pfsbench import binaries
 from pfsbench.checks.mdtest import mdtest_check_base
-from pfsbench.commands import ior, mdtest
+from pfsbench.commands import io500, ior, mdtest
 from pfsbench.jobsteps import Step
+from pfsbench.parsers import pfind as pfind_parser
 from pfsbench.parsers import mdtest as mdtest_parser
 
 #: IO500's mdtest phases in its order: (phase, preset, preset's phase).
@@ -70,6 +84,14 @@ class mdtest_io500_phases(mdtest_check_base):
     #: :values: ``[1, 2, 4, 12]``
     tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
 
+    #: The pfind binary of the find phase; empty: the partition's Spack
+    #: view, else ``PATH``.
+    pfind_binary = variable(str, value='')
+
+    #: The pfind binary this run used (set at setup).
+    pfind_path = variable(str, value='', loggable=True)
+
+    step_parsers = dict(mdtest_check_base.step_parsers, pfind=pfind_parser)
     item_kind = 'files'
     items_per_task = mdtest.IO500_FILES_PER_PROC
     stonewall_s = ior.IO500_STONEWALL_S
@@ -77,6 +99,28 @@ class mdtest_io500_phases(mdtest_check_base):
     # Not quick: on a capped partition the writes finish before IO500's
     # 300 s stonewall and are invalid (run with -S stonewall_s=1 there).
     tags = {'io500', 'nightly'}
+
+    def tool_unusable(self, path):
+        return (binaries.io500_unusable(path, mdtest.IO500_MDTEST_OPTIONS,
+                                        'mdtest')
+                or super().tool_unusable(path))
+
+    @run_after('setup')
+    def find_pfind(self):
+        tried = binaries.candidates(
+            'pfind', self.pfind_binary,
+            self.current_partition.extras.get('spack_view', ''))
+        found = binaries.first_executable(tried)
+        if self.is_dry_run():
+            self.pfind_path = found or (tried[0] if tried else 'pfind')
+            return
+
+        where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
+        self.skip_if(found is None,
+                     f"no pfind binary ({where}): IO500's find phase runs it; "
+                     f'{binaries.BUILD_ADVICE} (the io500 package installs '
+                     f'pfind) or run with -S pfind_binary=/path/to/pfind')
+        self.pfind_path = found
 
     def results_dir(self):
         return os.path.join(self.run_dir, 'results')
@@ -90,6 +134,16 @@ class mdtest_io500_phases(mdtest_check_base):
                 files_per_proc=self.items_run_per_task,
                 stonewall_s=self.stonewall_s, executable=self.tool_path)
             steps.append(Step(label, 'mdtest', tuple(argv)))
+            if label == 'mdtest-easy-write':
+                # IO500's timestamp phase: find looks for newer files.
+                steps.append(Step('timestamp', 'shell', (
+                    'touch', os.path.join(self.results_dir(),
+                                          io500.TIMESTAMP_FILE)),
+                    launched=False))
+            elif label == 'mdtest-hard-write':
+                steps.append(Step('find', 'pfind', tuple(io500.find_argv(
+                    self.run_dir, self.results_dir(),
+                    executable=self.pfind_path))))
         return steps
 
     def phase_summary(self, label):
@@ -99,6 +153,10 @@ class mdtest_io500_phases(mdtest_check_base):
 
     def step_problems(self, step):
         problems = super().step_problems(step)
+        if step.kind == 'pfind' and not problems:
+            if self.parsed(pfind_parser, step=step.label).found == 0:
+                # src/phase_find.c: "Find didn't find anything".
+                problems.append('find is invalid (IO500): it found no file')
         if step.kind != 'mdtest' or problems:
             return problems
 
@@ -146,3 +204,18 @@ class mdtest_io500_phases(mdtest_check_base):
     @performance_function('kIOPS')
     def mdtest_hard_delete(self):
         return self.kiops('mdtest-hard-delete')
+
+    def find_result(self):
+        return self.parsed(pfind_parser, step='find')
+
+    @performance_function('kIOPS')
+    def find(self):
+        return self.find_result().kiops
+
+    @performance_function('kIOPS')
+    def io500_md(self):
+        """IO500's metadata score of the eight phases (src/main.c
+        ``calc_score``: their geometric mean)."""
+        figures = {label: self.kiops(label) for label, _, _ in PHASES}
+        figures['find'] = self.find_result().kiops
+        return io500.score(figures).md

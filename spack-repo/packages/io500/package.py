@@ -131,6 +131,8 @@ class Io500(Package):
         mkdirp(prefix.bin)
         install("io500", prefix.bin)
         install("io500-verify", prefix.bin)
+        # pfind alone: the suite's own IO500 find phase (mdtest_io500_phases) runs it.
+        install(join_path("build", "pfind", "pfind"), prefix.bin)
         # The sample configs are the option reference (config-sample-all.ini is only in
         # some tags); keep whichever this release ships.
         mkdirp(prefix.share.io500)
