@@ -54,8 +54,11 @@ mkdir -p "$out"
 # ran, and 'the latest session' would then be yesterday's.
 since=$(date +%Y-%m-%dT%H:%M:%S)
 
+# --system: the partition's Spack environment (pfsbench.spack.environment
+# decides, as for the checks) is recorded, and its spack.lock kept under
+# $PFSBENCH_RUNS/spack-locks/.
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \
-    "${extra[@]}") || exit 2
+    --system "$system" "${extra[@]}") || exit 2
 echo "nightly: session extras: $extras"
 .venv/bin/reframe -C config/settings.py --system "$system" \
     -c reframe-checks -t "$tags" --repeat "$repeat" -r \
