@@ -19,7 +19,8 @@ import yaml
 
 from pfsbench import cli, spack_check
 from pfsbench.spack_check import Problem, problems_from_facts
-from test_spack_repo import SPACK_PACKAGES, is_spack_1, spack_roots
+from test_spack_repo import (SPACK_MIRROR, SPACK_PACKAGES, is_spack_1,
+                             spack_roots)
 
 BUILTIN = os.path.join(SPACK_PACKAGES, 'repos', 'spack_repo', 'builtin')
 ENVIRONMENTS = Path(__file__).resolve().parents[1] / 'spack-repo' / \
@@ -291,3 +292,42 @@ def test_real_spack_set_up_as_documented(spack_env):
     facts, found = spack_check.problems(spack, env)
     assert found == []
     assert facts['python'] == sys.executable and facts['clingo'] is True
+
+
+def test_real_spack_lists_the_sources_the_mirror_lacks(spack_env):
+    # The lock of a real install (Spack 1.1, lockfile v6: 0.23 cannot
+    # read it), in a copy of spack-repo/: Spack itself lists the sources,
+    # the mirror of docs/spack.md holds them all, a copy without fio's
+    # tarball lacks exactly that one.
+    spack, env, tmp_path = spack_env
+    if not is_spack_1(os.path.dirname(os.path.dirname(spack))):
+        pytest.skip('the recorded lock is Spack 1.1\'s (lockfile v6)')
+    if not os.path.isdir(BUILTIN) or not os.path.isdir(SPACK_MIRROR):
+        pytest.skip(f'no spack-packages at {SPACK_PACKAGES} or no source '
+                    f'mirror at {SPACK_MIRROR} (docs/spack.md)')
+    env['SPACK_PYTHON'] = sys.executable
+    with open(tmp_path / 'user' / 'repos.yaml', 'w') as out:
+        yaml.safe_dump({'repos': {'builtin': BUILTIN}}, out)
+    repo = tmp_path / 'spack-repo'
+    shutil.copytree(ENVIRONMENTS.parent, repo,
+                    ignore=shutil.ignore_patterns('.spack-env', 'spack.lock'))
+    env_dir = repo / 'environments' / 'local' / 'default'
+    shutil.copy(Path(__file__).parent / 'data' / 'spack' /
+                'spack-1.1-installed' / 'spack.lock', env_dir)
+    sources = spack_check.env_sources(spack, str(env_dir), env)
+    assert sources, 'Spack listed no sources'
+    assert {name.split('@')[0] for name, _, _ in sources} == {
+        'bonniepp', 'fio', 'io500', 'ior', 'iozone'}
+    assert [what for name, what, _ in sources if name.startswith('io500')] \
+        == ['source', 'resource ior', 'resource pfind']
+    mirror = tmp_path / 'mirror'
+    shutil.copytree(SPACK_MIRROR, mirror)
+    facts = _facts(mirrors={'pfsbench': f'file://{mirror}'}, sources=sources)
+    assert spack_check.missing_sources(str(env_dir), facts) == []
+    fio = next(sha for name, _, sha in sources if name.startswith('fio'))
+    for stored in (mirror / '_source-cache' / 'archive' / fio[:2]).glob(
+            fio + '*'):
+        stored.unlink()
+    (problem,) = spack_check.missing_sources(str(env_dir), facts)
+    assert problem.what.startswith(f'has no source of fio@3.33 (sha256 '
+                                   f'{fio})')

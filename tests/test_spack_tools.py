@@ -27,10 +27,12 @@ from pfsbench.gate import extras
 from pfsbench.gate import provenance as prov
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
+LOCAL_ENV = os.path.join(REPO, 'spack-repo', 'environments', 'local',
+                         'default')
 INSTALLED = os.path.join(DATA, 'spack-1.1-installed')
 #: The same environment, concretized again with IOR (and mdtest) 3.3.0
 #: instead of 4.0.0: a rebuilt IOR and nothing else.
-REBUILT_IOR = os.path.join(DATA, 'spack-1.1-ior-3.3.0')
+REBUILT_IOR = os.path.join(DATA, 'rebuilt-ior-3.3.0')
 
 #: Tools no Spack view holds: the site's Lustre client installs them (an
 #: external, or none in a view-only environment).
@@ -154,14 +156,15 @@ def test_tool_build_is_the_full_spec_and_hash():
     assert spack.tool_build(INSTALLED, 'elbencho') == ''
 
 
-@pytest.mark.skipif(not os.environ.get('PFSBENCH_TEST_SPACK_ENV'),
-                    reason='no installed Spack environment: set '
-                           'PFSBENCH_TEST_SPACK_ENV=<env dir> after spack '
-                           '-e spack-repo/environments/local/default '
-                           'install (docs/spack.md)')
 def test_every_view_tool_resolves_in_a_real_install(check_tools):
-    env = spack.environment(environ={
-        'PFSBENCH_SPACK_ENV': os.environ['PFSBENCH_TEST_SPACK_ENV']})
+    # The installed environment test_spack_built.py runs checks on.
+    env_dir = os.environ.get('PFSBENCH_TEST_SPACK_ENV', LOCAL_ENV)
+    env = spack.environment(environ={'PFSBENCH_SPACK_ENV': env_dir})
+    if not (os.path.isfile(os.path.join(env_dir, 'spack.lock')) and
+            os.path.isdir(env.view)):
+        pytest.skip(f'no installed Spack environment at {env_dir}: build '
+                    f'it with spack -e {env_dir} install (docs/spack.md), '
+                    'or name one with PFSBENCH_TEST_SPACK_ENV')
     for tool in sorted({t for t in check_tools.values() if t} | {'io500'}):
         package = binaries.package_of(tool)
         if package in FROM_THE_OS:
