@@ -25,6 +25,7 @@ from pfsbench import binaries, cli, fields, spack
 from pfsbench.errors import ConfigError
 from pfsbench.gate import extras
 from pfsbench.gate import provenance as prov
+from test_fields import LOADER
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
 LOCAL_ENV = os.path.join(REPO, 'spack-repo', 'environments', 'local',
@@ -38,27 +39,10 @@ REBUILT_IOR = os.path.join(DATA, 'rebuilt-ior-3.3.0')
 #: external, or none in a view-only environment).
 FROM_THE_OS = frozenset({'lustre'})
 
-#: Loads every check with ReFrame's loader (in a fresh interpreter: its
-#: runtime is process-global) and prints {class: tool}.
-LOADER = '''
-import json, sys
-import reframe.core.config as config
-import reframe.core.runtime as runtime
-from reframe.frontend.loader import RegressionCheckLoader
-
-site = config.load_config(sys.argv[1])
-site.select_subconfig('local')
-runtime.init_runtime(site)
-tools = {}
-for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
-    tools[type(check).__name__] = type(check).tool
-print(json.dumps(tools))
-'''
-
-
 @pytest.fixture(scope='module')
 def check_tools(tmp_path_factory):
-    """``{check class: tool}`` of every check under reframe-checks/."""
+    """``{check class: tool}`` of every check under reframe-checks/, as
+    ReFrame's loader finds them (test_fields.LOADER)."""
     env = dict(os.environ, PFSBENCH_RUNS=str(tmp_path_factory.mktemp('r')))
     for name in ('PFSBENCH_SPACK_ENV', 'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):
         env.pop(name, None)
@@ -66,7 +50,8 @@ def check_tools(tmp_path_factory):
                            str(CHECKS)], cwd=REPO, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])
+    described = json.loads(proc.stdout.splitlines()[-1])
+    return {name: check['tool'] for name, check in described.items()}
 
 
 def _recorded_view(tmp_path):

@@ -22,8 +22,8 @@ HELP = ('check the Spack set-up (offline builtin, clingo) and what '
 DESCRIPTION = __doc__.split('\n\n', 1)[1]
 EXAMPLES = (
     'pfsbench check-spack',
-    'pfsbench check-spack --spack /opt/spack-1.1.0/bin/spack',
-    'pfsbench check-spack --env spack-repo/environments/hawk/compute',
+    'pfsbench check-spack --spack /opt/spack-1.1.0/bin/spack '
+    '--env spack-repo/environments/hawk/compute',
     'SPACK_PYTHON=.venv/bin/python pfsbench check-spack',
 )
 

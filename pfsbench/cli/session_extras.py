@@ -25,14 +25,12 @@ DESCRIPTION = ('Collect, on this host, what can explain a change in a '
                'form of reframe --session-extras (commas inside values '
                'become ";").')
 EXAMPLES = (
-    'pfsbench session-extras --target /scratch/pfsbench',
+    'pfsbench session-extras --target /scratch/pfsbench '
+    '--system hawk:compute',
     'reframe -C config/settings.py -c reframe-checks/dd -r '
     '--session-extras "$(pfsbench session-extras --target $SCRATCH '
     '--extra spack_hash=abc1234)"',
     'pfsbench session-extras --target /tmp --format json',
-    'PFSBENCH_SPACK_ENV=spack-repo/environments/local/default '
-    'pfsbench session-extras --target /tmp',
-    'pfsbench session-extras --target /scratch --system hawk:compute',
 )
 
 
