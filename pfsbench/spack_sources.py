@@ -13,6 +13,15 @@ import json
 import spack.environment
 
 
+def _mirrored_digest(fetcher):
+    """The sha256 a mirror stores a fetcher's archive under; None for one
+    that fetches no checksummed archive, or a local ``file://`` one (a
+    recipe's own file, such as compiler-wrapper's cc.sh)."""
+    if str(getattr(fetcher, 'url', '') or '').startswith('file://'):
+        return None
+    return getattr(fetcher, 'digest', None)
+
+
 def sources():
     env = spack.environment.active_environment()
     found = []
@@ -20,11 +29,11 @@ def sources():
         if spec.external or not spec.package.has_code:
             continue
         name = spec.format('{name}@{version}')
-        digest = getattr(spec.package.fetcher, 'digest', None)
+        digest = _mirrored_digest(spec.package.fetcher)
         if digest:
             found.append([name, 'source', digest])
         for resource in spec.package._get_needed_resources():
-            digest = getattr(resource.fetcher, 'digest', None)
+            digest = _mirrored_digest(resource.fetcher)
             if digest:
                 found.append([name, f'resource {resource.name}', digest])
         for patch in spec.patches:
