@@ -16,6 +16,32 @@ import shutil
 from pfsbench import spack
 from pfsbench.parsers import text
 
+#: The Spack package that installs each tool a check runs, declared here
+#: once for every check (a check names only its ``tool``).  The binary's
+#: real path in a view is compared with this package's locked hash, and
+#: its spec and hash go into every result.  IOR's package installs mdtest;
+#: pfsbench's ``mdtest`` package is a bundle of it.  The Lustre tools come
+#: from the site's Lustre client (an external in the environment, or
+#: none).  ``tests/test_spack_tools.py`` resolves every check's tool in a
+#: real ``spack.lock``.
+TOOL_PACKAGES = {
+    'ior': 'ior',
+    'mdtest': 'ior',
+    'io500': 'io500',
+    'bonnie++': 'bonniepp',
+    'iozone': 'iozone',
+    'fio': 'fio',
+    'elbencho': 'elbencho',
+    'dbench': 'dbench',
+    'mdsrate': 'lustre',
+    'mds-survey': 'lustre',
+}
+
+
+def package_of(tool):
+    """The Spack package that installs ``tool`` (:data:`TOOL_PACKAGES`;
+    a tool not listed is taken to be its own package)."""
+    return TOOL_PACKAGES.get(tool, tool)
 
 
 #: How the advice for a missing tool starts (``pfsbench summary`` looks

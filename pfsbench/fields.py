@@ -22,9 +22,15 @@ TARGET_FSTYPE = 'target_fstype'
 #: each Spack package (pfsbench.checks.FileSystemCheck, every check).
 SPACK_PROVENANCE = 'spack_provenance'
 
+#: The exact build of the tool the case ran, ``<spec> /<full hash>`` from
+#: ``spack.lock`` (pfsbench.checks.FileSystemCheck, every check with a
+#: tool).
+TOOL_SPACK_BUILD = 'tool_spack_build'
+
 #: Fields that can explain a change of one case (beside the session
 #: extras): the change-point report names them when they differ.
-CASE_TAG_FIELDS = (SPACK_PROVENANCE, TARGET_PATH, TARGET_FSTYPE)
+CASE_TAG_FIELDS = (SPACK_PROVENANCE, TOOL_SPACK_BUILD, TARGET_PATH,
+                   TARGET_FSTYPE)
 
 #: The tool's own iteration count in one case: IOR ``-i`` (the IOR checks'
 #: ``repetitions``) and mdtest ``-i`` (``iterations``).  The first one a

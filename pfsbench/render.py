@@ -15,7 +15,7 @@ import shlex
 import sys
 from types import SimpleNamespace
 
-from pfsbench import binaries, jobsteps, rundir, validate
+from pfsbench import binaries, jobsteps, rundir, spack, validate
 from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdtest,
                                shell_join, srun)
 from pfsbench.commands import mds_survey as survey
@@ -76,6 +76,13 @@ class Layout:
     launcher: tuple = ()
     #: The point's target path (E4), or empty for the job's.
     target: str = ''
+
+
+def _spack_view(extras):
+    """The view a partition's jobs take their tools from, as the checks
+    decide it (:func:`pfsbench.spack.environment`); '' for none."""
+    env = spack.environment(extras)
+    return env.view if env else ''
 
 
 def _refuse(point, why):
@@ -472,7 +479,7 @@ def job_site(config_dir, spec):
                                        DEFAULT_DROP_CACHES),
         cache_defeat=('drop_caches' if 'drop_caches' in
                       part.get('features', []) else 'direct'),
-        python=sys.executable, spack_view=extras.get('spack_view', ''),
+        python=sys.executable, spack_view=_spack_view(extras),
         lustre='lustre' in part.get('features', []),
         stripe_count=extras.get('lustre_stripe_count',
                                 lfs.SEED001_STRIPE_COUNT),

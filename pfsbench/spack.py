@@ -8,9 +8,14 @@ imports Spack and never runs it, so it works on a login node without Spack,
 and on results copied off the machine together with their ``spack.lock``.
 """
 
+import dataclasses
+import hashlib
 import json
 import os
 import re
+import shutil
+
+import yaml
 
 from pfsbench.errors import ConfigError
 
@@ -32,6 +37,15 @@ VIEW_BIN_DIRS = ('bin', 'sbin')
 #: (``.../ior-4.0.0-sx6uf2rkbcgfediujnwsnlaulitywwux/bin/ior``): 32 base32
 #: characters ending a path component.
 _PREFIX_HASH = re.compile(r'-([a-z2-7]{32})(?=/|$)')
+
+#: Where an environment's view is when its ``spack.yaml`` names none (or
+#: ``view: true``): Spack's default, relative to the environment directory.
+DEFAULT_VIEW = os.path.join('.spack-env', 'view')
+
+#: Where a run keeps the ``spack.lock`` files its results were measured
+#: with, under the runs directory: one copy per distinct lock, named by
+#: its content hash (:func:`keep_lock`).
+LOCK_STORE = 'spack-locks'
 
 #: Spec parameters that are compiler flags, not variants.
 _FLAG_PARAMETERS = frozenset({
@@ -191,3 +205,140 @@ def check_view_binary(binary, env_dir, package):
                           f'{locked["hash"][:7]}: the view is older than '
                           f'spack.lock; run spack -e {env_dir} install')
     return real
+
+
+@dataclasses.dataclass(frozen=True)
+class Environment:
+    """The Spack environment a run takes its benchmark binaries from.
+
+    Attributes:
+        env_dir: the environment directory (holds ``spack.lock``); empty
+            for a partition that names only a view.
+        view: the view root whose ``bin``/``sbin`` hold the tools.
+        source: what named it: ``extras.spack_env`` (or
+            ``extras.spack_view``), ``PFSBENCH_SPACK_ENV`` or ``SPACK_ENV``.
+    """
+
+    env_dir: str
+    view: str
+    source: str
+
+
+def _expanded(path):
+    return os.path.expandvars(os.path.expanduser(path)) if path else path
+
+
+def view_of(env_dir):
+    """The view root an environment declares in its ``spack.yaml``
+    (``view: PATH``, or ``view: {default: {root: PATH}}``; a relative path
+    is relative to the environment), else ``<env>/.spack-env/view``."""
+    try:
+        with open(os.path.join(env_dir, 'spack.yaml')) as fp:
+            view = (yaml.safe_load(fp) or {}).get('spack', {}).get('view')
+    except (OSError, yaml.YAMLError, AttributeError):
+        view = None
+    if isinstance(view, dict):
+        view = (view.get('default') or {}).get('root')
+    if not isinstance(view, str) or not view:
+        view = DEFAULT_VIEW
+    return os.path.join(env_dir, _expanded(view))
+
+
+def environment(extras=None, environ=None):
+    """Which Spack environment a run used: the one place that decides it,
+    for the checks, ``pfsbench session-extras``, the nightly and the gate.
+
+    In order: the partition's ``extras`` (``spack_env``, ``spack_view``;
+    on ``local`` and ``localslurm`` these come from ``PFSBENCH_SPACK_ENV``
+    and ``PFSBENCH_SPACK_VIEW``), else ``PFSBENCH_SPACK_ENV`` (with
+    ``PFSBENCH_SPACK_VIEW``), else an activated environment (``SPACK_ENV``,
+    as ``spack env activate`` sets it).  Without ``spack_view`` the view is
+    the one the environment's ``spack.yaml`` declares (:func:`view_of`).
+
+    Args:
+        extras: the partition's ``extras`` (None outside a partition).
+        environ: the environment (default ``os.environ``).
+
+    Returns:
+        An :class:`Environment` with paths ``~`` and ``$VAR`` expanded, or
+        None when nothing names one.
+    """
+    extras = extras or {}
+    environ = os.environ if environ is None else environ
+    if extras.get('spack_env') or extras.get('spack_view'):
+        env_dir = _expanded(extras.get('spack_env') or '')
+        view = _expanded(extras.get('spack_view') or '') or view_of(env_dir)
+        source = ('extras.spack_env' if extras.get('spack_env')
+                  else 'extras.spack_view')
+        return Environment(env_dir, view, source)
+
+    for name, view_name in (('PFSBENCH_SPACK_ENV', 'PFSBENCH_SPACK_VIEW'),
+                            ('SPACK_ENV', None)):
+        env_dir = _expanded(environ.get(name, ''))
+        if env_dir:
+            view = _expanded(environ.get(view_name, '') if view_name
+                             else '') or view_of(env_dir)
+            return Environment(env_dir, view, name)
+
+    return None
+
+
+def lock_digest(env_dir):
+    """The sha256 (hex) of ``<env>/spack.lock``: one value that changes
+    whenever any concretized package does; None without a lock."""
+    try:
+        with open(os.path.join(env_dir, 'spack.lock'), 'rb') as fp:
+            return hashlib.sha256(fp.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def keep_lock(env_dir, runs_dir):
+    """Keep a copy of the environment's ``spack.lock`` with the results.
+
+    The copy is ``<runs>/spack-locks/<sha256>.spack.lock``: a lock that
+    many nights share is kept once, and a night names its copy by the hash
+    it records.  An existing copy is left as it is (same name, same
+    content).
+
+    Args:
+        env_dir: the environment directory.
+        runs_dir: the runs directory (``$PFSBENCH_RUNS``).
+
+    Returns:
+        ``(sha256, path of the copy)``, or None without a lock.
+
+    Raises:
+        ConfigError: the copy cannot be written.
+    """
+    digest = lock_digest(env_dir)
+    if digest is None:
+        return None
+
+    store = os.path.join(runs_dir, LOCK_STORE)
+    copy = os.path.join(store, f'{digest}.spack.lock')
+    if os.path.exists(copy):
+        return digest, copy
+
+    partial = f'{copy}.{os.getpid()}.partial'
+    try:
+        os.makedirs(store, exist_ok=True)
+        shutil.copyfile(os.path.join(env_dir, 'spack.lock'), partial)
+        os.replace(partial, copy)      # readers never see half a copy
+    except OSError as err:
+        raise ConfigError(store, 'spack.lock copy', copy,
+                          err.strerror or str(err)) from None
+    return digest, copy
+
+
+def tool_build(env_dir, package):
+    """What ``package`` (the one that installs a tool) was built as, for a
+    result: ``'<spec> /<full hash>'`` (``ior@4.0.0~hdf5~lustre~ncmpi
+    build_system=autotools /zrvssz4...``), or '' when the environment does
+    not hold it.
+
+    Raises:
+        ConfigError: the lock file is unreadable.
+    """
+    built = provenance(env_dir, packages={package}).get(package)
+    return f"{built['spec']} /{built['hash']}" if built else ''

@@ -67,6 +67,11 @@ def facts():
         'builtin': builtin,
         'mirrors': spack.config.get('mirrors') or {},
         'user_config': spack.paths.user_config_path,
+        # With SPACK_DISABLE_LOCAL_CONFIG Spack reads no user scope; the
+        # site scope ($SPACK_ROOT/etc/spack) is then the one a fix names.
+        'site_config': spack.paths.etc_path,
+        'local_config_disabled': bool(
+            os.environ.get('SPACK_DISABLE_LOCAL_CONFIG')),
     }
 
 

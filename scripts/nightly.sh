@@ -73,8 +73,11 @@ if ! .venv/bin/pfsbench baseline show "$baseline" >/dev/null; then
     fail "--baseline: '$baseline': no usable baseline (pfsbench baseline" \
          "list shows the recorded ones)"
 fi
+# --system: the partition's Spack environment (pfsbench.spack.environment
+# decides, as for the checks) is recorded, and its spack.lock kept under
+# $PFSBENCH_RUNS/spack-locks/.
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \
-    "${extra[@]}") || exit 2
+    --system "$system" "${extra[@]}") || exit 2
 tags=$(.venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
     --repeat "$repeat" --reframe-tags) || exit 2
 echo "nightly: session extras: $extras"

@@ -116,9 +116,11 @@ def reframe_env(runs_dir, env=None):
     scratch or Spack build of the developer's, then ``env``."""
     full_env = dict(os.environ)
     full_env['PFSBENCH_RUNS'] = str(runs_dir)
-    # A developer's own scratch or Spack build must not leak into a test.
+    # A developer's own scratch or Spack build (an activated SPACK_ENV
+    # included: pfsbench.spack.environment takes it) must not leak into a
+    # test.
     for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV',
-                 'PFSBENCH_SPACK_VIEW'):
+                 'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):
         full_env.pop(name, None)
     full_env.update(env or {})
     return full_env

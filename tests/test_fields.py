@@ -29,7 +29,8 @@ for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
     cls = type(check)
     described.setdefault(cls.__name__, {
         'loggable': sorted(alt or name for name, alt in cls.loggable_attrs()),
-        'perf': sorted(check.perf_variables)})
+        'perf': sorted(check.perf_variables),
+        'tool': getattr(cls, 'tool', '')})
 print(json.dumps(described))
 '''
 

@@ -229,3 +229,26 @@ def test_spack_built_ior_through_slurm(installed_env, localslurm, tmp_path,
                 in tools)
         assert (f'openmpi@{prov["openmpi"]["version"]}/'
                 f'{prov["openmpi"]["hash"][:7]}' in tools)
+
+
+def test_spack_built_bonnie_on_local(installed_env, tmp_path):
+    # Every bonnie++ check failed on a view (issue 28): the lock was asked
+    # for a package named after the binary.  Now bonnie++ comes from
+    # bonniepp, and each result names that build in full.
+    proc = run_reframe(['--system', 'local', '-c', str(CHECKS / 'bonnie'),
+                        '-n', 'bonnie_per_node', '-t', 'quick', '-r'],
+                       tmp_path, env={'PFSBENCH_SPACK_ENV': installed_env})
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 1/1 test case(s)' in proc.stdout, proc.stdout
+    with open(f'{tmp_path}/perflogs/local/default/bonnie_per_node.log') as log:
+        header, *records = log.read().splitlines()
+    bonniepp = spack.provenance(installed_env)['bonniepp']
+    digest = spack.lock_digest(installed_env)
+    for record in records:
+        values = dict(zip(header.split('|'), record.split('|')))
+        assert values['tool_path'] == os.path.join(
+            installed_env, '.spack-env', 'view', 'sbin', 'bonnie++')
+        assert values['tool_spack_build'] == \
+            f"{bonniepp['spec']} /{bonniepp['hash']}"
+        assert values['spack_lock'] == digest
+    assert os.path.isfile(tmp_path / 'spack-locks' / f'{digest}.spack.lock')

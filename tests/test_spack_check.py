@@ -9,17 +9,22 @@ says; they skip when there is no Spack.
 """
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from pfsbench import cli, spack_check
 from pfsbench.spack_check import Problem, problems_from_facts
-from test_spack_repo import SPACK_PACKAGES, is_spack_1, spack_roots
+from test_spack_repo import (SPACK_MIRROR, SPACK_PACKAGES, is_spack_1,
+                             spack_roots)
 
 BUILTIN = os.path.join(SPACK_PACKAGES, 'repos', 'spack_repo', 'builtin')
+ENVIRONMENTS = Path(__file__).resolve().parents[1] / 'spack-repo' / \
+    'environments'
 
 
 def _facts(**changes):
@@ -127,6 +132,107 @@ def test_cli_without_spack(monkeypatch, capsys, tmp_path):
     assert 'fix: install a Spack release' in err
 
 
+def test_fixes_name_the_site_scope_without_local_config(tmp_path):
+    # SPACK_DISABLE_LOCAL_CONFIG=1: Spack ignores ~/.spack, and
+    # "--scope user" is refused ("invalid choice: 'user'").
+    spack, builtin = _spack_packages(tmp_path)
+    facts = _facts(builtin=None, local_config_disabled=True,
+                   site_config='/opt/spack-1.1.0/etc/spack')
+    (problem,) = problems_from_facts(facts, spack)
+    assert problem.fix.startswith(
+        'write to /opt/spack-1.1.0/etc/spack/repos.yaml '
+        '(SPACK_DISABLE_LOCAL_CONFIG is set')
+    (problem,) = spack_check.environment_problems(
+        _environment(tmp_path), dict(facts, mirrors={
+            'pfsbench': 'file:///nowhere/mirror'}))
+    assert problem.where == 'mirrors:pfsbench'
+    assert '--scope site pfsbench' in problem.fix
+    assert '--scope user' not in problem.fix
+    (problem,) = spack_check.environment_problems(
+        _environment(tmp_path), _facts(mirrors={'m': '/nowhere'}))
+    assert '--scope user m' in problem.fix
+
+
+def _environment(tmp_path, edit=None):
+    """A copy of spack-repo/environments with local/default's spack.yaml
+    changed by ``edit(text)``; returns local/default's directory."""
+    envs = tmp_path / 'environments'
+    if not envs.exists():
+        shutil.copytree(ENVIRONMENTS, envs)
+    env = envs / 'local' / 'default'
+    if edit:
+        (env / 'spack.yaml').write_text(edit((env / 'spack.yaml')
+                                             .read_text()))
+    return str(env)
+
+
+def test_the_environments_need_nothing_missing_here():
+    # gfortran is gone from them: no benchmark needs Fortran.
+    for name in ('local/default', 'example/compute'):
+        text = (ENVIRONMENTS / name / 'spack.yaml').read_text()
+        assert 'gfortran' not in text and 'fortran:' not in text, name
+    assert spack_check.environment_problems(
+        str(ENVIRONMENTS / 'local' / 'default')) == []
+
+
+def test_missing_compiler_executables_are_named_with_their_file(tmp_path):
+    gfortran = str(tmp_path / 'no' / 'gfortran')
+    env = _environment(tmp_path, lambda text: text.replace(
+        'f77: null', f'f77: {gfortran}').replace(
+        'cxx: /usr/bin/g++\n      operating', 'cxx: /usr/bin/g++\n'
+        '      operating').replace(
+        '            cxx: /usr/bin/g++\n',
+        f'            cxx: /usr/bin/g++\n            fortran: {gfortran}\n'))
+    found = spack_check.environment_problems(env)
+    spack_yaml = os.path.join(env, 'spack.yaml')
+    assert [p.where for p in found] == [
+        f'{spack_yaml}: compilers[gcc@=12.2.0].paths.f77',
+        f'{spack_yaml}: packages.gcc.externals[gcc@12.2.0 languages=c,c++]'
+        '.extra_attributes.compilers.fortran']
+    assert found[0].what == (f'{gfortran}: missing: Spack 0.2x stops every '
+                             'install (CompilerAccessError)')
+    assert 'f77/fc: null' in found[0].fix
+
+
+def test_missing_external_prefix(tmp_path):
+    env = _environment(tmp_path, lambda text: text.replace(
+        '- spec: slurm@22-05-8-1\n        prefix: /usr',
+        '- spec: slurm@22-05-8-1\n        prefix: /opt/no-slurm'))
+    (problem,) = spack_check.environment_problems(env)
+    assert problem.where.endswith(
+        'spack.yaml: packages.slurm.externals[slurm@22-05-8-1].prefix')
+    assert problem.what.startswith('/opt/no-slurm: no such directory')
+
+
+def test_missing_sources_are_named(tmp_path):
+    mirror = tmp_path / 'mirror'
+    have, lack = 'ab' + '1' * 62, 'cd' + '2' * 62
+    (mirror / '_source-cache' / 'archive' / 'ab').mkdir(parents=True)
+    (mirror / '_source-cache' / 'archive' / 'ab' / f'{have}.tar.gz').touch()
+    facts = _facts(mirrors={'pfsbench': f'file://{mirror}'}, sources=[
+        ['ior@4.0.0', 'source', have], ['fio@3.33', 'source', lack]])
+    (problem,) = spack_check.missing_sources(_environment(tmp_path), facts)
+    assert problem.what.startswith(f'has no source of fio@3.33 (sha256 '
+                                   f'{lack})')
+    assert f'_source-cache/archive/cd/{lack}.<ext>' in problem.fix
+
+
+def test_cli_fails_naming_the_file_of_a_missing_compiler(
+        tmp_path, monkeypatch, capsys):
+    env = _environment(tmp_path, lambda text: text.replace(
+        'fc: null', 'fc: /usr/bin/no-such-gfortran'))
+    monkeypatch.setattr(spack_check, 'spack_facts',
+                        lambda spack, environ=None: _facts(version='0.23.1'))
+    assert cli.main(['check-spack', '--spack', '/x/bin/spack',
+                     '--env', env]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f'pfsbench: error: {env}/spack.yaml: '
+                          'compilers[gcc@=12.2.0].paths.fc: '
+                          '/usr/bin/no-such-gfortran: missing')
+    assert cli.main(['check-spack', '--spack', '/x/bin/spack',
+                     '--env', str(ENVIRONMENTS / 'local' / 'default')]) == 0
+
+
 def test_problem_text():
     text = str(Problem('repos:builtin', 'is wrong', 'do this'))
     assert text == 'repos:builtin: is wrong\n  fix: do this'
@@ -186,3 +292,42 @@ def test_real_spack_set_up_as_documented(spack_env):
     facts, found = spack_check.problems(spack, env)
     assert found == []
     assert facts['python'] == sys.executable and facts['clingo'] is True
+
+
+def test_real_spack_lists_the_sources_the_mirror_lacks(spack_env):
+    # The lock of a real install (Spack 1.1, lockfile v6: 0.23 cannot
+    # read it), in a copy of spack-repo/: Spack itself lists the sources,
+    # the mirror of docs/spack.md holds them all, a copy without fio's
+    # tarball lacks exactly that one.
+    spack, env, tmp_path = spack_env
+    if not is_spack_1(os.path.dirname(os.path.dirname(spack))):
+        pytest.skip('the recorded lock is Spack 1.1\'s (lockfile v6)')
+    if not os.path.isdir(BUILTIN) or not os.path.isdir(SPACK_MIRROR):
+        pytest.skip(f'no spack-packages at {SPACK_PACKAGES} or no source '
+                    f'mirror at {SPACK_MIRROR} (docs/spack.md)')
+    env['SPACK_PYTHON'] = sys.executable
+    with open(tmp_path / 'user' / 'repos.yaml', 'w') as out:
+        yaml.safe_dump({'repos': {'builtin': BUILTIN}}, out)
+    repo = tmp_path / 'spack-repo'
+    shutil.copytree(ENVIRONMENTS.parent, repo,
+                    ignore=shutil.ignore_patterns('.spack-env', 'spack.lock'))
+    env_dir = repo / 'environments' / 'local' / 'default'
+    shutil.copy(Path(__file__).parent / 'data' / 'spack' /
+                'spack-1.1-installed' / 'spack.lock', env_dir)
+    sources = spack_check.env_sources(spack, str(env_dir), env)
+    assert sources, 'Spack listed no sources'
+    assert {name.split('@')[0] for name, _, _ in sources} == {
+        'bonniepp', 'fio', 'io500', 'ior', 'iozone'}
+    assert [what for name, what, _ in sources if name.startswith('io500')] \
+        == ['source', 'resource ior', 'resource pfind']
+    mirror = tmp_path / 'mirror'
+    shutil.copytree(SPACK_MIRROR, mirror)
+    facts = _facts(mirrors={'pfsbench': f'file://{mirror}'}, sources=sources)
+    assert spack_check.missing_sources(str(env_dir), facts) == []
+    fio = next(sha for name, _, sha in sources if name.startswith('fio'))
+    for stored in (mirror / '_source-cache' / 'archive' / fio[:2]).glob(
+            fio + '*'):
+        stored.unlink()
+    (problem,) = spack_check.missing_sources(str(env_dir), facts)
+    assert problem.what.startswith(f'has no source of fio@3.33 (sha256 '
+                                   f'{fio})')

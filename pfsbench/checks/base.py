@@ -35,6 +35,7 @@ from reframe.core.runtime import runtime
 from pfsbench import (binaries, contention, exclusive, jobsteps,
                       references, rundir, spack, validate)
 from pfsbench.errors import ConfigError, ParseError
+from pfsbench.gate.results import default_runs_dir
 from pfsbench.mounts import fstype_of
 from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
@@ -96,18 +97,28 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     run_dir = variable(str, value='', loggable=True)
 
     #: What the benchmark binaries were built from: ``name@version/hash``
-    #: of every benchmark package in the partition's Spack environment
-    #: (``extras['spack_env']``, its ``spack.lock``), space-separated.
-    #: Empty where the partition names no Spack environment.
+    #: of every benchmark package in the run's Spack environment
+    #: (:func:`pfsbench.spack.environment`, its ``spack.lock``),
+    #: space-separated.  Empty where no Spack environment is named.
     spack_provenance = variable(str, value='', loggable=True)
 
-    #: The benchmark executable the family runs (``'ior'``, ``'mdtest'``);
-    #: empty: the family finds nothing (dd is coreutils, run by name).
-    tool = ''
+    #: The exact build of the tool this case ran: its package's spec and
+    #: full hash from ``spack.lock`` (``ior@4.0.0~hdf5~lustre~ncmpi
+    #: build_system=autotools /<32 characters>``); empty without a Spack
+    #: environment, or when the tool is not one of its packages.
+    tool_spack_build = variable(str, value='', loggable=True)
 
-    #: The Spack package that installs :attr:`tool` (default: the tool's
-    #: name; mdtest is built by the ``ior`` package).
-    tool_package = ''
+    #: The Spack environment the binaries came from, and the sha256 of
+    #: the ``spack.lock`` it was measured with (a copy is kept as
+    #: ``<runs>/spack-locks/<sha256>.spack.lock``).
+    spack_env = variable(str, value='', loggable=True)
+    spack_lock = variable(str, value='', loggable=True)
+
+    #: The benchmark executable the family runs (``'ior'``, ``'mdtest'``);
+    #: empty: the family finds nothing (dd is coreutils, run by name).  The
+    #: Spack package that installs it is looked up in
+    #: :data:`pfsbench.binaries.TOOL_PACKAGES`.
+    tool = ''
 
     #: How messages name the tool (default: :attr:`tool`).
     tool_label = ''
@@ -242,9 +253,9 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if not self.tool:
             return
 
-        tried = binaries.candidates(
-            self.tool, self.tool_binary,
-            self.current_partition.extras.get('spack_view', ''))
+        env = spack.environment(self.current_partition.extras)
+        tried = binaries.candidates(self.tool, self.tool_binary,
+                                    env.view if env else '')
         found = binaries.first_executable(tried)
         if self.is_dry_run():
             # A dry run renders the job script of another system: show the
@@ -256,7 +267,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         self.skip_if(found is None,
                      f'no {self.tool_label or self.tool} binary ({where}); '
                      f'{binaries.build_hint(self.tool)}')
-        self.check_view_binary(found, self.tool_package or self.tool)
+        self.check_view_binary(found, binaries.package_of(self.tool))
         self.tool_path = found
         unusable = self.tool_unusable(found)
         self.skip_if(bool(unusable), unusable)
@@ -268,17 +279,24 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def record_spack_provenance(self):
-        env_dir = self.current_partition.extras.get('spack_env')
-        if not env_dir:
+        env = spack.environment(self.current_partition.extras)
+        if env is None or not env.env_dir:
             return
 
+        self.spack_env = env.env_dir
         try:
-            tools = spack.provenance(_expanded(env_dir))
+            tools = spack.provenance(env.env_dir)
+            if self.tool:
+                self.tool_spack_build = spack.tool_build(
+                    env.env_dir, binaries.package_of(self.tool))
+            if not self.is_dry_run():
+                self.spack_lock = spack.keep_lock(
+                    env.env_dir, default_runs_dir())[0]
         except ConfigError as err:
             if self.is_dry_run():
                 return      # the environment lives on another machine
             raise RfmConfigError(
-                f'{self.current_partition.fullname}: extras.spack_env: '
+                f'{self.current_partition.fullname}: {env.source}: '
                 f'{err}') from None
 
         self.spack_provenance = ' '.join(
@@ -295,21 +313,21 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             binary: the path the check found the tool at.
             package: the Spack package that installs the tool.
         """
-        extras = self.current_partition.extras
-        env_dir = extras.get('spack_env')
-        view = extras.get('spack_view')
-        if not env_dir or not view or self.is_dry_run():
+        env = spack.environment(self.current_partition.extras)
+        if env is None or not env.env_dir or self.is_dry_run():
             return
 
-        view = os.path.abspath(_expanded(view))
+        view = os.path.abspath(env.view)
         if os.path.commonpath([os.path.abspath(binary), view]) != view:
             return      # an explicit path, not the view's
 
         try:
-            spack.check_view_binary(binary, _expanded(env_dir), package)
+            spack.check_view_binary(binary, env.env_dir, package)
         except ConfigError as err:
+            where = ('extras.spack_view' if env.source.startswith('extras')
+                     else env.source)
             raise RfmConfigError(
-                f'{self.current_partition.fullname}: extras.spack_view: '
+                f'{self.current_partition.fullname}: {where}: '
                 f'{err}') from None
 
     def scratch_root(self):
@@ -528,8 +546,3 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 texts.append('')
         state = self.job.state if self.job is not None else None
         return rundir.job_end_problem(*texts, state=state)
-
-
-def _expanded(path):
-    """``path`` with ``~`` and ``$VAR`` expanded, as config paths are."""
-    return os.path.expandvars(os.path.expanduser(path))

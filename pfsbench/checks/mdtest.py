@@ -96,7 +96,6 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     # as an MPI singleton, so a laptop runs the 1-task cases.
     valid_systems = ['+pfs']
     tool = 'mdtest'
-    tool_package = 'ior'        # mdtest ships with IOR
     tool_label = 'mdtest'
     step_parsers = {'mdtest': mdtest_parser, 'cpu': procstat_parser}
 

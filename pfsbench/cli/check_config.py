@@ -9,7 +9,7 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases, validate
+from pfsbench import binaries, cases, spack, validate
 from pfsbench.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
@@ -183,8 +183,9 @@ def partition_problems(system, part, file, here, selected):
     if not here:
         return problems
 
+    env = spack.environment(extras)     # where the checks will look
     for tool in sorted({cases.family_tool(c) for c in selected} - {None}):
-        tried = binaries.candidates(tool, '', extras.get('spack_view', ''))
+        tried = binaries.candidates(tool, '', env.view if env else '')
         if binaries.first_executable(tried) is None:
             where = ', '.join(tried) or 'no spack_view, nothing on PATH'
             problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '

@@ -5,8 +5,9 @@
 nights when a figure moves: the file system holding the target directory
 (type, source, mount options from ``/proc/self/mountinfo``), the kernel,
 the OS, the host, Lustre/BeeGFS client versions when present, the Slurm
-job and nodes when inside a job, and the Spack environment with a hash of
-its ``spack.lock``.
+job and nodes when inside a job, and the Spack environment
+(:func:`pfsbench.spack.environment`) with a hash of its ``spack.lock`` and
+where a copy of that lock is kept.
 
 ReFrame splits ``--session-extras`` on ``,`` and then on the first ``=``,
 so values cannot hold commas: mount options are joined with ``;``.  Keys
@@ -14,11 +15,11 @@ never clash with ReFrame's own ``session_info`` keys (``hostname`` is
 reserved, so the host is ``node``).
 """
 
-import hashlib
 import os
 import platform
 import re
 
+from pfsbench import spack
 from pfsbench.errors import ConfigError
 from pfsbench.mounts import mount_of, parse_mountinfo
 from pfsbench.gate.results import RESERVED_SESSION_KEYS
@@ -40,30 +41,44 @@ def _os_release():
     return match.group(1) if match else None
 
 
-def _spack_lock_hash(env_dir):
-    """First 12 hex digits of the sha256 of ``<env>/spack.lock``: one
-    value that changes whenever any concretised package does."""
-    if not env_dir:
-        return None
+def _spack_tags(spack_extras, environ, runs_dir):
+    """``spack_env``, ``spack_lock`` (the first 12 hex digits of the sha256
+    of its ``spack.lock``: one value that changes whenever any concretised
+    package does) and ``spack_lock_copy`` (where the run keeps that lock,
+    :func:`pfsbench.spack.keep_lock`) of the environment
+    :func:`pfsbench.spack.environment` decides the run uses."""
+    env = spack.environment(spack_extras, environ)
+    if env is None or not env.env_dir:
+        return {}
 
-    try:
-        with open(os.path.join(env_dir, 'spack.lock'), 'rb') as fp:
-            return hashlib.sha256(fp.read()).hexdigest()[:12]
-    except OSError:
-        return None
+    tags = {'spack_env': env.env_dir}
+    if runs_dir:
+        kept = spack.keep_lock(env.env_dir, runs_dir)
+        if kept:
+            tags['spack_lock'] = kept[0][:12]
+            tags['spack_lock_copy'] = kept[1]
+    else:
+        digest = spack.lock_digest(env.env_dir)
+        tags['spack_lock'] = digest and digest[:12]
+    return tags
 
 
 def _clean(value):
     return str(value).replace(',', ';').replace('\n', ' ').strip()
 
 
-def collect(target, mountinfo_path='/proc/self/mountinfo', environ=None):
+def collect(target, mountinfo_path='/proc/self/mountinfo', environ=None,
+            spack_extras=None, runs_dir=None):
     """Tags of the current host and the file system holding ``target``.
 
     Args:
         target: a directory on the file system under test.
         mountinfo_path: where to read the mount table.
         environ: the environment (default ``os.environ``).
+        spack_extras: the partition's ``extras`` (its ``spack_env`` and
+            ``spack_view``), where the run names one.
+        runs_dir: where the results go: a copy of the Spack environment's
+            ``spack.lock`` is kept under it (None: none is kept).
 
     Returns:
         An ordered dict of ``key: value`` strings, without commas.
@@ -100,8 +115,7 @@ def collect(target, mountinfo_path='/proc/self/mountinfo', environ=None):
         'beegfs_client': _read('/proc/fs/beegfs/version'),
         'slurm_job_id': env.get('SLURM_JOB_ID'),
         'slurm_nodelist': env.get('SLURM_JOB_NODELIST'),
-        'spack_env': env.get('SPACK_ENV'),
-        'spack_lock': _spack_lock_hash(env.get('SPACK_ENV')),
+        **_spack_tags(spack_extras, env, runs_dir),
     }
     return {k: _clean(v) for k, v in tags.items() if v}
 

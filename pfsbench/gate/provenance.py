@@ -12,6 +12,7 @@ a performance change first, with mount options compared option by option.
 """
 
 import fnmatch
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ RANKS = (
     ('*_server', 'server version'),
     ('*_client', 'client version'),
     ('kernel', 'kernel'),
+    (fields.TOOL_SPACK_BUILD, 'benchmark build (Spack)'),
     (fields.SPACK_PROVENANCE, 'benchmark build (Spack)'),
     ('spack_*', 'Spack environment'),
     ('*stripe*', 'stripe layout'),
@@ -46,12 +48,16 @@ RANKS = (
 )
 
 #: Keys that differ between any two sessions by design and explain
-#: nothing.
-IGNORED = frozenset({'slurm_job_id'})
+#: nothing (a lock's copy is named by its hash, ``spack_lock`` says it).
+IGNORED = frozenset({'slurm_job_id', 'spack_lock_copy'})
 
 #: Keys whose values are option lists (``;``-joined in session extras,
 #: since ReFrame splits them on commas).
 OPTION_KEYS = frozenset({'fs_super_opts', 'fs_mount_opts'})
+
+#: Keys whose values are Spack builds: the change says which package
+#: changed, and its version, variants and hash (:func:`build_change`).
+BUILD_KEYS = frozenset({fields.TOOL_SPACK_BUILD, fields.SPACK_PROVENANCE})
 
 _UNKNOWN_RANK = next(i for i, (glob, _) in enumerate(RANKS) if glob is None)
 
@@ -107,6 +113,70 @@ def option_change(before, after):
     added = sorted(now - set.union(*was))
     removed = sorted(set.intersection(*was) - now)
     return ' '.join([f'+{o}' for o in added] + [f'-{o}' for o in removed])
+
+
+def _builds(value):
+    """``{package: (version, variants, other parameters, hash)}`` of a
+    :data:`BUILD_KEYS` value: ``'ior@4.0.0~hdf5+lustre build_system=autotools
+    /<hash>'`` (``tool_spack_build``) or ``'fio@3.33/t5vb6ty
+    ior@4.0.0/zrvssz4'`` (``spack_provenance``)."""
+    builds = {}
+    if not value:
+        return builds
+
+    name = None
+    for token in str(value).split():
+        match = re.fullmatch(r'([\w.-]+)@([^/+~\s]+)((?:[+~][\w.-]+)*)'
+                             r'(?:/(\w+))?', token)
+        if match:
+            name, version, variants, dag_hash = match.groups()
+            builds[name] = [version, variants, [], dag_hash or '']
+        elif name and token.startswith('/'):
+            builds[name][3] = token[1:]
+        elif name:
+            builds[name][2].append(token)
+    return {n: (v, var, ' '.join(p), h) for n, (v, var, p, h)
+            in builds.items()}
+
+
+def _changed_only(old, new):
+    """The variants (``~hdf5+lustre``) or parameters (``a=1 b=2``) of two
+    builds that differ, each side's own spelling."""
+    def split(text):
+        return set(re.findall(r'[+~][\w.-]+', text) if text[:1] in '+~'
+                   else text.split())
+    was, now = split(old), split(new)
+    return (' '.join(sorted(was - now)), ' '.join(sorted(now - was)))
+
+
+def build_change(before, after):
+    """What changed in a Spack build: ``'ior: version 3.3.0 -> 4.0.0;
+    variants ~lustre -> +lustre; hash zrvssz4 -> k2j3h4g'``, one clause
+    per package that differs from the last baseline value (a package that
+    appeared or went is ``+ior@4.0.0`` / ``-ior@4.0.0``)."""
+    was = _builds(next((v for v in reversed(before) if v), ''))
+    now = _builds(after)
+    said = []
+    for name in sorted(set(was) | set(now)):
+        if name not in was:
+            said.append(f'+{name}@{now[name][0]}')
+            continue
+        if name not in now:
+            said.append(f'-{name}@{was[name][0]}')
+            continue
+        parts = []
+        for label, old, new in zip(('version', 'variants', 'parameters',
+                                    'hash'), was[name], now[name]):
+            if old == new:
+                continue
+            if label == 'hash':
+                old, new = old[:7], new[:7]
+            elif label in ('variants', 'parameters'):
+                old, new = _changed_only(old, new)
+            parts.append(f'{label} {old or "none"} -> {new or "none"}')
+        if parts:
+            said.append(f'{name}: ' + ', '.join(parts))
+    return '; '.join(said)
 
 
 def session_level(session):
@@ -218,7 +288,12 @@ def differences(before, after):
             continue
 
         rank, label = rank_of(key)
-        detail = option_change(was, now) if key in OPTION_KEYS else ''
+        if key in OPTION_KEYS:
+            detail = option_change(was, now)
+        elif key in BUILD_KEYS:
+            detail = build_change(was, now)
+        else:
+            detail = ''
         out.append((rank, key, Change(key, label, tuple(was), now, detail)))
 
     return [c for _, _, c in sorted(out, key=lambda t: t[:2])]

@@ -36,7 +36,6 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
     descr = 'E13 (seed 003): lustre-iokit mds-survey thread sweep on the MDS'
     valid_systems = ['+lustre_mds']
     tool = 'mds-survey'
-    tool_package = 'lustre'
     step_parsers = {'mds-survey': mds_survey}
     nodes = 1
     num_tasks = 1

@@ -51,7 +51,6 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
              'declares it)')
     valid_systems = ['+pfs']
     tool = 'mdsrate'
-    tool_package = 'lustre'
     experiment = 'E16'
     step_parsers = {'mdsrate': mdsrate_parser}
     tags = {'mdsrate'}

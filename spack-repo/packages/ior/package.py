@@ -4,9 +4,10 @@
 #
 # Why this recipe exists: builtin ior (spack-packages up to v2025.11.0, and Spack 0.23's
 # builtin) cannot build ior@4+lustre. It applies glennklockwood/ior@e49476be for every
-# "+lustre", and that patch fails on IOR 4.0.0 ("Hunk #1 FAILED at 244" in configure.ac):
-# IOR 4 already defines HAVE_LUSTRE_USER for either Lustre header, which is what the patch
-# adds to 3.x (https://github.com/hpc/ior/issues/353). IOR 4's configure.ac also calls
+# "+lustre", and that patch fails on IOR 4.0.0 ("Hunk #1 FAILED at 244"): it touches only
+# src/parse_options.c, whose HAVE_LUSTRE_LUSTRE_USER_H guards IOR 4 no longer has (its
+# configure.ac defines HAVE_LUSTRE_USER for either Lustre header, which is what the patch
+# adds to 3.x; https://github.com/hpc/ior/issues/353). IOR 4's configure.ac also calls
 # PKG_CHECK_MODULES, so "./bootstrap" needs pkg.m4 from a pkg-config. spack-packages fixed
 # both later, in https://github.com/spack/spack-packages/pull/3932 (commit 3611e2cc,
 # first released in v2026.06.0). This subclass applies the same two fixes to the builtin
