@@ -63,7 +63,7 @@ def add_arguments(parser):
     parser.add_argument('--detect', metavar='PERCENT',
                         help='the slowdown the gate must find 9 times in '
                              '10 (e.g. 5%%): repeats per case from the '
-                             'history in RUNS/results.db')
+                             'history in RUNS/results.db (default: none)')
     parser.add_argument('--gate-config', metavar='FILE',
                         help='gate settings for --detect (default: '
                              'config/gate.yaml)')
