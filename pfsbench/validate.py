@@ -372,6 +372,9 @@ def site_partition(partition, source, key):
     for i, target in enumerate(extras.get('targets', [])):
         if isinstance(target, dict) and 'path' in target:
             path(target['path'], source, at(f'extras.targets.{i}.path'))
+        if isinstance(target, dict) and 'remount' in target:
+            command(target['remount'], source,
+                    at(f'extras.targets.{i}.remount'))
     if 'drop_caches_command' in extras:
         command(extras['drop_caches_command'], source,
                 at('extras.drop_caches_command'))

@@ -215,6 +215,28 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #: :default: ``False``
     split_phases = variable(bool, value=False, loggable=True)
 
+    #: With :attr:`split_phases`: drop the page cache between phases where
+    #: the partition has the ``drop_caches`` feature (seed 000 did; seed
+    #: 004 ran its phases back to back).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``True``
+    drop_caches_between_phases = variable(bool, value=True, loggable=True)
+
+    #: With :attr:`split_phases`: unmount the target and mount it again
+    #: between phases, with the command its ``extras.targets[].remount``
+    #: declares (seed 000: "Unmount the file system and flush kernel
+    #: caches after each operation"); a target without one is not
+    #: remounted, and :attr:`between_phases` says so.
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``False``
+    remount_between_phases = variable(bool, value=False, loggable=True)
+
+    #: What the job did to the caches between its phases (``remounted,
+    #: cache dropped``, ``cache dropped, not remounted``...; set at setup).
+    between_phases = variable(str, value='', loggable=True)
+
     #: With :attr:`split_phases`: sample ``/proc/stat`` on every node of
     #: the job before and after each phase, for the client CPU
     #: utilisation beside each rate (seed 000).
@@ -289,11 +311,16 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         return (per_file * self.items_run_per_task * self.num_tasks *
                 self.iterations)
 
+    def target_entry(self):
+        """The target's ``extras.targets[]`` entry ({} for the stage
+        directory)."""
+        return next((t for t in self.current_partition.extras.get(
+            'targets', []) if t['name'] == self.target_name), {})
+
     def mount_points(self):
         """The target's directory through each of its mounts: its own path,
         then its ``mount_points`` (``extras.targets[]``)."""
-        entry = next((t for t in self.current_partition.extras.get(
-            'targets', []) if t['name'] == self.target_name), {})
+        entry = self.target_entry()
         return [self.target_path] + [
             os.path.expandvars(os.path.expanduser(p))
             for p in entry.get('mount_points', [])]
@@ -369,20 +396,36 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             phases=tuple(p for p in mdtest.PHASES if p in self.md_phases),
             executable=self.tool_path)
 
+    def between_phase_commands(self):
+        """``(remount command, drop-caches command)`` run between phases,
+        each None where the case or the partition has none."""
+        part = self.current_partition
+        drop = (self.drop_caches_between_phases and
+                'drop_caches' in part.features)
+        remount = (self.target_entry().get('remount')
+                   if self.remount_between_phases else None)
+        return remount, self.drop_caches_command() if drop else None
+
+    @run_after('setup')
+    def say_what_happens_between_phases(self):
+        self.between_phases = mdtest.between_phases(
+            self.split_phases, *self.between_phase_commands())
+
     def job_steps(self):
         """One mdtest run, or one per phase (:attr:`split_phases`)."""
-        part = self.current_partition
-        drop = 'drop_caches' in part.features
+        remount, drop = self.between_phase_commands()
         return mdtest.job_steps(
             self.test_dirs(), self.mdtest_options(),
             split_phases=self.split_phases, cpu_sampling=self.cpu_sampling,
-            drop_caches_command=self.drop_caches_command() if drop else None,
-            server_cpu_command=part.extras.get('server_cpu_command'))
+            drop_caches_command=drop, remount_command=remount,
+            server_cpu_command=self.current_partition.extras.get(
+                'server_cpu_command'))
 
-    def cpu_util_pct(self, phase, prefix=''):
-        """Mean CPU utilisation of the job's nodes (``prefix``
-        ``'server '``: of the metadata server) during mdtest's ``phase``
-        (``create``, ...), in %."""
+    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
+        """CPU utilisation of the job's nodes (``prefix`` ``'server '``: of
+        the metadata server) during mdtest's ``phase`` (``create``, ...),
+        in %: their mean, or (``statistic`` ``'max'``) the busiest node's,
+        where a saturated client shows among idle ones."""
         before = self.parsed(procstat_parser,
                              step=f'{prefix}cpu before {phase}')
         after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
@@ -390,6 +433,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         if not percent:
             raise SanityError(f'no {prefix or "node"}\'s CPU counters '
                               f'advanced during the {phase} phase')
+        if statistic == 'max':
+            return max(percent.values())
         return sum(percent.values()) / len(percent)
 
     # Reading the output --------------------------------------------------
@@ -426,9 +471,11 @@ def _figure(phase, statistic):
                           statistic)
 
 
-def _cpu_util(phase):
-    """The nodes' CPU utilisation during mdtest's ``phase``."""
-    return performance_of(f'{phase}_cpu_util', '%', 'cpu_util_pct', phase)
+def _cpu_util(phase, statistic='mean'):
+    """The nodes' CPU utilisation during mdtest's ``phase``: their mean, or
+    the busiest node's (``_max``)."""
+    name = f'{phase}_cpu_util' + ('_max' if statistic == 'max' else '')
+    return performance_of(name, '%', 'cpu_util_pct', phase, '', statistic)
 
 
 def _server_cpu_util(phase):
@@ -474,6 +521,10 @@ class mdtest_rates_base(mdtest_check_base):
     stat_cpu_util = _cpu_util('stat')
     read_cpu_util = _cpu_util('read')
     remove_cpu_util = _cpu_util('remove')
+    create_cpu_util_max = _cpu_util('create', 'max')
+    stat_cpu_util_max = _cpu_util('stat', 'max')
+    read_cpu_util_max = _cpu_util('read', 'max')
+    remove_cpu_util_max = _cpu_util('remove', 'max')
     create_server_cpu_util = _server_cpu_util('create')
     stat_server_cpu_util = _server_cpu_util('stat')
     read_server_cpu_util = _server_cpu_util('read')
@@ -500,8 +551,8 @@ class mdtest_rates_base(mdtest_check_base):
             elif name.endswith('_server_cpu_util'):
                 if not server or name.split('_')[0] not in sampled:
                     del self.perf_variables[name]
-            elif (name.endswith('_cpu_util') and
-                  name[:-len('_cpu_util')] not in sampled):
+            elif (name.endswith(('_cpu_util', '_cpu_util_max')) and
+                  name.split('_')[0] not in sampled):
                 del self.perf_variables[name]
 
     def step_problems(self, step):

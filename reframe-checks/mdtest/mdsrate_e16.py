@@ -2,8 +2,8 @@
 """Lustre's ``mdsrate`` create/stat/unlink, seed 004 (E16), the real tool.
 
 Seed 004 ran mdsrate ``--create``, ``--stat`` and ``--unlink`` over
-304,000 files in one shared directory, NP 1..64 per client, on one client
-and on 70.  mdsrate is Lustre's MPI test program
+304,000 files in one shared directory, NP 1..64 processes in all, on one
+client and spread one per client over up to 70.  mdsrate is Lustre's MPI test program
 (``lustre/tests/mpi/mdsrate.c``, built with Lustre's tests, linked to
 liblustreapi); no package registry has it.  This family runs only on
 partitions that declare one: ``extras.mdsrate``, the path of the binary
@@ -57,7 +57,7 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     tags = {'mdsrate'}
     time_limit = '2h'
 
-    #: Processes per client.
+    #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
