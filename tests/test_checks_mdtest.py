@@ -830,3 +830,79 @@ def test_seed000_e1_to_e3_at_this_hosts_scale(idle_slurm, tmp_path):
             assert all(v > 0 for v in figures.values()), record
             print(test, case, ' '.join(f'{p}={v:.6g}' for p, v in
                                        figures.items()))
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed000_e1_remounts_between_create_and_unlink(idle_slurm, tmp_path):
+    # Seed 000 unmounted the file system after each operation: an ext4
+    # image on a loop device, its target's remount command run by the job
+    # between the create and the unlink, which must find every file.
+    with cappedfs.loop_fs('e1-remount') as ext4:
+        log = os.path.join(ext4['work'], 'remounts')
+        remount = (f'umount {ext4["mnt"]} && mount {ext4["loop"]} '
+                   f'{ext4["mnt"]} && grep -c " {ext4["mnt"]} " '
+                   f'/proc/self/mountinfo >> {log}')
+        targets = [{'name': 'ext4', 'path': ext4['mnt'], 'fstype': 'ext4',
+                    'remount': remount}]
+        config = _localslurm_with_targets(tmp_path / 'config', targets)
+        proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e1_core_scaling',
+                            '-P', 'active_cores=1', '-S', 'total_items=2000',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+        # Once, and the file system was mounted once afterwards.
+        with open(log) as fp:
+            assert fp.read() == '1\n'
+        assert os.listdir(ext4['mnt']) == ['lost+found']
+    runs = tmp_path / 'runs'
+    (script,) = _job_scripts(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    create, remove = _create_remove(script, remount=remount)
+    # One create round of 1000 files per task, the unlink of the same.
+    for line in (create, remove):
+        argv = _mdtest_argv(line)[1]
+        assert (_flag(argv, '-i'), _flag(argv, '-n')) == ('1', '1000')
+    (out,) = glob.glob(f'{runs}/output/e4slurm/srun/builtin/'
+                       f'mdtest_e1_core_scaling*/rfm_job.out')
+    exits = jobsteps.split(open(out).read()).exits
+    assert exits['remount before remove'] == 0
+    removed = mdtest_parser.parse(jobsteps.split(open(out).read())
+                                  .text('remove'))
+    assert removed.summary('file_remove').max_ops_per_s > 0
+    _, (record,) = _perflog(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    assert '|remounted, cache dropped|' in record or \
+        '|remounted, cache not dropped|' in record
+    print(record)
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed004_client_cpu_per_phase_through_slurm(idle_slurm, tmp_path):
+    # NP 2 on one client and spread over two: the clients' CPU during each
+    # phase beside its rates, the busiest node's too.
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e16_mdsrate_standin', '-P', 'np=2',
+                        '-S', 'total_items=400', '-S', 'iterations=1',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path, env=idle_slurm)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 2/2 test case(s)' in proc.stdout, proc.stdout
+    shapes = set()
+    for script in _job_scripts(tmp_path, 'localslurm', 'srun',
+                               'mdtest_e16_mdsrate_standin'):
+        shapes.add((_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')))
+        _seed004_mdtest_lines(script)
+    assert shapes == {('1', '2'), ('2', '2')}
+    _, records = _perflog(tmp_path, 'localslurm', 'srun',
+                          'mdtest_e16_mdsrate_standin')
+    assert len(records) == 2
+    for record in records:
+        for phase in ('create', 'stat', 'remove'):
+            mean = _perf(record, f'{phase}_cpu_util')[0]
+            busiest = _perf(record, f'{phase}_cpu_util_max')[0]
+            assert 0 <= mean <= busiest <= 100, record
+            assert _perf(record, f'file_{phase}')[0] > 0
+        assert '|read_cpu_util' not in record
+        assert '|nothing: not remounted, cache not dropped|' in record
+        print(record)
