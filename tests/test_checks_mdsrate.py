@@ -52,9 +52,9 @@ def test_seed004_dry_run_shows_the_three_mdsrate_runs(tmp_path):
                    'clients=multi', '-P', 'np=16')
     (script,) = _job_scripts(tmp_path, 'example_seed004', 'clients',
                              'mdsrate_e16')
-    # 16 processes on each of the 70 clients, 304,000 files shared.
+    # NP 16 in all, one on each of 16 clients, 304,000 files shared.
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
-            _sbatch(script, 'ntasks-per-node')) == ('70', '1120', '16')
+            _sbatch(script, 'ntasks-per-node')) == ('16', '16', '1')
     launched = [shlex.split(line) for line in _launched(script)]
     test_dir = launched[0][launched[0].index('--dirfmt') + 1]
     assert [words[1:] for words in launched] == [

@@ -129,12 +129,14 @@ def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
 def test_e17_runs_the_seed004_family_command():
     text = render('E17', '/lustre/scratch/$USER/pfsbench',
                   point={'clients': 'multi', 'np': 16})
-    for line in ('#SBATCH --nodes=70', '#SBATCH --ntasks=1120',
-                 '#SBATCH --ntasks-per-node=16'):
+    # NP is the run's: 16 tasks, one on each of 16 clients.
+    for line in ('#SBATCH --nodes=16', '#SBATCH --ntasks=16',
+                 '#SBATCH --ntasks-per-node=1'):
         assert line in text.splitlines()
-    # 304000 items among 70 x 16 tasks: the family's builder, as the
-    # ReFrame check runs it (tests/test_checks_mdtest.py).
-    assert 'srun ' + shell_join(mdtest.seed004_argv(
-        'E17', '$RUN_DIR/mdtest', 70 * 16)) + '\n' in text
-    assert 'srun mdtest -n 271 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
-           '-C -T -r\n' in text
+    # 304000 items among 16 tasks, one mdtest per phase: the family's
+    # builder, as the ReFrame check runs it (tests/test_checks_mdtest.py).
+    whole = mdtest.seed004_argv('E17', '$RUN_DIR/mdtest', 16)
+    for flag in ('-C', '-T', '-r'):
+        assert 'srun ' + shell_join(whole[:-3] + [flag]) in text
+    assert 'srun mdtest -n 19000 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
+           '-T\n' in text
