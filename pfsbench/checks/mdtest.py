@@ -21,7 +21,11 @@ needs) makes ``N`` one-task runs, whose figures are not the case's.
 Figures (:class:`mdtest_rates_base`): for each phase the item kind runs,
 mdtest's Max over the iterations (``file_create``) with its ``_mean``,
 ``_min`` and ``_stddev`` (population standard deviation, as the gate
-reads it: mdtest 4.x prints the sample one, which is converted).
+reads it: mdtest 4.x prints the sample one, which is converted); with
+``split_phases``, the client nodes' CPU utilisation during each phase
+(``create_cpu_util``: their mean; ``create_cpu_util_max``: the busiest
+node's) and what was done between phases (``between_phases``: a remount,
+a cache drop, or nothing).
 """
 
 import math
