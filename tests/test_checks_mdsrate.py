@@ -7,6 +7,7 @@ must show seed 004's three mdsrate runs and layout, and on ``local``,
 which declares none, the case must skip naming the missing declaration.
 """
 
+import re
 import shlex
 
 import pytest
@@ -55,7 +56,16 @@ def test_seed004_dry_run_shows_the_three_mdsrate_runs(tmp_path):
     # NP 16 in all, one on each of 16 clients, 304,000 files shared.
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
             _sbatch(script, 'ntasks-per-node')) == ('16', '16', '1')
-    launched = [shlex.split(line) for line in _launched(script)]
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    # The clients' CPU sampled around each run (the unlink's as the
+    # stand-in's remove).
+    assert steps == [f'{when} {cpu}' if when else phase
+                     for phase, cpu in (('create', 'create'),
+                                        ('stat', 'stat'),
+                                        ('unlink', 'remove'))
+                     for when in ('cpu before', '', 'cpu after')]
+    launched = [shlex.split(line) for line in _launched(script)
+                if 'mdsrate' in line]
     test_dir = launched[0][launched[0].index('--dirfmt') + 1]
     assert [words[1:] for words in launched] == [
         argv for _, argv in mdsrate.job_argvs(test_dir, 304000,

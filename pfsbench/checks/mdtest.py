@@ -426,20 +426,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
                 'server_cpu_command'))
 
     def cpu_util_pct(self, phase, prefix='', statistic='mean'):
-        """CPU utilisation of the job's nodes (``prefix`` ``'server '``: of
-        the metadata server) during mdtest's ``phase`` (``create``, ...),
-        in %: their mean, or (``statistic`` ``'max'``) the busiest node's,
-        where a saturated client shows among idle ones."""
-        before = self.parsed(procstat_parser,
-                             step=f'{prefix}cpu before {phase}')
-        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
-        percent = procstat_parser.utilisation_pct(before, after)
-        if not percent:
-            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
-                              f'advanced during the {phase} phase')
-        if statistic == 'max':
-            return max(percent.values())
-        return sum(percent.values()) / len(percent)
+        """:func:`cpu_util_pct` of this check."""
+        return cpu_util_pct(self, phase, prefix, statistic)
 
     # Reading the output --------------------------------------------------
 
@@ -453,6 +441,23 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     def mdtest_results(self):
         """Parsed results of every mdtest step, in job order."""
         return self.step_results('mdtest')
+
+
+def cpu_util_pct(check, phase, prefix='', statistic='mean'):
+    """CPU utilisation of a check's nodes (``prefix`` ``'server '``: of the
+    metadata server) during its ``phase`` (``create``, ...), in %, from its
+    ``cpu before <phase>`` and ``cpu after <phase>`` steps: their mean, or
+    (``statistic`` ``'max'``) the busiest node's, where a saturated client
+    shows among idle ones."""
+    before = check.parsed(procstat_parser, step=f'{prefix}cpu before {phase}')
+    after = check.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
+    percent = procstat_parser.utilisation_pct(before, after)
+    if not percent:
+        raise SanityError(f'no {prefix or "node"}\'s CPU counters '
+                          f'advanced during the {phase} phase')
+    if statistic == 'max':
+        return max(percent.values())
+    return sum(percent.values()) / len(percent)
 
 
 def performance_of(name, unit, method, *args):
@@ -475,7 +480,7 @@ def _figure(phase, statistic):
                           statistic)
 
 
-def _cpu_util(phase, statistic='mean'):
+def cpu_util_figure(phase, statistic='mean'):
     """The nodes' CPU utilisation during mdtest's ``phase``: their mean, or
     the busiest node's (``_max``)."""
     name = f'{phase}_cpu_util' + ('_max' if statistic == 'max' else '')
@@ -521,14 +526,14 @@ class mdtest_rates_base(mdtest_check_base):
     file_remove_mean = _figure('file_remove', 'mean')
     file_remove_min = _figure('file_remove', 'min')
     file_remove_stddev = _figure('file_remove', 'stddev')
-    create_cpu_util = _cpu_util('create')
-    stat_cpu_util = _cpu_util('stat')
-    read_cpu_util = _cpu_util('read')
-    remove_cpu_util = _cpu_util('remove')
-    create_cpu_util_max = _cpu_util('create', 'max')
-    stat_cpu_util_max = _cpu_util('stat', 'max')
-    read_cpu_util_max = _cpu_util('read', 'max')
-    remove_cpu_util_max = _cpu_util('remove', 'max')
+    create_cpu_util = cpu_util_figure('create')
+    stat_cpu_util = cpu_util_figure('stat')
+    read_cpu_util = cpu_util_figure('read')
+    remove_cpu_util = cpu_util_figure('remove')
+    create_cpu_util_max = cpu_util_figure('create', 'max')
+    stat_cpu_util_max = cpu_util_figure('stat', 'max')
+    read_cpu_util_max = cpu_util_figure('read', 'max')
+    remove_cpu_util_max = cpu_util_figure('remove', 'max')
     create_server_cpu_util = _server_cpu_util('create')
     stat_server_cpu_util = _server_cpu_util('stat')
     read_server_cpu_util = _server_cpu_util('read')

@@ -14,12 +14,16 @@ the partition's ``mdtest_max_items`` caps the files as it caps mdtest's.
 
 One job, three mdsrate runs over the same files in
 ``<run dir>/mdsrate`` (:func:`pfsbench.commands.mdsrate.job_argvs`, which
-``pfsbench render`` can use too); the run directory is removed whatever
-mdsrate's exit status.
+``pfsbench render`` can use too), every node's ``/proc/stat`` sampled
+before and after each (the source watched its clients' CPU saturate at
+NP 16); the run directory is removed whatever mdsrate's exit status.
 
 Figures: each run's effective rate (``eff``: all ranks' operations over
 the wall time), named as the stand-in's (``file_create``, ``file_stat``,
-``file_remove``) so that the two compare.  References: key
+``file_remove``) so that the two compare, and the client CPU during each
+(``create_cpu_util``, the nodes' mean; ``create_cpu_util_max``, the busiest
+node's; the unlink's are ``remove_...``, as the stand-in's).  References:
+key
 ``mdsrate_e16`` (``$index: [$partition, clients, np]``), the source's
 mdsrate tables.
 """
@@ -31,14 +35,18 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
 from pfsbench.checks.base import FileSystemCheck
+from pfsbench.checks.mdtest import cpu_util_figure, cpu_util_pct
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdsrate, mdtest
+from pfsbench.commands import mdsrate, mdtest, procstat
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import mdsrate as mdsrate_parser
+from pfsbench.parsers import procstat as procstat_parser
 
 #: The partition's ``extras`` key naming the mdsrate binary.
 EXTRAS_KEY = 'mdsrate'
+#: The stand-in's name of each mdsrate phase, for the CPU figures.
+CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
 
 
 @rfm.simple_test
@@ -53,7 +61,7 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     tool = 'mdsrate'
     tool_package = 'lustre'
     experiment = 'E16'
-    step_parsers = {'mdsrate': mdsrate_parser}
+    step_parsers = {'mdsrate': mdsrate_parser, 'cpu': procstat_parser}
     tags = {'mdsrate'}
     time_limit = '2h'
 
@@ -104,11 +112,19 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
 
     def job_steps(self):
         test_dir = os.path.join(self.run_dir, 'mdsrate')
-        return [Step(phase, 'mdsrate', tuple(argv))
-                for phase, argv in mdsrate.job_argvs(
-                    test_dir, self.files_run, executable=self.tool_path)]
+        sample = tuple(procstat.sample_argv())
+        steps = []
+        for phase, argv in mdsrate.job_argvs(test_dir, self.files_run,
+                                             executable=self.tool_path):
+            cpu = CPU_PHASE[phase]
+            steps += [Step(f'cpu before {cpu}', 'cpu', sample),
+                      Step(phase, 'mdsrate', tuple(argv)),
+                      Step(f'cpu after {cpu}', 'cpu', sample)]
+        return steps
 
     def step_problems(self, step):
+        if step.kind != 'mdsrate':
+            return []
         result = self.parsed(mdsrate_parser, step=step.label)
         problems = []
         if result.threads != self.num_tasks:
@@ -135,3 +151,13 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     @performance_function('ops/s')
     def file_remove(self):
         return self.phase_rate('unlink')
+
+    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
+        return cpu_util_pct(self, phase, prefix, statistic)
+
+    create_cpu_util = cpu_util_figure('create')
+    stat_cpu_util = cpu_util_figure('stat')
+    remove_cpu_util = cpu_util_figure('remove')
+    create_cpu_util_max = cpu_util_figure('create', 'max')
+    stat_cpu_util_max = cpu_util_figure('stat', 'max')
+    remove_cpu_util_max = cpu_util_figure('remove', 'max')
