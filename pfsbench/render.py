@@ -22,7 +22,7 @@ from pfsbench.commands import mds_survey as survey
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
-from pfsbench.mounts import fstype_of
+from pfsbench.mounts import declared_or_local_fstype
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_site_configuration)
@@ -147,9 +147,9 @@ def _seed000(experiment):
         # remount command between the phases.
         fstype, remount = dict(site.target_mounting).get(
             opts.mounts[0], ('', None))
-        fstype = fstype or fstype_of(opts.mounts[0])
         per_task, _ = mdtest.items_per_task(
-            opts.tasks, 0, mdtest.seed000_items(fstype),
+            opts.tasks, 0, mdtest.seed000_items(
+                declared_or_local_fstype(fstype, opts.mounts[0])),
             site.mdtest_max_items)
         dirs = mdtest.test_dirs(run_dir, RUN_NAME_VAR, opts.mounts,
                                 min(wanted, len(opts.mounts), opts.tasks))

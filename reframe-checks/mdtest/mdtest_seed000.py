@@ -39,6 +39,7 @@ from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
+from pfsbench.mounts import declared_or_local_fstype
 
 
 class seed000_mdtest_base(mdtest_rates_base):
@@ -78,7 +79,8 @@ class seed000_mdtest_base(mdtest_rates_base):
         # Replaces the base class's hook of that name, in its place: the
         # target (resolved before) sets the files when not given.
         if not self.total_items:
-            self.total_items = mdtest.seed000_items(self.target_fstype)
+            self.total_items = mdtest.seed000_items(declared_or_local_fstype(
+                self.target_entry().get('fstype'), self.target_path))
         super().size_the_job()
 
     @run_after('setup')
