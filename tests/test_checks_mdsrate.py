@@ -7,6 +7,7 @@ must show seed 004's three mdsrate runs and layout, and on ``local``,
 which declares none, the case must skip naming the missing declaration.
 """
 
+import json
 import re
 import shlex
 
@@ -73,6 +74,19 @@ def test_seed004_dry_run_shows_the_three_mdsrate_runs(tmp_path):
     assert test_dir.startswith('/mnt/lustre/pfsbench/')
     # The source's mdsrate tables are the references (NP 16, multi).
     assert 'file_stat: None ops/s (r:237378.41' in out
+
+
+def test_figures_are_the_stand_ins_with_the_clients_cpu(tmp_path):
+    proc = run_reframe(['--system', 'example_seed004:clients', '-c',
+                        MDTEST_CHECKS, '-n', 'mdsrate_e16', '-P',
+                        'clients=multi', '-P', 'np=16', '--describe'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (case,) = json.loads(proc.stdout[proc.stdout.index('['):])
+    assert sorted(case['perf_variables']) == sorted(
+        [f'file_{p}' for p in ('create', 'stat', 'remove')] +
+        [f'{p}_cpu_util{m}' for p in ('create', 'stat', 'remove')
+         for m in ('', '_max')])
 
 
 def test_skips_where_no_partition_declares_mdsrate(tmp_path):

@@ -32,6 +32,7 @@ import math
 import os
 from dataclasses import dataclass
 
+import reframe as rfm
 from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 import reframe.utility.typecheck as typ
@@ -425,10 +426,6 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             server_cpu_command=self.current_partition.extras.get(
                 'server_cpu_command'))
 
-    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
-        """:func:`cpu_util_pct` of this check."""
-        return cpu_util_pct(self, phase, prefix, statistic)
-
     # Reading the output --------------------------------------------------
 
     def step_problems(self, step):
@@ -441,23 +438,6 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     def mdtest_results(self):
         """Parsed results of every mdtest step, in job order."""
         return self.step_results('mdtest')
-
-
-def cpu_util_pct(check, phase, prefix='', statistic='mean'):
-    """CPU utilisation of a check's nodes (``prefix`` ``'server '``: of the
-    metadata server) during its ``phase`` (``create``, ...), in %, from its
-    ``cpu before <phase>`` and ``cpu after <phase>`` steps: their mean, or
-    (``statistic`` ``'max'``) the busiest node's, where a saturated client
-    shows among idle ones."""
-    before = check.parsed(procstat_parser, step=f'{prefix}cpu before {phase}')
-    after = check.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
-    percent = procstat_parser.utilisation_pct(before, after)
-    if not percent:
-        raise SanityError(f'no {prefix or "node"}\'s CPU counters '
-                          f'advanced during the {phase} phase')
-    if statistic == 'max':
-        return max(percent.values())
-    return sum(percent.values()) / len(percent)
 
 
 def performance_of(name, unit, method, *args):
@@ -494,7 +474,39 @@ def _server_cpu_util(phase):
                           phase, 'server ')
 
 
-class mdtest_rates_base(mdtest_check_base):
+class PhaseCpuFigures(rfm.RegressionTestPlugin):
+    """Mixin of the metadata checks whose job samples ``/proc/stat`` around
+    each phase (``cpu before create``, ``cpu after create``, ...): the
+    client nodes' CPU utilisation during the create, stat and remove
+    phases, their mean and the busiest node's (seed 004 saw its clients
+    saturate at NP 16)."""
+
+    create_cpu_util = cpu_util_figure('create')
+    stat_cpu_util = cpu_util_figure('stat')
+    remove_cpu_util = cpu_util_figure('remove')
+    create_cpu_util_max = cpu_util_figure('create', 'max')
+    stat_cpu_util_max = cpu_util_figure('stat', 'max')
+    remove_cpu_util_max = cpu_util_figure('remove', 'max')
+
+    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
+        """CPU utilisation of the job's nodes (``prefix`` ``'server '``: of
+        the metadata server) during ``phase`` (``create``, ...), in %, from
+        the ``cpu before`` and ``cpu after`` steps: their mean, or
+        (``statistic`` ``'max'``) the busiest node's, where a saturated
+        client shows among idle ones."""
+        before = self.parsed(procstat_parser,
+                             step=f'{prefix}cpu before {phase}')
+        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
+        percent = procstat_parser.utilisation_pct(before, after)
+        if not percent:
+            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
+                              f'advanced during the {phase} phase')
+        if statistic == 'max':
+            return max(percent.values())
+        return sum(percent.values()) / len(percent)
+
+
+class mdtest_rates_base(PhaseCpuFigures, mdtest_check_base):
     """mdtest rates of every phase its item kind runs, each with its
     spread over the iterations (one mdtest step)."""
 
@@ -526,14 +538,8 @@ class mdtest_rates_base(mdtest_check_base):
     file_remove_mean = _figure('file_remove', 'mean')
     file_remove_min = _figure('file_remove', 'min')
     file_remove_stddev = _figure('file_remove', 'stddev')
-    create_cpu_util = cpu_util_figure('create')
-    stat_cpu_util = cpu_util_figure('stat')
     read_cpu_util = cpu_util_figure('read')
-    remove_cpu_util = cpu_util_figure('remove')
-    create_cpu_util_max = cpu_util_figure('create', 'max')
-    stat_cpu_util_max = cpu_util_figure('stat', 'max')
     read_cpu_util_max = cpu_util_figure('read', 'max')
-    remove_cpu_util_max = cpu_util_figure('remove', 'max')
     create_server_cpu_util = _server_cpu_util('create')
     stat_server_cpu_util = _server_cpu_util('stat')
     read_server_cpu_util = _server_cpu_util('read')

@@ -35,7 +35,7 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.checks.mdtest import cpu_util_figure, cpu_util_pct
+from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import mdsrate, mdtest, procstat
@@ -50,7 +50,8 @@ CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
 
 
 @rfm.simple_test
-class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
+class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
+                  FileSystemCheck):
     """E16: mdsrate create/stat/unlink in one directory, where a partition
     declares an mdsrate binary."""
 
@@ -152,12 +153,3 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     def file_remove(self):
         return self.phase_rate('unlink')
 
-    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
-        return cpu_util_pct(self, phase, prefix, statistic)
-
-    create_cpu_util = cpu_util_figure('create')
-    stat_cpu_util = cpu_util_figure('stat')
-    remove_cpu_util = cpu_util_figure('remove')
-    create_cpu_util_max = cpu_util_figure('create', 'max')
-    stat_cpu_util_max = cpu_util_figure('stat', 'max')
-    remove_cpu_util_max = cpu_util_figure('remove', 'max')
