@@ -79,3 +79,13 @@ def fstype_of(path):
     """File-system type of the mount holding ``path`` ('' if unknown)."""
     mount = mount_of(path, read_mounts())
     return mount['fs_type'] if mount else ''
+
+
+def declared_or_local_fstype(declared, path):
+    """A target's file-system type: the one its config declares, else the
+    type of the mount holding ``path`` where ``path`` exists on this host;
+    '' for a path of another machine (a dry run's), which the mount table
+    here would wrongly place on this host's root."""
+    if declared:
+        return declared
+    return fstype_of(path) if os.path.isdir(path) else ''

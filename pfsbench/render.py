@@ -22,6 +22,7 @@ from pfsbench.commands import mds_survey as survey
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
 from pfsbench.jobsteps import Step
+from pfsbench.mounts import declared_or_local_fstype
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_site_configuration)
@@ -149,19 +150,26 @@ def _seed000(experiment):
             raise _refuse(point, f'the target has {len(opts.mounts)} mount '
                                  f'point(s) (its path and extras.targets[]'
                                  f'.mount_points)')
+        # As the check: the files by the target's file system type, its
+        # remount command between the phases.
+        fstype, remount = dict(site.target_mounting).get(
+            opts.mounts[0], ('', None))
         per_task, _ = mdtest.items_per_task(
-            opts.tasks, 0, mdtest.SEED000_ITEMS, site.mdtest_max_items)
+            opts.tasks, 0, mdtest.seed000_items(
+                declared_or_local_fstype(fstype, opts.mounts[0])),
+            site.mdtest_max_items)
         dirs = mdtest.test_dirs(run_dir, RUN_NAME_VAR, opts.mounts,
                                 min(wanted, len(opts.mounts), opts.tasks))
         options = dict(
             items_per_task=per_task, kind='files', unique_dir=True,
-            iterations=mdtest.DEFAULT_ITERATIONS,
+            iterations=mdtest.SEED000_ITERATIONS,
             phases=mdtest.SEED000_PHASES,
             executable=binaries.for_job('mdtest', spack_view=site.spack_view))
         drop = opts.drop_caches_command \
             if site.cache_defeat == 'drop_caches' else None
         return mdtest.job_steps(dirs, options, split_phases=True,
                                 drop_caches_command=drop,
+                                remount_command=remount,
                                 server_cpu_command=site.server_cpu_command)
     return steps
 
@@ -175,16 +183,11 @@ def _seed000_experiment(experiment, descr, sweep):
 
 
 def _seed004_layout(point, site):
-    # NP processes on each client: one, or 70 (the partition's max_nodes
-    # where it has fewer), as seed004_mdtest_base.
-    nodes = 1
-    if point['clients'] == 'multi':
-        nodes = min(mdtest.SEED004_CLIENTS,
-                    site.max_nodes or mdtest.SEED004_CLIENTS)
-        if nodes < 2:
-            raise _refuse(point, f'{site.name} has {nodes} node(s); a '
-                                 f'multi-client case needs 2 or more')
-    return Layout(nodes, point['np'])
+    # NP processes in all: on one client, or one per client over up to 70
+    # (capped by the partition's max_nodes), as pfsbench.checks.seed004.
+    nodes, per_node, _ = mdtest.seed004_layout(
+        point['clients'], point['np'], max_nodes=site.max_nodes)
+    return Layout(nodes, per_node)
 
 
 def _tracing_layout(point, site):
@@ -297,17 +300,20 @@ def _e11(opts, run_dir):
 
 
 def _seed004(experiment):
-    # The one step of the seed-004 mdtest checks (pfsbench.checks.mdtest):
-    # the 304000 items shared among the tasks, capped as the checks cap.
+    # The steps of the seed-004 mdtest checks (pfsbench.checks.mdtest): the
+    # 304000 items shared among the tasks, capped as the checks cap, one
+    # mdtest per phase with the nodes' CPU sampled around each, nothing
+    # dropped in between.
     def steps(opts, run_dir):
         tool = binaries.for_job('mdtest', spack_view=opts.spack_view)
         per_task, _ = mdtest.items_per_task(
             opts.tasks, 0, mdtest.SEED004_ITEMS, opts.site.mdtest_max_items)
         different = opts.point.get('directory') == 'different'
-        return [Step('mdtest', 'mdtest', tuple(mdtest.seed004_argv(
+        return mdtest.seed004_steps(
             experiment, f'{run_dir}/mdtest', opts.tasks,
             unique_dir=different, items=per_task * opts.tasks,
-            executable=tool)))]
+            server_cpu_command=opts.site.server_cpu_command,
+            executable=tool)
     return steps
 
 
@@ -429,6 +435,9 @@ class JobSite:
     #: ``extras.server_cpu_command``: prints the metadata server's
     #: ``/proc/stat`` line (E1-E4 sample it around each phase), or None.
     server_cpu_command: str = None
+    #: ``(path, (fstype, remount command or None))`` of each target
+    #: (E1-E4: the files per run, the remount between phases).
+    target_mounting: tuple = ()
 
 
 def job_site(config_dir, spec):
@@ -494,7 +503,10 @@ def job_site(config_dir, spec):
         tracers=tuple((t['name'], t['on'], t['off'])
                       for t in extras.get('tracers', [])),
         features=tuple(part.get('features', [])),
-        server_cpu_command=extras.get('server_cpu_command'))
+        server_cpu_command=extras.get('server_cpu_command'),
+        target_mounting=tuple((t['path'], (t.get('fstype', ''),
+                                           t.get('remount')))
+                              for t in targets))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as

@@ -13,8 +13,9 @@ each key's type, range and default):
 ``targets``
     list of file-system targets to benchmark, each a dict with ``name``,
     ``path`` (``$VAR`` and ``~`` are expanded), optional ``fstype``,
-    ``descr`` and ``mount_points`` (the same directory through other
-    mounts of its file system, for mdtest ``-d a@b@...``).  Without
+    ``descr``, ``mount_points`` (the same directory through other
+    mounts of its file system, for mdtest ``-d a@b@...``) and ``remount``
+    (the command unmounting and mounting it again, seed 000's E1-E4).  Without
     targets, a check writes into its own ReFrame stage directory (the
     ``local`` laptop default).  What a path may be:
     :func:`check_scratch_dir`, :mod:`pfsbench.validate`.

@@ -88,11 +88,10 @@ def env_sources(spack, env_dir, environ=None):
     """
     if not os.path.isfile(os.path.join(env_dir, 'spack.lock')):
         return None
-    result = subprocess.run(
+    result = text.run(
         [spack, '-e', env_dir, 'python', SOURCES_SCRIPT],
-        capture_output=True, text=True,
         env=dict(os.environ if environ is None else environ),
-        timeout=FACTS_TIMEOUT, check=False)
+        timeout=FACTS_TIMEOUT)
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         return None

@@ -429,6 +429,10 @@ def site_partition(partition, source, key):
             name = target.get('name') or i
             path(target['path'], source,
                  at(f'extras.targets[{name}].path'))
+        if isinstance(target, dict) and 'remount' in target:
+            name = target.get('name') or i
+            command(target['remount'], source,
+                    at(f'extras.targets[{name}].remount'))
     if 'drop_caches_command' in extras:
         command(extras['drop_caches_command'], source,
                 at('extras.drop_caches_command'))

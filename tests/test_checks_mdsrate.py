@@ -7,6 +7,8 @@ must show seed 004's three mdsrate runs and layout, and on ``local``,
 which declares none, the case must skip naming the missing declaration.
 """
 
+import json
+import re
 import shlex
 
 import pytest
@@ -52,10 +54,19 @@ def test_seed004_dry_run_shows_the_three_mdsrate_runs(tmp_path):
                    'clients=multi', '-P', 'np=16')
     (script,) = _job_scripts(tmp_path, 'example_seed004', 'clients',
                              'mdsrate_e16')
-    # 16 processes on each of the 70 clients, 304,000 files shared.
+    # NP 16 in all, one on each of 16 clients, 304,000 files shared.
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
-            _sbatch(script, 'ntasks-per-node')) == ('70', '1120', '16')
-    launched = [shlex.split(line) for line in _launched(script)]
+            _sbatch(script, 'ntasks-per-node')) == ('16', '16', '1')
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    # The clients' CPU sampled around each run (the unlink's as the
+    # stand-in's remove).
+    assert steps == [f'{when} {cpu}' if when else phase
+                     for phase, cpu in (('create', 'create'),
+                                        ('stat', 'stat'),
+                                        ('unlink', 'remove'))
+                     for when in ('cpu before', '', 'cpu after')]
+    launched = [shlex.split(line) for line in _launched(script)
+                if 'mdsrate' in line]
     test_dir = launched[0][launched[0].index('--dirfmt') + 1]
     assert [words[1:] for words in launched] == [
         argv for _, argv in mdsrate.job_argvs(test_dir, 304000,
@@ -63,6 +74,19 @@ def test_seed004_dry_run_shows_the_three_mdsrate_runs(tmp_path):
     assert test_dir.startswith('/mnt/lustre/pfsbench/')
     # The source's mdsrate tables are the references (NP 16, multi).
     assert 'file_stat: None ops/s (r:237378.41' in out
+
+
+def test_figures_are_the_stand_ins_with_the_clients_cpu(tmp_path):
+    proc = run_reframe(['--system', 'example_seed004:clients', '-c',
+                        MDTEST_CHECKS, '-n', 'mdsrate_e16', '-P',
+                        'clients=multi', '-P', 'np=16', '--describe'],
+                       tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    (case,) = json.loads(proc.stdout[proc.stdout.index('['):])
+    assert sorted(case['perf_variables']) == sorted(
+        [f'file_{p}' for p in ('create', 'stat', 'remove')] +
+        [f'{p}_cpu_util{m}' for p in ('create', 'stat', 'remove')
+         for m in ('', '_max')])
 
 
 def test_skips_where_no_partition_declares_mdsrate(tmp_path):

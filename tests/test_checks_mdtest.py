@@ -97,13 +97,21 @@ def test_listing(tmp_path):
 
 # Seed 000 (E1-E4) -----------------------------------------------------------
 
-def _create_remove(script):
+def _create_remove(script, remount=None):
     """The create and remove mdtest lines of a split-phase job, checking
-    the cache drop between them and the CPU samples around each."""
+    the remount (where ``remount`` is the target's command) and the cache
+    drop between them and the CPU samples around each."""
     steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
-    assert steps == ['cpu before create', 'create', 'cpu after create',
-                     'drop caches before remove', 'cpu before remove',
-                     'remove', 'cpu after remove']
+    assert steps == ['cpu before create', 'create', 'cpu after create'] + \
+        (['remount before remove'] if remount else []) + \
+        ['drop caches before remove', 'cpu before remove', 'remove',
+         'cpu after remove']
+    if remount:
+        # Once, in the batch script (not on every task), after the create.
+        lines = script.splitlines()
+        at = lines.index("echo 'pfsbench-step: begin remount before remove'")
+        assert shlex.split(lines[at + 1]) == ['sh', '-c', remount]
+        assert at > lines.index("echo 'pfsbench-step: begin create'")
     launched = _launched(script)
     assert all('pfsbench-cpu $(hostname) $(head -n 1 /proc/stat)' in line
                for line in launched[0::4] + launched[2::4])
@@ -124,12 +132,13 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         assert _sbatch(script, 'nodes') == '1'
         # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
-        create, remove = _create_remove(script)
+        create, remove = _create_remove(
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
         launcher, argv = _mdtest_argv(create)
         cpus = ','.join(str(c) for c in range(cores))
         assert launcher == ['srun', f'--cpu-bind=map_cpu:{cpus}']
         # 500,000 files among all tasks, private directories, files only,
-        # through 6 of the 24 mounts.
+        # one create round, through 6 of the 24 mounts.
         dirs = _flag(argv, '-d').split('@')
         assert len(dirs) == 6
         run = os.path.basename(os.path.dirname(dirs[0]))
@@ -137,7 +146,7 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
                         for i in range(6)]
         assert argv == mdtest.mdtest_argv(
             dirs, items_per_task=500000 // tasks, kind='files',
-            unique_dir=True, iterations=3, phases=('create',),
+            unique_dir=True, iterations=1, phases=('create',),
             executable='/opt/pfsbench/view/bin/mdtest')
         assert _mdtest_argv(remove)[1] == argv[:-1] + ['-r']
         assert script.splitlines()[-1] == f'rm -rf /mnt/lustre_1/pfsbench/' \
@@ -153,7 +162,8 @@ def test_seed000_e2_groups_twelve_processes_per_socket(tmp_path):
         assert _sbatch(script, 'ntasks') == '12'
         n = _sbatch(script, 'ntasks-per-socket')
         per_socket.add(int(n))
-        create, _ = _create_remove(script)
+        create, _ = _create_remove(
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
         launcher, argv = _mdtest_argv(create)
         assert launcher == ['srun', f'--ntasks-per-socket={n}',
                             '--distribution=block:block',
@@ -169,7 +179,8 @@ def test_seed000_e3_spreads_over_the_mount_points(tmp_path):
     counts = set()
     for script in scripts:
         assert _sbatch(script, 'ntasks') == '24'
-        create, _ = _create_remove(script)
+        create, _ = _create_remove(
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
         launcher, argv = _mdtest_argv(create)
         assert launcher == ['srun', '--cpu-bind=map_cpu:' +
                             ','.join(str(c) for c in range(12))]
@@ -185,15 +196,25 @@ def test_seed000_e4_runs_every_target(tmp_path):
                             'mdtest_e4_targets', '-P', 'active_cores=12')
     assert 'Ran 4/8 test case(s)' in out
     assert 'example_seed000:mds has 4 target(s)' in out
-    roots = set()
+    files = {}
     for script in scripts:
-        create, _ = _create_remove(script)
-        dirs = _flag(_mdtest_argv(create)[1], '-d').split('@')
-        roots.add(dirs[0].split('/pfsbench-')[0])
-        # Six mounts where the target has them, else its own path.
-        assert len(dirs) == (6 if 'lustre' in dirs[0] else 1)
-    assert roots == {'/mnt/lustre_1/pfsbench', '/mnt/lustre_ramdisk_1/'
-                     'pfsbench', '/mnt/ext4/pfsbench', '/mnt/xfs/pfsbench'}
+        launched = _launched(script)
+        argv = _mdtest_argv(launched[1])[1]
+        dirs = _flag(argv, '-d').split('@')
+        target = re.match(r'/mnt/(\w+)_1/', dirs[0]).group(1)
+        create, remove = _create_remove(
+            script, remount=f'sudo -n /usr/local/sbin/pfs-remount {target}')
+        assert _mdtest_argv(create)[1] == argv
+        # Through six mounts of every target, as the source's figures say.
+        assert [d.split('/')[2] for d in dirs] == [
+            f'{target}_{i + 1}' for i in range(6)]
+        # One create round; 24 tasks share the file system's files.
+        assert _flag(argv, '-i') == '1'
+        assert _flag(_mdtest_argv(remove)[1], '-n') == _flag(argv, '-n')
+        files[target] = int(_flag(argv, '-n'))
+    # 500k on Lustre, 3M on ext4 and XFS (the source's method slide).
+    assert files == {'lustre': 500000 // 24, 'lustre_ramdisk': 500000 // 24,
+                     'ext4': 3000000 // 24, 'xfs': 3000000 // 24}
 
 
 def test_mount_points_beyond_the_target_are_skipped(tmp_path):
@@ -205,24 +226,58 @@ def test_mount_points_beyond_the_target_are_skipped(tmp_path):
 
 # Seed 004 (E15-E17) ---------------------------------------------------------
 
+def _seed004_mdtest_lines(script):
+    """The create, stat and remove mdtest lines of a seed-004 job, checking
+    that each phase runs back to back (nothing dropped) with the nodes'
+    CPU sampled around it."""
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert steps == [f'{when} {phase}' if when else phase
+                     for phase in ('create', 'stat', 'remove')
+                     for when in ('cpu before', '', 'cpu after')]
+    launched = _launched(script)
+    assert all('pfsbench-cpu $(hostname) $(head -n 1 /proc/stat)' in line
+               for line in launched[0::3] + launched[2::3])
+    return launched[1::3]
+
+
 def test_seed004_multi_client_layout(tmp_path):
     scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
                           'mdtest_e15_metabench_standin',
                           '-P', 'clients=multi', '-P', 'np=15')
     by_dir = {}
     for script in scripts:
-        # 15 processes on each of the 70 clients; 304,000 files shared.
+        # NP is the run's: 15 processes, one on each of 15 clients;
+        # 304,000 files shared.
         assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
-                _sbatch(script, 'ntasks-per-node')) == ('70', '1050', '15')
-        (line,) = _launched(script)
-        _, argv = _mdtest_argv(line)
-        by_dir['-u' in argv] = argv
-        assert _flag(argv, '-n') == str(304000 // 1050)
-        assert argv == mdtest.seed004_argv(
-            'E15', _flag(argv, '-d'), 1050, unique_dir='-u' in argv,
+                _sbatch(script, 'ntasks-per-node')) == ('15', '15', '1')
+        lines = _seed004_mdtest_lines(script)
+        whole = mdtest.seed004_argv(
+            'E15', _flag(_mdtest_argv(lines[0])[1], '-d'), 15,
+            unique_dir='-u' in lines[0],
             executable='/opt/pfsbench/view/bin/mdtest')
-        assert argv[-3:] == ['-C', '-T', '-r'] and '-F' in argv
+        for line, flag in zip(lines, ('-C', '-T', '-r')):
+            _, argv = _mdtest_argv(line)
+            by_dir['-u' in argv] = argv
+            assert _flag(argv, '-n') == str(304000 // 15)
+            assert argv == whole[:-3] + [flag] and '-F' in argv
     assert set(by_dir) == {True, False}
+
+
+def test_seed004_e17_np_is_the_runs_processes(tmp_path):
+    # The issue's example: NP 16 on 70 clients is 16 tasks on 16 nodes,
+    # 19,000 items each; NP 1 is one task, as on one client.
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e17_stride_sync', '-P', 'clients=multi',
+                          '-P', 'np=1,16,64')
+    shapes = set()
+    for script in scripts:
+        shape = (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
+                 _sbatch(script, 'ntasks-per-node'))
+        shapes.add(shape)
+        for line in _seed004_mdtest_lines(script):
+            assert _flag(_mdtest_argv(line)[1], '-n') == \
+                str(304000 // int(shape[1]))
+    assert shapes == {('1', '1', '1'), ('16', '16', '1'), ('64', '64', '1')}
 
 
 def test_seed004_e17_stride_pause_sync(tmp_path):
@@ -232,27 +287,50 @@ def test_seed004_e17_stride_pause_sync(tmp_path):
     (script,) = scripts
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
         ('1', '16')
-    (line,) = _launched(script)
-    launcher, argv = _mdtest_argv(line)
+    create, stat, remove = _seed004_mdtest_lines(script)
+    launcher, argv = _mdtest_argv(create)
     assert launcher == ['srun']
-    # The builder pfsbench render uses too: 304000 items over 16 tasks.
-    assert argv == mdtest.seed004_argv(
-        'E17', _flag(argv, '-d'), 16,
-        executable='/opt/pfsbench/view/bin/mdtest')
+    # The builder pfsbench render uses too: 304000 items over 16 tasks,
+    # one run per phase.
+    whole = mdtest.seed004_argv('E17', _flag(argv, '-d'), 16,
+                                executable='/opt/pfsbench/view/bin/mdtest')
+    assert [argv, _mdtest_argv(stat)[1], _mdtest_argv(remove)[1]] == [
+        whole[:-3] + [flag] for flag in ('-C', '-T', '-r')]
     assert _flag(argv, '-n') == '19000'
     assert ['-y', '-N', '1', '-p', '1'] == argv[3:8]
 
 
 def test_seed004_is_capped_on_a_small_partition(tmp_path):
-    scripts, _ = _dry_run(tmp_path, 'localslurm:srun',
-                          'mdtest_e16_mdsrate_standin', '-P',
-                          'clients=multi', '-P', 'np=4')
-    (script,) = scripts
-    # 4 nodes (max_nodes) instead of 70; 20000 items (mdtest_max_items).
-    assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
-        ('4', '16')
-    (line,) = _launched(script)
-    assert _flag(_mdtest_argv(line)[1], '-n') == str(20000 // 16)
+    scripts, out = _dry_run(tmp_path, 'localslurm:srun',
+                            'mdtest_e16_mdsrate_standin', '-P',
+                            'clients=multi', '-P', 'np=4,64')
+    shapes = {}
+    for script in scripts:
+        shape = (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
+                 _sbatch(script, 'ntasks-per-node'))
+        create = _seed004_mdtest_lines(script)[0]
+        shapes[shape] = int(_flag(_mdtest_argv(create)[1], '-n'))
+    # NP 4: one per client; NP 64: 16 on each of the 4 nodes (max_nodes),
+    # said; mdtest_max_items caps the items at 20000.
+    assert shapes == {('4', '4', '1'): 5000, ('4', '64', '16'): 20000 // 64}
+    assert 'localslurm:srun has 4 node(s): NP 64 runs 16 per node on 4, ' \
+           'not one per client (seed 004)' in out
+    assert 'NP 4 runs' not in out
+
+
+def test_seed004_layout_keeps_np_exact():
+    # A capped NP that the nodes do not divide goes evenly on fewer nodes:
+    # Slurm places equal counts per node.
+    assert mdtest.seed004_layout('multi', 63, max_nodes=4) == (3, 21, True)
+    assert mdtest.seed004_layout('multi', 7, max_nodes=4) == (1, 7, True)
+    assert mdtest.seed004_layout('multi', 63) == (63, 1, False)
+    assert mdtest.seed004_layout('multi', 64, max_nodes=70) == (64, 1, False)
+    # Fewer clients asked for (-S multi_clients=32): not the partition's cap.
+    assert mdtest.seed004_layout('multi', 64, multi_clients=32) == \
+        (32, 2, False)
+    assert mdtest.seed004_layout('single', 64, max_nodes=4) == (1, 64, False)
+    with pytest.raises(ValueError, match="clients 'both'"):
+        mdtest.seed004_layout('both', 4)
 
 
 # Real runs ------------------------------------------------------------------
@@ -828,3 +906,79 @@ def test_seed000_e1_to_e3_at_this_hosts_scale(idle_slurm, tmp_path):
             assert all(v > 0 for v in figures.values()), record
             print(test, case, ' '.join(f'{p}={v:.6g}' for p, v in
                                        figures.items()))
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed000_e1_remounts_between_create_and_unlink(idle_slurm, tmp_path):
+    # Seed 000 unmounted the file system after each operation: an ext4
+    # image on a loop device, its target's remount command run by the job
+    # between the create and the unlink, which must find every file.
+    with cappedfs.loop_fs('e1-remount') as ext4:
+        log = os.path.join(ext4['work'], 'remounts')
+        remount = (f'umount {ext4["mnt"]} && mount {ext4["loop"]} '
+                   f'{ext4["mnt"]} && grep -c " {ext4["mnt"]} " '
+                   f'/proc/self/mountinfo >> {log}')
+        targets = [{'name': 'ext4', 'path': ext4['mnt'], 'fstype': 'ext4',
+                    'remount': remount}]
+        config = _localslurm_with_targets(tmp_path / 'config', targets)
+        proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e1_core_scaling',
+                            '-P', 'active_cores=1', '-S', 'total_items=2000',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+        # Once, and the file system was mounted once afterwards.
+        with open(log) as fp:
+            assert fp.read() == '1\n'
+        assert os.listdir(ext4['mnt']) == ['lost+found']
+    runs = tmp_path / 'runs'
+    (script,) = _job_scripts(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    create, remove = _create_remove(script, remount=remount)
+    # One create round of 1000 files per task, the unlink of the same.
+    for line in (create, remove):
+        argv = _mdtest_argv(line)[1]
+        assert (_flag(argv, '-i'), _flag(argv, '-n')) == ('1', '1000')
+    (out,) = glob.glob(f'{runs}/output/e4slurm/srun/builtin/'
+                       f'mdtest_e1_core_scaling*/rfm_job.out')
+    exits = jobsteps.split(open(out).read()).exits
+    assert exits['remount before remove'] == 0
+    removed = mdtest_parser.parse(jobsteps.split(open(out).read())
+                                  .text('remove'))
+    assert removed.summary('file_remove').max_ops_per_s > 0
+    _, (record,) = _perflog(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    assert '|remounted, cache dropped|' in record or \
+        '|remounted, cache not dropped|' in record
+    print(record)
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed004_client_cpu_per_phase_through_slurm(idle_slurm, tmp_path):
+    # NP 2 on one client and spread over two: the clients' CPU during each
+    # phase beside its rates, the busiest node's too.
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e16_mdsrate_standin', '-P', 'np=2',
+                        '-S', 'total_items=400', '-S', 'iterations=1',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path, env=idle_slurm)
+    assert proc.returncode == 0, proc.stdout
+    assert 'Ran 2/2 test case(s)' in proc.stdout, proc.stdout
+    shapes = set()
+    for script in _job_scripts(tmp_path, 'localslurm', 'srun',
+                               'mdtest_e16_mdsrate_standin'):
+        shapes.add((_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')))
+        _seed004_mdtest_lines(script)
+    assert shapes == {('1', '2'), ('2', '2')}
+    _, records = _perflog(tmp_path, 'localslurm', 'srun',
+                          'mdtest_e16_mdsrate_standin')
+    assert len(records) == 2
+    for record in records:
+        for phase in ('create', 'stat', 'remove'):
+            mean = _perf(record, f'{phase}_cpu_util')[0]
+            busiest = _perf(record, f'{phase}_cpu_util_max')[0]
+            assert 0 <= mean <= busiest <= 100, record
+            assert _perf(record, f'file_{phase}')[0] > 0
+        assert '|read_cpu_util' not in record
+        assert '|nothing: not remounted, cache not dropped|' in record
+        print(record)

@@ -127,6 +127,17 @@ def test_cpu_variable_of_a_phase():
     assert cpu_var_for('file_stat', names) is None
 
 
+def test_shipped_settings_log_the_cpu_but_never_gate_it():
+    # A client saturating (seed 004's NP 16) explains a rate; it is not a
+    # slower file system.  The rates beside it stay gated.
+    settings = gate_config.load(gate_config.DEFAULT_PATH)
+    for var in ('create_cpu_util', 'stat_cpu_util_max',
+                'remove_server_cpu_util'):
+        assert settings.settings_for(CHECK, var, '%')[2] is True, var
+    assert settings.settings_for(CHECK, 'file_create', 'ops/s') == \
+        (settings.tolerance, 'higher', False)
+
+
 def test_text_and_markdown_tables_mark_the_step(record):
     text = render(record, 'text')
     block = text.split('scaling sweeps')[1]

@@ -17,6 +17,7 @@ import pytest
 from conftest import REPO
 from pfsbench.cli import main
 from pfsbench.commands import dd, mdtest, shell_join
+from pfsbench.mounts import declared_or_local_fstype, fstype_of
 from pfsbench.parsers import streams
 from pfsbench.render import render
 
@@ -129,12 +130,30 @@ def test_rendered_dd_job_runs_through_slurm(localslurm, tmp_path):
 def test_e17_runs_the_seed004_family_command():
     text = render('E17', '/lustre/scratch/$USER/pfsbench',
                   point={'clients': 'multi', 'np': 16})
-    for line in ('#SBATCH --nodes=70', '#SBATCH --ntasks=1120',
-                 '#SBATCH --ntasks-per-node=16'):
+    # NP is the run's: 16 tasks, one on each of 16 clients.
+    for line in ('#SBATCH --nodes=16', '#SBATCH --ntasks=16',
+                 '#SBATCH --ntasks-per-node=1'):
         assert line in text.splitlines()
-    # 304000 items among 70 x 16 tasks: the family's builder, as the
-    # ReFrame check runs it (tests/test_checks_mdtest.py).
-    assert 'srun ' + shell_join(mdtest.seed004_argv(
-        'E17', '$RUN_DIR/mdtest', 70 * 16)) + '\n' in text
-    assert 'srun mdtest -n 271 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
-           '-C -T -r\n' in text
+    # 304000 items among 16 tasks, one mdtest per phase: the family's
+    # builder, as the ReFrame check runs it (tests/test_checks_mdtest.py).
+    whole = mdtest.seed004_argv('E17', '$RUN_DIR/mdtest', 16)
+    for flag in ('-C', '-T', '-r'):
+        assert 'srun ' + shell_join(whole[:-3] + [flag]) in text
+    assert 'srun mdtest -n 19000 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
+           '-T\n' in text
+
+
+def test_e1_files_follow_the_targets_file_system(tmp_path):
+    # Seed 000: 500,000 files on Lustre, 3,000,000 on ext4 and XFS.  A
+    # cluster path that does not exist here is not this host's root file
+    # system (ext4 on many hosts): without a declared type it gets
+    # Lustre's count; a directory of this host gets its own type's.
+    text = render('E1', '/lustre/scratch/$USER/pfsbench',
+                  point={'active_cores': 24})
+    assert text.count('mdtest -n 10416 -u -F -i 1 ') == 2
+    assert declared_or_local_fstype('xfs', str(tmp_path)) == 'xfs'
+    assert declared_or_local_fstype('', '/lustre/scratch/x') == ''
+    here = declared_or_local_fstype('', str(tmp_path))
+    assert here and here == fstype_of(str(tmp_path))
+    text = render('E1', str(tmp_path), point={'active_cores': 24})
+    assert text.count(f'mdtest -n {mdtest.seed000_items(here) // 48} ') == 2

@@ -75,7 +75,13 @@ CASES = [
     # --nodes and --tasks-per-node override the point's layout.
     (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
      'E16', ['--point', 'clients=single', '--point', 'np=1', '--nodes',
-             '70', '--tasks-per-node', '16']),
+             '16', '--tasks-per-node', '1']),
+    # Seed 004's NP is the run's: 16 tasks, one on each of 16 clients.
+    (SEED004, 'mdtest_e17_stride_sync', {'clients': 'multi', 'np': 16},
+     'E17', []),
+    # An ext4 target: seed 000's 3M files, its remount between phases.
+    (SEED000, 'mdtest_e4_targets', {'target_index': 2, 'active_cores': 12},
+     'E4', []),
     (SEED000, 'mds_survey_rates', {}, 'E13', []),
 ]
 

@@ -34,6 +34,14 @@ def _site(extras=None, sched=None):
      'extras.targets[a].mount', 'unknown target key'),
     ({'targets': [{'name': 'a', 'path': '/a'}, {'name': 'a', 'path': '/b'}]},
      'extras.targets.1.name', 'duplicate target name'),
+    # Seed 000's remount: one command line of the job script.
+    ({'targets': [{'name': 'a', 'path': '/a', 'remount': ['umount /a']}]},
+     'extras.targets[a].remount', 'expected a string'),
+    ({'targets': [{'name': 'a', 'path': '/a', 'remount': ''}]},
+     'extras.targets[a].remount', 'empty'),
+    ({'targets': [{'name': 'a', 'path': '/a',
+                   'remount': 'umount /a\nmount /a'}]},
+     'extras.targets[a].remount', 'contains a newline'),
 ])
 def test_bad_extras_name_file_field_value(extras, field, why):
     with pytest.raises(ConfigError) as info:

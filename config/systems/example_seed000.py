@@ -11,20 +11,27 @@ bindings and ``-d`` lists.  Nothing here is a real site; copy it as a
 model.  Its host name cannot match a real machine: select it explicitly.
 """
 
-#: The source mounted Lustre up to 24 times on the server (E3).
-LUSTRE_MOUNTS = 24
+#: The source mounted each file system up to 24 times on the server (E3:
+#: Lustre, ext4 and XFS through 1..24 mount points).
+MOUNTS = 24
+#: The site's remount script, allowed to the benchmark user by a sudo rule
+#: (docs/systems.md): it unmounts every mount of the named file system and
+#: mounts them again (the source: "Unmount the file system and flush
+#: kernel caches after each operation").
+REMOUNT = 'sudo -n /usr/local/sbin/pfs-remount'
 
 
-def _lustre(name, mdt, descr):
+def _target(name, fstype, descr):
     # The target's directory through mount 1; mounts 2..24 are the same
     # directory through the other mounts of the file system.
     return {
         'name': name,
         'path': f'/mnt/{name}_1/pfsbench',
-        'fstype': 'lustre',
-        'descr': f'{descr} ({mdt} MDT)',
+        'fstype': fstype,
+        'descr': descr,
         'mount_points': [f'/mnt/{name}_{i}/pfsbench'
-                         for i in range(2, LUSTRE_MOUNTS + 1)],
+                         for i in range(2, MOUNTS + 1)],
+        'remount': f'{REMOUNT} {name}',
     }
 
 
@@ -57,13 +64,12 @@ site_configuration = {
                     'extras': {
                         'max_nodes': 1,
                         'targets': [
-                            _lustre('lustre', 'SSD', 'Lustre 2.4'),
-                            _lustre('lustre_ramdisk', 'RAM disk',
-                                    'Lustre 2.4'),
-                            {'name': 'ext4', 'path': '/mnt/ext4/pfsbench',
-                             'fstype': 'ext4', 'descr': 'ext4 on the SSD'},
-                            {'name': 'xfs', 'path': '/mnt/xfs/pfsbench',
-                             'fstype': 'xfs', 'descr': 'XFS on the SSD'},
+                            _target('lustre', 'lustre',
+                                    'Lustre 2.4 (SSD MDT)'),
+                            _target('lustre_ramdisk', 'lustre',
+                                    'Lustre 2.4 (RAM disk MDT)'),
+                            _target('ext4', 'ext4', 'ext4 on the SSD'),
+                            _target('xfs', 'xfs', 'XFS on the SSD'),
                         ],
                         'spack_view': '/opt/pfsbench/view',
                     },

@@ -21,13 +21,18 @@ needs) makes ``N`` one-task runs, whose figures are not the case's.
 Figures (:class:`mdtest_rates_base`): for each phase the item kind runs,
 mdtest's Max over the iterations (``file_create``) with its ``_mean``,
 ``_min`` and ``_stddev`` (population standard deviation, as the gate
-reads it: mdtest 4.x prints the sample one, which is converted).
+reads it: mdtest 4.x prints the sample one, which is converted); with
+``split_phases``, the client nodes' CPU utilisation during each phase
+(``create_cpu_util``: their mean; ``create_cpu_util_max``: the busiest
+node's) and what was done between phases (``between_phases``: a remount,
+a cache drop, or nothing).
 """
 
 import math
 import os
 from dataclasses import dataclass
 
+import reframe as rfm
 from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 import reframe.utility.typecheck as typ
@@ -214,6 +219,28 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #: :default: ``False``
     split_phases = variable(bool, value=False, loggable=True)
 
+    #: With :attr:`split_phases`: drop the page cache between phases where
+    #: the partition has the ``drop_caches`` feature (seed 000 did; seed
+    #: 004 ran its phases back to back).
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``True``
+    drop_caches_between_phases = variable(bool, value=True, loggable=True)
+
+    #: With :attr:`split_phases`: unmount the target and mount it again
+    #: between phases, with the command its ``extras.targets[].remount``
+    #: declares (seed 000: "Unmount the file system and flush kernel
+    #: caches after each operation"); a target without one is not
+    #: remounted, and :attr:`between_phases` says so.
+    #:
+    #: :type: :class:`bool`
+    #: :default: ``False``
+    remount_between_phases = variable(bool, value=False, loggable=True)
+
+    #: What the job did to the caches between its phases (``remounted,
+    #: cache dropped``, ``cache dropped, not remounted``...; set at setup).
+    between_phases = variable(str, value='', loggable=True)
+
     #: With :attr:`split_phases`: sample ``/proc/stat`` on every node of
     #: the job before and after each phase, for the client CPU
     #: utilisation beside each rate (seed 000).
@@ -288,11 +315,16 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         return (per_file * self.items_run_per_task * self.num_tasks *
                 self.iterations)
 
+    def target_entry(self):
+        """The target's ``extras.targets[]`` entry ({} for the stage
+        directory)."""
+        return next((t for t in self.current_partition.extras.get(
+            'targets', []) if t['name'] == self.target_name), {})
+
     def mount_points(self):
         """The target's directory through each of its mounts: its own path,
         then its ``mount_points`` (``extras.targets[]``)."""
-        entry = next((t for t in self.current_partition.extras.get(
-            'targets', []) if t['name'] == self.target_name), {})
+        entry = self.target_entry()
         return [self.target_path] + [
             os.path.expandvars(os.path.expanduser(p))
             for p in entry.get('mount_points', [])]
@@ -368,28 +400,30 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
             phases=tuple(p for p in mdtest.PHASES if p in self.md_phases),
             executable=self.tool_path)
 
+    def between_phase_commands(self):
+        """``(remount command, drop-caches command)`` run between phases,
+        each None where the case or the partition has none."""
+        part = self.current_partition
+        drop = (self.drop_caches_between_phases and
+                'drop_caches' in part.features)
+        remount = (self.target_entry().get('remount')
+                   if self.remount_between_phases else None)
+        return remount, self.drop_caches_command() if drop else None
+
+    @run_after('setup')
+    def say_what_happens_between_phases(self):
+        self.between_phases = mdtest.between_phases(
+            self.split_phases, *self.between_phase_commands())
+
     def job_steps(self):
         """One mdtest run, or one per phase (:attr:`split_phases`)."""
-        part = self.current_partition
-        drop = 'drop_caches' in part.features
+        remount, drop = self.between_phase_commands()
         return mdtest.job_steps(
             self.test_dirs(), self.mdtest_options(),
             split_phases=self.split_phases, cpu_sampling=self.cpu_sampling,
-            drop_caches_command=self.drop_caches_command() if drop else None,
-            server_cpu_command=part.extras.get('server_cpu_command'))
-
-    def cpu_util_pct(self, phase, prefix=''):
-        """Mean CPU utilisation of the job's nodes (``prefix``
-        ``'server '``: of the metadata server) during mdtest's ``phase``
-        (``create``, ...), in %."""
-        before = self.parsed(procstat_parser,
-                             step=f'{prefix}cpu before {phase}')
-        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
-        percent = procstat_parser.utilisation_pct(before, after)
-        if not percent:
-            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
-                              f'advanced during the {phase} phase')
-        return sum(percent.values()) / len(percent)
+            drop_caches_command=drop, remount_command=remount,
+            server_cpu_command=self.current_partition.extras.get(
+                'server_cpu_command'))
 
     # Reading the output --------------------------------------------------
 
@@ -425,9 +459,11 @@ def _figure(phase, statistic):
                           statistic)
 
 
-def _cpu_util(phase):
-    """The nodes' CPU utilisation during mdtest's ``phase``."""
-    return performance_of(f'{phase}_cpu_util', '%', 'cpu_util_pct', phase)
+def cpu_util_figure(phase, statistic='mean'):
+    """The nodes' CPU utilisation during mdtest's ``phase``: their mean, or
+    the busiest node's (``_max``)."""
+    name = f'{phase}_cpu_util' + ('_max' if statistic == 'max' else '')
+    return performance_of(name, '%', 'cpu_util_pct', phase, '', statistic)
 
 
 def _server_cpu_util(phase):
@@ -437,7 +473,39 @@ def _server_cpu_util(phase):
                           phase, 'server ')
 
 
-class mdtest_rates_base(mdtest_check_base):
+class PhaseCpuFigures(rfm.RegressionTestPlugin):
+    """Mixin of the metadata checks whose job samples ``/proc/stat`` around
+    each phase (``cpu before create``, ``cpu after create``, ...): the
+    client nodes' CPU utilisation during the create, stat and remove
+    phases, their mean and the busiest node's (seed 004 saw its clients
+    saturate at NP 16)."""
+
+    create_cpu_util = cpu_util_figure('create')
+    stat_cpu_util = cpu_util_figure('stat')
+    remove_cpu_util = cpu_util_figure('remove')
+    create_cpu_util_max = cpu_util_figure('create', 'max')
+    stat_cpu_util_max = cpu_util_figure('stat', 'max')
+    remove_cpu_util_max = cpu_util_figure('remove', 'max')
+
+    def cpu_util_pct(self, phase, prefix='', statistic='mean'):
+        """CPU utilisation of the job's nodes (``prefix`` ``'server '``: of
+        the metadata server) during ``phase`` (``create``, ...), in %, from
+        the ``cpu before`` and ``cpu after`` steps: their mean, or
+        (``statistic`` ``'max'``) the busiest node's, where a saturated
+        client shows among idle ones."""
+        before = self.parsed(procstat_parser,
+                             step=f'{prefix}cpu before {phase}')
+        after = self.parsed(procstat_parser, step=f'{prefix}cpu after {phase}')
+        percent = procstat_parser.utilisation_pct(before, after)
+        if not percent:
+            raise SanityError(f'no {prefix or "node"}\'s CPU counters '
+                              f'advanced during the {phase} phase')
+        if statistic == 'max':
+            return max(percent.values())
+        return sum(percent.values()) / len(percent)
+
+
+class mdtest_rates_base(PhaseCpuFigures, mdtest_check_base):
     """mdtest rates of every phase its item kind runs, each with its
     spread over the iterations (one mdtest step)."""
 
@@ -469,10 +537,8 @@ class mdtest_rates_base(mdtest_check_base):
     file_remove_mean = _figure('file_remove', 'mean')
     file_remove_min = _figure('file_remove', 'min')
     file_remove_stddev = _figure('file_remove', 'stddev')
-    create_cpu_util = _cpu_util('create')
-    stat_cpu_util = _cpu_util('stat')
-    read_cpu_util = _cpu_util('read')
-    remove_cpu_util = _cpu_util('remove')
+    read_cpu_util = cpu_util_figure('read')
+    read_cpu_util_max = cpu_util_figure('read', 'max')
     create_server_cpu_util = _server_cpu_util('create')
     stat_server_cpu_util = _server_cpu_util('stat')
     read_server_cpu_util = _server_cpu_util('read')
@@ -499,8 +565,8 @@ class mdtest_rates_base(mdtest_check_base):
             elif name.endswith('_server_cpu_util'):
                 if not server or name.split('_')[0] not in sampled:
                     del self.perf_variables[name]
-            elif (name.endswith('_cpu_util') and
-                  name[:-len('_cpu_util')] not in sampled):
+            elif (name.endswith(('_cpu_util', '_cpu_util_max')) and
+                  name.split('_')[0] not in sampled):
                 del self.perf_variables[name]
 
     def step_problems(self, step):

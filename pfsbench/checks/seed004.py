@@ -2,40 +2,52 @@
 """Seed 004's client layout (E15-E17), whatever tool runs the case.
 
 Seed 004 (Kondekar, Sun, 2009) ran its metadata benchmarks from one client
-and from 70 clients of 16 cores.  NP is read as processes per client (the
-source saw the 16-core clients saturate at NP 16), so a multi-client case
-runs NP tasks on each of ``multi_clients`` nodes (70, or the partition's
-``max_nodes`` where it has fewer).  The mdtest families
-(``reframe-checks/mdtest/mdtest_seed004.py``) and the real mdsrate
-(``reframe-checks/mdtest/mdsrate_e16.py``) share it.
+and from 70 clients of 16 cores.  NP is the run's total process count: the
+source's tables give the same figure at NP 1 on one client and on 70
+(mdsrate stat 20876 vs 20723 on Lustre 2.0), which 70 processes could not.
+A single-client case runs NP tasks on one node (the 16-core client
+"saturated at NP 16"); a multi-client case spreads them one per client over
+``min(NP, multi_clients)`` nodes (70, or fewer where the partition's
+``max_nodes`` caps them: then several per node, and ``clients_capped``
+says so).  The mdtest families (``reframe-checks/mdtest/mdtest_seed004.py``)
+and the real mdsrate (``reframe-checks/mdtest/mdsrate_e16.py``) share it;
+``pfsbench render`` places the tasks with the same
+:func:`pfsbench.commands.mdtest.seed004_layout`.
 """
 
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.logging import getlogger
 
-from pfsbench.commands.mdtest import SEED004_CLIENTS
+from pfsbench.commands.mdtest import SEED004_CLIENTS, seed004_layout
 
 
 class Seed004Clients(rfm.RegressionTestPlugin):
     """Mixin of seed 004's families (before
     :class:`~pfsbench.checks.FileSystemCheck` in the bases): the family
-    declares ``experiment`` and an ``np`` parameter."""
+    declares ``experiment`` and an ``np`` parameter (processes of the
+    whole run)."""
 
     nodes = variable(int, value=1, loggable=True)
     tasks_per_node = variable(int, value=1, loggable=True)
 
-    #: ``single``: one client node; ``multi``: :attr:`multi_clients`.
+    #: ``single``: all NP processes on one client node; ``multi``: one per
+    #: client on up to :attr:`multi_clients` nodes.
     #:
     #: :type: :class:`str`
     #: :values: ``['single', 'multi']``
     clients = parameter(['single', 'multi'], type=str, loggable=True)
 
-    #: Client nodes of a multi-client case (capped at the partition's
-    #: ``max_nodes``).
+    #: Client nodes a multi-client case may spread over (capped at the
+    #: partition's ``max_nodes``).
     #:
     #: :type: :class:`int`
     #: :default: ``70``
     multi_clients = variable(int, value=SEED004_CLIENTS, loggable=True)
+
+    #: True when the partition's ``max_nodes`` put more than one process
+    #: on a client of a multi-client case (set at setup).
+    clients_capped = variable(bool, value=False, loggable=True)
 
     @run_after('init')
     def set_processes_and_tags(self):
@@ -52,12 +64,14 @@ class Seed004Clients(rfm.RegressionTestPlugin):
     def resolve_target(self):
         # Replaces the base class's hook of that name, in its place: the
         # node count must be known before it checks max_nodes.
-        if self.clients == 'multi':
-            part = self.current_partition
-            max_nodes = part.extras.get('max_nodes')
-            self.nodes = min(self.multi_clients,
-                             max_nodes or self.multi_clients)
-            self.skip_if(self.nodes < 2,
-                         f'{part.fullname} has {self.nodes} node(s); a '
-                         f'multi-client case needs 2 or more')
+        part = self.current_partition
+        self.nodes, self.tasks_per_node, self.clients_capped = \
+            seed004_layout(self.clients, self.np, self.multi_clients,
+                           part.extras.get('max_nodes'))
+        if self.clients_capped:
+            getlogger().warning(
+                f'{self.unique_name}: {part.fullname} has '
+                f'{part.extras.get("max_nodes")} node(s): NP {self.np} runs '
+                f'{self.tasks_per_node} per node on {self.nodes}, not one per '
+                f'client (seed 004); clients_capped is logged')
         super().resolve_target()

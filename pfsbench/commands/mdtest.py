@@ -33,12 +33,18 @@ DEFAULT_ITEMS_PER_TASK = 1000
 E12_PHASES = ('create', 'stat', 'remove')
 E12_TASKS_PER_NODE = (1, 16)
 
-#: Seed 000 (E1-E4): files per run on Lustre (3M on ext4 and XFS), its
-#: phases (create and unlink, the caches flushed in between), processes
-#: per active core, the sweeps of E1 (active cores), E2 (sockets), E3
-#: (mount points) and E4 (active cores per target), and the mount points
-#: E1 and E4 (6) and E2 (12) ran through.
+#: Seed 000 (E1-E4): files per run on Lustre (3M on ext4 and XFS, its
+#: method slide: "500.000 files for Lustre, 3.000.000 files for ext4 and
+#: XFS"; other file systems get Lustre's), its phases (create and unlink,
+#: the file system unmounted and the caches flushed in between), one
+#: create round per run (repeats are separate runs), processes per active
+#: core, the sweeps of E1 (active cores), E2 (sockets), E3 (mount points)
+#: and E4 (active cores per target), and the mount points E1 and E4 (6)
+#: and E2 (12) ran through.
 SEED000_ITEMS = 500000
+SEED000_ITEMS_BY_FSTYPE = {'lustre': 500000, 'ext4': 3000000,
+                           'xfs': 3000000}
+SEED000_ITERATIONS = 1
 SEED000_PHASES = ('create', 'remove')
 SEED000_PROCESSES_PER_CORE = 2
 SEED000_ACTIVE_CORES = tuple(range(6, 49, 6))
@@ -60,8 +66,48 @@ SEED004_PRE_DELAY_S = 1
 #: Seed 004's metadata phases (create, stat, remove; no read).
 SEED004_PHASES = ('create', 'stat', 'remove')
 #: metabench's process counts (E15); mdsrate's and mdtest's (E16, E17).
+#: All are processes of the whole run (the source's tables: NP 1 on 70
+#: clients is one client's NP 1); metabench's are its workers at NP 1,
+#: 2, 4 .. 64, one rank being its master.
 SEED004_METABENCH_NP = (1, 3, 7, 15, 31, 63)
 SEED004_MDTEST_NP = (1, 2, 4, 8, 16, 32, 64)
+
+
+def seed000_items(fstype):
+    """Seed 000's files per run on a file system of type ``fstype``."""
+    return SEED000_ITEMS_BY_FSTYPE.get(fstype, SEED000_ITEMS)
+
+
+def seed004_layout(clients, np, multi_clients=SEED004_CLIENTS,
+                   max_nodes=None):
+    """Where seed 004's ``np`` processes run: ``(nodes, tasks per node,
+    capped)``.
+
+    ``single``: all ``np`` on one node (the source's 16-core client,
+    "saturated at NP 16").  ``multi``: one process per client on
+    ``min(np, multi_clients)`` clients.  A partition with fewer nodes
+    (``max_nodes``) caps them: the processes go evenly on the most nodes
+    that divide ``np`` (Slurm places equal counts per node), and
+    ``capped`` says that the source's one process per client was not kept.
+
+    Args:
+        clients: ``'single'`` or ``'multi'``.
+        np: processes of the whole run.
+        multi_clients: the clients of a multi-client run (the source's 70).
+        max_nodes: the partition's ``extras.max_nodes``, or None.
+
+    Returns:
+        ``(nodes, tasks_per_node, capped)``.
+    """
+    if clients not in ('single', 'multi'):
+        raise ValueError(f'seed 004 clients {clients!r}: expected single '
+                         f'or multi')
+    if clients == 'single':
+        return 1, np, False
+    wanted = min(np, multi_clients)
+    have = min(wanted, max_nodes or wanted)
+    nodes = max(n for n in range(1, have + 1) if np % n == 0)
+    return nodes, np // nodes, nodes < wanted
 
 #: IO500 (IO500/io500 src/phase_mdtest_easy.c, phase_mdtest_hard.c): files
 #: per task, the bytes each mdtest-hard file holds, how data is generated.
@@ -267,6 +313,26 @@ def seed004_argv(experiment, test_dir, tasks, *, unique_dir=False,
     Returns:
         the argv list.
     """
+    return mdtest_argv(test_dir, **_seed004_options(
+        experiment, tasks, unique_dir, items, iterations, executable))
+
+
+def seed004_steps(experiment, test_dir, tasks, *, unique_dir=False,
+                  items=SEED004_ITEMS, iterations=DEFAULT_ITERATIONS,
+                  server_cpu_command=None, executable='mdtest'):
+    """The job steps of seed 004's checks: :func:`seed004_argv`'s run
+    split into one mdtest per phase, back to back (nothing dropped), with
+    every node's ``/proc/stat`` sampled around each (the source watched
+    its clients' CPU saturate at NP 16).  Arguments as
+    :func:`seed004_argv`'s; ``server_cpu_command`` as
+    :func:`job_steps`'s."""
+    return job_steps([test_dir], _seed004_options(
+        experiment, tasks, unique_dir, items, iterations, executable),
+        split_phases=True, server_cpu_command=server_cpu_command)
+
+
+def _seed004_options(experiment, tasks, unique_dir, items, iterations,
+                     executable):
     if experiment not in ('E15', 'E16', 'E17'):
         raise ValueError(f'seed 004 experiment {experiment!r}: expected E15, '
                          f'E16 or E17')
@@ -276,10 +342,10 @@ def seed004_argv(experiment, test_dir, tasks, *, unique_dir=False,
     if experiment == 'E17':
         extra = dict(kind='both', stride=SEED004_STRIDE, sync_file=True,
                      pre_delay_s=SEED004_PRE_DELAY_S)
-    return mdtest_argv(test_dir, items_per_task=max(1, items // tasks),
-                       kind=extra.pop('kind', 'files'), unique_dir=unique_dir,
-                       iterations=iterations, phases=SEED004_PHASES,
-                       executable=executable, **extra)
+    return dict(items_per_task=max(1, items // tasks),
+                kind=extra.pop('kind', 'files'), unique_dir=unique_dir,
+                iterations=iterations, phases=SEED004_PHASES,
+                executable=executable, **extra)
 
 
 def _io500(preset, phases, datadir, resultdir, phase, files_per_proc,
@@ -389,7 +455,8 @@ def test_dirs(run_dir, run_name, mounts, count):
 
 
 def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
-              drop_caches_command=None, server_cpu_command=None):
+              drop_caches_command=None, server_cpu_command=None,
+              remount_command=None):
     """The job steps of an mdtest check: one run, or one per phase
     (seed 000 flushed the caches after each operation), each with the
     nodes' ``/proc/stat`` sampled before and after it.
@@ -405,6 +472,10 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
         server_cpu_command: with ``split_phases`` and ``cpu_sampling``, a
             site command printing the metadata server's ``/proc/stat``
             line, sampled around each phase too (None: the clients only).
+        remount_command: with ``split_phases``, the site's command that
+            unmounts the target and mounts it again between phases (seed
+            000), run once in the batch script before the cache drop
+            (None: no remount).
 
     Returns:
         the :class:`pfsbench.jobsteps.Step` list.
@@ -420,6 +491,9 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
         server = tuple(procstat.server_sample_argv(server_cpu_command))
     steps = []
     for phase in opts.pop('phases', PHASES):
+        if steps and remount_command:
+            steps.append(Step(f'remount before {phase}', 'shell',
+                              ('sh', '-c', remount_command), launched=False))
         if steps and drop_caches_command:
             steps.append(Step(f'drop caches before {phase}', 'shell',
                               ('sh', '-c', drop_caches_command)))
@@ -438,6 +512,20 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
                                   server, launched=False))
             steps.append(Step(f'cpu after {phase}', 'cpu', sample))
     return steps
+
+
+def between_phases(split_phases, remount_command, drop_caches_command):
+    """What a job does to the client's caches between its mdtest phases, as
+    its result says it (seed 000 unmounted the file system and flushed the
+    caches after each operation)."""
+    if not split_phases:
+        return 'one mdtest run: nothing between phases'
+    if remount_command:
+        return ('remounted, cache dropped' if drop_caches_command else
+                'remounted, cache not dropped')
+    if drop_caches_command:
+        return 'cache dropped, not remounted'
+    return 'nothing: not remounted, cache not dropped'
 
 
 def tracing_steps(run_dir, tracer_on, tracer_off, options):

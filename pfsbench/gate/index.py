@@ -96,7 +96,8 @@ def _encode(obj):
 
     if isinstance(obj, array.array):
         return {'\0a': [obj.typecode,
-                        base64.b64encode(obj.tobytes()).decode('ascii')]}
+                        base64.b64encode(obj.tobytes()).decode('ascii',
+                                                              'replace')]}
 
     from pfsbench.gate.results import CaseKey, Session
     from pfsbench.gate.series import CaseColumns, Series

@@ -2,8 +2,8 @@
 """Lustre's ``mdsrate`` create/stat/unlink, seed 004 (E16), the real tool.
 
 Seed 004 ran mdsrate ``--create``, ``--stat`` and ``--unlink`` over
-304,000 files in one shared directory, NP 1..64 per client, on one client
-and on 70.  mdsrate is Lustre's MPI test program
+304,000 files in one shared directory, NP 1..64 processes in all, on one
+client and spread one per client over up to 70.  mdsrate is Lustre's MPI test program
 (``lustre/tests/mpi/mdsrate.c``, built with Lustre's tests, linked to
 liblustreapi); no package registry has it.  This family runs only on
 partitions that declare one: ``extras.mdsrate``, the path of the binary
@@ -14,12 +14,16 @@ the partition's ``mdtest_max_items`` caps the files as it caps mdtest's.
 
 One job, three mdsrate runs over the same files in
 ``<run dir>/mdsrate`` (:func:`pfsbench.commands.mdsrate.job_argvs`, which
-``pfsbench render`` can use too); the run directory is removed whatever
-mdsrate's exit status.
+``pfsbench render`` can use too), every node's ``/proc/stat`` sampled
+before and after each (the source watched its clients' CPU saturate at
+NP 16); the run directory is removed whatever mdsrate's exit status.
 
 Figures: each run's effective rate (``eff``: all ranks' operations over
 the wall time), named as the stand-in's (``file_create``, ``file_stat``,
-``file_remove``) so that the two compare.  References: key
+``file_remove``) so that the two compare, and the client CPU during each
+(``create_cpu_util``, the nodes' mean; ``create_cpu_util_max``, the busiest
+node's; the unlink's are ``remove_...``, as the stand-in's).  References:
+key
 ``mdsrate_e16`` (``$index: [$partition, clients, np]``), the source's
 mdsrate tables.
 """
@@ -31,18 +35,23 @@ from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
 from pfsbench.checks.base import FileSystemCheck
+from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdsrate, mdtest
+from pfsbench.commands import mdsrate, mdtest, procstat
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import mdsrate as mdsrate_parser
+from pfsbench.parsers import procstat as procstat_parser
 
 #: The partition's ``extras`` key naming the mdsrate binary.
 EXTRAS_KEY = 'mdsrate'
+#: The stand-in's name of each mdsrate phase, for the CPU figures.
+CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
 
 
 @rfm.simple_test
-class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
+class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
+                  FileSystemCheck):
     """E16: mdsrate create/stat/unlink in one directory, where a partition
     declares an mdsrate binary."""
 
@@ -52,11 +61,11 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     valid_systems = ['+pfs']
     tool = 'mdsrate'
     experiment = 'E16'
-    step_parsers = {'mdsrate': mdsrate_parser}
+    step_parsers = {'mdsrate': mdsrate_parser, 'cpu': procstat_parser}
     tags = {'mdsrate'}
     time_limit = '2h'
 
-    #: Processes per client.
+    #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
@@ -103,11 +112,19 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
 
     def job_steps(self):
         test_dir = os.path.join(self.run_dir, 'mdsrate')
-        return [Step(phase, 'mdsrate', tuple(argv))
-                for phase, argv in mdsrate.job_argvs(
-                    test_dir, self.files_run, executable=self.tool_path)]
+        sample = tuple(procstat.sample_argv())
+        steps = []
+        for phase, argv in mdsrate.job_argvs(test_dir, self.files_run,
+                                             executable=self.tool_path):
+            cpu = CPU_PHASE[phase]
+            steps += [Step(f'cpu before {cpu}', 'cpu', sample),
+                      Step(phase, 'mdsrate', tuple(argv)),
+                      Step(f'cpu after {cpu}', 'cpu', sample)]
+        return steps
 
     def step_problems(self, step):
+        if step.kind != 'mdsrate':
+            return []
         result = self.parsed(mdsrate_parser, step=step.label)
         problems = []
         if result.threads != self.num_tasks:
@@ -134,3 +151,4 @@ class mdsrate_e16(Seed004Clients, SteppedJob, FileSystemCheck):
     @performance_function('ops/s')
     def file_remove(self):
         return self.phase_rate('unlink')
+

@@ -4,9 +4,15 @@
 Seed 000 (Chasapis, PDSW'14) ran mdtest on one 4-socket, 48-core server
 (4 x 12-core Opteron 6168), files only, a private directory per process
 (``-u``), create and unlink, 500,000 files on Lustre (3,000,000 on ext4
-and XFS), unmounting and flushing the caches after each operation (here:
-each phase its own mdtest run, the page cache dropped in between where the
-partition can).  Four configurations:
+and XFS), unmounting and flushing the caches after each operation.  Here
+each phase is its own mdtest run with one create round (``-i 1``: repeats
+are separate runs); between create and unlink the job runs the target's
+``remount`` command (``extras.targets[].remount``, docs/systems.md) where
+it declares one, then drops the page cache where the partition has the
+``drop_caches`` feature; ``between_phases`` in the result says which
+(``cache dropped, not remounted`` without a ``remount``).  The files per
+run follow the target's ``fstype`` (``-S total_items=N`` overrides).  Four
+configurations:
 
 - E1 ``mdtest_e1_core_scaling``: processes = 2 x active cores, 6..48 cores
   in steps of 6, 6 mount points; the tasks are bound round robin to cores
@@ -17,7 +23,8 @@ partition can).  Four configurations:
   12, 24 mount points of one file system (``mdtest -d a@b@...``; a
   target's ``mount_points``, docs/systems.md);
 - E4 ``mdtest_e4_targets``: E1's workload at 12..48 cores on every target
-  of the partition (SSD vs RAM-disk MDT, Lustre vs ext4 vs XFS).
+  of the partition (SSD vs RAM-disk MDT, Lustre vs ext4 vs XFS), through
+  6 mount points of each, as the source's figures say.
 
 The source's server is the client too; ``nodes`` is 1.  Figures: create
 and remove rates (ops/s; the source plots kOps/s).  References: keys
@@ -32,6 +39,7 @@ from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
+from pfsbench.mounts import declared_or_local_fstype
 
 
 class seed000_mdtest_base(mdtest_rates_base):
@@ -43,9 +51,11 @@ class seed000_mdtest_base(mdtest_rates_base):
     unique_dir = True
     md_phases = list(mdtest.SEED000_PHASES)
     split_phases = True
-    #: The source's count on Lustre; ``-S total_items=3000000`` for its
-    #: ext4 and XFS runs.
-    total_items = mdtest.SEED000_ITEMS
+    remount_between_phases = True
+    #: One create round per run (the source's figures are single runs).
+    iterations = mdtest.SEED000_ITERATIONS
+    #: 0: by the target's file system (500k Lustre, 3M ext4 and XFS).
+    total_items = 0
     time_limit = '6h'
 
     #: Processes per active core (E1, E3, E4).
@@ -63,6 +73,15 @@ class seed000_mdtest_base(mdtest_rates_base):
     def set_processes(self):
         # E1, E3, E4: processes = k x active cores (E3: 24 on 12).
         self.tasks_per_node = self.processes_per_core * self.active_cores
+
+    @run_after('setup')
+    def size_the_job(self):
+        # Replaces the base class's hook of that name, in its place: the
+        # target (resolved before) sets the files when not given.
+        if not self.total_items:
+            self.total_items = mdtest.seed000_items(declared_or_local_fstype(
+                self.target_entry().get('fstype'), self.target_path))
+        super().size_the_job()
 
     @run_after('setup')
     def bind_the_tasks(self):

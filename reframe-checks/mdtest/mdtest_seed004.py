@@ -15,17 +15,27 @@ or directories per run:
   before each iteration) and ``-y`` (fsync after each write), NP 1..64.
 
 metabench and mdsrate are not built here: mdtest runs the same operations
-and the names say that it stands in.  NP is read as processes per client
-(the source saw the 16-core clients saturate at NP 16), so a multi-client
-case runs NP tasks on each of ``multi_clients`` nodes (70, or the
-partition's ``max_nodes`` where it has fewer).  The source does not give
-``-N`` and ``-p`` values: ``-N 1`` (one node away, as IO500) and ``-p 1``.
-The 304,000 items are shared among all tasks (``mdtest_max_items`` caps
-them on small partitions).  At the defaults the command line is
-:func:`pfsbench.commands.mdtest.seed004_argv`'s, which ``pfsbench render``
-uses too.
+and the names say that it stands in.  NP is the run's total process count
+(:mod:`pfsbench.checks.seed004`): a single-client case runs NP tasks on one
+node, a multi-client case one task per client on ``min(NP, 70)`` nodes
+(capped by the partition's ``max_nodes``, ``clients_capped`` saying so).
+E15's NP are metabench's workers (1, 3, 7 .. 63: the source's columns at
+NP 1, 2, 4 .. 64, one rank being metabench's master), the tasks mdtest
+runs.  The source does not give ``-N`` and ``-p`` values: ``-N 1`` (one
+node away, as IO500) and ``-p 1``.  The 304,000 items are shared among
+all tasks (304,000 / NP each; ``mdtest_max_items`` caps them on small
+partitions).
 
-Figures: each phase's rate (ops/s).  References: keys
+Each phase is its own mdtest run (``-C``, ``-T``, ``-r``, back to back,
+nothing dropped in between, as the source ran them) with ``/proc/stat``
+sampled on every client node before and after it: the source watched the
+clients' CPU (dstat: "cpu get saturated at NP 16").  The command lines are
+:func:`pfsbench.commands.mdtest.seed004_argv`'s, split by phase, which
+``pfsbench render`` uses too.
+
+Figures: each phase's rate (ops/s); the client CPU utilisation during each
+phase (``create_cpu_util``: the nodes' mean; ``create_cpu_util_max``: the
+busiest node's, %).  References: keys
 ``mdtest_e15_metabench_standin`` (``$index: [$partition, clients,
 directory, np]``), ``mdtest_e16_mdsrate_standin`` and
 ``mdtest_e17_stride_sync`` (``[$partition, clients, np]``), e.g. Lustre
@@ -50,6 +60,9 @@ class seed004_mdtest_base(Seed004Clients, mdtest_rates_base):
 
     total_items = mdtest.SEED004_ITEMS
     md_phases = list(mdtest.SEED004_PHASES)
+    # One mdtest run per phase, for the clients' CPU during each.
+    split_phases = True
+    drop_caches_between_phases = False
 
 
 @rfm.simple_test
@@ -62,7 +75,7 @@ class mdtest_e15_metabench_standin(seed004_mdtest_base):
     experiment = 'E15'
     item_kind = 'files'
 
-    #: Processes per client.
+    #: metabench's workers: the processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 3, 7, 15, 31, 63]``
@@ -91,7 +104,7 @@ class mdtest_e16_mdsrate_standin(seed004_mdtest_base):
     item_kind = 'files'
     unique_dir = False
 
-    #: Processes per client.
+    #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
@@ -111,7 +124,7 @@ class mdtest_e17_stride_sync(seed004_mdtest_base):
     pre_delay_s = mdtest.SEED004_PRE_DELAY_S
     sync_file = True
 
-    #: Processes per client.
+    #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
