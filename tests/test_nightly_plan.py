@@ -3,6 +3,7 @@
 with durations from earlier runs' reports."""
 
 import contextlib
+import json
 import io
 import math
 import random
@@ -198,3 +199,18 @@ def test_detect_refuses_a_slowdown_that_is_not_one(tmp_path):
     assert code == 2 and out == []
     assert err == ("pfsbench: error: <command line>:--detect: '150%': "
                    "expected a slowdown between 0 and 100 %, e.g. 5%\n")
+
+
+def test_repeated_runs_give_their_cases_durations(tmp_path):
+    # nightly.sh runs with --repeat: ReFrame names each case
+    # '... %.repeat_no=N', which must still count as that case's history.
+    from pfsbench.cli.nightly_plan import history
+    reports = tmp_path / 'reports'
+    reports.mkdir()
+    cases = [{'display_name': f'dd_stream_per_node %nodes=1 %.repeat_no={i}',
+              'system': 'local', 'partition': 'default', 'environ': 'builtin',
+              'result': 'pass', 'time_total': 10.0 + i} for i in range(3)]
+    (reports / 'run-report-0.json').write_text(json.dumps(
+        {'session_info': {'uuid': '0'}, 'runs': [{'testcases': cases}]}))
+    assert history(str(tmp_path), 'local', 'default') == {
+        'dd_stream_per_node %nodes=1': [10.0, 11.0, 12.0]}

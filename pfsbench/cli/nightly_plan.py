@@ -4,6 +4,7 @@ what it costs, before it runs."""
 
 import math
 import os
+import re
 import statistics
 
 from pfsbench import cases, runreport, validate
@@ -83,6 +84,10 @@ def _fraction(text):
     return value
 
 
+#: What ``reframe --repeat`` appends to every case's display name.
+_REPEAT_NO = re.compile(r'\s*%\.repeat_no=\d+')
+
+
 def history(runs_dir, system, partition):
     """Seconds each case took in earlier runs: ``{display_name: [s, ...]}``
     from every run report under ``runs_dir/reports`` (dry runs write
@@ -102,7 +107,9 @@ def history(runs_dir, system, partition):
             if (case['system'] == system and
                     case['partition'] == partition and
                     case.get('result') == 'pass' and took):
-                durations.setdefault(case['display_name'], []).append(took)
+                # A --repeat run names its cases '... %.repeat_no=N'.
+                name = _REPEAT_NO.sub('', case['display_name'])
+                durations.setdefault(name, []).append(took)
     return durations
 
 
