@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every parser, fed real outputs with the damage a job's output can carry
+(issue 27): it returns a result or raises its ParseError (one line, naming
+the file), never anything else, and never hangs.
+
+Hypothesis draws the damage (tests/mutations.py); the examples per tool are
+bounded for CI (``PFSBENCH_FUZZ_EXAMPLES``, default 100: ~1 s a tool here);
+bench/parser_fuzz.py runs thousands and reports the slowest input.
+"""
+
+import importlib
+import multiprocessing
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mutations
+from conftest import FIXTURES
+from pfsbench.errors import ParseError
+from pfsbench.parsers import TOOLS
+from pfsbench.parsers.text import decode
+
+EXAMPLES = int(os.environ.get('PFSBENCH_FUZZ_EXAMPLES', '100'))
+#: What makes a line long (~66 kB): blanks, then figures, then text.  A
+#: linear parser takes a millisecond on it; a pattern with a repeated group
+#: of figures backtracks for hours ('(?:\d+\s*)+$'), a lazy group before
+#: blanks ('(.*?)\s*$') for seconds.
+LONG_TAIL = ' ' * 40000 + '   307500.293' * 2000 + ' x :'
+#: Seconds a parser may take on all its outputs, each line made long in
+#: turn (a few thousand parses): generous on a loaded, shared machine, far
+#: below what backtracking takes.
+LONG_ROW_LIMIT_S = 60
+
+pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
+                                reason=f'shared fixtures not found at '
+                                       f'{FIXTURES}')
+
+
+@pytest.fixture(scope='module')
+def corpus():
+    return mutations.corpus()
+
+
+def _parse(tool, data, source='damaged.out'):
+    """``module.parse`` of ``data`` as ``pfsbench parse`` reads it."""
+    module = importlib.import_module(TOOLS[tool].module)
+    return module.parse(decode(data), source)
+
+
+def _outcome(tool, name, kinds, data):
+    try:
+        _parse(tool, data)
+    except ParseError as err:
+        message = str(err)
+        assert message.startswith('damaged.out:'), message
+        assert '\n' not in message, message
+    except Exception as err:  # noqa: BLE001 - the property under test
+        raise AssertionError(f'{tool} on {name} damaged by {kinds}: '
+                             f'{type(err).__name__}: {err}') from err
+
+
+def test_every_tool_is_fuzzed(corpus):
+    assert sorted(set(corpus) | set(mutations.UNRECORDED)) == sorted(TOOLS)
+    assert all(corpus.values()), {t: len(o) for t, o in corpus.items()}
+
+
+@pytest.mark.parametrize('tool', sorted(set(TOOLS) - set(
+    mutations.UNRECORDED)))
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(draw=st.data())
+def test_damaged_output_parses_or_raises_parse_error(tool, corpus, draw):
+    _outcome(tool, *draw.draw(mutations.damaged(corpus[tool])))
+
+
+@pytest.mark.parametrize('tool', mutations.UNRECORDED)
+@settings(max_examples=EXAMPLES, deadline=None, database=None)
+@given(example=mutations.arbitrary())
+def test_arbitrary_bytes_raise_parse_error(tool, example):
+    _outcome(tool, *example)
+
+
+def _long_rows(tool, outputs, queue):
+    """In a child: parse each output with each line in turn made long, and
+    put the slowest parse (seconds, output, line number) on ``queue``."""
+    slowest = (0.0, '', 0)
+    for name, data in outputs:
+        lines = decode(data).splitlines()
+        for at in range(len(lines)):
+            damaged = lines[:at] + [lines[at] + LONG_TAIL] + lines[at + 1:]
+            start = time.perf_counter()
+            try:
+                _parse(tool, '\n'.join(damaged).encode())
+            except ParseError:
+                pass
+            slowest = max(slowest,
+                          (time.perf_counter() - start, name, at + 1))
+    queue.put(slowest)
+
+
+@pytest.mark.parametrize('tool', sorted(set(TOOLS) - set(
+    mutations.UNRECORDED)))
+def test_long_row_with_trailing_text_ends_quickly(tool, corpus):
+    # Backtracking holds the GIL and cannot be interrupted: the parses run
+    # in a forked child, killed when it overruns.
+    context = multiprocessing.get_context('fork')
+    queue = context.Queue()
+    child = context.Process(target=_long_rows,
+                            args=(tool, corpus[tool], queue))
+    child.start()
+    child.join(LONG_ROW_LIMIT_S)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail(f'{tool}: parsing its outputs with one long row each '
+                    f'still runs after {LONG_ROW_LIMIT_S} s')
+    assert child.exitcode == 0, f'{tool}: the child failed (see stderr)'
+    seconds, name, lineno = queue.get(timeout=10)
+    assert seconds < 1, (f'{tool}: {seconds:.2f} s with line {lineno} of '
+                         f'{name} made long')
