@@ -8,6 +8,7 @@ bounded for CI (``PFSBENCH_FUZZ_EXAMPLES``, default 100: ~1 s a tool here);
 bench/parser_fuzz.py runs thousands and reports the slowest input.
 """
 
+import functools
 import importlib
 import multiprocessing
 import os
@@ -39,9 +40,9 @@ pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
                                        f'{FIXTURES}')
 
 
-@pytest.fixture(scope='module')
-def corpus():
-    return mutations.corpus()
+#: Tool -> its outputs, read (and run) once; not a pytest fixture, which
+#: hypothesis would print whole with every failing example.
+corpus = functools.cache(mutations.corpus)
 
 
 def _parse(tool, data, source='damaged.out'):
@@ -55,26 +56,26 @@ def _outcome(tool, name, kinds, data):
         _parse(tool, data)
     except ParseError as err:
         message = str(err)
-        assert message.startswith('damaged.out:'), message
+        assert message.startswith('damaged.out'), message
         assert '\n' not in message, message
     except Exception as err:  # noqa: BLE001 - the property under test
         raise AssertionError(f'{tool} on {name} damaged by {kinds}: '
                              f'{type(err).__name__}: {err}') from err
 
 
-def test_every_tool_is_fuzzed(corpus):
-    assert sorted(set(corpus) | set(mutations.UNRECORDED)) == sorted(TOOLS)
-    assert all(corpus.values()), {t: len(o) for t, o in corpus.items()}
+def test_every_tool_is_fuzzed():
+    outputs = corpus()
+    assert sorted(set(outputs) | set(mutations.UNRECORDED)) == sorted(TOOLS)
+    assert all(outputs.values()), {t: len(o) for t, o in outputs.items()}
 
 
 @pytest.mark.parametrize('tool', sorted(set(TOOLS) - set(
     mutations.UNRECORDED)))
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                 HealthCheck.too_slow])
+          suppress_health_check=[HealthCheck.too_slow])
 @given(draw=st.data())
-def test_damaged_output_parses_or_raises_parse_error(tool, corpus, draw):
-    _outcome(tool, *draw.draw(mutations.damaged(corpus[tool])))
+def test_damaged_output_parses_or_raises_parse_error(tool, draw):
+    _outcome(tool, *draw.draw(mutations.damaged(corpus()[tool])))
 
 
 @pytest.mark.parametrize('tool', mutations.UNRECORDED)
@@ -104,13 +105,13 @@ def _long_rows(tool, outputs, queue):
 
 @pytest.mark.parametrize('tool', sorted(set(TOOLS) - set(
     mutations.UNRECORDED)))
-def test_long_row_with_trailing_text_ends_quickly(tool, corpus):
+def test_long_row_with_trailing_text_ends_quickly(tool):
     # Backtracking holds the GIL and cannot be interrupted: the parses run
     # in a forked child, killed when it overruns.
     context = multiprocessing.get_context('fork')
     queue = context.Queue()
     child = context.Process(target=_long_rows,
-                            args=(tool, corpus[tool], queue))
+                            args=(tool, corpus()[tool], queue))
     child.start()
     child.join(LONG_ROW_LIMIT_S)
     if child.is_alive():

@@ -144,6 +144,9 @@ def parse(text, source='<text>'):
             continue
 
         if in_objects and (m := _OBJ_ROW.match(line)):
+            if entry is None:
+                raise ParseError(source, lineno, stripped,
+                                 'expected a path before the objects')
             entry[2][-1]['ost_indices'].append(int(m.group(1)))
             continue
 
