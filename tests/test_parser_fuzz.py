@@ -12,6 +12,8 @@ import functools
 import importlib
 import multiprocessing
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -123,3 +125,56 @@ def test_long_row_with_trailing_text_ends_quickly(tool):
     seconds, name, lineno = queue.get(timeout=10)
     assert seconds < 1, (f'{tool}: {seconds:.2f} s with line {lineno} of '
                          f'{name} made long')
+
+
+def _mid_line_damage(data):
+    """``data`` with a byte that is not UTF-8 in its middle line, and
+    ``data`` cut in the middle of a line (a killed job)."""
+    lines = data.split(b'\n')
+    middle = len(lines) // 2
+    lines[middle] = lines[middle][:len(lines[middle]) // 2] + b'\xff' + \
+        lines[middle][len(lines[middle]) // 2:]
+    return {'bad-byte': b'\n'.join(lines), 'cut': data[:len(data) // 2 + 1]}
+
+
+def test_pfsbench_parse_on_damaged_outputs_exits_0_or_2(tmp_path, capsys):
+    from pfsbench.cli import main
+
+    codes = {}
+    for tool, outputs in sorted(corpus().items()):
+        for name, data in outputs:
+            for kind, damaged in _mid_line_damage(data).items():
+                path = tmp_path / f'{tool}-{kind}-{name}'
+                path.write_bytes(damaged)
+                code = main(['parse', tool, str(path)])
+                err = capsys.readouterr().err
+                assert code in (0, 2), (path, err)
+                assert code == 0 or err.count('\n') == 1, err
+                assert '\ufffd' not in err or 'undecodable bytes at' in err
+                codes[code] = codes.get(code, 0) + 1
+    print(codes)
+    assert codes.get(2), 'no damaged output was refused'
+
+
+def test_non_utf8_byte_is_reported_where_it_is(tmp_path):
+    # The issue's case: `pfsbench parse mdtest` of a real output with one
+    # byte that is not UTF-8 in a summary row raised UnicodeDecodeError.
+    data = (FIXTURES / 'mdtest' / 'n100-i2-shared-dir.txt').read_bytes()
+    lines = data.split(b'\n')
+    row = next(i for i, line in enumerate(lines)
+               if line.startswith(b'   File creation'))
+    lines[row] = lines[row].replace(b'File', b'Fi\xffle', 1)
+    path = tmp_path / 'mdtest.out'
+    path.write_bytes(b'\n'.join(lines))
+    proc = subprocess.run([sys.executable, '-m', 'pfsbench.cli', 'parse',
+                           'mdtest', str(path)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(
+        f'pfsbench: error: {path}:{row + 1}: expected an mdtest operation '
+        f'(Directory creation, '), proc.stderr
+    assert proc.stderr.endswith(
+        f'(undecodable bytes at {path}:{row + 1}), got: '
+        f'"Fi\ufffdle creation               12181.678       9986.022      '
+        f'11083.850       1552.563"\n'), proc.stderr

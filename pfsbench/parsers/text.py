@@ -50,11 +50,12 @@ def bad_bytes(text, source='<text>', most=3):
 def with_bad_bytes(err, text, source):
     """``err`` (a :class:`pfsbench.errors.ParseError`), saying where
     ``text`` held bytes that are not UTF-8 when the line it quotes shows
-    one: the parser saw U+FFFD there, the reader should know why."""
+    one, or what it expected does (a header read with one): the parser saw
+    U+FFFD there, the reader should know why."""
     from pfsbench.errors import ParseError
 
     places = bad_bytes(text, source)
-    if not places or REPLACEMENT not in err.line:
+    if not places or REPLACEMENT not in err.line + err.expected:
         return err
     return ParseError(err.source, err.lineno, err.line,
                       f'{err.expected} (undecodable bytes at '
