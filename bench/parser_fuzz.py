@@ -27,7 +27,6 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 from hypothesis import HealthCheck, given, settings         # noqa: E402
-from hypothesis import strategies as st                     # noqa: E402
 
 import mutations                                            # noqa: E402
 from pfsbench.errors import ParseError                      # noqa: E402

@@ -491,13 +491,32 @@ def _member(obj, key, kind, default=None):
     if not isinstance(obj, dict):
         raise _JsonLayout(f'an object holding {key!r}')
     value = obj.get(key, default)
+    # JSON's true and false are Python ints too: never a figure.
     if value is not None and (not isinstance(value, kind) or
-                              isinstance(value, bool) and kind != bool):
+                              isinstance(value, bool)):
         raise _JsonLayout(f'{key!r} to be {_KINDS.get(kind, "a value")}, '
                           f'not {value!r}'[:200])
     return value
 
 
+def _figures(obj, keys):
+    """Field -> the figure of ``obj`` under its JSON key in ``keys``."""
+    return {field: _member(obj, key, _FIGURE) for field, key in keys.items()}
+
+
+#: Iteration field -> its key in an entry of IOR's JSON 'Results'.
+_JSON_ITERATION = {
+    'bw_mib_s': 'bwMiB', 'iops': 'iops', 'latency_s': 'latency',
+    'open_s': 'openTime', 'wrrd_s': 'wrRdTime', 'close_s': 'closeTime',
+    'total_s': 'totalTime'}
+#: OperationSummary field -> its key in an entry of IOR's JSON 'summary'.
+_JSON_SUMMARY = {
+    'bw_max_mib_s': 'bwMaxMIB', 'bw_min_mib_s': 'bwMinMIB',
+    'bw_mean_mib_s': 'bwMeanMIB', 'bw_stddev_mib_s': 'bwStdMIB',
+    'ops_max_per_s': 'OPsMax', 'ops_min_per_s': 'OPsMin',
+    'ops_mean_per_s': 'OPsMean', 'ops_stddev_per_s': 'OPsSD',
+    'mean_time_s': 'MeanTime', 'stonewall_time_s': 'StoneWallTime',
+    'stonewall_bw_mib_s': 'StoneWallbwMeanMIB'}
 _KINDS = {(int, float): 'a number', int: 'an integer', str: 'a string',
           list: 'a list', dict: 'an object'}
 _FIGURE = (int, float)
@@ -529,15 +548,8 @@ def _json_result(doc, pairs, pairs_total, lines, start, source):
             continue
         rep = counts.get(op, 0) if rep is None else rep
         counts[op] = rep + 1
-        iterations.append(Iteration(
-            operation=op, iteration=rep,
-            bw_mib_s=_member(r, 'bwMiB', _FIGURE),
-            iops=_member(r, 'iops', _FIGURE),
-            latency_s=_member(r, 'latency', _FIGURE),
-            open_s=_member(r, 'openTime', _FIGURE),
-            wrrd_s=_member(r, 'wrRdTime', _FIGURE),
-            close_s=_member(r, 'closeTime', _FIGURE),
-            total_s=_member(r, 'totalTime', _FIGURE)))
+        iterations.append(Iteration(operation=op, iteration=rep,
+                                    **_figures(r, _JSON_ITERATION)))
     if pairs and len(pairs) == len(iterations):
         iterations = [replace(i, stonewall_pairs_min=lo,
                               stonewall_pairs_max=hi)
@@ -551,18 +563,7 @@ def _json_result(doc, pairs, pairs_total, lines, start, source):
             raise ParseError(source, start + 1, lines[start].strip(),
                              f"expected one '{op}' entry in 'summary'")
         ops[op] = OperationSummary(
-            operation=op,
-            bw_max_mib_s=_member(entry, 'bwMaxMIB', _FIGURE),
-            bw_min_mib_s=_member(entry, 'bwMinMIB', _FIGURE),
-            bw_mean_mib_s=_member(entry, 'bwMeanMIB', _FIGURE),
-            bw_stddev_mib_s=_member(entry, 'bwStdMIB', _FIGURE),
-            ops_max_per_s=_member(entry, 'OPsMax', _FIGURE),
-            ops_min_per_s=_member(entry, 'OPsMin', _FIGURE),
-            ops_mean_per_s=_member(entry, 'OPsMean', _FIGURE),
-            ops_stddev_per_s=_member(entry, 'OPsSD', _FIGURE),
-            mean_time_s=_member(entry, 'MeanTime', _FIGURE),
-            stonewall_time_s=_member(entry, 'StoneWallTime', _FIGURE),
-            stonewall_bw_mib_s=_member(entry, 'StoneWallbwMeanMIB', _FIGURE),
+            operation=op, **_figures(entry, _JSON_SUMMARY),
             bw_max_mb_s=_member(max_mb, f'{op}MB', _FIGURE))
     if not ops:
         raise ParseError(source, start + 1, lines[start].strip(),
@@ -716,7 +717,8 @@ def _parse_text_210(lines, start, version, source):
                           else False if access.startswith('single-shared')
                           else None),
         iterations=_from_line(lambda: _int(summary.get('repetitions')),
-                              source, *summary_lines.get('repetitions', (0, '')),
+                              source,
+                              *summary_lines.get('repetitions', (0, '')),
                               'the repetition count'),
         stonewall_deadline_s=None, stonewall_wear_out=None,
         test_file=summary.get('test filename'), command_line=None)
