@@ -105,15 +105,16 @@ def _long_rows(tool, outputs, queue):
     queue.put(slowest)
 
 
-@pytest.mark.parametrize('tool', sorted(set(TOOLS) - set(
-    mutations.UNRECORDED)))
+@pytest.mark.parametrize('tool', sorted(TOOLS))
 def test_long_row_with_trailing_text_ends_quickly(tool):
     # Backtracking holds the GIL and cannot be interrupted: the parses run
     # in a forked child, killed when it overruns.
     context = multiprocessing.get_context('fork')
     queue = context.Queue()
     child = context.Process(target=_long_rows,
-                            args=(tool, corpus()[tool], queue))
+                            args=(tool, corpus().get(tool, [
+                                # Nothing recorded: the long line alone.
+                                ('one line', b'\n')]), queue))
     child.start()
     child.join(LONG_ROW_LIMIT_S)
     if child.is_alive():
@@ -178,3 +179,21 @@ def test_non_utf8_byte_is_reported_where_it_is(tmp_path):
         f'(undecodable bytes at {path}:{row + 1}), got: '
         f'"Fi\ufffdle creation               12181.678       9986.022      '
         f'11083.850       1552.563"\n'), proc.stderr
+
+
+def test_the_issues_mdtest_row_ends_in_milliseconds():
+    # Issue 27: this row took the old summary pattern 337 s to refuse.
+    lines = (FIXTURES / 'mdtest' / 'n100-i2-shared-dir.txt').read_text(
+    ).splitlines()
+    row = next(i for i, line in enumerate(lines)
+               if line.startswith('   File creation'))
+    lines[row] = '   File creation   ' + '   '.join(['307500.293'] * 4) + \
+        ' x'
+    start = time.perf_counter()
+    with pytest.raises(ParseError) as err:
+        _parse('mdtest', '\n'.join(lines).encode())
+    took = time.perf_counter() - start
+    print(f'refused in {took * 1e3:.2f} ms')
+    assert took < 1
+    assert "expected 4 figures (Max, Min, Mean, Std Dev) after 'File " \
+           "creation'" in str(err.value)
