@@ -197,3 +197,16 @@ def test_the_issues_mdtest_row_ends_in_milliseconds():
     assert took < 1
     assert "expected 4 figures (Max, Min, Mean, Std Dev) after 'File " \
            "creation'" in str(err.value)
+
+
+def test_a_stream_record_cut_short_is_quoted():
+    # A job killed while the runner wrote a record: its exit= is missing.
+    (_, data), = corpus()['streams']
+    lines = decode(data).splitlines()
+    at = next(i for i, line in enumerate(lines) if ' exit=' in line and
+              ' phase=' in line)
+    lines[at] = lines[at][:lines[at].index(' exit=')]
+    with pytest.raises(ParseError) as err:
+        _parse('streams', '\n'.join(lines).encode(), 'rfm_job.out')
+    assert str(err.value) == (f"rfm_job.out:{at + 1}: expected the runner's "
+                              f'exit= in this line, got: "{lines[at]}"')

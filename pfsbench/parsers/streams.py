@@ -404,7 +404,8 @@ def parse(text, source='<text>', tool=None):
     failure = _first_failure(out, source)
     if failure is not None:
         raise failure
-    for lineno, fields in out.malformed:
+    if out.malformed:
+        lineno, fields = out.malformed[0]
         raise ParseError(source, lineno, out.lines[lineno - 1],
                          f"expected the runner's {fields} in this line")
 
