@@ -53,9 +53,9 @@ def _parse(tool, data, source='damaged.out'):
     return module.parse(decode(data), source)
 
 
-def _outcome(tool, name, kinds, data):
+def _outcome(tool, name, kinds, data, parse=_parse):
     try:
-        _parse(tool, data)
+        parse(tool, data)
     except ParseError as err:
         message = str(err)
         assert message.startswith('damaged.out'), message
@@ -78,6 +78,21 @@ def test_every_tool_is_fuzzed():
 @given(draw=st.data())
 def test_damaged_output_parses_or_raises_parse_error(tool, draw):
     _outcome(tool, *draw.draw(mutations.damaged(corpus()[tool])))
+
+
+def _stream_measures(tool, data):
+    """The tool as the streams runner's checks parse one stream of it."""
+    module = importlib.import_module(TOOLS[tool].module)
+    return module.stream_measures(decode(data), 'damaged.out', 'write')
+
+
+@pytest.mark.parametrize('tool', ['bonnie', 'dd', 'fio', 'iozone'])
+@settings(max_examples=EXAMPLES // 2, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(draw=st.data())
+def test_damaged_stream_output_measures_or_raises_parse_error(tool, draw):
+    _outcome(tool, *draw.draw(mutations.damaged(corpus()[tool])),
+             parse=_stream_measures)
 
 
 @pytest.mark.parametrize('tool', mutations.UNRECORDED)
