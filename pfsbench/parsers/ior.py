@@ -279,7 +279,7 @@ def _parse_text(lines, start, version, source):
     for lineno, line in enumerate(lines[start + 1:], start + 2):
         stripped = line.strip()
         if line.startswith('Command line') and command_line is None:
-            command_line = line.split(':', 1)[1].strip()
+            command_line = line.partition(':')[2].strip()
         elif stripped == 'Options:':
             section = 'options'
         elif stripped == 'Results:':
