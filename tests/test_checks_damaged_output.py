@@ -4,7 +4,8 @@ ReFrame's report and the gate's, and the run goes on (issue 27, item 4).
 
 The real mdtest runs on the localhost Slurm cluster through a wrapper (the
 check's ``mdtest_binary``) that appends another rank's warning to its first
-summary row: the row that made the old summary pattern backtrack for hours.
+summary row (with a byte that is not UTF-8): the row that made the old
+summary pattern backtrack for hours.
 """
 
 import os
@@ -23,8 +24,9 @@ MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
                                   '/opt/ior-3.3.0/bin/mdtest',
                                   shutil.which('mdtest'))
                       if p and os.access(p, os.X_OK)), None)
-#: What lands on the summary row (as another rank's stderr would).
-APPENDED = ' WARNING: rank 3: unable to stat file'
+#: What lands on the summary row (as another rank's stderr would), with a
+#: byte that is not UTF-8 (octal escape for the wrapper's printf).
+APPENDED = r' WARNING: rank 3: unable to stat \377file'
 #: Seconds the two damaged cases may take end to end: generous on a shared
 #: machine (they take ~1 min here); the hang this guards against is hours.
 LIMIT_S = 600
@@ -44,7 +46,8 @@ def test_warning_appended_to_a_summary_row_fails_the_case(idle_slurm,
         '#!/bin/bash\n'
         '# The real mdtest; its first summary row gets a warning appended.\n'
         'set -o pipefail\n'
-        f'{MDTEST_BINARY} "$@" | awk -v tail="{APPENDED}" '
+        f"tail=$(printf '{APPENDED}')\n"
+        f'{MDTEST_BINARY} "$@" | awk -v tail="$tail" '
         "'!done && /^ +File creation/ { $0 = $0 tail; done = 1 } "
         "{ print; fflush() }'\n")
     wrapper.chmod(0o755)
@@ -63,10 +66,11 @@ def test_warning_appended_to_a_summary_row_fails_the_case(idle_slurm,
     assert proc.returncode != 0
     # Both cases ran: the first one's failure did not stop the session.
     assert 'Ran 2/2 test case(s)' in proc.stdout, proc.stdout
+    # The parser's reason, and where the byte that is not UTF-8 is.
     reason = ("expected 4 figures (Max, Min, Mean, Std Dev) after 'File "
-              "creation', got: ")
+              "creation' (undecodable bytes at rfm_job.out:")
     assert proc.stdout.count(reason) >= 2, proc.stdout
-    assert APPENDED.strip() in proc.stdout
+    assert 'WARNING: rank 3: unable to stat \ufffdfile' in proc.stdout
     assert 'Traceback' not in proc.stdout
 
     # The gate refuses the session as a baseline, quoting the same reason.
