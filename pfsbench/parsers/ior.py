@@ -234,6 +234,27 @@ def _header_index(header):
     return index
 
 
+#: The columns read from IOR 3.x/4.x's text tables.
+_RESULTS_COLUMNS = ('access', 'iter', 'bw(MiB/s)', 'IOPS', 'Latency(s)',
+                    'open(s)', 'wr/rd(s)', 'close(s)', 'total(s)')
+_SUMMARY_COLUMNS = ('Operation', 'Max(MiB)', 'Min(MiB)', 'Mean(MiB)',
+                    'StdDev', 'Max(OPs)', 'Min(OPs)', 'Mean(OPs)', 'StdDev#2',
+                    'Mean(s)', 'Stonewall(s)', 'Stonewall(MiB)', 'Test#',
+                    '#Tasks', 'tPN', 'reps', 'fPP', 'segcnt', 'blksiz',
+                    'xsize', 'API')
+
+
+def _header(line, columns, source, lineno, what):
+    """:func:`_header_index` of a table's header that has ``columns``."""
+    index = _header_index(line)
+    missing = [c.split('#')[0] for c in columns if c not in index]
+    if missing:
+        raise ParseError(source, lineno, line.strip(),
+                         f'expected the columns {", ".join(missing)} in '
+                         f'the header of {what}')
+    return index
+
+
 def _table_row(index, line, lineno, source, what):
     words = line.split()
     if len(words) != len(index):
@@ -294,9 +315,11 @@ def _parse_text(lines, start, version, source):
             options.setdefault(key.strip(), value.strip())
             option_lines.setdefault(key.strip(), (lineno, stripped))
         elif section == 'results' and line.startswith('access '):
-            results_index = _header_index(line)
+            results_index = _header(line, _RESULTS_COLUMNS, source, lineno,
+                                    "the 'Results:' table")
         elif section == 'summary' and line.startswith('Operation '):
-            summary_index = _header_index(line)
+            summary_index = _header(line, _SUMMARY_COLUMNS, source, lineno,
+                                    "the 'Summary of all tests' table")
         elif _PAIRS_RE.match(line):
             pending_pairs = tuple(
                 int(g) for g in _PAIRS_RE.match(line).groups())
