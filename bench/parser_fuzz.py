@@ -19,6 +19,7 @@ import importlib
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,6 +28,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 from hypothesis import HealthCheck, given, settings         # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 import mutations                                            # noqa: E402
 from pfsbench.errors import ParseError                      # noqa: E402
@@ -70,6 +72,9 @@ def fuzz(tool, outputs, examples, queue):
 
 
 def main():
+    # Not .hypothesis/ in the checkout: a directory of its own, removed.
+    home = tempfile.TemporaryDirectory(prefix='pfsbench-hypothesis-')
+    set_hypothesis_home_dir(home.name)
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('tools', nargs='*', metavar='TOOL',
                         help=f'tools to fuzz (default: all: '

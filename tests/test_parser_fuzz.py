@@ -4,7 +4,7 @@
 the file), never anything else, and never hangs.
 
 Hypothesis draws the damage (tests/mutations.py); the examples per tool are
-bounded for CI (``PFSBENCH_FUZZ_EXAMPLES``, default 100: ~1 s a tool here);
+bounded for CI (``PFSBENCH_FUZZ_EXAMPLES``, default 50);
 bench/parser_fuzz.py runs thousands and reports the slowest input.
 """
 
@@ -14,11 +14,13 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 import mutations
 from conftest import FIXTURES
@@ -39,6 +41,12 @@ LONG_ROW_LIMIT_S = 60
 #: Words in an output's name that say its format (or version): the long
 #: row test takes the largest output of each.
 FORMAT_WORDS = ('json', 'csv', 'terse', 'v3.3.0', 'v1.97', 'fail-')
+
+# Hypothesis caches what it learns of the code under .hypothesis/ in the
+# working directory, the checkout: in a directory of its own, removed at
+# exit, instead.
+_HYPOTHESIS_HOME = tempfile.TemporaryDirectory(prefix='pfsbench-hypothesis-')
+set_hypothesis_home_dir(_HYPOTHESIS_HOME.name)
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
                                 reason=f'shared fixtures not found at '
