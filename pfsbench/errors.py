@@ -12,6 +12,10 @@ class PfsbenchError(Exception):
     exit_code = 2
 
 
+#: Characters of an offending line a ParseError's message quotes.
+QUOTED_MOST = 200
+
+
 class ParseError(PfsbenchError):
     """A tool's output could not be parsed, or the tool itself failed.
 
@@ -27,6 +31,9 @@ class ParseError(PfsbenchError):
         self.lineno = lineno
         self.line = line
         self.expected = expected
+        if len(line) > QUOTED_MOST:
+            # A damaged output can hold a line of megabytes: one screen line.
+            line = f'{line[:QUOTED_MOST]}... ({len(line)} characters)'
         super().__init__(f'{source}:{lineno}: {expected}, got: "{line}"')
 
 

@@ -37,6 +37,7 @@ from pfsbench import (binaries, contention, exclusive, jobsteps,
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.gate.results import default_runs_dir
 from pfsbench.mounts import fstype_of
+from pfsbench.parsers.text import read_output, with_bad_bytes
 from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import check_scratch_dir, extras_value
@@ -474,9 +475,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return os.path.join(self.stagedir, self.stdout.evaluate())
 
     def job_stdout(self):
-        """The text of the job's standard output."""
-        with open(self.job_stdout_path()) as fp:
-            return fp.read()
+        """The text of the job's standard output, bytes that are not UTF-8
+        replaced (:mod:`pfsbench.parsers.text`): one such byte must fail a
+        case with a reason, not a UnicodeDecodeError."""
+        return read_output(self.job_stdout_path())
 
     def step_outputs(self):
         """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
@@ -507,7 +509,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             try:
                 _PARSED[key] = parser.parse(text, source)
             except ParseError as err:
-                _PARSED[key] = err
+                _PARSED[key] = with_bad_bytes(err, self.job_stdout(), source)
 
         result = _PARSED[key]
         if isinstance(result, ParseError):
@@ -523,11 +525,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @sn.deferrable
     def assert_job_exit_zero(self):
-        codes = sn.extractall(rf'^{JOB_EXIT_PREFIX}(\d+)$', self.stdout, 1,
-                              int).evaluate()
+        # Not sn.extractall: ReFrame decodes the file strictly.
+        codes = [int(code) for code in re.findall(
+            rf'^{re.escape(JOB_EXIT_PREFIX)}(\d+)$', self.job_stdout(),
+            re.MULTILINE)]
         stopped = self.job_end_problem()
         if stopped:
             raise SanityError(stopped)
+        if not codes:
+            raise SanityError(f'{os.path.basename(self.job_stdout_path())}: '
+                              f'expected a "{JOB_EXIT_PREFIX}N" line (the '
+                              f'job script ended before its step did)')
         if codes[-1] != 0:
             raise SanityError(f'the job step exited with {codes[-1]}')
 
@@ -540,8 +548,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         texts = []
         for name in (self.stdout, self.stderr):
             try:
-                with open(os.path.join(self.stagedir, name.evaluate())) as fp:
-                    texts.append(fp.read())
+                texts.append(read_output(os.path.join(self.stagedir,
+                                                      name.evaluate())))
             except OSError:
                 texts.append('')
         state = self.job.state if self.job is not None else None

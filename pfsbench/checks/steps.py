@@ -20,6 +20,7 @@ from reframe.core.builtins import run_before, sanity_function
 from reframe.core.exceptions import SanityError
 
 from pfsbench.jobsteps import script
+from pfsbench.parsers.text import read_output
 
 
 class SteppedJob(rfm.RegressionTestPlugin):
@@ -144,8 +145,8 @@ class SteppedJob(rfm.RegressionTestPlugin):
     def last_stderr_line(self):
         path = os.path.join(self.stagedir, self.stderr.evaluate())
         try:
-            with open(path) as fp:
-                lines = [ln.strip() for ln in fp if ln.strip()]
+            lines = [ln.strip() for ln in read_output(path).splitlines()
+                     if ln.strip()]
         except OSError:
             return None
 

@@ -6,8 +6,10 @@ import importlib
 import json
 import sys
 
-from pfsbench.errors import ConfigError
+from pfsbench.errors import ConfigError, ParseError
 from pfsbench.parsers import TOOLS
+from pfsbench.parsers.text import (bad_bytes, decode, read_output,
+                                   with_bad_bytes)
 
 HELP = 'parse a benchmark tool output file'
 DESCRIPTION = ('Parse one output file of a benchmark tool and print the '
@@ -45,17 +47,24 @@ def _plain(obj):
 def run(args):
     module = importlib.import_module(TOOLS[args.tool].module)
     if args.file == '-':
-        text, source = sys.stdin.read(), '<stdin>'
+        text, source = decode(sys.stdin.buffer.read()), '<stdin>'
     else:
         try:
-            with open(args.file) as fp:
-                text = fp.read()
+            text = read_output(args.file)
         except OSError as err:
             raise ConfigError(args.file, 'FILE', args.file,
                               err.strerror) from None
         source = args.file
 
-    record = _plain(module.parse(text, source))
+    try:
+        result = module.parse(text, source)
+    except ParseError as err:
+        raise with_bad_bytes(err, text, source) from None
+    places = bad_bytes(text, source)
+    if places:
+        print(f'pfsbench: warning: undecodable bytes at {", ".join(places)} '
+              f'(read as U+FFFD)', file=sys.stderr)
+    record = _plain(result)
     if args.format == 'json':
         json.dump(record, sys.stdout, indent=2, sort_keys=True)
         print()

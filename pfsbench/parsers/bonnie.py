@@ -297,7 +297,12 @@ def _parse_text(lines, source):
                                  'Latency line')
             rows[-1]['latency'] = line
         elif line.startswith('Concurrency'):
-            concurrency = int(line.split()[1])
+            words = line.split()
+            if len(words) < 2 or not (words[1].isascii()
+                                      and words[1].isdigit()):
+                raise ParseError(source, lineno, line,
+                                 "expected 'Concurrency N'")
+            concurrency = int(words[1])
         elif '-Create--' in line and not line[0].isspace():
             # bonnie++ names the machine here, not on its file-test rows.
             machine = line.split()[0]

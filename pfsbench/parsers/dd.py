@@ -21,7 +21,10 @@ from pfsbench.errors import ParseError
 _RECORDS = re.compile(r'^(\d+)\+(\d+) records (in|out)$')
 _COPIED = re.compile(
     r'^(?P<bytes>\d+) bytes?(?: \([^)]*\))? copied, '
-    r'(?P<seconds>[0-9.eE+-]+) s, (?P<rate>[0-9.]+|Infinity) '
+    # Numbers, not runs of their characters ('2.7212+6' is none; dd prints
+    # '9.6804e-05 s' for a short copy).
+    r'(?P<seconds>\d+(?:\.\d+)?(?:e[+-]?\d+)?) s, '
+    r'(?P<rate>\d+(?:\.\d+)?|Infinity) '
     r'(?P<unit>[kMGTPE]?B)/s$'
 )
 _ERROR = re.compile(r'^dd: ')

@@ -268,7 +268,16 @@ def _parse_terse(lines, source):
                              f'got {len(values)}')
         head = dict(zip(_TERSE_HEAD, values))
         version = head['fio_version']
-        if int(head['error']) != 0:
+
+        def number(fields, name, convert=int):
+            try:
+                return convert(fields[name])
+            except ValueError:
+                raise ParseError(source, lineno, line.strip()[:80],
+                                 f'expected a number in terse field '
+                                 f'{name!r}, got {fields[name]!r}') from None
+
+        if number(head, 'error') != 0:
             raise ParseError(source, lineno, line.strip()[:80],
                              f'fio job {head["jobname"]!r} ended with '
                              f'error {head["error"]}')
@@ -277,13 +286,14 @@ def _parse_terse(lines, source):
         for direction in ('read', 'write'):
             io = dict(zip(_TERSE_IO, values[offset:]))
             offset += len(_TERSE_IO)
-            runtime_s = int(io['runtime_ms']) / 1e3
+            runtime_s = number(io, 'runtime_ms') / 1e3
             records[direction] = _io(
-                int(io['io_kbytes']) * 1024, runtime_s,
-                int(io['bw_kib_s']) * 1024, float(io['iops']),
-                float(io['lat_mean']))
+                number(io, 'io_kbytes') * 1024, runtime_s,
+                number(io, 'bw_kib_s') * 1024, number(io, 'iops', float),
+                number(io, 'lat_mean', float))
         jobs.append(FioJob(name=head['jobname'],
-                           groupid=int(head['groupid']), error=0, jobs=None,
+                           groupid=number(head, 'groupid'), error=0,
+                           jobs=None,
                            trim=None, **records))
 
     return _result(version, 'terse', jobs)

@@ -198,9 +198,24 @@ def _int(word):
     return None if word in ('NA', '-', None) else int(word)
 
 
+def _from_line(build, source, lineno, line, what):
+    """``build()``, reading what line ``lineno`` says: a column its header
+    lacks (``KeyError``) or a word that is no number (``ValueError``)
+    becomes that line's ParseError, not a traceback."""
+    try:
+        return build()
+    except KeyError as err:
+        raise ParseError(source, lineno, line,
+                         f'expected a {err.args[0]!r} column in '
+                         f'{what}') from None
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ParseError(source, lineno, line,
+                         f'expected figures in {what}') from None
+
+
 def _human_size(text):
     """'1 MiB', '65536 bytes', '4 GiB' -> bytes; None if not exact."""
-    m = re.fullmatch(r'\s*([\d.]+)\s*(bytes|[KMGTP]iB)\s*', text or '')
+    m = re.fullmatch(r'\s*(\d+(?:\.\d+)?)\s*(bytes|[KMGTP]iB)\s*', text or '')
     if not m:
         return None
     value = float(m.group(1)) * _UNITS[m.group(2)]
@@ -216,6 +231,27 @@ def _header_index(header):
             n += 1
             key = f'{name}#{n}'
         index[key] = pos
+    return index
+
+
+#: The columns read from IOR 3.x/4.x's text tables.
+_RESULTS_COLUMNS = ('access', 'iter', 'bw(MiB/s)', 'IOPS', 'Latency(s)',
+                    'open(s)', 'wr/rd(s)', 'close(s)', 'total(s)')
+_SUMMARY_COLUMNS = ('Operation', 'Max(MiB)', 'Min(MiB)', 'Mean(MiB)',
+                    'StdDev', 'Max(OPs)', 'Min(OPs)', 'Mean(OPs)', 'StdDev#2',
+                    'Mean(s)', 'Stonewall(s)', 'Stonewall(MiB)', 'Test#',
+                    '#Tasks', 'tPN', 'reps', 'fPP', 'segcnt', 'blksiz',
+                    'xsize', 'API')
+
+
+def _header(line, columns, source, lineno, what):
+    """:func:`_header_index` of a table's header that has ``columns``."""
+    index = _header_index(line)
+    missing = [c.split('#')[0] for c in columns if c not in index]
+    if missing:
+        raise ParseError(source, lineno, line.strip(),
+                         f'expected the columns {", ".join(missing)} in '
+                         f'the header of {what}')
     return index
 
 
@@ -239,15 +275,18 @@ def _stats(values):
 
 # IOR 3.x / 4.x text ----------------------------------------------------------
 
-_OPTION_RE = re.compile(r'^([A-Za-z][\w /-]*?)\s+: ?(.*)$')
+# 'api                 : POSIX': the blanks before ':' are the key's (stripped
+# by the caller); a lazy key before '\s+:' is quadratic in a line of blanks.
+_OPTION_RE = re.compile(r'^([A-Za-z][\w /-]*\s):(.*)$')
 _PAIRS_RE = re.compile(r'^stonewalling pairs accessed min: (\d+) max: (\d+)')
 # 'Max Write: X MiB/sec (Y MB/sec)': IOR 2.10, 3.x and -v print it alike.
-_MAX_RE = re.compile(r'^Max (Write|Read):\s+([\d.]+) MiB/sec '
-                     r'\(([\d.]+) MB/sec\)')
+_MAX_RE = re.compile(r'^Max (Write|Read):\s+(\d+(?:\.\d+)?) MiB/sec '
+                     r'\((\d+(?:\.\d+)?) MB/sec\)')
 
 
 def _parse_text(lines, start, version, source):
     options = {}
+    option_lines = {}
     command_line = None
     iterations = []
     summaries = {}
@@ -261,7 +300,7 @@ def _parse_text(lines, start, version, source):
     for lineno, line in enumerate(lines[start + 1:], start + 2):
         stripped = line.strip()
         if line.startswith('Command line') and command_line is None:
-            command_line = line.split(':', 1)[1].strip()
+            command_line = line.partition(':')[2].strip()
         elif stripped == 'Options:':
             section = 'options'
         elif stripped == 'Results:':
@@ -274,34 +313,44 @@ def _parse_text(lines, start, version, source):
         elif section == 'options' and _OPTION_RE.match(line):
             key, value = _OPTION_RE.match(line).groups()
             options.setdefault(key.strip(), value.strip())
+            option_lines.setdefault(key.strip(), (lineno, stripped))
         elif section == 'results' and line.startswith('access '):
-            results_index = _header_index(line)
+            results_index = _header(line, _RESULTS_COLUMNS, source, lineno,
+                                    "the 'Results:' table")
         elif section == 'summary' and line.startswith('Operation '):
-            summary_index = _header_index(line)
+            summary_index = _header(line, _SUMMARY_COLUMNS, source, lineno,
+                                    "the 'Summary of all tests' table")
         elif _PAIRS_RE.match(line):
             pending_pairs = tuple(
                 int(g) for g in _PAIRS_RE.match(line).groups())
         elif line.startswith('Pairs deadlineForStonewallingaccessed:'):
-            pairs_total = int(line.split(':', 1)[1])
+            pairs_total = _from_line(lambda: int(line.split(':', 1)[1]),
+                                     source, lineno, stripped,
+                                     'the stonewalling pairs line')
         elif m := _MAX_RE.match(line):
             max_mb[m.group(1).lower()] = float(m.group(3))
         elif (section == 'results' and results_index
               and line.split()[:1] and line.split()[0] in OPERATIONS):
             row = _table_row(results_index, line, lineno, source,
                              "the 'Results:' table")
-            iterations.append(_iteration_from_text(row, pending_pairs))
+            iterations.append(_from_line(
+                lambda: _iteration_from_text(row, pending_pairs), source,
+                lineno, stripped, "the 'Results:' table"))
             pending_pairs = None
         elif (section == 'summary' and summary_index
               and line.split()[:1] and line.split()[0] in OPERATIONS):
             row = _table_row(summary_index, line, lineno, source,
                              "the 'Summary of all tests' table")
+            for column in ('Operation', 'Test#'):
+                _from_line(lambda: row[column], source, lineno, stripped,
+                           "the 'Summary of all tests' table")
             if row['Operation'] in summaries or (
                     seen_tests and row['Test#'] not in seen_tests):
                 raise ParseError(source, lineno, stripped,
                                  'expected one test per run (IOR scripts '
                                  'with several tests are not supported)')
             seen_tests.add(row['Test#'])
-            summaries[row['Operation']] = (row, lineno)
+            summaries[row['Operation']] = (row, lineno, stripped)
     if not finished:
         lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
@@ -311,9 +360,22 @@ def _parse_text(lines, start, version, source):
         raise ParseError(source, lineno, line,
                          "expected a 'write' or 'read' row under "
                          "'Summary of all tests'")
-    ops = {op: _summary_from_text(row, max_mb.get(op))
-           for op, (row, _) in summaries.items()}
-    any_row = next(iter(summaries.values()))[0]
+    summary_table = "the 'Summary of all tests' table"
+    ops = {op: _from_line(lambda: _summary_from_text(row, max_mb.get(op)),
+                          source, lineno, line, summary_table)
+           for op, (row, lineno, line) in summaries.items()}
+    for name in ('nodes', 'stonewallingTime'):
+        _from_line(lambda: _int(options.get(name)), source,
+                   *option_lines.get(name, (0, '')), 'the options')
+    any_row, lineno, line = next(iter(summaries.values()))
+    return _from_line(lambda: _text_result(any_row, options, command_line,
+                                           version, ops, iterations,
+                                           pairs_total),
+                      source, lineno, line, summary_table)
+
+
+def _text_result(any_row, options, command_line, version, ops, iterations,
+                 pairs_total):
     params = Parameters(
         api=any_row['API'],
         tasks=int(any_row['#Tasks']),
@@ -417,7 +479,10 @@ def _parse_json(text, lines, start, source):
         if m := _PAIRS_RE.match(said):
             pairs.append((int(m.group(1)), int(m.group(2))))
         elif said.startswith('Pairs deadlineForStonewallingaccessed:'):
-            pairs_total = int(said.split(':', 1)[1])
+            pairs_total = _from_line(lambda: int(said.split(':', 1)[1]),
+                                     source, len(body) + start + 1,
+                                     line.strip(),
+                                     'the stonewalling pairs line')
         # Cut, not drop, so that error line numbers still match the text.
         body.append(line[:noise.start()])
     try:
@@ -432,83 +497,120 @@ def _parse_json(text, lines, start, source):
         else:
             why = f'expected valid JSON ({err.msg})'
         raise ParseError(source, lineno, bad, why) from None
+    try:
+        return _json_result(doc, pairs, pairs_total, lines, start, source)
+    except _JsonLayout as err:
+        raise ParseError(source, start + 1, lines[start].strip(),
+                         f'expected {err} in the JSON summary') from None
+
+
+class _JsonLayout(Exception):
+    """A JSON value is not what IOR writes there."""
+
+
+def _member(obj, key, kind, default=None):
+    """``obj[key]`` if ``obj`` is an object and the value a ``kind`` (or
+    absent: ``default``); raises :class:`_JsonLayout` naming the key."""
+    if not isinstance(obj, dict):
+        raise _JsonLayout(f'an object holding {key!r}')
+    value = obj.get(key, default)
+    # JSON's true and false are Python ints too: never a figure.
+    if value is not None and (not isinstance(value, kind) or
+                              isinstance(value, bool)):
+        raise _JsonLayout(f'{key!r} to be {_KINDS.get(kind, "a value")}, '
+                          f'not {value!r}'[:200])
+    return value
+
+
+def _figures(obj, keys):
+    """Field -> the figure of ``obj`` under its JSON key in ``keys``."""
+    return {field: _member(obj, key, _FIGURE) for field, key in keys.items()}
+
+
+#: Iteration field -> its key in an entry of IOR's JSON 'Results'.
+_JSON_ITERATION = {
+    'bw_mib_s': 'bwMiB', 'iops': 'iops', 'latency_s': 'latency',
+    'open_s': 'openTime', 'wrrd_s': 'wrRdTime', 'close_s': 'closeTime',
+    'total_s': 'totalTime'}
+#: OperationSummary field -> its key in an entry of IOR's JSON 'summary'.
+_JSON_SUMMARY = {
+    'bw_max_mib_s': 'bwMaxMIB', 'bw_min_mib_s': 'bwMinMIB',
+    'bw_mean_mib_s': 'bwMeanMIB', 'bw_stddev_mib_s': 'bwStdMIB',
+    'ops_max_per_s': 'OPsMax', 'ops_min_per_s': 'OPsMin',
+    'ops_mean_per_s': 'OPsMean', 'ops_stddev_per_s': 'OPsSD',
+    'mean_time_s': 'MeanTime', 'stonewall_time_s': 'StoneWallTime',
+    'stonewall_bw_mib_s': 'StoneWallbwMeanMIB'}
+_KINDS = {(int, float): 'a number', int: 'an integer', str: 'a string',
+          list: 'a list', dict: 'an object'}
+_FIGURE = (int, float)
+
+
+def _json_result(doc, pairs, pairs_total, lines, start, source):
+    if not isinstance(doc, dict):
+        raise _JsonLayout('an object')
     if 'Finished' not in doc:
         lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          "expected a 'Finished' key in the JSON summary")
-    tests = doc.get('tests') or []
+    tests = _member(doc, 'tests', list) or []
     if len(tests) != 1:
         raise ParseError(source, start + 1, lines[start].strip(),
                          f'expected one test in the JSON summary, '
                          f'found {len(tests)}')
     test = tests[0]
     iterations = []
-    results = test.get('Results', [])
+    results = _member(test, 'Results', list, [])
     # 3.x nests one list per iteration; 4.x keeps a flat list.
     flat = [(i, r) for i, group in enumerate(results) for r in group] \
-        if results and isinstance(results[0], list) else \
+        if results and all(isinstance(g, list) for g in results) else \
         [(None, r) for r in results]
     counts = {}
     for rep, r in flat:
-        op = r.get('access')
+        op = _member(r, 'access', str)
         if op not in OPERATIONS:
             continue
         rep = counts.get(op, 0) if rep is None else rep
         counts[op] = rep + 1
-        iterations.append(Iteration(
-            operation=op, iteration=rep, bw_mib_s=r.get('bwMiB'),
-            iops=r.get('iops'), latency_s=r.get('latency'),
-            open_s=r.get('openTime'), wrrd_s=r.get('wrRdTime'),
-            close_s=r.get('closeTime'), total_s=r.get('totalTime')))
+        iterations.append(Iteration(operation=op, iteration=rep,
+                                    **_figures(r, _JSON_ITERATION)))
     if pairs and len(pairs) == len(iterations):
         iterations = [replace(i, stonewall_pairs_min=lo,
                               stonewall_pairs_max=hi)
                       for i, (lo, hi) in zip(iterations, pairs)]
-    max_mb = test.get('max', {})
+    max_mb = _member(test, 'max', dict, {})
     ops = {}
-    summary = doc.get('summary') or []
+    summary = _member(doc, 'summary', list) or []
     for entry in summary:
-        op = entry.get('operation')
+        op = _member(entry, 'operation', str)
         if op in ops:
             raise ParseError(source, start + 1, lines[start].strip(),
                              f"expected one '{op}' entry in 'summary'")
         ops[op] = OperationSummary(
-            operation=op,
-            bw_max_mib_s=entry.get('bwMaxMIB'),
-            bw_min_mib_s=entry.get('bwMinMIB'),
-            bw_mean_mib_s=entry.get('bwMeanMIB'),
-            bw_stddev_mib_s=entry.get('bwStdMIB'),
-            ops_max_per_s=entry.get('OPsMax'),
-            ops_min_per_s=entry.get('OPsMin'),
-            ops_mean_per_s=entry.get('OPsMean'),
-            ops_stddev_per_s=entry.get('OPsSD'),
-            mean_time_s=entry.get('MeanTime'),
-            stonewall_time_s=entry.get('StoneWallTime'),
-            stonewall_bw_mib_s=entry.get('StoneWallbwMeanMIB'),
-            bw_max_mb_s=max_mb.get(f'{op}MB'))
+            operation=op, **_figures(entry, _JSON_SUMMARY),
+            bw_max_mb_s=_member(max_mb, f'{op}MB', _FIGURE))
     if not ops:
         raise ParseError(source, start + 1, lines[start].strip(),
                          "expected a 'write' or 'read' entry in 'summary'")
     first = summary[0]
-    p = test.get('Parameters', {})
-    o = test.get('Options', {})
+    p = _member(test, 'Parameters', dict, {})
+    o = _member(test, 'Options', dict, {})
     params = Parameters(
-        api=first.get('API'),
-        tasks=first.get('numTasks'),
-        tasks_per_node=first.get('tasksPerNode'),
-        nodes=o.get('nodes', p.get('nodes')),
-        transfer_size_bytes=first.get('transferSize'),
-        block_size_bytes=first.get('blockSize'),
-        segments=first.get('segmentCount'),
+        api=_member(first, 'API', str),
+        tasks=_member(first, 'numTasks', int),
+        tasks_per_node=_member(first, 'tasksPerNode', int),
+        nodes=_member(o, 'nodes', int, _member(p, 'nodes', int)),
+        transfer_size_bytes=_member(first, 'transferSize', int),
+        block_size_bytes=_member(first, 'blockSize', int),
+        segments=_member(first, 'segmentCount', int),
         file_per_process=bool(first.get('filePerProc')),
-        iterations=first.get('repetitions'),
-        stonewall_deadline_s=p.get('deadlineForStonewall'),
+        iterations=_member(first, 'repetitions', int),
+        stonewall_deadline_s=_member(p, 'deadlineForStonewall', int),
         stonewall_wear_out=(None if 'stoneWallingWearOut' not in p
                             else bool(p['stoneWallingWearOut'])),
-        test_file=p.get('testFileName'),
-        command_line=doc.get('Command line'),
+        test_file=_member(p, 'testFileName', str),
+        command_line=_member(doc, 'Command line', str),
     )
-    return Result(version=doc.get('Version'), output_format='json',
+    return Result(version=_member(doc, 'Version', str), output_format='json',
                   params=params, write=ops.get('write'), read=ops.get('read'),
                   iterations=tuple(iterations), stonewall_pairs=pairs_total)
 
@@ -528,16 +630,27 @@ def _parse_csv(lines, start, source):
                              f'expected {len(names)} CSV fields '
                              f'(truncated output?)')
         row = dict(zip(names, words))
-        iterations.append(Iteration(
-            operation=row['access'], iteration=int(row['iter']),
-            bw_mib_s=_number(row['bw(MiB/s)']), iops=_number(row['IOPS']),
-            latency_s=_number(row['Latency']), open_s=_number(row['open(s)']),
-            wrrd_s=_number(row['wr/rd(s)']), close_s=_number(row['close(s)']),
-            total_s=_number(row['total(s)'])))
+        row_line = (lineno, line.strip())
+        iterations.append(_from_line(lambda: _iteration_from_csv(row),
+                                     source, *row_line, 'the CSV rows'))
     if row is None:
         lineno, line = last_line(lines)
         raise ParseError(source, lineno, line,
                          'expected a write or read row under the CSV header')
+    return _from_line(lambda: _csv_result(row, iterations), source,
+                      *row_line, 'the CSV rows')
+
+
+def _iteration_from_csv(row):
+    return Iteration(
+        operation=row['access'], iteration=int(row['iter']),
+        bw_mib_s=_number(row['bw(MiB/s)']), iops=_number(row['IOPS']),
+        latency_s=_number(row['Latency']), open_s=_number(row['open(s)']),
+        wrrd_s=_number(row['wr/rd(s)']), close_s=_number(row['close(s)']),
+        total_s=_number(row['total(s)']))
+
+
+def _csv_result(row, iterations):
     xfer_kib = float(row['xfer(KiB)'])
     ops = {}
     for op in OPERATIONS:
@@ -577,13 +690,16 @@ _ROW_210 = re.compile(r'^(write|read)\s+' + r'(\d+\.\d\d)\s*' * 8
 
 def _parse_text_210(lines, start, version, source):
     summary = {}
+    summary_lines = {}
     rows = {}
     max_lines = {}
     finished = False
     for lineno, line in enumerate(lines[start + 1:], start + 2):
         stripped = line.strip()
-        if m := re.match(r'^([a-z][a-z ]*?)\s*=\s*(.*)$', stripped):
-            summary.setdefault(m.group(1), m.group(2).strip())
+        # 'key   = value' (a lazy key before '\s*=' is quadratic in blanks).
+        if m := re.match(r'^([a-z][a-z ]*)=(.*)$', stripped):
+            summary.setdefault(m.group(1).rstrip(), m.group(2).strip())
+            summary_lines.setdefault(m.group(1).rstrip(), (lineno, stripped))
         elif m := _ROW_210.match(stripped):
             if m.group(1) in rows:
                 raise ParseError(source, lineno, stripped,
@@ -623,7 +739,10 @@ def _parse_text_210(lines, start, version, source):
         file_per_process=(True if access.startswith('file-per-process')
                           else False if access.startswith('single-shared')
                           else None),
-        iterations=_int(summary.get('repetitions')),
+        iterations=_from_line(lambda: _int(summary.get('repetitions')),
+                              source,
+                              *summary_lines.get('repetitions', (0, '')),
+                              'the repetition count'),
         stonewall_deadline_s=None, stonewall_wear_out=None,
         test_file=summary.get('test filename'), command_line=None)
     return Result(version=version, output_format='text-2.10', params=params,

@@ -48,10 +48,13 @@ TABLE_TESTS = ('write', 'rewrite', 'read', 'reread', 'random read',
 _END = 'iozone test complete.'
 _FAILURE = re.compile(r'^\s*(Can not |Cannot |Error |Unable to |'
                       r'Invalid options|invalid options)')
-_VALUE = r'([\d.]+) (kB|ops)'
-_CHILDREN = re.compile(r'^\s*Children see throughput for\s+(\d+)\s+(.+?)\s*='
+# A figure: '[\d.]+' would take '1.2.3' (a flipped byte) to float().
+_VALUE = r'(\d+(?:\.\d+)?) (kB|ops)'
+# The test's name is everything up to '=' (blanks after it stripped by the
+# caller): a lazy '(.+?)\s*=' is quadratic in a line of blanks.
+_CHILDREN = re.compile(r'^\s*Children see throughput for\s+(\d+)\s+(\S[^=]*)='
                        r'\s*' + _VALUE + r'/sec\s*$')
-_PARENT = re.compile(r'^\s*Parent sees throughput for\s+(\d+)\s+(.+?)\s*='
+_PARENT = re.compile(r'^\s*Parent sees throughput for\s+(\d+)\s+(\S[^=]*)='
                      r'\s*' + _VALUE + r'/sec\s*$')
 _PER_PROCESS = re.compile(r'^\s*(Min|Max|Avg) throughput per '
                           r'(?:process|thread)\s*=\s*' + _VALUE + r'/sec\s*$')
@@ -63,7 +66,7 @@ _EACH = re.compile(r'^\s*Each (?:process|thread) writes a (\d+) kByte file '
 _SETTINGS = (
     ('version', re.compile(r'Version \$Revision: (\S+) \$'), str),
     ('build', re.compile(r'^\s*Build: (\S+)'), str),
-    ('command_line', re.compile(r'^\s*Command line used: (.*?)\s*$'), str),
+    ('command_line', re.compile(r'^\s*Command line used: (.*)'), str.strip),
     ('file_size_kib', re.compile(r'^\s*File size set to (\d+) kB'), int),
     ('record_size_kib', re.compile(r'^\s*Record Size (\d+) kB'), int),
     ('min_file_size_kib',
@@ -259,7 +262,7 @@ def _table(lines, settings, source):
     rows = []
     for lineno, line in enumerate(lines[lineno:], lineno + 1):
         words = [(m.end(), m.group()) for m in re.finditer(r'\S+', line)]
-        if not words or not all(w.isdigit() for _, w in words):
+        if not words or not all(w.isascii() and w.isdigit() for _, w in words):
             break
         cells = {}
         for end, word in words:
@@ -310,7 +313,7 @@ def _throughput(lines, settings, source):
             sizes = (int(m.group(1)), int(m.group(2)))
         elif m := _CHILDREN.match(line):
             _close(current, blocks, source, lineno, line)
-            current = dict(lineno=lineno, line=line, test=m.group(2),
+            current = dict(lineno=lineno, line=line, test=m.group(2).rstrip(),
                            processes=int(m.group(1)), sizes=sizes,
                            unit=m.group(4), children=float(m.group(3)),
                            parent=None, per_process=[])
@@ -339,7 +342,7 @@ def _throughput(lines, settings, source):
 
 
 def _same_block(current, m, source, lineno, line):
-    if (int(m.group(1)), m.group(2)) != (current['processes'],
+    if (int(m.group(1)), m.group(2).rstrip()) != (current['processes'],
                                          current['test']):
         raise ParseError(source, lineno, line.strip(),
                          f"expected the 'Parent sees' line of "
@@ -406,15 +409,24 @@ def _excel(lines, source):
                     _excel_number(w, source, lineno, line)
                     for w in words[1:])
         elif header is None:
-            header = [int(w.strip('"')) for w in words]
+            header = [_excel_size(w, source, lineno, line) for w in words]
         elif words[0].startswith('"'):
-            file_kib = int(words[0].strip('"'))
+            file_kib = _excel_size(words[0], source, lineno, line)
             for rec_kib, word in zip(header, words[1:]):
                 reports[name][(file_kib, rec_kib)] = _excel_number(
                     word, source, lineno, line)
         else:
             name = None
     return reports
+
+
+def _excel_size(word, source, lineno, line):
+    size = word.strip('"')
+    if not (size.isascii() and size.isdigit()):
+        raise ParseError(source, lineno, line.strip(),
+                         f'expected a size in kB in the Excel report, got '
+                         f'{word!r}')
+    return int(size)
 
 
 def _excel_number(word, source, lineno, line):

@@ -80,7 +80,9 @@ class Result:
 
 _FAILURE = re.compile(r'^(error:|lfs( getstripe)?:)|has no stripe info'
                       r'|No such file or directory|Inappropriate ioctl')
-_KEY = re.compile(r'^\s*(lmm_\w+|lcm_\w+|lcme_[\w.]+):\s*(.*?)\s*$')
+# The value is stripped by the caller: a lazy '(.*?)\s*$' is quadratic in a
+# line of blanks.
+_KEY = re.compile(r'^\s*(lmm_\w+|lcm_\w+|lcme_[\w.]+):(.*)')
 _DEFAULT = re.compile(r'^\s*(?:\(Default\)\s*)?stripe_count:\s*(-?\d+)\s+'
                       r'stripe_size:\s*(\d+[KMGT]?)\s+'
                       r'stripe_offset:\s*(-?\d+)', re.IGNORECASE)
@@ -142,6 +144,9 @@ def parse(text, source='<text>'):
             continue
 
         if in_objects and (m := _OBJ_ROW.match(line)):
+            if entry is None:
+                raise ParseError(source, lineno, stripped,
+                                 'expected a path before the objects')
             entry[2][-1]['ost_indices'].append(int(m.group(1)))
             continue
 
@@ -156,7 +161,7 @@ def parse(text, source='<text>'):
             if entry is None:
                 raise ParseError(source, lineno, stripped,
                                  'expected a path before the layout')
-            key, value = m.groups()
+            key, value = m.group(1), m.group(2).strip()
             _apply(entry, key, value, source, lineno, stripped)
             continue
 

@@ -253,8 +253,11 @@ _ITEMS_RE = re.compile(r'^(\d+) tasks, (\d+) '
 # untitled 'SUMMARY:' of mdtest 1.9 (a rate).
 _SUMMARY_RE = re.compile(r'^SUMMARY(?: (rate|time))?(?: \([^)]*\))?: '
                          r'\(of (\d+) iterations\)')
-_ROW_RE = re.compile(r'^\s+(?P<name>[A-Z][A-Za-z ()]*?)\s*:?\s+'
-                     r'(?P<values>(?:(?:NA|-?\d+(?:\.\d+)?)\s*)+)$')
+# A summary row: '   File creation   :   1.0   NA ...'.  Read word by word
+# (:func:`_row`), not by one pattern: a pattern with a repeated group of
+# numbers backtracks exponentially when a row ends in anything else (text of
+# another rank appended to it), and the nightly hangs in its sanity function.
+_FIGURE_RE = re.compile(r'NA|-?\d+(?:\.\d+)?')
 # '-v': '[V-1: Rank 0 Line n ][V-1: main: ]File stat : 0.001 sec, 5.0
 # ops/sec'.
 _SAMPLE_RE = re.compile(r'^V-\d.*?\b(?P<name>(?:Directory|File|Tree) '
@@ -319,13 +322,14 @@ def _parse_text(lines, start, banner, source):
             table = None
         elif table is not None and stripped.startswith('Operation'):
             columns = _columns(stripped)
-        elif table is not None and columns and (m := _ROW_RE.match(line)):
-            row = _table_row(m, columns, lineno, stripped, source)
-            if m.group('name') == _STONEWALL_ROW:
+        elif table is not None and columns and (found := _row(line)):
+            name, values = found
+            row = _table_row(name, values, columns, lineno, stripped, source)
+            if name == _STONEWALL_ROW:
                 # 3.3 only; its one figure is in the Mean column.
                 stonewall_rate = row.get('Mean')
             else:
-                table['rows'][PHASE_NAMES[m.group('name')]] = row
+                table['rows'][PHASE_NAMES[name]] = row
         elif m := _SAMPLE_RE.match(line):
             if m.group('name') in PHASE_NAMES:
                 samples.append(m)
@@ -373,17 +377,42 @@ def _parse_text(lines, start, banner, source):
                                     result_samples))
 
 
-def _table_row(m, columns, lineno, line, source):
-    name = m.group('name')
+def _row(line):
+    """``(name, figures)`` of a line of a summary table, None for a line
+    that is not indented (another program's) or only dashes.
+
+    The name is the words before the first figure (or the ':' of 3.3), the
+    figures every word after it, whatever they are: a row with text
+    appended, or cut short, is refused by :func:`_table_row`, not skipped.
+    """
+    if not line[:1].isspace() or not line.strip(' -\t'):
+        return None
+    words = line.split()
+    names = []
+    for word in words:
+        if word == ':' or _FIGURE_RE.fullmatch(word):
+            break
+        names.append(word)
+    values = words[len(names):]
+    if values[:1] == [':']:
+        values = values[1:]
+    return ' '.join(names), values
+
+
+def _table_row(name, values, columns, lineno, line, source):
+    expected = f'{len(columns)} figures ({", ".join(columns)})'
     if name not in PHASE_NAMES and name != _STONEWALL_ROW:
+        if values and all(_FIGURE_RE.fullmatch(v) for v in values):
+            raise ParseError(source, lineno, line,
+                             f'expected an mdtest operation '
+                             f'({", ".join(PHASE_NAMES)})')
         raise ParseError(source, lineno, line,
-                         f'expected an mdtest operation '
-                         f'({", ".join(PHASE_NAMES)})')
-    values = m.group('values').split()
-    if len(values) != len(columns):
+                         f'expected a summary row: an mdtest operation '
+                         f'and {expected}')
+    if len(values) != len(columns) or not all(_FIGURE_RE.fullmatch(v)
+                                              for v in values):
         raise ParseError(source, lineno, line,
-                         f'expected {len(columns)} figures '
-                         f'({", ".join(columns)})')
+                         f'expected {expected} after {name!r}')
     return {column: _number(v) for column, v in zip(columns, values)}
 
 

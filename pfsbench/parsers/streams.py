@@ -50,6 +50,15 @@ from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
 from pfsbench.runner import tool_error_line
 
 _KV = re.compile(r'(\w+)=(\S+)')
+_SECONDS = r'\d+(?:\.\d+)?'
+#: What the runner writes in each line of a kind, checked before use: a line
+#: of a dying job, or another rank's text in it, is a ParseError quoting it.
+_FIELDS = {
+    'begin': {'streams': r'\d+', 'tasks': r'\d+', 'fan_out': r'\d+'},
+    'record': {'stream': r'\d+', 'node': r'\S+', 'phase': r'\S+',
+               'start': _SECONDS, 'end': _SECONDS, 'exit': r'-?\d+'},
+    'drop_caches': {'node': r'\S+', 'exit': r'-?\d+'},
+}
 #: ``<phase>_r<N>``: the N-th repeat of a phase.
 _REPEAT = re.compile(r'^(?P<phase>[a-z][a-z0-9_]*?)_r(?P<repeat>[2-9]|'
                      r'[1-9]\d+)$')
@@ -258,6 +267,7 @@ class _Output:
         self.failed_drops = []
         self.errors = []
         self.aborts = []
+        self.malformed = []
         self.barrier = {}
         #: label -> [(lineno, tool line), ...]
         self.tool_lines = {}
@@ -277,6 +287,10 @@ class _Output:
         body = line[len(PREFIX):].strip()
         kind = body.split(' ', 1)[0]
         kv = dict(_KV.findall(body))
+        wrong = _wrong_fields(kind, kv)
+        if wrong:
+            self.malformed.append((lineno, ', '.join(f'{k}=' for k in wrong)))
+            return
         if kind == 'begin':
             self.header = (lineno, kv)
         elif kind == 'phase':
@@ -306,6 +320,19 @@ class _Output:
     def program(self, phase):
         words = self.commands.get(phase, '').split()
         return os.path.basename(words[0]) if words else ''
+
+
+def _wrong_fields(kind, kv):
+    """The fields of a runner line that are missing or not in the runner's
+    form.  A begin line's missing ones are named later, one by one; a
+    drop_caches line without ``exit=`` is its output, not its record."""
+    if kind == 'drop_caches' and 'exit' not in kv:
+        return []
+    if kind not in _FIELDS and 'phase' in kv:
+        kind = 'record'
+    return [k for k, form in _FIELDS.get(kind, {}).items()
+            if (k in kv or kind != 'begin') and not (
+                kv.get(k, '').isascii() and re.fullmatch(form, kv.get(k, '')))]
 
 
 def _first_failure(out, source):
@@ -377,6 +404,10 @@ def parse(text, source='<text>', tool=None):
     failure = _first_failure(out, source)
     if failure is not None:
         raise failure
+    if out.malformed:
+        lineno, fields = out.malformed[0]
+        raise ParseError(source, lineno, out.lines[lineno - 1],
+                         f"expected the runner's {fields} in this line")
 
     lines = out.lines
     if out.header is None:

@@ -63,6 +63,21 @@ def run(argv, *, timeout=None, env=None, shell=False, merge_stderr=False):
         decode(proc.stderr or b''))
 
 
+def with_bad_bytes(err, text, source):
+    """``err`` (a :class:`pfsbench.errors.ParseError`), saying where
+    ``text`` held bytes that are not UTF-8 when the line it quotes shows
+    one, or what it expected does (a header read with one): the parser saw
+    U+FFFD there, the reader should know why."""
+    from pfsbench.errors import ParseError
+
+    places = bad_bytes(text, source)
+    if not places or REPLACEMENT not in err.line + err.expected:
+        return err
+    return ParseError(err.source, err.lineno, err.line,
+                      f'{err.expected} (undecodable bytes at '
+                      f'{", ".join(places)})')
+
+
 def probe(argv, timeout=60):
     """Run a tool to ask it something (its help, version, API list) and
     return what it printed on stdout and stderr together, decoded with
