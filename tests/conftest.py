@@ -14,9 +14,11 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the clone; PFSBENCH_SHARED where it is elsewhere (a git
@@ -26,6 +28,12 @@ FIXTURES = SHARED / 'fixtures'
 CONFIG = REPO / 'config' / 'settings.py'
 CHECKS = REPO / 'reframe-checks'
 LOCALSLURM = REPO / 'tests' / 'localslurm' / 'localslurm.sh'
+
+# Hypothesis caches what it learns of the code under .hypothesis/ in the
+# working directory, the checkout (even with database=None): in a directory
+# of its own, removed at exit, instead; for every property test.
+_HYPOTHESIS_HOME = tempfile.TemporaryDirectory(prefix='pfsbench-hypothesis-')
+set_hypothesis_home_dir(_HYPOTHESIS_HOME.name)
 
 
 def fixture_dir(tool):

@@ -34,6 +34,12 @@ RECORDED = {
     'fio': (FIXTURES / 'fio',),
     'lfs': (DATA / 'lfs',),
     'mds-survey': (DATA / 'mds-survey',),
+    # io500's own summary and its stdout (a directory's other files are
+    # IOR's and mdtest's, fuzzed above).
+    'io500': (DATA / 'io500' / 'run-2x1' / 'result_summary.txt',
+              DATA / 'io500' / 'run-2x1' / 'io500.out',
+              DATA / 'io500' / 'dry-run' / 'result_summary.txt'),
+    'pfind': (DATA / 'io500' / 'pfind-rates.txt',),
 }
 #: Tools with no output recorded anywhere (tests/data/mdsrate/SOURCES.md):
 #: their parsers get arbitrary bytes only.
@@ -71,9 +77,10 @@ def host_outputs():
 
 
 def recorded_outputs(tool):
-    """``[(name, bytes)]`` of every recorded output of ``tool``."""
+    """``[(name, bytes)]`` of every recorded output of ``tool`` (a
+    directory's ``*.txt``, or a file named alone)."""
     return [(p.name, p.read_bytes()) for d in RECORDED[tool]
-            for p in sorted(d.glob('*.txt'))]
+            for p in (sorted(d.glob('*.txt')) if d.is_dir() else [d])]
 
 
 def corpus():

@@ -14,13 +14,11 @@ import multiprocessing
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.configuration import set_hypothesis_home_dir
 
 import mutations
 from conftest import FIXTURES
@@ -41,12 +39,6 @@ LONG_ROW_LIMIT_S = 60
 #: Words in an output's name that say its format (or version): the long
 #: row test takes the largest output of each.
 FORMAT_WORDS = ('json', 'csv', 'terse', 'v3.3.0', 'v1.97', 'fail-')
-
-# Hypothesis caches what it learns of the code under .hypothesis/ in the
-# working directory, the checkout: in a directory of its own, removed at
-# exit, instead.
-_HYPOTHESIS_HOME = tempfile.TemporaryDirectory(prefix='pfsbench-hypothesis-')
-set_hypothesis_home_dir(_HYPOTHESIS_HOME.name)
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
                                 reason=f'shared fixtures not found at '
