@@ -100,6 +100,8 @@ def _mfs_partition():
         'targets': [{
             'name': 'mfs',
             'path': os.path.join(MFS_MOUNTS, 'm1', 'scratch'),
+            # The mount table says 'fuse'; the figures say which FUSE.
+            'fstype': 'moosefs',
             'descr': 'MooseFS 3.0 through FUSE, 1 copy, trash time 0',
             'mount_points': [os.path.join(MFS_MOUNTS, f'm{i}', 'scratch')
                              for i in (2, 3, 4)],
