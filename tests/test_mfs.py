@@ -13,6 +13,7 @@ it up itself when it is not (and leaves it up, as ``localslurm`` does).
 import os
 import random
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -145,6 +146,14 @@ def test_script_refuses_a_non_root_user():
                         r'uid \d+\n', proc.stdout), proc.stdout
 
 
+@pytest.mark.skipif(shutil.which('shellcheck') is None,
+                    reason='shellcheck is not installed')
+def test_shellcheck_clean():
+    proc = subprocess.run(['shellcheck', str(MFS)], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+
+
 # The file system ------------------------------------------------------------
 
 @pytest.fixture(scope='session')
@@ -211,6 +220,41 @@ def test_status_answers_and_the_mounts_are_one_file_system(mfs):
     facts = contention.parse_provenance(_mfs('provenance').stdout, 'mfs.sh')
     assert re.fullmatch(r'\d+\.\d+\.\d+', facts['master_version'])
     assert facts['chunkservers'] == '3'
+
+
+def _ours_left():
+    """Mounts under the state directory, processes started from it, and
+    the namespace: what 'down' must leave none of."""
+    with open('/proc/self/mounts') as fp:
+        mounts = [ln.split()[1] for ln in fp
+                  if ln.split()[1].startswith(MFS_DIR + '/')]
+    procs = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/cmdline', 'rb') as fp:
+                cmdline = fp.read().replace(b'\0', b' ').decode()
+        except OSError:
+            continue
+        if (MFS_DIR + '/') in cmdline and 'pytest' not in cmdline:
+            procs.append(cmdline)
+    return mounts, procs, os.path.exists('/var/run/netns/pfsbench-mfs')
+
+
+def test_down_leaves_nothing_and_up_is_idempotent(mfs):
+    again = _mfs('up')
+    assert again.returncode == 0 and 'already up' in again.stdout, \
+        again.stdout
+    down = _mfs('down')
+    assert down.returncode == 0, down.stdout
+    try:
+        assert re.fullmatch(r'mfs\.sh: stopped 8 processes under \S+\n',
+                            down.stdout), down.stdout
+        assert _ours_left() == ([], [], False)
+        assert _mfs('status').returncode == 1
+    finally:
+        up = _mfs('up')
+    assert up.returncode == 0, up.stdout
+    assert _mfs('status').returncode == 0
 
 
 def test_counters_see_a_write_through_any_mount(mfs):
