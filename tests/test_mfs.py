@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import CHECKS, REPO, run_reframe
+from conftest import CHECKS, REPO, perflog_dicts, run_reframe
 from pfsbench import contention
 from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 
@@ -178,23 +178,7 @@ def mfs_slurm(mfs, idle_slurm):  # noqa: F811
 
 
 def _records(runs, test):
-    """``test``'s perflog records on localslurm:mfs as dicts (the header
-    names every column; a performance variable's column holds name=value)."""
-    path = f'{runs}/perflogs/localslurm/mfs/{test}.log'
-    with open(path) as fp:
-        header, *lines = fp.read().splitlines()
-    names = header.split('|')
-    out = []
-    for line in lines:
-        record = {}
-        for name, value in zip(names, line.split('|')):
-            if name.endswith('_value') and '=' in value:
-                key, _, value = value.partition('=')
-                record[key] = float(value)
-            else:
-                record.setdefault(name, value)
-        out.append(record)
-    return out
+    return perflog_dicts(runs, 'localslurm', 'mfs', test)
 
 
 def _counters(record):
@@ -202,8 +186,14 @@ def _counters(record):
             (w.split('=') for w in record['fs_counters'].split())}
 
 
-def _left_nothing(root):
-    assert sorted(os.listdir(root)) == [], root
+def _listing(*roots):
+    return {root: set(os.listdir(root)) for root in roots}
+
+
+def _left_nothing(before):
+    """Every root lists what it listed before the run (another user's
+    files may be there; the run's own must be gone)."""
+    assert _listing(*before) == before
 
 
 def test_status_answers_and_the_mounts_are_one_file_system(mfs):
@@ -316,6 +306,7 @@ def _dd_e6(runs, env):
 @pytest.mark.slurm
 def test_e6_alone_is_not_contended_and_carries_the_server(mfs_slurm,
                                                           tmp_path):
+    before = _listing(TARGET)
     proc = _dd_e6(tmp_path, mfs_slurm)
     assert proc.returncode == 0, proc.stdout
     (record,) = _records(tmp_path, 'dd_stream_per_node')
@@ -328,11 +319,12 @@ def test_e6_alone_is_not_contended_and_carries_the_server(mfs_slurm,
     assert 'master_version=3.0' in record['server_provenance']
     assert record['target_fstype'] == 'moosefs'
     assert 1 < record['write_bw'] < 10000, record   # MB/s per stream
-    _left_nothing(TARGET)
+    _left_nothing(before)
 
 
 @pytest.mark.slurm
 def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
+    before = _listing(TARGET)
     with _ForeignWriter() as writer:
         proc = _dd_e6(tmp_path, mfs_slurm)
     assert proc.returncode == 0, proc.stdout
@@ -341,7 +333,7 @@ def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
     assert record['contended'] == 'true', record
     assert re.search(r'file-system counters: \d+ MiB of foreign I/O',
                      record['contention']), record['contention']
-    _left_nothing(TARGET)
+    _left_nothing(before)
 
 
 @pytest.mark.slurm
@@ -351,6 +343,7 @@ def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
 def test_mdtest_2x2_the_server_saw_its_operations(mfs_slurm, tmp_path):
     # Unique and shared directories; the split-phase E1 run gives the
     # master's CPU per phase (extras.server_cpu_command).
+    before = _listing(TARGET)
     proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
                         '-n', 'mdtest_metadata_rates$', '-P', 'nodes=2',
                         '-P', 'tasks_per_node=2', '-P', 'kind=files',
@@ -379,13 +372,14 @@ def test_mdtest_2x2_the_server_saw_its_operations(mfs_slurm, tmp_path):
     (record,) = _records(tmp_path, 'mdtest_e1_core_scaling')
     for phase in ('create', 'remove'):
         assert 0 < record[f'{phase}_server_cpu_util'] <= 100, record
-    _left_nothing(TARGET)
+    _left_nothing(before)
 
 
 @pytest.mark.slurm
 @pytest.mark.skipif(not os.access(MDTEST_BINARY, os.X_OK),
                     reason=f'{MDTEST_BINARY} not built')
 def test_e3_through_one_two_and_four_mounts(mfs_slurm, tmp_path):
+    before = _listing(TARGET)
     proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
                         '-n', 'mdtest_e3_mount_points', '-P', 'mounts=1,2,4',
                         '-S', 'active_cores=2', '-S', 'total_items=2000',
@@ -399,14 +393,14 @@ def test_e3_through_one_two_and_four_mounts(mfs_slurm, tmp_path):
     for record in records:
         assert record['file_create'] > 0 and record['file_remove'] > 0
         assert 0 < record['create_server_cpu_util'] <= 100, record
-    for i in (1, 2, 3, 4):
-        _left_nothing(os.path.join(MFS_DIR, 'mnt', f'm{i}', 'scratch'))
+    _left_nothing(before)
 
 
 @pytest.mark.slurm
 @pytest.mark.skipif(not os.access(IOR_BINARY, os.X_OK),
                     reason=f'{IOR_BINARY} not built')
 def test_ior_fio_and_bonnie_on_two_nodes(mfs_slurm, tmp_path):
+    before = _listing(TARGET)
     proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'ior'),
                         '-c', str(CHECKS / 'fio'), '-c', str(CHECKS / 'bonnie'),
                         '-n', 'ior_bandwidth', '-P', 'api=POSIX',
@@ -429,4 +423,4 @@ def test_ior_fio_and_bonnie_on_two_nodes(mfs_slurm, tmp_path):
     for test in ('fio_streams', 'bonnie_per_node'):
         (record,) = _records(tmp_path, test)
         assert 1 < record['write_bw'] < 10000, record
-    _left_nothing(TARGET)
+    _left_nothing(before)
