@@ -9,7 +9,7 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases
+from pfsbench import binaries, cases, contention
 from pfsbench.errors import ConfigError
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_system_file, partition_key, shown_path,
@@ -142,6 +142,17 @@ def partition_problems(system, part, file, here, selected):
             problems.append(str(err))
     if not here:
         return problems
+
+    # The server-side hooks answer from here as they will for every case.
+    for hook, parse in (('fs_counters_command', contention.parse_fs_counters),
+                        ('server_provenance_command',
+                         contention.parse_provenance)):
+        if hook in extras:
+            try:
+                parse(contention.run_site_command(extras[hook]),
+                      extras[hook])
+            except contention.CommandFailed as err:
+                problems.append(f'{file}:{key}.extras.{hook}: {err}')
 
     for tool in sorted({cases.family_tool(c) for c in selected} - {None}):
         tried = binaries.candidates(tool, '', extras.get('spack_view', ''))
