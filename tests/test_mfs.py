@@ -29,8 +29,8 @@ MFS_DIR = os.environ.get('PFSBENCH_MFS_DIR', '/var/tmp/pfsbench-mfs')
 TARGET = os.path.join(MFS_DIR, 'mnt', 'm1', 'scratch')
 SECOND_MOUNT = os.path.join(MFS_DIR, 'mnt', 'm2', 'scratch')
 SYSTEM = 'localslurm:mfs'
-MDTEST_BINARY = '/opt/ior/bin/mdtest'
 IOR_BINARY = '/opt/ior/bin/ior'
+MDTEST_BINARY = '/opt/ior/bin/mdtest'
 
 
 def _mfs(*args, **kwargs):
@@ -303,13 +303,62 @@ def _dd_e6(runs, env):
                         '-S', 'repeats=1', '-r'], runs, env=env)
 
 
-@pytest.mark.slurm
-def test_e6_alone_is_not_contended_and_carries_the_server(mfs_slurm,
-                                                          tmp_path):
+def _with_ior(env):
+    """``env`` with the IOR/mdtest build on PATH (the checks find them
+    there; a case whose tool is missing skips, naming where it looked)."""
+    return dict(env, PATH=f'{os.path.dirname(IOR_BINARY)}:'
+                          f'{os.environ["PATH"]}')
+
+
+@pytest.fixture(scope='module')
+def streams_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
+    """One suite run of the bandwidth cases on 2 nodes: dd E6, IOR 2x2
+    file-per-process and shared, fio, bonnie++ (one ReFrame start-up, the
+    cases one after the other); its runs directory and what the target
+    held before."""
+    runs = tmp_path_factory.mktemp('mfs-streams')
     before = _listing(TARGET)
-    proc = _dd_e6(tmp_path, mfs_slurm)
+    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'dd'),
+                        '-c', str(CHECKS / 'ior'), '-c', str(CHECKS / 'fio'),
+                        '-c', str(CHECKS / 'bonnie'),
+                        '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth$',
+                        '-n', 'fio_streams', '-n', 'bonnie_per_node',
+                        '-P', 'nodes=2', '-P', 'streams_per_node=1',
+                        '-P', 'api=POSIX', '-P', 'access=fpp,shared',
+                        '-P', 'scale=2x2', '-P', 'transfer_size=1m',
+                        '-S', 'repeats=1', '-r'],
+                       runs, env=_with_ior(idle_slurm))
     assert proc.returncode == 0, proc.stdout
-    (record,) = _records(tmp_path, 'dd_stream_per_node')
+    _left_nothing(before)
+    return runs
+
+
+@pytest.fixture(scope='module')
+def metadata_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
+    """One suite run of the metadata cases: mdtest 2x2 (files, unique and
+    shared directories) and E3 through 1, 2 and 4 mounts, split phases
+    with the master's CPU around each."""
+    if not os.access(MDTEST_BINARY, os.X_OK):
+        pytest.skip(f'{MDTEST_BINARY} not built (IOR/mdtest live outside '
+                    f'the repository)')
+    runs = tmp_path_factory.mktemp('mfs-metadata')
+    before = _listing(TARGET)
+    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
+                        '-n', 'mdtest_metadata_rates$',
+                        '-n', 'mdtest_e3_mount_points',
+                        '-P', 'nodes=2', '-P', 'tasks_per_node=2',
+                        '-P', 'kind=files', '-P', 'mounts=1,2,4',
+                        '-S', 'active_cores=2', '-S', 'total_items=2000',
+                        '-S', 'iterations=1', '-r'],
+                       runs, env=_with_ior(idle_slurm))
+    assert proc.returncode == 0, proc.stdout
+    _left_nothing(before)
+    return runs
+
+
+@pytest.mark.slurm
+def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
+    (record,) = _records(streams_run, 'dd_stream_per_node')
     # Other engineers' Slurm jobs may share the nodes; the file system's
     # own counters must see nobody else.
     assert 'file-system counters' not in record['contention'], record
@@ -319,7 +368,6 @@ def test_e6_alone_is_not_contended_and_carries_the_server(mfs_slurm,
     assert 'master_version=3.0' in record['server_provenance']
     assert record['target_fstype'] == 'moosefs'
     assert 1 < record['write_bw'] < 10000, record   # MB/s per stream
-    _left_nothing(before)
 
 
 @pytest.mark.slurm
@@ -337,20 +385,8 @@ def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
 
 
 @pytest.mark.slurm
-@pytest.mark.skipif(not os.access(MDTEST_BINARY, os.X_OK),
-                    reason=f'{MDTEST_BINARY} not built (see README: '
-                           f'IOR/mdtest live outside the repository)')
-def test_mdtest_2x2_the_server_saw_its_operations(mfs_slurm, tmp_path):
-    # Unique and shared directories; the split-phase E1 run gives the
-    # master's CPU per phase (extras.server_cpu_command).
-    before = _listing(TARGET)
-    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
-                        '-n', 'mdtest_metadata_rates$', '-P', 'nodes=2',
-                        '-P', 'tasks_per_node=2', '-P', 'kind=files',
-                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path, env=mfs_slurm)
-    assert proc.returncode == 0, proc.stdout
-    records = _records(tmp_path, 'mdtest_metadata_rates')
+def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
+    records = _records(metadata_run, 'mdtest_metadata_rates')
     assert {r['access'] for r in records} == {'unique', 'shared'}
     for record in records:
         items = (int(record['items_run_per_task']) * 4 *
@@ -358,60 +394,31 @@ def test_mdtest_2x2_the_server_saw_its_operations(mfs_slurm, tmp_path):
         ops = _counters(record)['metadata_ops']
         # Each item is created, stat'ed, read and removed: the master saw
         # at least one operation per item and phase it serves (stat may be
-        # answered from the client's attribute cache).
-        assert ops >= 2 * items, (ops, items)
+        # answered from the client's attribute cache), and fewer than the
+        # bound the check declares as its own.
+        assert 2 * items <= ops <= 8 * 4 * items, (ops, items)
         assert 'file-system counters' not in record['contention'], record
         for phase in ('file_create', 'file_remove'):
             assert 10 < record[phase] < 10**6, record     # ops/s
-    e1 = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
-                      '-n', 'mdtest_e1_core_scaling', '-P', 'active_cores=1',
-                      '-S', 'total_items=2000', '-S', 'iterations=1',
-                      '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                     tmp_path, env=mfs_slurm)
-    assert e1.returncode == 0, e1.stdout
-    (record,) = _records(tmp_path, 'mdtest_e1_core_scaling')
-    for phase in ('create', 'remove'):
-        assert 0 < record[f'{phase}_server_cpu_util'] <= 100, record
-    _left_nothing(before)
 
 
 @pytest.mark.slurm
-@pytest.mark.skipif(not os.access(MDTEST_BINARY, os.X_OK),
-                    reason=f'{MDTEST_BINARY} not built')
-def test_e3_through_one_two_and_four_mounts(mfs_slurm, tmp_path):
-    before = _listing(TARGET)
-    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
-                        '-n', 'mdtest_e3_mount_points', '-P', 'mounts=1,2,4',
-                        '-S', 'active_cores=2', '-S', 'total_items=2000',
-                        '-S', 'iterations=1',
-                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
-                       tmp_path, env=mfs_slurm)
-    assert proc.returncode == 0, proc.stdout
-    assert 'Ran 3/3 test case(s)' in proc.stdout, proc.stdout
-    records = _records(tmp_path, 'mdtest_e3_mount_points')
+def test_e3_through_one_two_and_four_mounts(metadata_run):
+    records = _records(metadata_run, 'mdtest_e3_mount_points')
     assert sorted(int(r['mount_points_used']) for r in records) == [1, 2, 4]
     for record in records:
         assert record['file_create'] > 0 and record['file_remove'] > 0
-        assert 0 < record['create_server_cpu_util'] <= 100, record
-    _left_nothing(before)
+        # The master's own share of one core, per phase.
+        for phase in ('create', 'remove'):
+            assert 0 < record[f'{phase}_server_cpu_util'] <= 100, record
 
 
 @pytest.mark.slurm
-@pytest.mark.skipif(not os.access(IOR_BINARY, os.X_OK),
-                    reason=f'{IOR_BINARY} not built')
-def test_ior_fio_and_bonnie_on_two_nodes(mfs_slurm, tmp_path):
-    before = _listing(TARGET)
-    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'ior'),
-                        '-c', str(CHECKS / 'fio'), '-c', str(CHECKS / 'bonnie'),
-                        '-n', 'ior_bandwidth', '-P', 'api=POSIX',
-                        '-P', 'access=fpp,shared', '-P', 'scale=2x2',
-                        '-P', 'transfer_size=1m',
-                        '-n', 'fio_streams', '-n', 'bonnie_per_node',
-                        '-P', 'nodes=2', '-P', 'streams_per_node=1',
-                        '-S', f'ior_binary={IOR_BINARY}', '-r'],
-                       tmp_path, env=mfs_slurm)
-    assert proc.returncode == 0, proc.stdout
-    ior = _records(tmp_path, 'ior_bandwidth')
+def test_ior_fio_and_bonnie_on_two_nodes(streams_run):
+    ior = _records(streams_run, 'ior_bandwidth')
+    if not ior:
+        pytest.skip(f'{IOR_BINARY} not built (IOR lives outside the '
+                    f'repository)')
     assert {r['access'] for r in ior} == {'fpp', 'shared'}
     for record in ior:
         counters = _counters(record)
@@ -421,6 +428,9 @@ def test_ior_fio_and_bonnie_on_two_nodes(mfs_slurm, tmp_path):
             (counters, record)
         assert 1 < record['write_bw'] < 10000, record     # MiB/s
     for test in ('fio_streams', 'bonnie_per_node'):
-        (record,) = _records(tmp_path, test)
-        assert 1 < record['write_bw'] < 10000, record
-    _left_nothing(before)
+        (record,) = _records(streams_run, test)
+        # fio's write_bw, read_bw; bonnie++'s figure per test it ran.
+        bandwidths = [v for k, v in record.items()
+                      if k.endswith('_bw') and isinstance(v, float)]
+        assert bandwidths, record
+        assert all(1 < v < 10000 for v in bandwidths), record   # MB/s
