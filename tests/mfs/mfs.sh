@@ -50,8 +50,11 @@ readonly MOUNTS=4
 # The chunkserver on a loop XFS: its image is sparse, this is its size.
 readonly XFS_CHUNKSERVER=3
 readonly XFS_IMAGE_SIZE=2G
-# The root-disk chunkservers may use this much each (the disk is shared).
-readonly CHUNKSERVER_LIMIT=4GiB
+# The root-disk chunkservers stop taking chunks when the disk, shared with
+# everything else, has less than this free.  (A size in mfshdd.cfg is no
+# use there: it caps what the whole disk holds, not what the chunkserver
+# stored, so a disk more than that full leaves the chunkserver no room.)
+readonly ROOT_DISK_RESERVE=8GiB
 readonly UP_TIMEOUT_S=60
 readonly STOP_TIMEOUT_S=20
 readonly PACKAGES=(moosefs-master moosefs-chunkserver moosefs-client moosefs-cli
@@ -178,10 +181,11 @@ EOF
 * . rw
 EOF
     : >"$ETC_DIR/mfstopology.cfg"
-    local i limit
+    local i reserve
     for ((i = 1; i <= CHUNKSERVERS; i++)); do
-        limit=$CHUNKSERVER_LIMIT
-        ((i == XFS_CHUNKSERVER)) && limit=
+        # The default 256 MiB reserve is an eighth of the loop XFS.
+        reserve=$ROOT_DISK_RESERVE
+        ((i == XFS_CHUNKSERVER)) && reserve=64MiB
         cat >"$ETC_DIR/mfschunkserver-$i.cfg" <<EOF
 # Written by tests/mfs/mfs.sh; regenerated on every 'up'.
 WORKING_USER = mfs
@@ -193,15 +197,14 @@ HDD_CONF_FILENAME = $ETC_DIR/mfshdd-$i.cfg
 # so dd from /dev/zero (seed 001) would never reach its disks, unlike on
 # Lustre or GPFS.
 HDD_SPARSIFY_ON_WRITE = 0
-# The default 256 MiB reserve is an eighth of the loop XFS.
-HDD_LEAVE_SPACE_DEFAULT = 64MiB
+HDD_LEAVE_SPACE_DEFAULT = $reserve
 BIND_HOST = $ADDR
 MASTER_HOST = $ADDR
 MASTER_PORT = $MATOCS_PORT
 CSSERV_LISTEN_HOST = $ADDR
 CSSERV_LISTEN_PORT = $((CSSERV_PORT_BASE + i))
 EOF
-        echo "$STATE_DIR/hdd$i $limit" >"$ETC_DIR/mfshdd-$i.cfg"
+        echo "$STATE_DIR/hdd$i" >"$ETC_DIR/mfshdd-$i.cfg"
     done
 }
 
@@ -429,7 +432,7 @@ cmd_counters() {
     for f in "$RUN_DIR"/mfschunkserver-*.pid; do
         pid=$(cat "$f" 2>/dev/null) || continue
         pid_is_ours "$pid" || continue
-        read -r r w < <(awk '$1 == "read_bytes:" { r = $2 } $1 == "write_bytes:" { w = $2 } END { print r + 0, w + 0 }' "/proc/$pid/io")
+        read -r r w < <(awk '$1 == "read_bytes:" { r = $2 } $1 == "write_bytes:" { w = $2 } END { printf "%d %d\n", r, w }' "/proc/$pid/io")
         read=$((read + r))
         write=$((write + w))
     done
