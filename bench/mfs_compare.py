@@ -173,11 +173,11 @@ def main():
                 for part in ('mfs', 'ext4'):
                     reframe(config, runs, part,
                             ['-n', 'dd_stream_per_node', '-P', 'nodes=2',
-                             '-n', 'ior_bandwidth$', '-P', 'api=POSIX',
+                             '-n', 'ior_bandwidth', '-P', 'api=POSIX',
                              '-P', 'access=fpp,shared', '-P', 'scale=2x2',
                              '-P', 'transfer_size=1m'], env)
                     reframe(config, runs, part,
-                            ['-n', 'mdtest_metadata_rates$', '-P', 'nodes=2',
+                            ['-n', 'mdtest_metadata_rates', '-P', 'nodes=2',
                              '-P', 'tasks_per_node=2', '-P', 'kind=files'],
                             env)
                     reframe(config, runs, part,

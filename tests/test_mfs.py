@@ -321,7 +321,7 @@ def streams_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
     proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'dd'),
                         '-c', str(CHECKS / 'ior'), '-c', str(CHECKS / 'fio'),
                         '-c', str(CHECKS / 'bonnie'),
-                        '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth$',
+                        '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth',
                         '-n', 'fio_streams', '-n', 'bonnie_per_node',
                         '-P', 'nodes=2', '-P', 'streams_per_node=1',
                         '-P', 'api=POSIX', '-P', 'access=fpp,shared',
@@ -344,7 +344,7 @@ def metadata_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
     runs = tmp_path_factory.mktemp('mfs-metadata')
     before = _listing(TARGET)
     proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
-                        '-n', 'mdtest_metadata_rates$',
+                        '-n', 'mdtest_metadata_rates',
                         '-n', 'mdtest_e3_mount_points',
                         '-P', 'nodes=2', '-P', 'tasks_per_node=2',
                         '-P', 'kind=files', '-P', 'mounts=1,2,4',
@@ -364,7 +364,9 @@ def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
     assert 'file-system counters' not in record['contention'], record
     counters = _counters(record)
     own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
-    assert own <= counters['write_bytes'] <= 1.1 * own + 64 * MIB, counters
+    # (A few pages may have been counted just before the first sample.)
+    assert 0.95 * own <= counters['write_bytes'] <= 1.1 * own + 64 * MIB, \
+        counters
     assert 'master_version=3.0' in record['server_provenance']
     assert record['target_fstype'] == 'moosefs'
     assert 1 < record['write_bw'] < 10000, record   # MB/s per stream
