@@ -432,12 +432,12 @@ cmd_counters() {
     for f in "$RUN_DIR"/mfschunkserver-*.pid; do
         pid=$(cat "$f" 2>/dev/null) || continue
         pid_is_ours "$pid" || continue
-        read -r r w < <(awk '$1 == "read_bytes:" { r = $2 } $1 == "write_bytes:" { w = $2 } END { printf "%d %d\n", r, w }' "/proc/$pid/io")
+        read -r r w < <(awk '$1 == "read_bytes:" { r = $2 } $1 == "write_bytes:" { w = $2 } END { printf "%.0f %.0f\n", r, w }' "/proc/$pid/io")
         read=$((read + r))
         write=$((write + w))
     done
     smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
-    ops=$(awk -F'\t' 'NF >= 20 { n += $20 - $18 - $19 } END { printf "%d", n }' <<<"$smo")
+    ops=$(awk -F'\t' 'NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
     echo "read_bytes $read"
     echo "write_bytes $write"
     echo "metadata_ops $ops"
