@@ -18,7 +18,6 @@ Usage: python3 bench/mfs_compare.py [--ior-bin /opt/ior/bin]
 """
 
 import argparse
-import contextlib
 import os
 import shutil
 import subprocess
@@ -31,6 +30,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import cappedfs  # noqa: E402  (loop file systems, as the tests make them)
 from conftest import perflog_dicts  # noqa: E402
+from test_checks_mdtest import _bind_mounts  # noqa: E402  (E3's stand-in)
 
 MFS_TARGET = os.path.join(os.environ.get('PFSBENCH_MFS_DIR',
                                          '/var/tmp/pfsbench-mfs'),
@@ -40,24 +40,6 @@ MFS_TARGET = os.path.join(os.environ.get('PFSBENCH_MFS_DIR',
 def load():
     with open('/proc/loadavg') as fp:
         return ' '.join(fp.read().split()[:3])
-
-
-@contextlib.contextmanager
-def bind_mounts(source, count):
-    work = tempfile.mkdtemp(prefix='pfsbench-binds-', dir='/var/tmp')
-    os.chmod(work, 0o755)
-    mounts = []
-    try:
-        for i in range(count):
-            path = os.path.join(work, f'mp{i}')
-            os.mkdir(path)
-            subprocess.run(['mount', '--bind', source, path], check=True)
-            mounts.append(path)
-        yield mounts
-    finally:
-        for path in mounts:
-            subprocess.run(['umount', path])
-        shutil.rmtree(work)
 
 
 def config_copy(work, ext4_target, e4_targets):
@@ -153,7 +135,7 @@ def main():
         with cappedfs.loop_fs('cmp-ext4', size='2G') as ext4, \
                 cappedfs.loop_fs('cmp-xfs', mkfs=('mkfs.xfs', '-q', '-f')) \
                 as xfs, \
-                bind_mounts(ext4['mnt'], 3) as binds:
+                _bind_mounts(ext4['mnt'], 3) as binds:
             tmpfs = os.path.join(work, 'tmpfs')
             os.mkdir(tmpfs)
             subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=512m',

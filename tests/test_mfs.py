@@ -304,8 +304,8 @@ class _ForeignWriter(threading.Thread):
 
 def _dd_e6(runs, env):
     return run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'dd'),
-                        '-n', 'dd_stream_per_node', '-P', 'nodes=2',
-                        '-S', 'repeats=1', '-r'], runs, env=env)
+                       '-n', 'dd_stream_per_node', '-P', 'nodes=2',
+                       '-S', 'repeats=1', '-r'], runs, env=env)
 
 
 def _with_ior(env):
@@ -315,27 +315,32 @@ def _with_ior(env):
                           f'{os.environ["PATH"]}')
 
 
+def _suite_run(runs, env, args):
+    """One suite run on localslurm:mfs that must pass and leave the target
+    as it found it; its runs directory."""
+    before = _listing(TARGET)
+    proc = run_reframe(['--system', SYSTEM, *args, '-r'], runs,
+                       env=_with_ior(env))
+    assert proc.returncode == 0, proc.stdout
+    _left_nothing(before)
+    return runs
+
+
 @pytest.fixture(scope='module')
 def streams_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
     """One suite run of the bandwidth cases on 2 nodes: dd E6, IOR 2x2
     file-per-process and shared, fio, bonnie++ (one ReFrame start-up, the
-    cases one after the other); its runs directory and what the target
-    held before."""
-    runs = tmp_path_factory.mktemp('mfs-streams')
-    before = _listing(TARGET)
-    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'dd'),
-                        '-c', str(CHECKS / 'ior'), '-c', str(CHECKS / 'fio'),
-                        '-c', str(CHECKS / 'bonnie'),
-                        '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth',
-                        '-n', 'fio_streams', '-n', 'bonnie_per_node',
-                        '-P', 'nodes=2', '-P', 'streams_per_node=1',
-                        '-P', 'api=POSIX', '-P', 'access=fpp,shared',
-                        '-P', 'scale=2x2', '-P', 'transfer_size=1m',
-                        '-S', 'repeats=1', '-r'],
-                       runs, env=_with_ior(idle_slurm))
-    assert proc.returncode == 0, proc.stdout
-    _left_nothing(before)
-    return runs
+    cases one after the other); its runs directory."""
+    return _suite_run(tmp_path_factory.mktemp('mfs-streams'), idle_slurm,
+                      ['-c', str(CHECKS / 'dd'),
+                       '-c', str(CHECKS / 'ior'), '-c', str(CHECKS / 'fio'),
+                       '-c', str(CHECKS / 'bonnie'),
+                       '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth',
+                       '-n', 'fio_streams', '-n', 'bonnie_per_node',
+                       '-P', 'nodes=2', '-P', 'streams_per_node=1',
+                       '-P', 'api=POSIX', '-P', 'access=fpp,shared',
+                       '-P', 'scale=2x2', '-P', 'transfer_size=1m',
+                       '-S', 'repeats=1'])
 
 
 @pytest.fixture(scope='module')
@@ -346,19 +351,14 @@ def metadata_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
     if not os.access(MDTEST_BINARY, os.X_OK):
         pytest.skip(f'{MDTEST_BINARY} not built (IOR/mdtest live outside '
                     f'the repository)')
-    runs = tmp_path_factory.mktemp('mfs-metadata')
-    before = _listing(TARGET)
-    proc = run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'mdtest'),
-                        '-n', 'mdtest_metadata_rates',
-                        '-n', 'mdtest_e3_mount_points',
-                        '-P', 'nodes=2', '-P', 'tasks_per_node=2',
-                        '-P', 'kind=files', '-P', 'mounts=1,2,4',
-                        '-S', 'active_cores=2', '-S', 'total_items=2000',
-                        '-S', 'iterations=1', '-r'],
-                       runs, env=_with_ior(idle_slurm))
-    assert proc.returncode == 0, proc.stdout
-    _left_nothing(before)
-    return runs
+    return _suite_run(tmp_path_factory.mktemp('mfs-metadata'), idle_slurm,
+                      ['-c', str(CHECKS / 'mdtest'),
+                       '-n', 'mdtest_metadata_rates',
+                       '-n', 'mdtest_e3_mount_points',
+                       '-P', 'nodes=2', '-P', 'tasks_per_node=2',
+                       '-P', 'kind=files', '-P', 'mounts=1,2,4',
+                       '-S', 'active_cores=2', '-S', 'total_items=2000',
+                       '-S', 'iterations=1'])
 
 
 @pytest.mark.slurm
