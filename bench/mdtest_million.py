@@ -10,9 +10,14 @@ directory per task; the command line from :mod:`pfsbench.commands.mdtest`)
 and then that cleanup, and prints mdtest's create rate, the wall time of
 each, and the cleanup rate.
 
+With ``--phases create,remove`` mdtest removes the files itself (its
+remove rate) and the cleanup finds only the empty tree.
+
 Usage: python3 bench/mdtest_million.py [--files 1000000] [--tasks 1]
        [--dir /var/tmp] [--mdtest /opt/ior/bin/mdtest]
-(more than one task runs under ``mpirun``).
+       [--phases create[,stat][,remove]]
+(more than one task runs under ``mpirun``).  On the MooseFS of tests/mfs:
+``--dir /var/tmp/pfsbench-mfs/mnt/m1/scratch`` (docs/test-filesystem.md).
 """
 
 import argparse
@@ -37,12 +42,20 @@ def main():
     parser.add_argument('--dir', default='/var/tmp',
                         help='where to make the tree (removed afterwards)')
     parser.add_argument('--mdtest', default='/opt/ior/bin/mdtest')
+    parser.add_argument('--phases', default='create',
+                        help='mdtest phases, comma-separated, among '
+                             'create, stat, remove (default: %(default)s)')
     args = parser.parse_args()
+    phases = tuple(args.phases.split(','))
+    if 'create' not in phases or not set(phases) <= {'create', 'stat',
+                                                     'remove'}:
+        parser.error(f'--phases: {args.phases!r}: expected create, then '
+                     f'stat and/or remove')
 
     work = tempfile.mkdtemp(prefix='pfsbench-million-', dir=args.dir)
     argv = mdtest.mdtest_argv(
         os.path.join(work, 'mdtest'), items_per_task=args.files // args.tasks,
-        kind='files', unique_dir=True, iterations=1, phases=('create',),
+        kind='files', unique_dir=True, iterations=1, phases=phases,
         executable=args.mdtest)
     if args.tasks > 1:
         argv = ['mpirun', '-np', str(args.tasks), '--oversubscribe'] + argv
@@ -60,11 +73,12 @@ def main():
         subprocess.run(['rm', '-rf', work], check=True)
         remove_s = time.monotonic() - start
 
-    rate = result.summary('file_create').mean_ops_per_s
     print(f'files: {result.items} ({result.tasks} task(s)) under '
           f'{args.dir}')
-    print(f'create: mdtest {rate:.0f} files/s; wall {create_s:.1f} s '
-          f'(with mdtest start-up and tree creation)')
+    for phase in phases:
+        rate = result.summary(f'file_{phase}').mean_ops_per_s
+        print(f'{phase}: mdtest {rate:.0f} files/s')
+    print(f'mdtest wall {create_s:.1f} s (with start-up and tree creation)')
     print(f'cleanup (rm -rf): {remove_s:.1f} s, '
           f'{result.items / remove_s:.0f} files/s')
 

@@ -15,6 +15,13 @@ module looks for everybody else, so that such a result is marked
   has none here; tmpfs has none at all).
 - **Other Slurm jobs running on the job's nodes** when it ended (without
   Slurm accounting, jobs that came and went during the case are not seen).
+- **The whole file system's counters**, where the partition declares
+  ``extras.fs_counters_command`` (a site's command printing cumulative
+  bytes read, written and metadata operations of every client: Lustre's
+  server stats, ``mmpmon``, ``beegfs-ctl --serverstats``, MooseFS's servers):
+  sampled before and after the case; what exceeds the case's own bytes and
+  operations beyond a slack is other users' load, wherever their jobs run.
+  The probes above stay: they see what a local target does.
 """
 
 import os
@@ -23,6 +30,7 @@ from dataclasses import dataclass
 
 from pfsbench.mounts import mount_of, read_mounts
 from pfsbench.parsers import text
+from pfsbench.parsers.text import decode
 
 DISKSTATS = '/proc/diskstats'
 #: /proc/diskstats counts 512-byte sectors whatever the device's own size.
@@ -130,3 +138,177 @@ def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
 
     return (f'Slurm job(s) {", ".join(others)} running on '
             f'{",".join(nodelist)}')
+
+
+#: The counters a partition's ``extras.fs_counters_command`` prints, one
+#: ``name value`` line each (cumulative, whole file system; docs/
+#: test-filesystem.md has the MooseFS, Lustre, GPFS and BeeGFS recipes).
+FS_COUNTER_NAMES = ('read_bytes', 'write_bytes', 'metadata_ops')
+#: Metadata operations beyond the case's own below this share of them, or
+#: this many, are noise (the suite's own lookups, statfs, the job's shell).
+OPS_SLACK_FRACTION = 0.10
+OPS_SLACK = 2000
+#: Seconds a site's counters or provenance command may take.
+COMMAND_TIMEOUT_S = 60
+
+
+class CommandFailed(Exception):
+    """A site's server-side command failed or printed what it must not;
+    the message names the command and the line."""
+
+
+@dataclass(frozen=True)
+class FsCounters:
+    """One sample of a whole file system's cumulative counters."""
+
+    read_bytes: int
+    write_bytes: int
+    metadata_ops: int
+
+
+def parse_fs_counters(text, command):
+    """The ``name value`` lines of a counters command as
+    :class:`FsCounters`; lines naming other counters are ignored.
+
+    Raises:
+        CommandFailed: a counter is missing, repeated or not a
+            non-negative integer.
+    """
+    seen = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0] not in FS_COUNTER_NAMES:
+            continue
+
+        name = words[0]
+        if len(words) != 2 or not words[1].isdigit():
+            raise CommandFailed(f'{command!r}: {line.strip()!r}: expected '
+                                f"'{name} <non-negative integer>'")
+        if name in seen:
+            raise CommandFailed(f'{command!r}: {name} printed twice')
+        seen[name] = int(words[1])
+
+    missing = [n for n in FS_COUNTER_NAMES if n not in seen]
+    if missing:
+        raise CommandFailed(f'{command!r}: no {", ".join(missing)} line in '
+                            f'its output')
+
+    return FsCounters(**seen)
+
+
+def run_site_command(command, timeout=COMMAND_TIMEOUT_S):
+    """Runs a site's shell command; its standard output.
+
+    Raises:
+        CommandFailed: it could not start, timed out or exited non-zero
+            (with the last line it wrote to standard error).
+    """
+    try:
+        proc = subprocess.run(command, shell=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(f'{command!r}: no answer in {timeout} s') \
+            from None
+    except OSError as err:
+        raise CommandFailed(f'{command!r}: {err.strerror}') from None
+
+    if proc.returncode != 0:
+        last = (decode(proc.stderr).strip().splitlines() or [''])[-1]
+        raise CommandFailed(f'{command!r}: exit status {proc.returncode}'
+                            + (f': {last}' if last else ''))
+
+    return decode(proc.stdout)
+
+
+def sample_fs_counters(command):
+    """``(FsCounters, '')``, or ``(None, why)`` when the command failed:
+    a case without a verdict is better than a case that fails because a
+    monitoring command did."""
+    try:
+        return parse_fs_counters(run_site_command(command), command), ''
+    except CommandFailed as err:
+        return None, str(err)
+
+
+def fs_counters_delta(before, after):
+    """What the file system did between two samples, as a dict, or None
+    when a counter went backwards (a server restart, MooseFS's hourly
+    reset): no verdict can be drawn then."""
+    if before is None or after is None:
+        return None
+
+    delta = {n: getattr(after, n) - getattr(before, n)
+             for n in FS_COUNTER_NAMES}
+    if any(v < 0 for v in delta.values()):
+        return None
+
+    return delta
+
+
+def foreign_fs_load(delta, own_bytes, own_ops):
+    """The file system's load beyond the case's own, as a sentence naming
+    the foreign bytes and operations, or ``''`` within the slack.
+
+    Args:
+        delta: :func:`fs_counters_delta` (None: no verdict, ``''``).
+        own_bytes: bytes the case wrote plus read (None: unknown, then
+            bytes give no verdict).
+        own_ops: metadata operations the case did, an upper estimate
+            (None: the family does only a few, :data:`OPS_SLACK` covers
+            them).
+    """
+    if delta is None:
+        return ''
+
+    found = []
+    if own_bytes is not None:
+        moved = delta['read_bytes'] + delta['write_bytes']
+        extra = moved - own_bytes
+        if extra > max(SLACK_BYTES, SLACK_FRACTION * own_bytes):
+            found.append(f'{extra / 2**20:.0f} MiB of foreign I/O '
+                         f'(read {delta["read_bytes"] / 2**20:.0f} MiB, '
+                         f'written {delta["write_bytes"] / 2**20:.0f} MiB; '
+                         f"this case's own {own_bytes / 2**20:.0f} MiB)")
+    ops = own_ops or 0
+    extra_ops = delta['metadata_ops'] - ops
+    if extra_ops > max(OPS_SLACK, OPS_SLACK_FRACTION * ops):
+        found.append(f'{extra_ops} foreign metadata operations '
+                     f"({delta['metadata_ops']} in all; this case's own "
+                     f'about {ops})')
+    if not found:
+        return ''
+
+    return 'file-system counters: ' + ', '.join(found)
+
+
+def describe_delta(delta):
+    """``'read_bytes=0 write_bytes=268435456 metadata_ops=31'``, or ``''``
+    (logged with every case whose partition declares counters)."""
+    if delta is None:
+        return ''
+
+    return ' '.join(f'{n}={delta[n]}' for n in FS_COUNTER_NAMES)
+
+
+def parse_provenance(text, command):
+    """The ``key value`` lines of a provenance command as an ordered dict
+    (value: the rest of the line).
+
+    Raises:
+        CommandFailed: a key is not a word, or nothing was printed.
+    """
+    facts = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+
+        key, _, value = line.strip().partition(' ')
+        if not key.replace('_', '').replace('.', '').isalnum():
+            raise CommandFailed(f'{command!r}: {line.strip()!r}: expected '
+                                f"'<key> <value>' with a word as key")
+        facts[key] = value.strip()
+
+    if not facts:
+        raise CommandFailed(f'{command!r}: printed nothing')
+
+    return facts

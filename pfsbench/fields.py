@@ -27,10 +27,14 @@ SPACK_PROVENANCE = 'spack_provenance'
 #: tool).
 TOOL_SPACK_BUILD = 'tool_spack_build'
 
+#: Server-side facts of the file system (versions, servers, layout) from
+#: the partition's ``extras.server_provenance_command`` (every check).
+SERVER_PROVENANCE = 'server_provenance'
+
 #: Fields that can explain a change of one case (beside the session
 #: extras): the change-point report names them when they differ.
 CASE_TAG_FIELDS = (SPACK_PROVENANCE, TOOL_SPACK_BUILD, TARGET_PATH,
-                   TARGET_FSTYPE)
+                   TARGET_FSTYPE, SERVER_PROVENANCE)
 
 #: The tool's own iteration count in one case: IOR ``-i`` (the IOR checks'
 #: ``repetitions``) and mdtest ``-i`` (``iterations``).  The first one a

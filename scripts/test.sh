@@ -3,7 +3,9 @@
 # Set up and run the tests.  As root, installs the Debian packages the
 # integration tests use and lets them bring up the localhost Slurm cluster
 # (tests/localslurm), which is stopped again afterwards if this run started
-# it.  Without root, the Slurm tests skip and say so.  Arguments go to pytest.
+# it; likewise it brings up the MooseFS test file system (tests/mfs) and
+# takes it down afterwards if this run started it.  Without root, the Slurm
+# and MooseFS tests skip and say so.  Arguments go to pytest.
 #
 # --fast runs the pure lane only: no ReFrame run, no Slurm, no root, no real
 # benchmark build (tests/lanes.py marks each test from what it uses); it
@@ -14,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 case "${1:-}" in
     -h|--help)
-        sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
         echo "usage: scripts/test.sh [--fast] [PYTEST ARGUMENTS]"
         exit 0 ;;
     --fast)
@@ -25,9 +27,12 @@ case "${1:-}" in
 esac
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    # xfsprogs: E4 compares ext4, XFS and tmpfs loop targets.
+    # xfsprogs: E4 compares ext4, XFS and tmpfs loop targets.  moosefs-*
+    # and fuse3: the MooseFS test file system (tests/mfs/mfs.sh installs
+    # them too, when run by hand).
     wanted=(slurm-wlm munge openmpi-bin libopenmpi-dev bonnie++ fio
-            xfsprogs shellcheck)
+            xfsprogs shellcheck moosefs-master moosefs-chunkserver
+            moosefs-client moosefs-cli fuse3)
     missing=()
     for pkg in "${wanted[@]}"; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -55,9 +60,22 @@ if ! bash tests/localslurm/localslurm.sh status >/dev/null 2>&1; then
     cluster_was_up=no
 fi
 
+mfs_was_up=yes
+if ! bash tests/mfs/mfs.sh status >/dev/null 2>&1; then
+    mfs_was_up=no
+    if [ "$(id -u)" = 0 ] && [ -c /dev/fuse ]; then
+        # Up before pytest: its tests then only use it (tests/test_mfs.py
+        # fails, naming the error, if this did not work).
+        bash tests/mfs/mfs.sh up || true
+    fi
+fi
+
 status=0
 .venv/bin/python -m pytest -ra "$@" || status=$?
 
+if [ "$mfs_was_up" = no ] && [ "$(id -u)" = 0 ]; then
+    bash tests/mfs/mfs.sh down >/dev/null 2>&1 || true
+fi
 if [ "$cluster_was_up" = no ] && [ "$(id -u)" = 0 ]; then
     bash tests/localslurm/localslurm.sh down >/dev/null 2>&1 || true
 fi

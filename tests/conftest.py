@@ -203,6 +203,28 @@ def perflog(runs, system, partition, test):
     return header, records
 
 
+def perflog_dicts(runs, system, partition, test):
+    """``test``'s perflog records as dicts, by the header's column names (a
+    figure's column holds ``name=value``: the figure, as a float, under its
+    name); [] where there is no perflog."""
+    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
+    if not os.path.exists(path):
+        return []
+    with open(path) as fp:
+        header, *lines = fp.read().splitlines()
+    out = []
+    for line in lines:
+        record = {}
+        for name, value in zip(header.split('|'), line.split('|')):
+            if name.endswith('_value') and '=' in value:
+                key, _, value = value.partition('=')
+                record[key] = float(value)
+            else:
+                record.setdefault(name, value)
+        out.append(record)
+    return out
+
+
 def perf_value(record, name):
     """The value of figure ``name`` in a perflog record."""
     return float(re.search(rf'\|{name}=([0-9.e+-]+)\|', record).group(1))

@@ -55,7 +55,19 @@ def _known_extras():
      ['--system', 'site:compute', '--tags', 'E6'],
      ".extras.targets[scratch].path: '{tmp}/lustre/scartch': does not "
      "exist"),
-], ids=['max_jobs-eight', 'misspelt-extras-key', 'missing-target'])
+    # A server hook that prints what pfsbench cannot read (one that fails:
+    # tests/test_mfs.py).
+    ({'path': '{tmp}', 'hostname': '^{host}$',
+      'extra': "'fs_counters_command': 'echo read_bytes 1'"},
+     ['--system', 'site:compute', '--tags', 'E6'],
+     ".extras.fs_counters_command: 'echo read_bytes 1': no write_bytes, "
+     "metadata_ops line in its output"),
+    ({'path': '{tmp}', 'hostname': '^{host}$',
+      'extra': "'server_provenance_command': 'true'"},
+     ['--system', 'site:compute', '--tags', 'E6'],
+     ".extras.server_provenance_command: 'true': printed nothing"),
+], ids=['max_jobs-eight', 'misspelt-extras-key', 'missing-target',
+        'short-counters', 'silent-provenance'])
 def test_a_mistake_is_one_line_naming_file_and_key(tmp_path, capsys,
                                                    mistake, args, why):
     fill = dict(tmp=tmp_path, host=socket.gethostname(),

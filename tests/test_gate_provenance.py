@@ -129,3 +129,16 @@ def test_one_repeats_estimate_per_case(tmp_path, spread=2.0):
     assert text.count('repeats per side would settle it') == 1
     # The estimate given is the one that settles every figure.
     assert f'about {max(needs.values())} repeats per side' in text
+
+
+def test_a_server_side_change_is_named_before_the_client_side():
+    # extras.server_provenance_command's facts, as a case logs them.
+    was = 'filesystem=moosefs; master_version=3.0.117; copies=1'
+    now = 'filesystem=moosefs; master_version=3.0.117; copies=2'
+    changes = prov.differences(
+        [dict(ORDERED, server_provenance=was)],
+        dict(ORDERED, kernel='6.18', server_provenance=now))
+    assert [c.key for c in changes] == ['server_provenance', 'kernel']
+    assert changes[0].describe() == (
+        f"server_provenance: {was!r} -> {now!r} (server side (versions, "
+        f"servers, layout))")

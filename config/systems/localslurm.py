@@ -21,12 +21,26 @@ from pfsbench.siteconfig import environment_extras
 
 STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
                            '/var/tmp/pfsbench-localslurm')
+#: tests/mfs/mfs.sh: a MooseFS (one master, three chunkservers) whose
+#: clients are mounted on this host, hence on every emulated node.
+MFS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          '..', '..', 'tests', 'mfs', 'mfs.sh')
+MFS_MOUNTS = os.path.join(os.environ.get('PFSBENCH_MFS_DIR',
+                                         '/var/tmp/pfsbench-mfs'), 'mnt')
 
 
 def _selected():
     argv = ' '.join(sys.argv)
     return ('--system localslurm' in argv or '--system=localslurm' in argv or
             os.environ.get('RFM_SYSTEM', '').startswith('localslurm'))
+
+
+def _mfs_selected():
+    # The mfs partition exists only when named: '--system localslurm' runs
+    # srun and mpirun, as before, whether or not a MooseFS is up.
+    argv = ' '.join(sys.argv)
+    return ('localslurm:mfs' in argv or
+            os.environ.get('RFM_SYSTEM', '') == 'localslurm:mfs')
 
 
 if _selected():
@@ -87,6 +101,35 @@ def _partition(launcher, descr):
     }
 
 
+def _mfs_partition():
+    """The MooseFS of tests/mfs/mfs.sh: its first mount is the target, the
+    other three mounts of the same file system are E3's mount points, and
+    its servers answer the hooks (docs/test-filesystem.md)."""
+    part = _partition('srun', 'MooseFS (tests/mfs): 4 emulated nodes, '
+                      'srun --mpi=pmix')
+    mfs = f'bash {os.path.normpath(MFS_SCRIPT)}'
+    part['name'] = 'mfs'
+    part['features'] = _features + ['distributed_fs']
+    part['extras'].update({
+        'targets': [{
+            'name': 'mfs',
+            'path': os.path.join(MFS_MOUNTS, 'm1', 'scratch'),
+            # The mount table says 'fuse'; the figures say which FUSE.
+            'fstype': 'moosefs',
+            'descr': 'MooseFS 3.0 through FUSE, 1 copy, trash time 0',
+            'mount_points': [os.path.join(MFS_MOUNTS, f'm{i}', 'scratch')
+                             for i in (2, 3, 4)],
+        }],
+        'fs_counters_command': f'{mfs} counters',
+        'server_provenance_command': f'{mfs} provenance',
+        'server_cpu_command': f'{mfs} master-cpu',
+        # bonnie++'s per-char tests, one write(2) per byte, are a FUSE
+        # round trip per byte here: its 3 MiB took 7 minutes (measured).
+        'bonnie_char_io_mib': 0,
+    })
+    return part
+
+
 site_configuration = {
     'systems': [
         {
@@ -97,7 +140,7 @@ site_configuration = {
             'partitions': [
                 _partition('srun', '4 emulated nodes, srun --mpi=pmix'),
                 _partition('mpirun', '4 emulated nodes, Open MPI mpirun'),
-            ],
+            ] + ([_mfs_partition()] if _mfs_selected() else []),
         },
     ],
 }

@@ -50,6 +50,9 @@ _PARSED = {}
 #: id(check) -> what pfsbench.contention saw when its job was submitted and
 #: when it ended (kept outside the test object, which ReFrame serialises).
 _MEASUREMENTS = {}
+#: partition -> what its extras.server_provenance_command printed, once
+#: per ReFrame run.
+_SERVER_PROVENANCE = {}
 #: (partition, target path) whose unset variables a dry run warned about.
 _WARNED_UNSET = set()
 
@@ -141,6 +144,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: What foreign load was seen (empty when none).
     contention = variable(str, value='', loggable=True)
+
+    #: What the whole file system did during the case, from the
+    #: partition's ``extras.fs_counters_command`` sampled before and after
+    #: it (``read_bytes=N write_bytes=N metadata_ops=N``; empty without the
+    #: command; ``unavailable: why`` when it failed or a counter reset).
+    fs_counters = variable(str, value='', loggable=True)
+
+    #: Server-side facts from the partition's
+    #: ``extras.server_provenance_command`` (``key=value; ...``: versions,
+    #: servers, layout), so that the gate can name a server-side change.
+    server_provenance = variable(str, value='', loggable=True)
 
     valid_prog_environs = ['builtin']
     maintainers = _maintainers()
@@ -364,6 +378,33 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 # device now, not during this case as "foreign" writes.
                 os.sync()
             _MEASUREMENTS[id(self)] = {'before': contention.sample(device)}
+            command = self.current_partition.extras.get(
+                'fs_counters_command')
+            if command:
+                # A network file system's client caches too: flushed now,
+                # earlier cases' writes do not count as this one's.
+                os.sync()
+                _MEASUREMENTS[id(self)]['fs_before'] = (
+                    contention.sample_fs_counters(command))
+
+    @run_after('setup')
+    def record_server_provenance(self):
+        part = self.current_partition
+        command = part.extras.get('server_provenance_command')
+        if not command or self.is_dry_run():
+            return
+
+        if part.fullname not in _SERVER_PROVENANCE:
+            try:
+                facts = contention.parse_provenance(
+                    contention.run_site_command(command), command)
+                text = '; '.join(f'{k}={v}' for k, v in facts.items())
+            except contention.CommandFailed as err:
+                getlogger().warning(f'{part.fullname}: extras.'
+                                    f'server_provenance_command: {err}')
+                text = f'unavailable: {err}'
+            _SERVER_PROVENANCE[part.fullname] = text
+        self.server_provenance = _SERVER_PROVENANCE[part.fullname]
 
     def measurement_ended(self):
         """Look for foreign load as the job left things: the target
@@ -377,6 +418,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
         device = contention.target_device(self.target_path)
         seen['after'] = contention.sample(device)
+        if 'fs_before' in seen:
+            os.sync()
+            seen['fs_after'] = contention.sample_fs_counters(
+                self.current_partition.extras['fs_counters_command'])
         seen['jobs'] = ''
         if self.current_partition.scheduler.registered_name in ('slurm',
                                                                 'squeue'):
@@ -388,6 +433,36 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         own I/O from foreign I/O; None where the family cannot say."""
         return None
 
+    def metadata_ops_done(self):
+        """Metadata operations this case does on the target, an upper
+        estimate, for telling them from foreign ones in the file-system
+        counters; None: a few (files opened and closed), within
+        :data:`pfsbench.contention.OPS_SLACK`."""
+        return None
+
+    def fs_counters_verdict(self, seen):
+        """The file-system counters' sentence on foreign load (``''``:
+        none, or no verdict), recording what they saw in
+        :attr:`fs_counters`."""
+        if 'fs_before' not in seen:
+            return ''
+
+        (before, why_before), (after, why_after) = (
+            seen['fs_before'], seen.get('fs_after', (None, 'not sampled')))
+        delta = contention.fs_counters_delta(before, after)
+        if delta is None:
+            why = (why_before or why_after or
+                   'a counter went backwards (a server restart or reset)')
+            self.fs_counters = f'unavailable: {why}'
+            getlogger().warning(f'{self.current_partition.fullname}: '
+                                f'extras.fs_counters_command: no contention '
+                                f'verdict: {why}')
+            return ''
+
+        self.fs_counters = contention.describe_delta(delta)
+        return contention.foreign_fs_load(delta, self.bytes_moved(),
+                                          self.metadata_ops_done())
+
     @run_before('performance')
     def look_for_foreign_load(self):
         if self.is_dry_run():
@@ -397,7 +472,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         seen = _MEASUREMENTS.pop(id(self), {})
         found = [contention.foreign_io(seen.get('before'), seen.get('after'),
                                        self.bytes_moved()),
-                 seen.get('jobs', '')]
+                 seen.get('jobs', ''),
+                 self.fs_counters_verdict(seen)]
         found = [s for s in found if s]
         self.contended = bool(found)
         self.contention = '; '.join(found)

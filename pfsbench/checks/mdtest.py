@@ -51,6 +51,11 @@ KIND_PHASES = {
 }
 KIND_PHASES['both'] = KIND_PHASES['dirs'] + KIND_PHASES['files']
 
+#: Server-side metadata operations one mdtest item may cost per phase, an
+#: upper bound for telling the case's own from foreign ones
+#: (:meth:`FileSystemCheck.metadata_ops_done`).
+OPS_PER_ITEM_AND_PHASE = 8
+
 
 @dataclass(frozen=True)
 class PhaseFigures:
@@ -320,6 +325,13 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         directory)."""
         return next((t for t in self.current_partition.extras.get(
             'targets', []) if t['name'] == self.target_name), {})
+
+    def metadata_ops_done(self):
+        # A bound, not a count: a FUSE or network client sends the server
+        # a lookup, the create or stat itself, an open and attribute calls
+        # per item and phase (docs/test-filesystem.md has MooseFS's count).
+        return (OPS_PER_ITEM_AND_PHASE * self.items_run_per_task *
+                self.num_tasks * self.iterations * len(self.md_phases))
 
     def mount_points(self):
         """The target's directory through each of its mounts: its own path,

@@ -9,7 +9,7 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases, spack, validate
+from pfsbench import binaries, cases, contention, spack, validate
 from pfsbench.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
@@ -182,6 +182,17 @@ def partition_problems(system, part, file, here, selected):
             problems.append(str(err))
     if not here:
         return problems
+
+    # The server-side hooks answer from here as they will for every case.
+    for hook, parse in (('fs_counters_command', contention.parse_fs_counters),
+                        ('server_provenance_command',
+                         contention.parse_provenance)):
+        if hook in extras:
+            try:
+                parse(contention.run_site_command(extras[hook]),
+                      extras[hook])
+            except contention.CommandFailed as err:
+                problems.append(f'{file}:{key}.extras.{hook}: {err}')
 
     env = spack.environment(extras)     # where the checks will look
     for tool in sorted({cases.family_tool(c) for c in selected} - {None}):

@@ -27,6 +27,7 @@ RANKS = (
     ('fs_super_opts', 'superblock options'),
     ('fs_mount_opts', 'mount options'),
     ('fs_version', 'file-system version'),
+    (fields.SERVER_PROVENANCE, 'server side (versions, servers, layout)'),
     ('*_server', 'server version'),
     ('*_client', 'client version'),
     ('kernel', 'kernel'),

@@ -90,9 +90,13 @@ class bonnie_streams_base(streams_check_base):
         return self.size_mib * MIB
 
     def stream_phases(self, direct_read):
+        # The partition may set the per-char size where bonnie++'s default
+        # takes too long (one FUSE round trip per byte); -S wins.
+        char_io_mib = (self.char_io_mib or
+                       self.current_partition.extras.get('bonnie_char_io_mib'))
         return bonnie.stream_phases(
             self.size_mib, user=self.run_as or None,
-            char_io_mib=self.char_io_mib or None,
+            char_io_mib=char_io_mib,
             executable=self.tool_path or self.tool)
 
     def bytes_moved(self):

@@ -87,6 +87,13 @@ class ior_io500_phases(ior_check_base):
                 cap, ior.IO500_EASY_TRANSFER_SIZE))
             self.size_capped = True
 
+    def bytes_moved(self):
+        # ior-easy's block and ior-hard's segments, each written and read
+        # back by every task (an upper bound: the stonewall may end ior-easy
+        # sooner); the base counts one IOR run's bytes only.
+        easy = ior.size_bytes(self.easy_block_size)
+        return 2 * (easy + self.bytes_per_task) * self.num_tasks
+
     @run_after('init')
     def check_cache_defeat(self):
         # IO500's command lines always carry -C -Q 1 -e.

@@ -1,0 +1,444 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The MooseFS test file system (tests/mfs/mfs.sh), the server-side hooks
+(file-system counters, server provenance, server CPU) and real runs on it
+through the ``localslurm:mfs`` partition.
+
+The hooks' parsing and verdicts are tested without a file system; the
+rest needs root, /dev/fuse and the localhost Slurm cluster, and skips
+naming what is missing.  ``scripts/test.sh`` brings the MooseFS up before
+pytest and down afterwards when it started it; the ``mfs`` fixture brings
+it up itself when it is not (and leaves it up, as ``localslurm`` does).
+"""
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import threading
+
+import pytest
+
+from conftest import CHECKS, REPO, perflog_dicts, run_reframe
+from pfsbench import contention
+from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
+
+MFS = REPO / 'tests' / 'mfs' / 'mfs.sh'
+MFS_DIR = os.environ.get('PFSBENCH_MFS_DIR', '/var/tmp/pfsbench-mfs')
+TARGET = os.path.join(MFS_DIR, 'mnt', 'm1', 'scratch')
+SECOND_MOUNT = os.path.join(MFS_DIR, 'mnt', 'm2', 'scratch')
+SYSTEM = 'localslurm:mfs'
+IOR_BINARY = '/opt/ior/bin/ior'
+MDTEST_BINARY = '/opt/ior/bin/mdtest'
+
+
+def _mfs(*args, **kwargs):
+    return subprocess.run(['bash', str(MFS), *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=300, **kwargs)
+
+
+# The hooks, without a file system ------------------------------------------
+
+def test_counters_are_parsed_and_other_lines_ignored():
+    text = ('# any header\nread_bytes 10\nwrite_bytes 2048\n'
+            'metadata_ops 7\nlast_hour_ops 99\n')
+    assert contention.parse_fs_counters(text, 'cmd') == \
+        contention.FsCounters(10, 2048, 7)
+
+
+@pytest.mark.parametrize('text, message', [
+    ('read_bytes 1\nwrite_bytes 2\n', "'cmd': no metadata_ops line"),
+    ('read_bytes 1\nwrite_bytes -2\nmetadata_ops 3\n',
+     "'cmd': 'write_bytes -2': expected 'write_bytes <non-negative "
+     "integer>'"),
+    ('read_bytes 1.5\nwrite_bytes 2\nmetadata_ops 3\n',
+     "'cmd': 'read_bytes 1.5': expected"),
+    ('read_bytes 1\nread_bytes 1\nwrite_bytes 2\nmetadata_ops 3\n',
+     "'cmd': read_bytes printed twice"),
+    ('', "'cmd': no read_bytes, write_bytes, metadata_ops line"),
+])
+def test_bad_counters_name_the_command_and_line(text, message):
+    with pytest.raises(contention.CommandFailed) as err:
+        contention.parse_fs_counters(text, 'cmd')
+    assert str(err.value).startswith(message)
+
+
+def test_a_failing_command_gives_no_sample_and_says_why():
+    sample, why = contention.sample_fs_counters(
+        'echo bad master >&2; exit 3')
+    assert sample is None
+    assert why == "'echo bad master >&2; exit 3': exit status 3: bad master"
+
+
+def test_a_counter_that_went_backwards_gives_no_verdict():
+    before = contention.FsCounters(100, 100, 500)
+    assert contention.fs_counters_delta(
+        before, contention.FsCounters(100, 200, 20)) is None
+    assert contention.fs_counters_delta(before, None) is None
+    assert contention.foreign_fs_load(None, 0, 0) == ''
+
+
+MIB = 2**20
+
+
+@pytest.mark.parametrize('moved, ops, own_bytes, own_ops, expected', [
+    # Within the byte slack (64 MiB, or 10 % of the case's own).
+    (300 * MIB, 100, 256 * MIB, None, ''),
+    (1000 * MIB, 100, 1000 * MIB, None, ''),
+    (1099 * MIB, 100, 1000 * MIB, None, ''),
+    # Beyond it: the foreign bytes, read and written, named.
+    (1200 * MIB, 100, 1000 * MIB, None,
+     "file-system counters: 200 MiB of foreign I/O (read 0 MiB, written "
+     "1200 MiB; this case's own 1000 MiB)"),
+    # Unknown own bytes: bytes give no verdict, operations still do.
+    (10**12, 100, None, None, ''),
+    (0, 2001, None, None, 'file-system counters: 2001 foreign metadata '
+     "operations (2001 in all; this case's own about 0)"),
+    (0, 60000, None, 40000, 'file-system counters: 20000 foreign metadata '
+     "operations (60000 in all; this case's own about 40000)"),
+    (0, 43000, None, 40000, ''),
+    # A constant: nothing happened, nothing foreign.
+    (0, 0, 0, 0, ''),
+])
+def test_foreign_load_beyond_the_slack(moved, ops, own_bytes, own_ops,
+                                       expected):
+    delta = {'read_bytes': 0, 'write_bytes': moved, 'metadata_ops': ops}
+    assert contention.foreign_fs_load(delta, own_bytes, own_ops) == expected
+
+
+def test_provenance_lines_become_facts_and_bad_keys_are_refused():
+    facts = contention.parse_provenance(
+        'master_version 3.0.117\n\nchunkservers 3\nlayout goal 2 copies\n',
+        'cmd')
+    assert facts == {'master_version': '3.0.117', 'chunkservers': '3',
+                     'layout': 'goal 2 copies'}
+    with pytest.raises(contention.CommandFailed) as err:
+        contention.parse_provenance('version: 3\n', 'cmd')
+    assert str(err.value) == ("'cmd': 'version: 3': expected '<key> "
+                              "<value>' with a word as key")
+    with pytest.raises(contention.CommandFailed):
+        contention.parse_provenance('\n\n', 'cmd')
+
+
+def test_script_usage_errors_are_one_line():
+    for args, message in ((['bogus'], "unknown subcommand 'bogus'"),
+                          (['copies', '7'], "copies: N must be 1, 2 or 3"),
+                          (['chunkserver', 'stop', '9'],
+                           "chunkserver: I must be 1..3, got '9'")):
+        proc = _mfs(*args)
+        assert proc.returncode == 1
+        (line,) = proc.stdout.splitlines()
+        assert line.startswith('mfs.sh: error: ') and message in line, line
+
+
+def test_script_refuses_a_non_root_user():
+    if os.geteuid() != 0:
+        proc = _mfs('up')
+    else:
+        proc = subprocess.run(
+            ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+             'bash', str(MFS), 'up'], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    assert proc.returncode == 1
+    assert re.fullmatch(r'mfs\.sh: error: must run as root \(uid 0\), not '
+                        r'uid \d+\n', proc.stdout), proc.stdout
+
+
+@pytest.mark.skipif(shutil.which('shellcheck') is None,
+                    reason='shellcheck is not installed')
+def test_shellcheck_clean():
+    proc = subprocess.run(['shellcheck', str(MFS)], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+# The file system ------------------------------------------------------------
+
+@pytest.fixture(scope='session')
+def mfs():
+    """The MooseFS of tests/mfs/mfs.sh, up."""
+    if os.geteuid() != 0:
+        pytest.skip('the MooseFS test file system needs root (network '
+                    'namespace, FUSE mounts, a loop XFS)')
+    if not os.path.exists('/dev/fuse'):
+        pytest.skip('no /dev/fuse: mfsmount needs FUSE (modprobe fuse)')
+    if os.environ.get('PFSBENCH_NO_MFS'):
+        pytest.skip('PFSBENCH_NO_MFS is set')
+    proc = _mfs('up')
+    if proc.returncode != 0:
+        pytest.fail(f'mfs.sh up failed:\n{proc.stdout}')
+    return TARGET
+
+
+@pytest.fixture
+def mfs_slurm(mfs, idle_slurm):  # noqa: F811
+    return idle_slurm
+
+
+def _records(runs, test):
+    return perflog_dicts(runs, 'localslurm', 'mfs', test)
+
+
+def _counters(record):
+    return {k: int(v) for k, v in
+            (w.split('=') for w in record['fs_counters'].split())}
+
+
+def _listing(*roots):
+    return {root: set(os.listdir(root)) for root in roots}
+
+
+def _left_nothing(before):
+    """Every root lists what it listed before the run (another user's
+    files may be there; the run's own must be gone)."""
+    assert _listing(*before) == before
+
+
+def test_status_answers_and_the_mounts_are_one_file_system(mfs):
+    assert _mfs('status').returncode == 0
+    name = f'pfsbench-test-{os.getpid()}'
+    path = os.path.join(mfs, name)
+    with open(path, 'w') as fp:
+        fp.write('seen through another mount')
+    try:
+        with open(os.path.join(SECOND_MOUNT, name)) as fp:
+            assert fp.read() == 'seen through another mount'
+    finally:
+        os.unlink(path)
+    facts = contention.parse_provenance(_mfs('provenance').stdout, 'mfs.sh')
+    assert re.fullmatch(r'\d+\.\d+\.\d+', facts['master_version'])
+    assert facts['chunkservers'] == '3'
+
+
+def _ours_left():
+    """Mounts under the state directory, processes started from it, and
+    the namespace: what 'down' must leave none of."""
+    with open('/proc/self/mounts') as fp:
+        mounts = [ln.split()[1] for ln in fp
+                  if ln.split()[1].startswith(MFS_DIR + '/')]
+    procs = []
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/cmdline', 'rb') as fp:
+                cmdline = fp.read().replace(b'\0', b' ').decode()
+        except OSError:
+            continue
+        if (MFS_DIR + '/') in cmdline and 'pytest' not in cmdline:
+            procs.append(cmdline)
+    return mounts, procs, os.path.exists('/var/run/netns/pfsbench-mfs')
+
+
+def test_down_leaves_nothing_and_up_is_idempotent(mfs):
+    again = _mfs('up')
+    assert again.returncode == 0 and 'already up' in again.stdout, \
+        again.stdout
+    down = _mfs('down')
+    assert down.returncode == 0, down.stdout
+    try:
+        assert re.fullmatch(r'mfs\.sh: stopped 8 processes under \S+\n',
+                            down.stdout), down.stdout
+        assert _ours_left() == ([], [], False)
+        assert _mfs('status').returncode == 1
+    finally:
+        up = _mfs('up')
+    assert up.returncode == 0, up.stdout
+    assert _mfs('status').returncode == 0
+
+
+def test_counters_see_a_write_through_any_mount(mfs):
+    before = contention.parse_fs_counters(_mfs('counters').stdout, 'mfs.sh')
+    name = os.path.join(SECOND_MOUNT, f'pfsbench-test-{os.getpid()}')
+    try:
+        with open(name, 'wb') as fp:
+            # Random bytes: nothing a server could store as a hole.
+            fp.write(random.randbytes(32 * MIB))
+            fp.flush()
+            os.fsync(fp.fileno())
+    finally:
+        os.unlink(name)
+    after = contention.parse_fs_counters(_mfs('counters').stdout, 'mfs.sh')
+    delta = contention.fs_counters_delta(before, after)
+    assert 32 * MIB <= delta['write_bytes'] <= 40 * MIB, delta
+    assert delta['metadata_ops'] >= 2, delta    # the create, the unlink
+
+
+class _ForeignWriter(threading.Thread):
+    """Another user's job on the same file system: writes random data
+    through the second mount until stopped, 64 MiB per file, each file
+    removed once the next is written (rewriting one file would dirty the
+    servers' same pages again, which their counters do not count twice)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.prefix = os.path.join(SECOND_MOUNT,
+                                   f'pfsbench-foreign-{os.getpid()}')
+        self.stop = threading.Event()
+        self.written = 0
+        self.files = []
+
+    def run(self):
+        block = random.randbytes(MIB)
+        while not self.stop.is_set():
+            path = f'{self.prefix}.{len(self.files)}'
+            self.files.append(path)
+            with open(path, 'wb') as fp:
+                for _ in range(64):
+                    fp.write(block)
+                    self.written += MIB
+                fp.flush()
+                os.fsync(fp.fileno())
+            if len(self.files) > 1:
+                os.unlink(self.files[-2])
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.join()
+        if self.files:
+            os.unlink(self.files[-1])
+
+    def __enter__(self):
+        self.start()
+        return self
+
+
+def _dd_e6(runs, env):
+    return run_reframe(['--system', SYSTEM, '-c', str(CHECKS / 'dd'),
+                       '-n', 'dd_stream_per_node', '-P', 'nodes=2',
+                       '-S', 'repeats=1', '-r'], runs, env=env)
+
+
+def _with_ior(env):
+    """``env`` with the IOR/mdtest build on PATH (the checks find them
+    there; a case whose tool is missing skips, naming where it looked)."""
+    return dict(env, PATH=f'{os.path.dirname(IOR_BINARY)}:'
+                          f'{os.environ["PATH"]}')
+
+
+def _suite_run(runs, env, args):
+    """One suite run on localslurm:mfs that must pass and leave the target
+    as it found it; its runs directory."""
+    before = _listing(TARGET)
+    proc = run_reframe(['--system', SYSTEM, *args, '-r'], runs,
+                       env=_with_ior(env))
+    assert proc.returncode == 0, proc.stdout
+    _left_nothing(before)
+    return runs
+
+
+@pytest.fixture(scope='module')
+def streams_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
+    """One suite run of the bandwidth cases on 2 nodes: dd E6, IOR 2x2
+    file-per-process and shared, fio, bonnie++ (one ReFrame start-up, the
+    cases one after the other); its runs directory."""
+    return _suite_run(tmp_path_factory.mktemp('mfs-streams'), idle_slurm,
+                      ['-c', str(CHECKS / 'dd'),
+                       '-c', str(CHECKS / 'ior'), '-c', str(CHECKS / 'fio'),
+                       '-c', str(CHECKS / 'bonnie'),
+                       '-n', 'dd_stream_per_node', '-n', 'ior_bandwidth',
+                       '-n', 'fio_streams', '-n', 'bonnie_per_node',
+                       '-P', 'nodes=2', '-P', 'streams_per_node=1',
+                       '-P', 'api=POSIX', '-P', 'access=fpp,shared',
+                       '-P', 'scale=2x2', '-P', 'transfer_size=1m',
+                       '-S', 'repeats=1'])
+
+
+@pytest.fixture(scope='module')
+def metadata_run(mfs, idle_slurm, tmp_path_factory):  # noqa: F811
+    """One suite run of the metadata cases: mdtest 2x2 (files, unique and
+    shared directories) and E3 through 1, 2 and 4 mounts, split phases
+    with the master's CPU around each."""
+    if not os.access(MDTEST_BINARY, os.X_OK):
+        pytest.skip(f'{MDTEST_BINARY} not built (IOR/mdtest live outside '
+                    f'the repository)')
+    return _suite_run(tmp_path_factory.mktemp('mfs-metadata'), idle_slurm,
+                      ['-c', str(CHECKS / 'mdtest'),
+                       '-n', 'mdtest_metadata_rates',
+                       '-n', 'mdtest_e3_mount_points',
+                       '-P', 'nodes=2', '-P', 'tasks_per_node=2',
+                       '-P', 'kind=files', '-P', 'mounts=1,2,4',
+                       '-S', 'active_cores=2', '-S', 'total_items=2000',
+                       '-S', 'iterations=1'])
+
+
+@pytest.mark.slurm
+def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
+    (record,) = _records(streams_run, 'dd_stream_per_node')
+    # Other engineers' Slurm jobs may share the nodes; the file system's
+    # own counters must see nobody else.
+    assert 'file-system counters' not in record['contention'], record
+    counters = _counters(record)
+    own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
+    # (A few pages may have been counted just before the first sample.)
+    assert 0.95 * own <= counters['write_bytes'] <= 1.1 * own + 64 * MIB, \
+        counters
+    assert 'master_version=3.0' in record['server_provenance']
+    assert record['target_fstype'] == 'moosefs'
+    assert 1 < record['write_bw'] < 10000, record   # MB/s per stream
+
+
+@pytest.mark.slurm
+def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
+    before = _listing(TARGET)
+    with _ForeignWriter() as writer:
+        proc = _dd_e6(tmp_path, mfs_slurm)
+    assert proc.returncode == 0, proc.stdout
+    assert writer.written >= 64 * MIB
+    (record,) = _records(tmp_path, 'dd_stream_per_node')
+    assert record['contended'] == 'true', record
+    assert re.search(r'file-system counters: \d+ MiB of foreign I/O',
+                     record['contention']), record['contention']
+    _left_nothing(before)
+
+
+@pytest.mark.slurm
+def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
+    records = _records(metadata_run, 'mdtest_metadata_rates')
+    assert {r['access'] for r in records} == {'unique', 'shared'}
+    for record in records:
+        items = (int(record['items_run_per_task']) * 4 *
+                 int(record['iterations']))
+        ops = _counters(record)['metadata_ops']
+        # Each item is created, stat'ed, read and removed: the master saw
+        # at least one operation per item and phase it serves (stat may be
+        # answered from the client's attribute cache), and fewer than the
+        # bound the check declares as its own.
+        assert 2 * items <= ops <= 8 * 4 * items, (ops, items)
+        assert 'file-system counters' not in record['contention'], record
+        for phase in ('file_create', 'file_remove'):
+            assert 10 < record[phase] < 10**6, record     # ops/s
+
+
+@pytest.mark.slurm
+def test_e3_through_one_two_and_four_mounts(metadata_run):
+    records = _records(metadata_run, 'mdtest_e3_mount_points')
+    assert sorted(int(r['mount_points_used']) for r in records) == [1, 2, 4]
+    for record in records:
+        assert record['file_create'] > 0 and record['file_remove'] > 0
+        # The master's own share of one core, per phase.
+        for phase in ('create', 'remove'):
+            assert 0 < record[f'{phase}_server_cpu_util'] <= 100, record
+
+
+@pytest.mark.slurm
+def test_ior_fio_and_bonnie_on_two_nodes(streams_run):
+    ior = _records(streams_run, 'ior_bandwidth')
+    if not ior:
+        pytest.skip(f'{IOR_BINARY} not built (IOR lives outside the '
+                    f'repository)')
+    assert {r['access'] for r in ior} == {'fpp', 'shared'}
+    for record in ior:
+        counters = _counters(record)
+        # The servers stored at least what IOR says it wrote.
+        assert counters['write_bytes'] >= 0.9 * float(
+            record['bytes_per_task']) * 4 * int(record['repetitions']), \
+            (counters, record)
+        assert 1 < record['write_bw'] < 10000, record     # MiB/s
+    for test in ('fio_streams', 'bonnie_per_node'):
+        (record,) = _records(streams_run, test)
+        # fio's write and read, bonnie++'s block write and rewrite (its
+        # per-char tests are off on this partition).
+        bandwidths = [v for k, v in record.items()
+                      if k.endswith('_bw_sum') and isinstance(v, float)]
+        assert bandwidths, record
+        assert all(1 < v < 10000 for v in bandwidths), record   # MB/s
