@@ -71,7 +71,8 @@ if ! bash tests/mfs/mfs.sh status >/dev/null 2>&1; then
 fi
 
 status=0
-.venv/bin/python -m pytest -ra "$@" || status=$?
+# The slowest tests are named at the end: CI has half an hour.
+.venv/bin/python -m pytest -ra --durations=25 "$@" || status=$?
 
 if [ "$mfs_was_up" = no ] && [ "$(id -u)" = 0 ]; then
     bash tests/mfs/mfs.sh down >/dev/null 2>&1 || true
