@@ -82,8 +82,11 @@ def _check_figures(record, result):
             max(summary.node_mb_s.values()))
         assert perf_value(record, f'{name}_bw_conservative') <= \
             perf_value(record, f'{name}_bw_sum') * 1.0001
-    # The per-char tests (1 MiB, a system call per byte) always measure.
-    assert logged >= 2
+    # Something measured; which tests bonnie++ can time depends on the
+    # machine: on an idle one it prints the 1 MiB per-char tests as +++++
+    # (over before its clock could time them; seen in CI), and the test
+    # above has checked that such a test is absent, never 0.
+    assert logged >= 1
     assert perf_value(record, 'start_skew') == pytest.approx(
         result.summaries['char_write'].start_skew_s)
 
