@@ -92,6 +92,11 @@ def _run_matrix_row(build, cases, runs, system, env=None):
 
 #: The checks that run IO500's command lines.
 IO500_CHECKS = ('ior_io500_phases', 'mdtest_io500_phases')
+#: The sanity reason of an IO500 write phase that ended before its
+#: stonewall (pfsbench.commands.io500's validity rule).
+_TOO_FAST = re.compile(r'Reason: sanity error: mdtest-(?:easy|hard)-write '
+                       r'is invalid \(IO500\): it ran [0-9.]+ s, shorter '
+                       r'than its stonewall')
 
 
 def _expected_skips(build, cases):
@@ -120,10 +125,18 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
                                     out, code):
     ran = len(cases)
     skipped = _expected_skips(build, cases)
-    assert code == 0, out
+    # IO500's validity rule fails a write phase shorter than its stonewall.
+    # At this scale (local caps mdtest at 20000 files per task, the
+    # stonewall is 1 s) an idle machine can create them all first (seen in
+    # CI): the build ran and was read; only this machine was fast.
+    too_fast = len(_TOO_FAST.findall(out))
+    if too_fast:
+        assert too_fast == 1 and re.search(
+            r'FAIL.*\] \(\d/\d\) mdtest_io500_phases ', out), out
+    assert code == (1 if too_fast else 0), out
     assert (f'Ran {ran - len(skipped)}/{ran} test case(s) from {ran} '
-            f'check(s) (0 failure(s), 0 expected failure(s), {len(skipped)} '
-            f'skipped') in out, out
+            f'check(s) ({too_fast} failure(s), 0 expected failure(s), '
+            f'{len(skipped)} skipped') in out, out
     for check in skipped:
         tool = {'ior_io500_phases': build.ior,
                 'mdtest_io500_phases': build.mdtest}[check]
@@ -131,7 +144,7 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
                          rf'--dataPacketType, (--)?saveRankPerformanceDetails',
                          out) or 'no pfind binary (' in out, (check, out)
     for check, (_, tool, _) in cases.items():
-        if check in skipped:
+        if check in skipped or (too_fast and check == 'mdtest_io500_phases'):
             continue
         path = f'{runs}/perflogs/{system}/{partition}/{check}.log'
         with open(path) as fp:
