@@ -129,9 +129,9 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
     # At this scale (local caps mdtest at 20000 files per task, the
     # stonewall is 1 s) an idle machine can create them all first (seen in
     # CI): the build ran and was read; only this machine was fast.
-    too_fast = len(_TOO_FAST.findall(out))
+    too_fast = int(bool(_TOO_FAST.search(out)))
     if too_fast:
-        assert too_fast == 1 and re.search(
+        assert re.search(
             r'FAIL.*\] \(\d/\d\) mdtest_io500_phases ', out), out
     assert code == (1 if too_fast else 0), out
     assert (f'Ran {ran - len(skipped)}/{ran} test case(s) from {ran} '
