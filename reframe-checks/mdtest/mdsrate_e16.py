@@ -34,6 +34,7 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
@@ -63,13 +64,13 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
     experiment = 'E16'
     step_parsers = {'mdsrate': mdsrate_parser, 'cpu': procstat_parser}
     tags = {'mdsrate'}
-    time_limit = '2h'
+    time_limit = experiments.E16.time
 
     #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
-    np = parameter(list(mdtest.SEED004_MDTEST_NP), type=int, loggable=True)
+    np = parameter(experiments.E16.values('np'), type=int, loggable=True)
 
     #: Files of all ranks (the source's 304,000).
     #:
