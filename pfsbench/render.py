@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from pfsbench import experiments, jobsteps, rundir, spack, validate
 from pfsbench.commands import iozone, lfs, shell_join
 from pfsbench.errors import ConfigError
-from pfsbench.experiments.jobs import E8_PROCESSES, RUN_DIR_VAR, RUN_NAME_VAR
+from pfsbench.experiments.jobs import RUN_DIR_VAR, RUN_NAME_VAR
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_site_configuration)
@@ -192,7 +192,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         command_line: how this script was rendered, for its header.
         site: the system partition's :class:`JobSite` (default: none).
         processes: E8's iozone processes on the node (``-l N -u N -t N``;
-            default :data:`E8_PROCESSES`).
+            default :data:`pfsbench.experiments.jobs.E8_PROCESSES`).
         point: ``{name: value}`` of the point of a swept experiment's
             sweep (:func:`points`; values as numbers or text); every
             swept name is required.  The point sets the nodes, tasks and

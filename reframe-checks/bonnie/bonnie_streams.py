@@ -37,6 +37,7 @@ import os
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.streams import (SEED001_AVERAGED_RUNS,
                                      one_stream_per_node, seed001_averaged,
                                      streams_check_base, streams_on_one_node,
@@ -159,10 +160,8 @@ class bonnie_lustre_stripe(bonnie_streams_base):
     #: 3 to 4), sizes 64k..4m and 0 (the file system's default).
     #:
     #: :type: :class:`str`
-    layout = parameter([f'{count}x{size}'
-                        for count in lfs.SEED001_STRIPE_COUNTS
-                        for size in lfs.SEED001_STRIPE_SIZES],
-                       type=str, loggable=True)
+    layout = parameter(experiments.E5.values('layout'), type=str,
+                       loggable=True)
     tags = {'bonnie', 'E5', 'lustre', 'full'}
 
     @run_after('init')

@@ -49,10 +49,10 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import jobsteps
+from pfsbench import experiments, jobsteps
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
-                                     STREAMS_ON_ONE_NODE, seed001_averaged,
-                                     streams_check_base, summary_figures)
+                                     seed001_averaged, streams_check_base,
+                                     summary_figures)
 from pfsbench.commands import iozone, lfs
 from pfsbench.errors import ParseError
 from pfsbench.jobsteps import Step
@@ -118,7 +118,8 @@ class iozone_one_node(iozone_throughput_base):
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node '
              '(1 run; the source averaged 3: iozone_averaged_one_node)')
     nodes = variable(int, value=1, loggable=True)
-    processes = parameter(STREAMS_ON_ONE_NODE, type=int, loggable=True)
+    processes = parameter(experiments.E8.values('processes'), type=int,
+                          loggable=True)
     tags = {'iozone', 'E8', 'nightly'}
 
 
@@ -140,7 +141,8 @@ class iozone_per_node(iozone_throughput_base):
     descr = ('E10 (seed 001): iozone throughput mode, 12 processes per node '
              'on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
-    processes = parameter([12], type=int, loggable=True)
+    processes = parameter(experiments.E10.values('streams_per_node'),
+                          type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
     repeats = SEED001_AVERAGED_RUNS
     tags = {'iozone', 'E10', 'full'}
