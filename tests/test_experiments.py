@@ -11,7 +11,7 @@ import itertools
 import pytest
 
 from conftest import CHECKS
-from pfsbench import experiments, render
+from pfsbench import experiments, render, tools
 from pfsbench.experiments import EXPERIMENTS
 
 
@@ -62,15 +62,17 @@ def drift(exp, classes):
     return problems
 
 
+def declared(cls, name):
+    """The value a check class gives its variable ``name``."""
+    return cls.var_space[name].default_value
+
+
 def experiment_of(cls):
-    """The experiment a check class says it encodes: its ``experiment``,
-    else the ``E<n>`` tag of its class body."""
-    declared = getattr(cls, 'experiment', '')
-    if declared:
-        return declared
+    """The experiment a check class says it encodes (its ``experiment``),
+    which must be the ``E<n>`` tag of its class body where it has one."""
     ids = [t for t in getattr(cls, 'tags', ()) if t in EXPERIMENTS]
-    assert len(ids) <= 1, (cls.__name__, ids)
-    return ids[0] if ids else ''
+    assert ids in ([], [declared(cls, 'experiment')]), (cls.__name__, ids)
+    return declared(cls, 'experiment')
 
 
 def test_the_catalogue_is_e1_to_e19():
@@ -94,6 +96,18 @@ def test_every_check_that_names_an_experiment_is_in_its_definition(
     assert sorted({e for e in named.values() if e},
                   key=lambda e: int(e[1:])) == \
         [e for e in EXPERIMENTS if e != 'E18']
+
+
+def test_every_check_runs_a_declared_tool(check_classes):
+    for name, cls in check_classes.items():
+        tool = declared(cls, 'tool')
+        assert tool in tools.TOOLS, name
+        exp = experiment_of(cls)
+        if exp and name != 'mdtest_e16_mdsrate_standin':
+            # The stand-in runs mdtest for E16's mdsrate; E5, E9 and E10
+            # run several tools.
+            assert tool == EXPERIMENTS[exp].tool or exp in (
+                'E5', 'E9', 'E10'), name
 
 
 def test_drift_is_found(check_classes):

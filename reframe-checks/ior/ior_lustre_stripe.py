@@ -39,6 +39,7 @@ from pfsbench.parsers import lfs
 class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
     """E5: IOR bandwidth over Lustre stripe count and stripe size."""
 
+    experiment = 'E5'
     descr = 'E5 (seed 001): Lustre stripe count x stripe size, one node'
     valid_systems = ['+lustre']
     #: ``lfs setstripe -c``: OSTs the file is striped over.

@@ -30,6 +30,7 @@ from pfsbench.commands import ior
 class ior_mpiio_fpp_bandwidth(ior_bandwidth_base):
     """E11: IOR MPI-IO file per process, 36 and 72 tasks on 3 nodes."""
 
+    experiment = 'E11'
     descr = ('E11 (seed 002): IOR -a MPIIO -b 4g -t 4m -i 1 -F, 36 and 72 '
              'tasks on 3 nodes')
     #: IOR tasks on the 3 nodes: 36 (12 per node) or 72 (24 per node).

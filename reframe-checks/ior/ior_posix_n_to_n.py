@@ -25,6 +25,7 @@ from pfsbench.commands import ior
 class ior_posix_n_to_n_bandwidth(ior_bandwidth_base):
     """E14: IOR POSIX file per client, 1..11 clients per node."""
 
+    experiment = 'E14'
     descr = ('E14 (seed 003): IOR POSIX N-to-N, 10K/100K/1M transfers, '
              '1..11 clients per node')
     #: Bytes per I/O call (``-t``), seed 003's three.

@@ -115,6 +115,7 @@ class iozone_throughput_base(streams_check_base):
 class iozone_one_node(iozone_throughput_base):
     """E8: 1..12 iozone processes in one throughput group on one node."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node '
              '(1 run; the source averaged 3: iozone_averaged_one_node)')
     nodes = variable(int, value=1, loggable=True)
@@ -127,6 +128,7 @@ class iozone_one_node(iozone_throughput_base):
 class iozone_averaged_one_node(seed001_averaged, iozone_one_node):
     """E8 as the source measured it: 3 runs in one job, averaged."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 '
              'node, 3 runs averaged')
     repeats = SEED001_AVERAGED_RUNS
@@ -138,6 +140,7 @@ class iozone_per_node(iozone_throughput_base):
     """E10: 12 iozone processes per node on 1..64 nodes, one group per
     node behind the barrier, summed."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone throughput mode, 12 processes per node '
              'on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
@@ -153,6 +156,7 @@ class iozone_single_per_node(iozone_throughput_base):
     """E19: one single-file iozone per node on 1..64 nodes, all behind the
     barrier; every sub-test (fread/fwrite too), one measurement."""
 
+    experiment = 'E19'
     descr = ('E19 (seed 001): iozone, one instance per node on 1..64 nodes, '
              'all together')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
@@ -188,6 +192,7 @@ class iozone_cluster(iozone_throughput_base):
     """E10 in iozone's cluster mode (``-+m``): 12 clients per node on 1..64
     nodes, started and synchronised by one iozone on the first node."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone cluster mode (-+m), 12 clients per '
              'node on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)

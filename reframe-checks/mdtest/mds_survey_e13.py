@@ -33,6 +33,7 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
     """E13: mds-survey create/lookup/md_getattr/setxattr/destroy over a
     thread sweep, on the MDS."""
 
+    experiment = 'E13'
     descr = 'E13 (seed 003): lustre-iokit mds-survey thread sweep on the MDS'
     valid_systems = ['+lustre_mds']
     tool = 'mds-survey'

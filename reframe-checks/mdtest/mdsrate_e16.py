@@ -34,7 +34,7 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import experiments
+from pfsbench import experiments, tools
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
@@ -45,7 +45,7 @@ from pfsbench.parsers import mdsrate as mdsrate_parser
 from pfsbench.parsers import procstat as procstat_parser
 
 #: The partition's ``extras`` key naming the mdsrate binary.
-EXTRAS_KEY = 'mdsrate'
+EXTRAS_KEY = tools.get('mdsrate').extras_key
 #: The stand-in's name of each mdsrate phase, for the CPU figures.
 CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
 

@@ -37,6 +37,7 @@ def _overhead(phase):
 class mdtest_e12_tracing_overhead(mdtest_rates_base):
     """E12: mdtest create/stat/remove with the tracer on, then off."""
 
+    experiment = 'E12'
     descr = 'E12 (seed 003): mdtest with a metadata tracer on and off'
     nodes = variable(int, value=1, loggable=True)
 
