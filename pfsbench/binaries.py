@@ -48,6 +48,11 @@ BUILD_ADVICE = "build it with the suite's Spack environment"
 def build_hint(tool):
     """What to do about a missing ``tool``: the sentence every skip ends
     with."""
+    key = tools.get(tool).extras_key
+    if key:
+        # A site's own build (mdsrate): no Spack package has it.
+        return (f"set the partition's extras.{key} to its path, or run "
+                f"with -S tool_binary=/path/to/{tool}")
     return (f"{BUILD_ADVICE} (spack -e "
             "spack-repo/environments/<system>/<partition> install; see "
             "docs/spack.md) and set the partition's extras.spack_env and "
