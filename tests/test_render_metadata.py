@@ -51,27 +51,17 @@ def _lines(script):
 
 
 SEED000, SEED004 = 'example_seed000:mds', 'example_seed004:clients'
+#: One job per experiment and per way of placing it (the sweeps themselves,
+#: every point, are compared in tests/test_experiments.py without ReFrame).
 CASES = [
-    (SEED000, 'mdtest_e1_core_scaling', {'active_cores': 12}, 'E1', []),
     # 96 processes on 48 CPUs: --overcommit.
     (SEED000, 'mdtest_e1_core_scaling', {'active_cores': 48}, 'E1', []),
     (SEED000, 'mdtest_e2_socket_binding', {'sockets': 3}, 'E2', []),
-    (SEED000, 'mdtest_e3_mount_points', {'mounts': 1}, 'E3', []),
     (SEED000, 'mdtest_e3_mount_points', {'mounts': 24}, 'E3', []),
-    (SEED000, 'mdtest_e4_targets', {'target_index': 1, 'active_cores': 24},
-     'E4', []),
-    (SEED000, 'mdtest_e4_targets', {'target_index': 3, 'active_cores': 48},
-     'E4', []),
     (SEED000, 'mdtest_e12_tracing_overhead',
      {'tracer_index': 0, 'tasks_per_node': 16}, 'E12', []),
     (SEED004, 'mdtest_e15_metabench_standin',
-     {'clients': 'multi', 'np': 15, 'directory': 'same'}, 'E15', []),
-    (SEED004, 'mdtest_e15_metabench_standin',
      {'clients': 'single', 'np': 63, 'directory': 'different'}, 'E15', []),
-    (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
-     'E16', []),
-    (SEED004, 'mdtest_e17_stride_sync', {'clients': 'single', 'np': 32},
-     'E17', []),
     # --nodes and --tasks-per-node override the point's layout.
     (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
      'E16', ['--point', 'clients=single', '--point', 'np=1', '--nodes',
