@@ -71,6 +71,8 @@ class JobSite:
     mdtest_max_items: int = None
     #: ``(name, on, off)`` of each of ``extras.tracers`` (E12).
     tracers: tuple = ()
+    #: ``extras.mdsrate``: the mdsrate binary (E16 runs it), or ''.
+    mdsrate: str = ''
     #: The partition's features (E13 needs ``lustre_mds``).
     features: tuple = ()
     #: ``extras.server_cpu_command``: prints the metadata server's
@@ -143,6 +145,7 @@ def job_site(config_dir, spec):
         mdtest_max_items=extras.get('mdtest_max_items'),
         tracers=tuple((t['name'], t['on'], t['off'])
                       for t in extras.get('tracers', [])),
+        mdsrate=extras.get('mdsrate', ''),
         features=tuple(part.get('features', [])),
         server_cpu_command=extras.get('server_cpu_command'),
         target_mounting=tuple((t['path'], (t.get('fstype', ''),

@@ -22,11 +22,14 @@ TRACER = ("'tracers': [{'name': 'lustre_debug', "
           "'off': 'lctl set_param debug=0'}], "
           "'server_cpu_command': 'ssh mds1 head -n 1 /proc/stat',\n")
 
+#: E16's mdsrate on seed 004's clients (a site's own build).
+MDSRATE = "'mdsrate': '/opt/lustre/tests/mdsrate',\n"
+
 
 @pytest.fixture(scope='module')
 def configured(tmp_path_factory):
     """(config dir, environment): config/ with a tracer and a server CPU
-    command on seed 000's MDS."""
+    command on seed 000's MDS, mdsrate on seed 004's clients."""
     tmp = tmp_path_factory.mktemp('cfg')
     config = tmp / 'config'
     shutil.copytree(REPO / 'config', config)
@@ -35,6 +38,11 @@ def configured(tmp_path_factory):
     anchor = "                        'spack_view': '/opt/pfsbench/view',\n"
     assert anchor in text
     path.write_text(text.replace(anchor, anchor + ' ' * 24 + TRACER))
+    # Seed 004's clients with Lustre's mdsrate (E16's own tool).
+    path = config / 'systems' / 'example_seed004.py'
+    text = path.read_text()
+    assert anchor in text
+    path.write_text(text.replace(anchor, anchor + ' ' * 24 + MDSRATE))
     env = dict(os.environ, PFSBENCH_RUNS=str(tmp / 'runs'), **NO_LMOD)
     for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV'):
         env.pop(name, None)
@@ -62,8 +70,10 @@ CASES = [
      {'tracer_index': 0, 'tasks_per_node': 16}, 'E12', []),
     (SEED004, 'mdtest_e15_metabench_standin',
      {'clients': 'single', 'np': 63, 'directory': 'different'}, 'E15', []),
-    # --nodes and --tasks-per-node override the point's layout.
-    (SEED004, 'mdtest_e16_mdsrate_standin', {'clients': 'multi', 'np': 16},
+    # --nodes and --tasks-per-node override the point's layout.  The real
+    # mdsrate where the partition declares it (seed 004's tool; mdtest's
+    # stand-in renders as E15's and E17's jobs do).
+    (SEED004, 'mdsrate_e16', {'clients': 'multi', 'np': 16},
      'E16', ['--point', 'clients=single', '--point', 'np=1', '--nodes',
              '16', '--tasks-per-node', '1']),
     # Seed 004's NP is the run's: 16 tasks, one on each of 16 clients.

@@ -277,15 +277,17 @@ _ALL = [
              steps=jobs.seed004_steps('E15'), nodes=1, tasks_per_node=0),
     # Seed 004 ran mdsrate: its tool.  The real one runs where a partition
     # declares it (mdsrate_e16, extras.mdsrate: a site's own build, in no
-    # Spack package); mdtest stands in everywhere else, and render writes
-    # the stand-in's job, which every partition can run.
-    _seed004('E16', 'mdsrate', 'mdsrate-style create/stat/unlink in one '
-                               'directory, 304000 files (mdtest stands in)',
+    # Spack package); mdtest stands in everywhere else.  Render writes the
+    # job the partition runs: mdsrate's where declared, else the
+    # stand-in's.
+    _seed004('E16', 'mdsrate', 'mdsrate create/stat/unlink in one '
+                               'directory, 304000 files (mdtest stands in '
+                               'without extras.mdsrate)',
              (_NP_MDTEST,),
              {'mdsrate_e16': {'clients': 'clients', 'np': 'np'},
               'mdtest_e16_mdsrate_standin': {'clients': 'clients',
                                              'np': 'np'}},
-             steps=jobs.seed004_steps('E16'), nodes=mdtest.SEED004_CLIENTS,
+             steps=jobs.e16_steps, nodes=mdtest.SEED004_CLIENTS,
              tasks_per_node=16),
     _seed004('E17', 'mdtest', 'mdtest dirs and files, -y -N 1 -p 1, '
                               '304000 items',

@@ -9,7 +9,8 @@ import dataclasses
 import os
 
 from pfsbench import binaries
-from pfsbench.commands import bonnie, dd, ior, iozone, lfs, mdtest, srun
+from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdsrate, mdtest,
+                               procstat, srun)
 from pfsbench.commands import mds_survey as survey
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.errors import ConfigError
@@ -242,6 +243,38 @@ def e11_steps(opts, run_dir):
     tool = binaries.for_job('ior', spack_view=opts.spack_view)
     return [Step('write+read', 'ior', tuple(ior.seed002_mpiio_fpp(
         f'{run_dir}/output', executable=tool)))]
+
+
+#: The stand-in's name of each mdsrate phase, for the CPU figures.
+MDSRATE_CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
+
+
+def mdsrate_steps(test_dir, files, executable):
+    """mdsrate_e16's steps: one mdsrate run per phase over ``files``
+    files in ``test_dir``, the nodes' CPU sampled around each."""
+    sample = tuple(procstat.sample_argv())
+    steps = []
+    for phase, argv in mdsrate.job_argvs(test_dir, files,
+                                         executable=executable):
+        cpu = MDSRATE_CPU_PHASE[phase]
+        steps += [Step(f'cpu before {cpu}', 'cpu', sample),
+                  Step(phase, 'mdsrate', tuple(argv)),
+                  Step(f'cpu after {cpu}', 'cpu', sample)]
+    return steps
+
+
+def e16_steps(opts, run_dir):
+    # Seed 004 ran mdsrate: where the partition declares one
+    # (extras.mdsrate) the job is mdsrate_e16's, its files capped as the
+    # check caps them; elsewhere mdtest_e16_mdsrate_standin's.
+    site = opts.site
+    if not site.mdsrate:
+        return seed004_steps('E16')(opts, run_dir)
+    per_task, capped = mdtest.items_per_task(
+        opts.tasks, 0, mdtest.SEED004_ITEMS, site.mdtest_max_items)
+    files = per_task * opts.tasks if capped else mdtest.SEED004_ITEMS
+    return mdsrate_steps(f'{run_dir}/mdsrate', files, os.path.expandvars(
+        os.path.expanduser(site.mdsrate)))
 
 
 def seed004_steps(experiment):

@@ -39,15 +39,13 @@ from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdsrate, mdtest, procstat
-from pfsbench.jobsteps import Step
+from pfsbench.commands import mdtest
+from pfsbench.experiments import jobs
 from pfsbench.parsers import mdsrate as mdsrate_parser
 from pfsbench.parsers import procstat as procstat_parser
 
 #: The partition's ``extras`` key naming the mdsrate binary.
 EXTRAS_KEY = tools.get('mdsrate').extras_key
-#: The stand-in's name of each mdsrate phase, for the CPU figures.
-CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
 
 
 @rfm.simple_test
@@ -112,16 +110,8 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
                           else per_task * self.num_tasks)
 
     def job_steps(self):
-        test_dir = os.path.join(self.run_dir, 'mdsrate')
-        sample = tuple(procstat.sample_argv())
-        steps = []
-        for phase, argv in mdsrate.job_argvs(test_dir, self.files_run,
-                                             executable=self.tool_path):
-            cpu = CPU_PHASE[phase]
-            steps += [Step(f'cpu before {cpu}', 'cpu', sample),
-                      Step(phase, 'mdsrate', tuple(argv)),
-                      Step(f'cpu after {cpu}', 'cpu', sample)]
-        return steps
+        return jobs.mdsrate_steps(os.path.join(self.run_dir, 'mdsrate'),
+                                  self.files_run, self.tool_path)
 
     def step_problems(self, step):
         if step.kind != 'mdsrate':
