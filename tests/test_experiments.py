@@ -147,7 +147,7 @@ def test_render_walks_the_checks_points(check_classes, experiment):
     for check in exp.checks:
         have = space(check_classes[check])
         # The point sweeps by the check's names (E10's iozone: processes).
-        names = {p: source for p, source in exp.checks[check].items()
+        names = {p: source for p, source in exp.check_params(check).items()
                  if source in swept}
         wanted = [dict(zip(names.values(), combo)) for combo in
                   itertools.product(*(have[p] for p in names))]

@@ -57,9 +57,10 @@ class Experiment:
     #: The time limit of its job, in ReFrame's form (``'6h'``).
     time: str = '2h'
     sweeps: tuple = ()
-    #: ``{check class name: {check parameter: sweep name or values}}``:
-    #: the parameter space of every check that encodes it (a tuple of
-    #: values for a parameter that is the check's own, not the sweep's).
+    #: ``{check class name: (sweep name, ...)}``: the parameter space of
+    #: every check that encodes it, its parameters named as the sweeps; or
+    #: ``{check parameter: sweep name or values}`` where the check names
+    #: one otherwise, or sweeps values of its own (a tuple).
     checks: dict = dataclasses.field(default_factory=dict)
     #: ``(options, run_dir) -> [Step]``: the job's steps, as its check runs
     #: them; None where ``pfsbench render`` does not write the experiment.
@@ -92,12 +93,20 @@ class Experiment:
         """The sweeps render takes as ``--point`` (not as an option)."""
         return tuple(s for s in self.sweeps if s.option is None)
 
+    def check_params(self, check):
+        """``{parameter: sweep name or values}`` of the check class
+        ``check``."""
+        params = self.checks[check]
+        if isinstance(params, dict):
+            return params
+        return {name: name for name in params}
+
     def check_space(self, check):
         """``{parameter: [values]}`` the check class ``check`` must
         sweep."""
         return {param: list(self.sweep(source).values
                             if isinstance(source, str) else source)
-                for param, source in self.checks[check].items()}
+                for param, source in self.check_params(check).items()}
 
 
 #: Seed 001's node counts (1..64, powers of two) and streams on one node.
@@ -153,22 +162,21 @@ _ALL = [
     _seed000('E1', 'mdtest -F -u create/unlink, processes = 2 x active '
                    'cores, 6..48 cores, 6 mount points',
              (Sweep('active_cores', mdtest.SEED000_ACTIVE_CORES),),
-             {'mdtest_e1_core_scaling': {'active_cores': 'active_cores'}}),
+             {'mdtest_e1_core_scaling': ('active_cores',)}),
     _seed000('E2', 'mdtest -F -u create/unlink, 12 processes grouped on 1..4 '
                    'sockets, 12 mount points',
              (Sweep('sockets', mdtest.SEED000_SOCKETS),),
-             {'mdtest_e2_socket_binding': {'sockets': 'sockets'}}),
+             {'mdtest_e2_socket_binding': ('sockets',)}),
     _seed000('E3', 'mdtest -F -u create/unlink, 24 processes on 12 cores '
                    'through 1..24 mount points',
              (Sweep('mounts', mdtest.SEED000_MOUNTS),),
-             {'mdtest_e3_mount_points': {'mounts': 'mounts'}}),
+             {'mdtest_e3_mount_points': ('mounts',)}),
     _seed000('E4', "E1's workload on each target of the partition, 12..48 "
                    'cores',
              (Sweep('target_index', tuple(range(MAX_TARGETS)),
                     available=_targets),
               Sweep('active_cores', mdtest.SEED000_E4_ACTIVE_CORES)),
-             {'mdtest_e4_targets': {'target_index': 'target_index',
-                                    'active_cores': 'active_cores'}}),
+             {'mdtest_e4_targets': ('target_index', 'active_cores')}),
     Experiment(
         'E5', '001', 'ior', 'seed 001: Lustre stripe count x stripe size, '
                             'one node (IOR; bonnie++ too)',
@@ -179,23 +187,22 @@ _ALL = [
                 Sweep('layout', tuple(
                     f'{count}x{size}' for count in lfs.SEED001_STRIPE_COUNTS
                     for size in lfs.SEED001_STRIPE_SIZES))),
-        checks={'ior_lustre_stripe_bandwidth': {
-                    'stripe_count': 'stripe_count',
-                    'stripe_size': 'stripe_size'},
-                'bonnie_lustre_stripe': {'layout': 'layout'}}),
+        checks={'ior_lustre_stripe_bandwidth': ('stripe_count',
+                                                'stripe_size'),
+                'bonnie_lustre_stripe': ('layout',)}),
     Experiment(
         'E6', '001', 'dd', 'seed 001: dd, one stream per node, all nodes '
                            'together',
         nodes=64, tasks_per_node=1, sweeps=(_NODES,),
-        checks={'dd_stream_per_node': {'nodes': 'nodes'}},
+        checks={'dd_stream_per_node': ('nodes',)},
         steps=jobs.dd_steps(dd.SEED001_COUNT_PER_NODE)),
     Experiment(
         'E7', '001', 'bonnie++', "seed 001: bonnie++ (the source's bonnie -s "
                                  '2000 -v 16), one instance per node, all '
                                  'nodes together',
         nodes=64, tasks_per_node=1, sweeps=(_NODES,),
-        checks={'bonnie_per_node': {'nodes': 'nodes'},
-                'bonnie_averaged_per_node': {'nodes': 'nodes'}},
+        checks={'bonnie_per_node': ('nodes',),
+                'bonnie_averaged_per_node': ('nodes',)},
         steps=jobs.one_phase_streams_steps('bonnie++', jobs.bonnie_phases)),
     Experiment(
         'E8', '001', 'iozone', 'seed 001: iozone throughput mode, N '
@@ -204,30 +211,24 @@ _ALL = [
         nodes=1, tasks_per_node=1,
         sweeps=(Sweep('processes', SEED001_STREAMS_ON_ONE_NODE,
                       option='--processes'),),
-        checks={'iozone_one_node': {'processes': 'processes'},
-                'iozone_averaged_one_node': {'processes': 'processes'}},
+        checks={'iozone_one_node': ('processes',),
+                'iozone_averaged_one_node': ('processes',)},
         steps=jobs.one_phase_streams_steps('iozone', jobs.iozone_phases)),
     Experiment(
         'E9', '001', 'dd', 'seed 001: dd, several streams on one node',
         nodes=1, tasks_per_node=4, sweeps=(_ONE_NODE_STREAMS,),
-        checks={'dd_streams_one_node': {'streams_per_node':
-                                        'streams_per_node'},
-                'bonnie_streams_one_node': {'streams_per_node':
-                                            'streams_per_node'}},
+        checks={'dd_streams_one_node': ('streams_per_node',),
+                'bonnie_streams_one_node': ('streams_per_node',)},
         steps=jobs.dd_steps(dd.SEED001_COUNT_PER_NODE)),
     Experiment(
         'E10', '001', 'dd', 'seed 001: dd, 12 streams per node on many '
                             'nodes',
         nodes=64, tasks_per_node=12, sweeps=(_NODES, _TWELVE_STREAMS),
-        checks={'dd_streams_per_node': {'nodes': 'nodes',
-                                        'streams_per_node':
-                                        'streams_per_node'},
-                'bonnie_streams_per_node': {'nodes': 'nodes',
-                                            'streams_per_node':
-                                            'streams_per_node'},
+        checks={'dd_streams_per_node': ('nodes', 'streams_per_node'),
+                'bonnie_streams_per_node': ('nodes', 'streams_per_node'),
                 'iozone_per_node': {'nodes': 'nodes',
                                     'processes': 'streams_per_node'},
-                'iozone_cluster': {'nodes': 'nodes'}},
+                'iozone_cluster': ('nodes',)},
         steps=jobs.dd_steps(dd.SEED001_COUNT_MULTI_STREAM)),
     Experiment(
         'E11', '002', 'ior', 'seed 002: IOR MPI-IO file per process, 4 GiB '
@@ -246,15 +247,14 @@ _ALL = [
         sweeps=(Sweep('tracer_index', tuple(range(MAX_TRACERS)),
                       available=_tracers),
                 Sweep('tasks_per_node', mdtest.E12_TASKS_PER_NODE)),
-        checks={'mdtest_e12_tracing_overhead': {
-            'tracer_index': 'tracer_index',
-            'tasks_per_node': 'tasks_per_node'}},
+        checks={'mdtest_e12_tracing_overhead': ('tracer_index',
+                                                'tasks_per_node')},
         steps=jobs.e12_steps, stepped=True, layout=jobs.tracing_layout),
     Experiment(
         'E13', '003', 'mds-survey', 'seed 003: lustre-iokit mds-survey '
                                     'thread sweep on the MDS (create, '
                                     'lookup, md_getattr, setxattr, destroy)',
-        nodes=1, tasks_per_node=1, checks={'mds_survey_rates': {}},
+        nodes=1, tasks_per_node=1, checks={'mds_survey_rates': ()},
         steps=jobs.e13_steps, stepped=True,
         environment=jobs.e13_environment, single_task=True),
     Experiment(
@@ -263,17 +263,14 @@ _ALL = [
         nodes=2, tasks_per_node=0,
         sweeps=(Sweep('transfer_size', ior.SEED003_TRANSFER_SIZES),
                 Sweep('tasks_per_node', ior.SEED003_CLIENTS_PER_NODE)),
-        checks={'ior_posix_n_to_n_bandwidth': {
-            'transfer_size': 'transfer_size',
-            'tasks_per_node': 'tasks_per_node'}}),
+        checks={'ior_posix_n_to_n_bandwidth': ('transfer_size',
+                                               'tasks_per_node')}),
     _seed004('E15', 'mdtest', 'metabench-style file create/stat/delete, '
                               'same vs different directories (mdtest '
                               'stands in)',
              (Sweep('np', mdtest.SEED004_METABENCH_NP),
               Sweep('directory', ('same', 'different'))),
-             {'mdtest_e15_metabench_standin': {
-                 'clients': 'clients', 'np': 'np',
-                 'directory': 'directory'}},
+             {'mdtest_e15_metabench_standin': ('clients', 'np', 'directory')},
              steps=jobs.seed004_steps('E15'), nodes=1, tasks_per_node=0),
     # Seed 004 ran mdsrate: its tool.  The real one runs where a partition
     # declares it (mdsrate_e16, extras.mdsrate: a site's own build, in no
@@ -284,15 +281,14 @@ _ALL = [
                                'directory, 304000 files (mdtest stands in '
                                'without extras.mdsrate)',
              (_NP_MDTEST,),
-             {'mdsrate_e16': {'clients': 'clients', 'np': 'np'},
-              'mdtest_e16_mdsrate_standin': {'clients': 'clients',
-                                             'np': 'np'}},
+             {'mdsrate_e16': ('clients', 'np'),
+              'mdtest_e16_mdsrate_standin': ('clients', 'np')},
              steps=jobs.e16_steps, nodes=mdtest.SEED004_CLIENTS,
              tasks_per_node=16),
     _seed004('E17', 'mdtest', 'mdtest dirs and files, -y -N 1 -p 1, '
                               '304000 items',
              (_NP_MDTEST,),
-             {'mdtest_e17_stride_sync': {'clients': 'clients', 'np': 'np'}},
+             {'mdtest_e17_stride_sync': ('clients', 'np')},
              steps=jobs.seed004_steps('E17'), nodes=mdtest.SEED004_CLIENTS,
              tasks_per_node=16),
     Experiment(
@@ -304,7 +300,7 @@ _ALL = [
         'E19', '001', 'iozone', 'seed 001: iozone, one instance per node on '
                                 '1..64 nodes, all together',
         nodes=64, tasks_per_node=1, sweeps=(_NODES,),
-        checks={'iozone_single_per_node': {'nodes': 'nodes'}}),
+        checks={'iozone_single_per_node': ('nodes',)}),
 ]
 
 #: Every experiment by id, in the catalogue's order.
