@@ -5,31 +5,26 @@ names an experiment is listed in it, and ``pfsbench render`` walks the
 same points.  The check classes are loaded, never run."""
 
 import dataclasses
-import inspect
 import itertools
 
 import pytest
 
 from conftest import CHECKS
-from pfsbench import experiments, render, tools
+from pfsbench import experiments, render, tools, validate
 from pfsbench.experiments import EXPERIMENTS
 
 
 @pytest.fixture(scope='module')
 def check_classes():
     """``{class name: class}`` of every test ``reframe-checks/`` defines
-    (the module's own classes that ReFrame would instantiate)."""
-    import reframe as rfm
+    (the classes its ``@rfm.simple_test`` registers)."""
     from reframe.utility import import_module_from_file
 
     found = {}
     for path in sorted(CHECKS.glob('*/*.py')):
         module = import_module_from_file(str(path))
-        for name, cls in vars(module).items():
-            if (inspect.isclass(cls) and issubclass(cls, rfm.RegressionTest)
-                    and cls.__module__ == module.__name__
-                    and not cls.is_abstract()):
-                found[name] = cls
+        found.update((cls.__name__, cls)
+                     for cls in getattr(module, '_rfm_test_registry', ()))
     assert len(found) > 25, found
     return found
 
@@ -96,6 +91,14 @@ def test_every_check_that_names_an_experiment_is_in_its_definition(
     assert sorted({e for e in named.values() if e},
                   key=lambda e: int(e[1:])) == \
         [e for e in EXPERIMENTS if e != 'E18']
+
+
+def test_every_check_has_its_experiments_time_limit(check_classes):
+    for name, cls in check_classes.items():
+        exp = experiment_of(cls)
+        if exp:
+            assert declared(cls, 'time_limit') == validate.time_seconds(
+                EXPERIMENTS[exp].time, exp, 'time'), name
 
 
 def test_every_check_runs_a_declared_tool(check_classes):
