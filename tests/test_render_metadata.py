@@ -23,7 +23,7 @@ TRACER = ("'tracers': [{'name': 'lustre_debug', "
           "'server_cpu_command': 'ssh mds1 head -n 1 /proc/stat',\n")
 
 #: E16's mdsrate on seed 004's clients (a site's own build).
-MDSRATE = "'mdsrate': '/opt/lustre/tests/mdsrate',\n"
+SITE_MDSRATE = "'mdsrate': '/opt/lustre/tests/mdsrate',\n"
 
 
 @pytest.fixture(scope='module')
@@ -42,7 +42,7 @@ def configured(tmp_path_factory):
     path = config / 'systems' / 'example_seed004.py'
     text = path.read_text()
     assert anchor in text
-    path.write_text(text.replace(anchor, anchor + ' ' * 24 + MDSRATE))
+    path.write_text(text.replace(anchor, anchor + ' ' * 24 + SITE_MDSRATE))
     env = dict(os.environ, PFSBENCH_RUNS=str(tmp / 'runs'), **NO_LMOD)
     for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV'):
         env.pop(name, None)
