@@ -13,35 +13,31 @@ import os
 import re
 import shutil
 
-from pfsbench import spack
+from pfsbench import spack, tools
 from pfsbench.parsers import text
 
-#: The Spack package that installs each tool a check runs, declared here
-#: once for every check (a check names only its ``tool``).  The binary's
-#: real path in a view is compared with this package's locked hash, and
-#: its spec and hash go into every result.  IOR's package installs mdtest;
-#: pfsbench's ``mdtest`` package is a bundle of it.  The Lustre tools come
-#: from the site's Lustre client (an external in the environment, or
-#: none).  ``tests/test_spack_tools.py`` resolves every check's tool in a
-#: real ``spack.lock``.
-TOOL_PACKAGES = {
-    'ior': 'ior',
-    'mdtest': 'ior',
-    'io500': 'io500',
-    'bonnie++': 'bonniepp',
-    'iozone': 'iozone',
-    'fio': 'fio',
-    'elbencho': 'elbencho',
-    'dbench': 'dbench',
-    'mdsrate': 'lustre',
-    'mds-survey': 'lustre',
-}
-
-
 def package_of(tool):
-    """The Spack package that installs ``tool`` (:data:`TOOL_PACKAGES`;
-    a tool not listed is taken to be its own package)."""
-    return TOOL_PACKAGES.get(tool, tool)
+    """The Spack package that installs ``tool`` (its record in
+    :data:`pfsbench.tools.TOOLS`; a tool not declared there is taken to be
+    its own package; '' for a tool of the system).  ``tests/
+    test_spack_tools.py`` resolves every check's tool in a real
+    ``spack.lock``."""
+    return tools.get(tool).package
+
+
+def version(tool, path):
+    """The version the binary of ``tool`` at ``path`` reports (its
+    record's ``version_args``), or None: the tool has no such option, the
+    binary cannot run here, or it printed no version."""
+    record = tools.get(tool)
+    if not record.version_args:
+        return None
+    said = text.probe([path, *record.version_args])
+    for line in (said or '').splitlines():
+        if line.startswith(record.version_prefix):
+            words = line[len(record.version_prefix):].split()
+            return words[0] if words else None
+    return None
 
 
 #: How the advice for a missing tool starts (``pfsbench summary`` looks
@@ -52,6 +48,11 @@ BUILD_ADVICE = "build it with the suite's Spack environment"
 def build_hint(tool):
     """What to do about a missing ``tool``: the sentence every skip ends
     with."""
+    key = tools.get(tool).extras_key
+    if key:
+        # A site's own build (mdsrate): no Spack package has it.
+        return (f"set the partition's extras.{key} to its path, or run "
+                f"with -S tool_binary=/path/to/{tool}")
     return (f"{BUILD_ADVICE} (spack -e "
             "spack-repo/environments/<system>/<partition> install; see "
             "docs/spack.md) and set the partition's extras.spack_env and "

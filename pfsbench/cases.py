@@ -16,14 +16,6 @@ import tempfile
 from pfsbench.errors import ConfigError
 from pfsbench.parsers import text
 
-#: The tool each family directory of ``reframe-checks/`` runs (what
-#: ``check-config`` looks for on a partition).
-FAMILY_TOOLS = {
-    'dd': 'dd', 'fio': 'fio', 'ior': 'ior', 'mdtest': 'mdtest',
-    'bonnie': 'bonnie++', 'iozone': 'iozone', 'io500': 'io500',
-}
-
-
 def reframe_command():
     """The ``reframe`` of this Python's environment."""
     return os.path.join(os.path.dirname(sys.executable), 'reframe')
@@ -85,7 +77,7 @@ def reframe_tag(tag):
     return f'^{tag}$' if _PLAIN_TAG.fullmatch(tag) else tag
 
 
-def family_tool(case):
-    """The tool a case runs, from its family directory (or None)."""
-    family = os.path.basename(os.path.dirname(case.get('@file', '')))
-    return FAMILY_TOOLS.get(family)
+def case_tool(case):
+    """The tool a case runs: its check's ``tool`` variable, as ``reframe
+    --describe`` reports it (None for none)."""
+    return case.get('tool') or None

@@ -17,18 +17,14 @@ import shutil
 
 import yaml
 
+from pfsbench import tools
 from pfsbench.errors import ConfigError
 
 #: Packages whose exact build is part of a result's provenance: the benchmark
 #: tools, the pfsbench bundle that selects them, and what they link that moves
-#: a figure (MPI, the Lustre client library, HDF5).
-BENCHMARK_PACKAGES = frozenset({
-    'pfsbench-benchmarks',
-    'ior', 'mdtest', 'io500', 'pfind', 'iozone', 'bonniepp', 'fio',
-    'elbencho', 'darshan-runtime', 'dbench',
-    'mpi', 'openmpi', 'mpich', 'cray-mpich', 'intel-oneapi-mpi', 'mvapich2',
-    'mvapich', 'lustre', 'hdf5',
-})
+#: a figure (MPI, the Lustre client library, HDF5), as :mod:`pfsbench.tools`
+#: declares them.
+BENCHMARK_PACKAGES = tools.packages() | tools.LINKED_PACKAGES
 
 #: Directories of a view that hold executables (bonnie++ installs to sbin).
 VIEW_BIN_DIRS = ('bin', 'sbin')

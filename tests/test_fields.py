@@ -30,7 +30,7 @@ for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
     described.setdefault(cls.__name__, {
         'loggable': sorted(alt or name for name, alt in cls.loggable_attrs()),
         'perf': sorted(check.perf_variables),
-        'tool': getattr(cls, 'tool', '')})
+        'tool': check.tool})
 print(json.dumps(described))
 '''
 

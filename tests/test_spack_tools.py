@@ -22,6 +22,7 @@ import pytest
 
 from conftest import CHECKS, CONFIG, REPO
 from pfsbench import binaries, cli, fields, spack
+from pfsbench import tools as tool_records
 from pfsbench.errors import ConfigError
 from pfsbench.gate import extras
 from pfsbench.gate import provenance as prov
@@ -78,9 +79,9 @@ def test_every_check_tool_has_its_package_declared(check_tools):
     # bonnie++, iozone, fio, IOR and mdtest at least: a loader that
     # found nothing would make the walk below vacuous.
     assert {'bonnie++', 'iozone', 'fio', 'ior', 'mdtest'} <= tools
-    undeclared = sorted(tools - set(binaries.TOOL_PACKAGES))
-    assert not undeclared, (f'{undeclared}: add the Spack package that '
-                            'installs it to pfsbench.binaries.TOOL_PACKAGES')
+    undeclared = sorted(tools - set(tool_records.TOOLS))
+    assert not undeclared, (f'{undeclared}: declare the tool (its Spack '
+                            'package) in pfsbench.tools.TOOLS')
 
 
 def test_no_check_declares_its_own_package(check_tools):
@@ -99,7 +100,8 @@ def test_every_view_tool_resolves_in_the_recorded_install(check_tools,
     resolved = {}
     for tool in sorted(tools):
         package = binaries.package_of(tool)
-        if package in FROM_THE_OS:
+        if package in FROM_THE_OS or \
+                tool_records.get(tool).found_by != tool_records.SPACK:
             continue
         assert package in locked, f'{tool}: {package} not in the lock'
         binary = _tool_in_view(tool, view)

@@ -32,7 +32,7 @@ from reframe.core.exceptions import SanityError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
-from pfsbench import (binaries, contention, exclusive, jobsteps,
+from pfsbench import (binaries, contention, exclusive, jobsteps, tools,
                       references, rundir, spack, validate)
 from pfsbench.errors import ConfigError, ParseError
 from pfsbench.gate.results import default_runs_dir
@@ -118,11 +118,20 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     spack_env = variable(str, value='', loggable=True)
     spack_lock = variable(str, value='', loggable=True)
 
-    #: The benchmark executable the family runs (``'ior'``, ``'mdtest'``);
-    #: empty: the family finds nothing (dd is coreutils, run by name).  The
-    #: Spack package that installs it is looked up in
-    #: :data:`pfsbench.binaries.TOOL_PACKAGES`.
-    tool = ''
+    #: The benchmark executable the check runs (``'ior'``, ``'mdsrate'``),
+    #: a name of :data:`pfsbench.tools.TOOLS`, where its Spack package and
+    #: how it is found are declared (dd is the system's, run by name).  A
+    #: variable, so that ``reframe --describe`` and ``pfsbench
+    #: check-config`` report the check's own tool.
+    #:
+    #: :type: :class:`str`
+    tool = variable(str, value='')
+
+    #: The experiment of the catalogue the check encodes (``'E16'``, a key
+    #: of :data:`pfsbench.experiments.EXPERIMENTS`); empty for none.
+    #:
+    #: :type: :class:`str`
+    experiment = variable(str, value='')
 
     #: How messages name the tool (default: :attr:`tool`).
     tool_label = ''
@@ -265,7 +274,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def find_tool(self):
-        if not self.tool:
+        if not self.tool or tools.get(self.tool).found_by != tools.SPACK:
             return
 
         env = spack.environment(self.current_partition.extras)
@@ -301,7 +310,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         self.spack_env = env.env_dir
         try:
             tools = spack.provenance(env.env_dir)
-            if self.tool:
+            if self.tool and binaries.package_of(self.tool):
                 self.tool_spack_build = spack.tool_build(
                     env.env_dir, binaries.package_of(self.tool))
             if not self.is_dry_run():

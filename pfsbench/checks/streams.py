@@ -37,7 +37,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import jobsteps
+from pfsbench import experiments, jobsteps
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.commands import ior, lfs as lfs_commands, shell_join
 from pfsbench.commands.streams import repeated, runner
@@ -63,9 +63,9 @@ FIGURE_GROUPS = (
 
 
 #: Seed 001's node counts (E6, E7, E10).
-NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
+NODE_COUNTS = list(experiments.SEED001_NODE_COUNTS)
 #: Seed 001's streams on one node (E9).
-STREAMS_ON_ONE_NODE = list(range(1, 13))
+STREAMS_ON_ONE_NODE = list(experiments.SEED001_STREAMS_ON_ONE_NODE)
 
 
 #: Seed 001's runs per figure: "averaged over usually 3 measurements".
@@ -106,7 +106,8 @@ class twelve_streams_per_node(rfm.RegressionTestPlugin):
     """Seed 001's E10 shape: 12 streams per node on 1..64 nodes."""
 
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
-    streams_per_node = parameter([12], type=int, loggable=True)
+    streams_per_node = parameter(list(experiments.SEED001_STREAMS_PER_NODE),
+                                 type=int, loggable=True)
 
 
 class streams_check_base(FileSystemCheck):

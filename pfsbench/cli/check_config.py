@@ -9,7 +9,7 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases, contention, spack, validate
+from pfsbench import binaries, cases, contention, spack, tools, validate
 from pfsbench.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
@@ -195,8 +195,17 @@ def partition_problems(system, part, file, here, selected):
                 problems.append(f'{file}:{key}.extras.{hook}: {err}')
 
     env = spack.environment(extras)     # where the checks will look
-    for tool in sorted({cases.family_tool(c) for c in selected} - {None}):
-        tried = binaries.candidates(tool, '', env.view if env else '')
+    for tool in sorted({cases.case_tool(c) for c in selected} - {None}):
+        # Where the check looks (pfsbench.tools): a partition's extras key
+        # naming the binary (mdsrate), else its Spack view, else PATH; the
+        # system's tools (dd) on PATH only.
+        record = tools.get(tool)
+        if record.found_by == tools.NONE:
+            continue
+        tried = binaries.candidates(
+            tool, extras.get(record.extras_key, '') if record.extras_key
+            else '', env.view if env and record.found_by == tools.SPACK
+            else '')
         if binaries.first_executable(tried) is None:
             where = ', '.join(tried) or 'no spack_view, nothing on PATH'
             problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '

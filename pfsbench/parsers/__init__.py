@@ -10,6 +10,8 @@ offending line.
 
 from typing import NamedTuple
 
+from pfsbench import tools
+
 
 class Parser(NamedTuple):
     """Where ``pfsbench parse TOOL`` finds the parser of one tool."""
@@ -20,22 +22,9 @@ class Parser(NamedTuple):
     formats: tuple
 
 
-#: Tool name -> its parser, for ``pfsbench parse``: a new parser module is
-#: one line here.
-TOOLS = {
-    'dd': Parser('pfsbench.parsers.dd', ('text',)),
-    'streams': Parser('pfsbench.parsers.streams', ('text',)),
-    'ior': Parser('pfsbench.parsers.ior', ('text', 'json', 'csv')),
-    'lfs': Parser('pfsbench.parsers.lfs', ('text',)),
-    'mdtest': Parser('pfsbench.parsers.mdtest', ('text',)),
-    'mds-survey': Parser('pfsbench.parsers.mds_survey', ('text',)),
-    'mdsrate': Parser('pfsbench.parsers.mdsrate', ('text',)),
-    'bonnie': Parser('pfsbench.parsers.bonnie', ('csv', 'text')),
-    'iozone': Parser('pfsbench.parsers.iozone', ('text',)),
-    'fio': Parser('pfsbench.parsers.fio', ('json', 'text', 'terse')),
-    'procstat': Parser('pfsbench.parsers.procstat', ('text',)),
-    'io500': Parser('pfsbench.parsers.io500', ('text',)),
-    'pfind': Parser('pfsbench.parsers.pfind', ('text',)),
-}
+#: Tool name -> its parser, for ``pfsbench parse``: read from the tool
+#: records (:data:`pfsbench.tools.TOOLS`), where a new parser is declared.
+TOOLS = {name: Parser(tool.parser, tool.formats)
+         for name, tool in tools.parsers().items()}
 #: Modules of this package that parse no tool's output (shared helpers).
 HELPERS = ('pfsbench.parsers.common', 'pfsbench.parsers.text')

@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pfsbench import aggregate
+from pfsbench import aggregate, tools
 from pfsbench.errors import ParseError
 # The runner writes what this module reads: one vocabulary, in the runner.
 from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
@@ -62,9 +62,6 @@ _FIELDS = {
 #: ``<phase>_r<N>``: the N-th repeat of a phase.
 _REPEAT = re.compile(r'^(?P<phase>[a-z][a-z0-9_]*?)_r(?P<repeat>[2-9]|'
                      r'[1-9]\d+)$')
-#: Tool adapters by program name, for output parsed without a ``tool``.
-_ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio',
-             'bonnie++': 'pfsbench.parsers.bonnie'}
 
 
 @dataclass(frozen=True)
@@ -375,8 +372,11 @@ def _first_failure(out, source):
 
 def _adapter(out, source):
     programs = {out.program(phase) for phase in out.commands}
-    if len(programs) == 1 and next(iter(programs)) in _ADAPTERS:
-        return importlib.import_module(_ADAPTERS[programs.pop()])
+    # The tool adapters by program name (pfsbench.tools), for output
+    # parsed without a ``tool``.
+    adapters = tools.stream_adapters()
+    if len(programs) == 1 and next(iter(programs)) in adapters:
+        return importlib.import_module(adapters[programs.pop()])
 
     raise ParseError(source, out.header[0], out.lines[out.header[0] - 1],
                      f'no parser for the phase commands '

@@ -31,6 +31,7 @@ from pfsbench.parsers import dd as dd_output
 class dd_streaming_base(streams_check_base):
     """What the three dd families share; not a test by itself."""
 
+    tool = 'dd'
     stream_parser = dd_output
     # Seed 001 averaged 3 runs, and set its layout on +lustre partitions
     # (its lfs4 took 12: extras lustre_stripe_count, or -S stripe_count).
@@ -81,6 +82,7 @@ class dd_streaming_base(streams_check_base):
 class dd_stream_per_node(dd_streaming_base, one_stream_per_node):
     """E6: one stream per node, 1..64 nodes, 50 GB per stream."""
 
+    experiment = 'E6'
     descr = 'E6 (seed 001): dd, one stream per node, all nodes together'
     tags = {'dd', 'E6', 'nightly'}
 
@@ -89,6 +91,7 @@ class dd_stream_per_node(dd_streaming_base, one_stream_per_node):
 class dd_streams_one_node(dd_streaming_base, streams_on_one_node):
     """E9: 1..12 streams on one node, 50 GB per stream."""
 
+    experiment = 'E9'
     descr = 'E9 (seed 001): dd, 1..12 streams on one node'
     tags = {'dd', 'E9', 'nightly'}
 
@@ -97,6 +100,7 @@ class dd_streams_one_node(dd_streaming_base, streams_on_one_node):
 class dd_streams_per_node(dd_streaming_base, twelve_streams_per_node):
     """E10: 12 streams per node on 1..64 nodes, 5 GB per stream."""
 
+    experiment = 'E10'
     descr = 'E10 (seed 001): dd, 12 streams per node on 1..64 nodes'
     count = dd.SEED001_COUNT_MULTI_STREAM
     tags = {'dd', 'E10', 'full'}

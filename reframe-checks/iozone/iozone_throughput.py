@@ -49,10 +49,10 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import jobsteps
+from pfsbench import experiments, jobsteps
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
-                                     STREAMS_ON_ONE_NODE, seed001_averaged,
-                                     streams_check_base, summary_figures)
+                                     seed001_averaged, streams_check_base,
+                                     summary_figures)
 from pfsbench.commands import iozone, lfs
 from pfsbench.errors import ParseError
 from pfsbench.jobsteps import Step
@@ -115,10 +115,12 @@ class iozone_throughput_base(streams_check_base):
 class iozone_one_node(iozone_throughput_base):
     """E8: 1..12 iozone processes in one throughput group on one node."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node '
              '(1 run; the source averaged 3: iozone_averaged_one_node)')
     nodes = variable(int, value=1, loggable=True)
-    processes = parameter(STREAMS_ON_ONE_NODE, type=int, loggable=True)
+    processes = parameter(experiments.E8.values('processes'), type=int,
+                          loggable=True)
     tags = {'iozone', 'E8', 'nightly'}
 
 
@@ -126,6 +128,7 @@ class iozone_one_node(iozone_throughput_base):
 class iozone_averaged_one_node(seed001_averaged, iozone_one_node):
     """E8 as the source measured it: 3 runs in one job, averaged."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 '
              'node, 3 runs averaged')
     repeats = SEED001_AVERAGED_RUNS
@@ -137,10 +140,12 @@ class iozone_per_node(iozone_throughput_base):
     """E10: 12 iozone processes per node on 1..64 nodes, one group per
     node behind the barrier, summed."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone throughput mode, 12 processes per node '
              'on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
-    processes = parameter([12], type=int, loggable=True)
+    processes = parameter(experiments.E10.values('streams_per_node'),
+                          type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
     repeats = SEED001_AVERAGED_RUNS
     tags = {'iozone', 'E10', 'full'}
@@ -151,6 +156,7 @@ class iozone_single_per_node(iozone_throughput_base):
     """E19: one single-file iozone per node on 1..64 nodes, all behind the
     barrier; every sub-test (fread/fwrite too), one measurement."""
 
+    experiment = 'E19'
     descr = ('E19 (seed 001): iozone, one instance per node on 1..64 nodes, '
              'all together')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
@@ -186,6 +192,7 @@ class iozone_cluster(iozone_throughput_base):
     """E10 in iozone's cluster mode (``-+m``): 12 clients per node on 1..64
     nodes, started and synchronised by one iozone on the first node."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone cluster mode (-+m), 12 clients per '
              'node on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
