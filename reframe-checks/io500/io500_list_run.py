@@ -25,11 +25,11 @@ docs/checks-io500.md says what differs.  References: key
 import os
 
 import reframe as rfm
-from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, run_before, variable)
+from reframe.core.builtins import (parameter, run_after, run_before,
+                                   variable)
 
+from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.checks.mdtest import performance_of
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import io500, ior, mdtest
 from pfsbench.errors import ParseError
@@ -41,14 +41,9 @@ from pfsbench.parsers import text
 INI_FILE = 'io500.ini'
 
 
-def _phase_figure(phase):
-    unit = 'GiB/s' if phase.group == 'bw' else 'kIOPS'
-    return performance_of(phase.name.replace('-', '_'), unit, 'phase_value',
-                          phase.name)
-
-
 @rfm.simple_test
-class io500_list_run(SteppedJob, FileSystemCheck):
+class io500_list_run(io500_phases.ScoredFigures, SteppedJob,
+                     FileSystemCheck):
     """One run of the real io500 binary with an ini made for the case."""
 
     descr = 'the real io500: all phases and its score, for the case'
@@ -87,22 +82,6 @@ class io500_list_run(SteppedJob, FileSystemCheck):
                                  loggable=True)
     mdtest_files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
                                      loggable=True)
-
-    #: Whether io500 called the run valid (set at sanity).
-    io500_valid = variable(bool, value=False, loggable=True)
-
-    ior_easy_write = _phase_figure(io500.PHASES[0])
-    mdtest_easy_write = _phase_figure(io500.PHASES[1])
-    ior_hard_write = _phase_figure(io500.PHASES[2])
-    mdtest_hard_write = _phase_figure(io500.PHASES[3])
-    find = _phase_figure(io500.PHASES[4])
-    ior_easy_read = _phase_figure(io500.PHASES[5])
-    mdtest_easy_stat = _phase_figure(io500.PHASES[6])
-    ior_hard_read = _phase_figure(io500.PHASES[7])
-    mdtest_hard_stat = _phase_figure(io500.PHASES[8])
-    mdtest_easy_delete = _phase_figure(io500.PHASES[9])
-    mdtest_hard_read = _phase_figure(io500.PHASES[10])
-    mdtest_hard_delete = _phase_figure(io500.PHASES[11])
 
     @run_after('init')
     def check_stonewall(self):
@@ -181,14 +160,7 @@ class io500_list_run(SteppedJob, FileSystemCheck):
     def phase_value(self, name):
         return self.summary().phase(name).value
 
-    @performance_function('GiB/s')
-    def io500_bw(self):
-        return self.summary().bw_gib_s
-
-    @performance_function('kIOPS')
-    def io500_md(self):
-        return self.summary().md_kiops
-
-    @performance_function('score')
-    def io500_score(self):
-        return self.summary().total
+    def scores(self):
+        summary = self.summary()
+        return io500.Score(summary.bw_gib_s, summary.md_kiops, summary.total,
+                           ())
