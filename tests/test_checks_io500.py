@@ -232,3 +232,29 @@ def test_the_gate_gates_the_suite_runs_score(suite_run_on_local, tmp_path,
     assert verdicts['io500_score'] == 'regression', verdicts
     assert verdicts['io500_md'] == 'regression', verdicts
     assert verdicts['io500_bw'] != 'regression', verdicts
+
+
+@pytest.mark.slurm
+def test_suite_run_through_localslurm_on_two_nodes(localslurm, tmp_path):
+    main = {b.name: b for b in ior_builds()}.get('main')
+    if main is None or main.missing_tool('mdtest') or pfind() is None:
+        pytest.skip((main and main.missing_tool('mdtest')) or
+                    'no IOR build named main, or no pfind')
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', IO500_CHECKS,
+                        '-n', SUITE, '-P', 'nodes=2', '-P', 'tasks_per_node=1',
+                        '-S', 'stonewall_s=1', '-S', 'files_per_task=2000',
+                        '-S', f'ior_binary={main.ior}',
+                        '-S', f'pfind_binary={pfind()}', '-r'], tmp_path,
+                       env=localslurm)
+    assert proc.returncode == 0, proc.stdout
+    (record,) = perflog_dicts(tmp_path, 'localslurm', 'srun', SUITE)
+    # One MPI job of 2 tasks per phase (the steps' task counts are
+    # checked), on two nodes.
+    assert record['num_tasks'] == '2', record
+    assert len(record['job_nodelist'].split(',')) == 2, record
+    figures = {p.name: record[p.name.replace('-', '_')]
+               for p in io500.PHASES}
+    assert record['io500_score'] == pytest.approx(
+        io500.score(figures).total, rel=1e-9)
+    assert record['files_per_task'] == '2000'
+    assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
