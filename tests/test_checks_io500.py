@@ -139,22 +139,31 @@ def test_suite_run_job_is_io500s_twelve_phases_in_its_order(tmp_path):
         assert _words(ours) == _words(phases[phase.name]), phase.name
 
 
+def _main_build():
+    """IOR main (:mod:`tool_builds`) with its mdtest, and pfind; or skip
+    naming what is missing."""
+    main = {b.name: b for b in ior_builds()}.get('main')
+    if main is None:
+        pytest.skip('no IOR build named main (PFSBENCH_IOR_BUILDS)')
+    missing = main.missing_tool('ior') or main.missing_tool('mdtest')
+    if missing:
+        pytest.skip(missing)
+    if pfind() is None:
+        pytest.skip('no pfind (PFSBENCH_PFIND, PATH, /opt/io500/bin): '
+                    "IO500's find phase runs it; spack install io500")
+    return main
+
+
 @pytest.fixture(scope='module')
 def suite_run_on_local(tmp_path_factory):
     """One io500_suite_run on local with IOR main and pfind, a 1 s
     stonewall: (runs dir, reframe's output)."""
-    main = {b.name: b for b in ior_builds()}.get('main')
-    if main is None or main.missing_tool('ior') or \
-            main.missing_tool('mdtest'):
-        pytest.skip(main.missing_tool('ior') or main.missing_tool('mdtest')
-                    if main else 'no IOR build named main '
-                    '(PFSBENCH_IOR_BUILDS)')
-    if pfind() is None:
-        pytest.skip('no pfind (PFSBENCH_PFIND, PATH, /opt/io500/bin): '
-                    "IO500's find phase runs it; spack install io500")
+    main = _main_build()
     runs = tmp_path_factory.mktemp('suite')
     proc = run_reframe(['-c', IO500_CHECKS, '-n', SUITE, '-P', 'nodes=1',
-                        '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1', '-S', f'ior_binary={main.ior}',
+                        '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1',
+                        '-S', 'files_per_task=2000',
+                        '-S', f'ior_binary={main.ior}',
                         '-S', f'pfind_binary={pfind()}', '-r'], runs)
     return runs, proc
 
@@ -236,10 +245,7 @@ def test_the_gate_gates_the_suite_runs_score(suite_run_on_local, tmp_path,
 
 @pytest.mark.slurm
 def test_suite_run_through_localslurm_on_two_nodes(localslurm, tmp_path):
-    main = {b.name: b for b in ior_builds()}.get('main')
-    if main is None or main.missing_tool('mdtest') or pfind() is None:
-        pytest.skip((main and main.missing_tool('mdtest')) or
-                    'no IOR build named main, or no pfind')
+    main = _main_build()
     proc = run_reframe(['--system', 'localslurm:srun', '-c', IO500_CHECKS,
                         '-n', SUITE, '-P', 'nodes=2', '-P', 'tasks_per_node=1',
                         '-S', 'stonewall_s=1', '-S', 'files_per_task=2000',

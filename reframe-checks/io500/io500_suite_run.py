@@ -40,8 +40,6 @@ References: key ``io500_suite_run``, ``$index: [$partition, nodes,
 tasks_per_node]``.
 """
 
-import os
-
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
@@ -93,13 +91,15 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
     api = variable(str, value='POSIX', loggable=True)
 
     #: The IOR binary (``tool_binary``); the mdtest and pfind binaries;
-    #: empty: see the module docstring.
-    ior_binary = variable(alias=tool_binary)
+    #: empty: see the module docstring.  (The aliases name the inherited
+    #: variables through ReFrame's class namespace: beside a second base,
+    #: ``FileSystemCheck.tool_binary`` is a copy that -S would not set.)
+    ior_binary = variable(alias=tool_binary)  # noqa: F821
     mdtest_binary = variable(str, value='')
     pfind_binary = variable(str, value='')
 
     #: The binaries this run used (set at setup).
-    ior_path = variable(alias=tool_path, loggable=True)
+    ior_path = variable(alias=tool_path, loggable=True)  # noqa: F821
     mdtest_path = variable(str, value='', loggable=True)
     pfind_path = variable(str, value='', loggable=True)
 
