@@ -70,6 +70,8 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
     tool_label = 'IOR'
     step_parsers = {'ior': ior_parser, 'mdtest': mdtest_parser,
                     'pfind': pfind_parser}
+    # Not quick: its 1 x 1 case on local (capped) takes ~50 s, most of it
+    # seven mdtest phases over 2 x 20000 files (docs/checks-io500.md).
     tags = {'io500', 'nightly'}
     time_limit = '2h'
 
@@ -126,13 +128,6 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
         if self.stonewall_s < 1:
             raise ValueError(f'stonewall_s: {self.stonewall_s}: expected 1 '
                              f'or more seconds')
-
-    @run_after('init')
-    def tag_quick_cases(self):
-        # One task (local's only case): the caps of local and localslurm
-        # bound every phase (tens of seconds, with -S stonewall_s=1).
-        if self.nodes * self.tasks_per_node == 1:
-            self.tags |= {'quick'}
 
     def tool_unusable(self, path):
         return binaries.io500_unusable(path, ior.IO500_IOR_OPTIONS, 'IOR')
