@@ -162,7 +162,7 @@ def suite_run_on_local(tmp_path_factory):
     runs = tmp_path_factory.mktemp('suite')
     proc = run_reframe(['-c', IO500_CHECKS, '-n', SUITE, '-P', 'nodes=1',
                         '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1',
-                        '-S', 'files_per_task=2000',
+                        '-S', 'mdtest_files_per_task=2000',
                         '-S', f'ior_binary={main.ior}',
                         '-S', f'pfind_binary={pfind()}', '-r'], runs)
     return runs, proc
@@ -248,7 +248,8 @@ def test_suite_run_through_localslurm_on_two_nodes(localslurm, tmp_path):
     main = _main_build()
     proc = run_reframe(['--system', 'localslurm:srun', '-c', IO500_CHECKS,
                         '-n', SUITE, '-P', 'nodes=2', '-P', 'tasks_per_node=1',
-                        '-S', 'stonewall_s=1', '-S', 'files_per_task=2000',
+                        '-S', 'stonewall_s=1',
+                        '-S', 'mdtest_files_per_task=2000',
                         '-S', f'ior_binary={main.ior}',
                         '-S', f'pfind_binary={pfind()}', '-r'], tmp_path,
                        env=localslurm)
@@ -262,5 +263,5 @@ def test_suite_run_through_localslurm_on_two_nodes(localslurm, tmp_path):
                for p in io500.PHASES}
     assert record['io500_score'] == pytest.approx(
         io500.score(figures).total, rel=1e-9)
-    assert record['files_per_task'] == '2000'
+    assert record['mdtest_files_per_task'] == '2000'
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)

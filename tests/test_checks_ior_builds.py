@@ -57,7 +57,7 @@ LOCAL_CASES = {
     # All twelve in one job; its mdtest is the one beside the build's ior.
     'io500_suite_run': ('ior_binary', 'ior', [
         '-P', 'nodes=1', '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1',
-        '-S', 'files_per_task=2000']),
+        '-S', 'mdtest_files_per_task=2000']),
 }
 #: Through Slurm: the two checks of the issue, 2 nodes x 1 task.
 SLURM_CASES = {

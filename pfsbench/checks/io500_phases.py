@@ -17,7 +17,8 @@ import os
 from typing import NamedTuple
 
 import reframe as rfm
-from reframe.core.builtins import performance_function, variable
+from reframe.core.builtins import (parameter, performance_function,
+                                   run_after, variable)
 
 from pfsbench import binaries, spack
 from pfsbench.checks.mdtest import performance_of
@@ -42,12 +43,50 @@ def phase_figure(phase):
                           phase.name)
 
 
-class ScoredFigures(rfm.RegressionTestPlugin):
-    """Mixin of the checks that run all twelve phases: each phase's figure
+class IO500Run(rfm.RegressionTestPlugin):
+    """Mixin of the checks that run all twelve phases as one IO500 run
+    (``io500_list_run``, ``io500_suite_run``; with
+    :class:`~pfsbench.checks.FileSystemCheck`, before it in the bases).
+
+    The case: nodes, tasks per node, the stonewall, the API, and IO500's
+    sizes lowered by the partition's caps.  Its figures: each phase's
     (``phase_value(name)``), IO500's bandwidth and metadata scores and its
     total (``scores()``: a :class:`pfsbench.commands.io500.Score` or
     anything with ``bw``, ``md`` and ``total``), and whether IO500 would
-    call the run valid."""
+    call the run valid.
+    """
+
+    #: Nodes of the job.
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 8]``
+    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
+
+    #: Tasks per node (every phase runs on all of them).
+    #:
+    #: :type: :class:`int`
+    #: :values: ``[1, 2, 4, 12]``
+    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
+
+    #: Seconds every write phase runs (io500's ``[debug] stonewall-time``,
+    #: ior's ``-D``, mdtest's ``-W``); a list entry uses 300, and IO500
+    #: calls any other value invalid.
+    stonewall_s = variable(int, value=io500.LIST_STONEWALL_S, loggable=True)
+    api = variable(str, value='POSIX', loggable=True)
+
+    #: ior-easy's block per task, ior-hard's segments and mdtest's files
+    #: per task: IO500's, lowered at setup by the partition's caps
+    #: (``ior_max_bytes_per_task``, else ``max_bytes_per_stream``, per
+    #: task; ``mdtest_max_items`` for all tasks together), as
+    #: ``ior_io500_phases`` and ``mdtest_io500_phases`` lower them.
+    ior_easy_block_size = variable(str, value=ior.IO500_EASY_BLOCK_SIZE,
+                                   loggable=True)
+    ior_hard_segments = variable(int, value=ior.IO500_HARD_SEGMENTS,
+                                 loggable=True)
+    mdtest_files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
+                                     loggable=True)
+    #: True when a partition's cap lowered one of them.
+    size_capped = variable(bool, value=False, loggable=True)
 
     #: Whether IO500's rules make the run valid (set at sanity).
     io500_valid = variable(bool, value=False, loggable=True)
@@ -64,6 +103,31 @@ class ScoredFigures(rfm.RegressionTestPlugin):
     mdtest_easy_delete = phase_figure(io500.PHASES[9])
     mdtest_hard_read = phase_figure(io500.PHASES[10])
     mdtest_hard_delete = phase_figure(io500.PHASES[11])
+
+    @run_after('init')
+    def check_stonewall(self):
+        if self.stonewall_s < 1:
+            raise ValueError(f'stonewall_s: {self.stonewall_s}: expected 1 '
+                             f'or more seconds')
+
+    @run_after('setup')
+    def size_the_job(self):
+        self.place_mpi_tasks(self.nodes, self.tasks_per_node)
+        cap = self.size_cap('ior_max_bytes_per_task')
+        if cap is not None:
+            easy = ior.size_bytes(self.ior_easy_block_size)
+            if easy > cap:
+                self.ior_easy_block_size = ior.size_text(ior.whole_transfers(
+                    cap, ior.IO500_EASY_TRANSFER_SIZE))
+            hard = ior.size_bytes(ior.IO500_HARD_TRANSFER_SIZE)
+            segments = min(self.ior_hard_segments, max(1, cap // hard))
+            self.size_capped = (easy > cap or
+                                segments != self.ior_hard_segments)
+            self.ior_hard_segments = segments
+        self.mdtest_files_per_task, capped = mdtest.items_per_task(
+            self.num_tasks, self.mdtest_files_per_task, 0,
+            self.current_partition.extras.get('mdtest_max_items'))
+        self.size_capped = self.size_capped or capped
 
     @performance_function('GiB/s')
     def io500_bw(self):

@@ -25,8 +25,7 @@ docs/checks-io500.md says what differs.  References: key
 import os
 
 import reframe as rfm
-from reframe.core.builtins import (parameter, run_after, run_before,
-                                   variable)
+from reframe.core.builtins import run_before
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
@@ -42,7 +41,7 @@ INI_FILE = 'io500.ini'
 
 
 @rfm.simple_test
-class io500_list_run(io500_phases.ScoredFigures, SteppedJob,
+class io500_list_run(io500_phases.IO500Run, SteppedJob,
                      FileSystemCheck):
     """One run of the real io500 binary with an ini made for the case."""
 
@@ -56,54 +55,6 @@ class io500_list_run(io500_phases.ScoredFigures, SteppedJob,
     # directory.
     keep_files = [INI_FILE, 'io500-results/result_summary.txt',
                   'io500-results/result.txt']
-
-    #: Nodes of the job.
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 8]``
-    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
-
-    #: io500 tasks per node.
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 12]``
-    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
-
-    #: Seconds every write phase runs (``[debug] stonewall-time``); a list
-    #: entry uses 300, and io500 marks any other value invalid.
-    stonewall_s = variable(int, value=io500.LIST_STONEWALL_S, loggable=True)
-    api = variable(str, value='POSIX', loggable=True)
-
-    #: ior-easy's block per task, ior-hard's segments and mdtest's files
-    #: per task: IO500's defaults, or the partition's caps (set at setup).
-    ior_easy_block_size = variable(str, value=ior.IO500_EASY_BLOCK_SIZE,
-                                   loggable=True)
-    ior_hard_segments = variable(int, value=ior.IO500_HARD_SEGMENTS,
-                                 loggable=True)
-    mdtest_files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
-                                     loggable=True)
-
-    @run_after('init')
-    def check_stonewall(self):
-        if self.stonewall_s < 1:
-            raise ValueError(f'stonewall_s: {self.stonewall_s}: expected 1 '
-                             f'or more seconds')
-
-    @run_after('setup')
-    def size_the_job(self):
-        self.place_mpi_tasks(self.nodes, self.tasks_per_node)
-        cap = self.size_cap('ior_max_bytes_per_task')
-        if cap is not None:
-            if ior.size_bytes(self.ior_easy_block_size) > cap:
-                self.ior_easy_block_size = ior.size_text(ior.whole_transfers(
-                    cap, ior.IO500_EASY_TRANSFER_SIZE))
-            hard = ior.size_bytes(ior.IO500_HARD_TRANSFER_SIZE)
-            self.ior_hard_segments = min(self.ior_hard_segments,
-                                         max(1, cap // hard))
-        max_items = self.current_partition.extras.get('mdtest_max_items')
-        if max_items:
-            self.mdtest_files_per_task = min(self.mdtest_files_per_task,
-                                             max_items)
 
     def results_dir(self):
         # In the stage directory, not the run directory: the job removes

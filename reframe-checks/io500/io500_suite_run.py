@@ -41,7 +41,7 @@ tasks_per_node]``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.builtins import run_after, variable
 
 from pfsbench import binaries
 from pfsbench.checks import io500_phases
@@ -59,7 +59,7 @@ _TASKS_REPORTED = {'ior': lambda result: result.params.tasks,
 
 
 @rfm.simple_test
-class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
+class io500_suite_run(io500_phases.IO500Run, SteppedJob,
                       FileSystemCheck):
     """IO500's twelve phases, the suite's command lines, one job, IO500's
     order and score."""
@@ -75,23 +75,6 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
     tags = {'io500', 'nightly'}
     time_limit = '2h'
 
-    #: Nodes of the job.
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 8]``
-    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
-
-    #: Tasks per node (every phase runs on all of them).
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 12]``
-    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
-
-    #: Seconds every write phase runs (``-D``/``-W``); a list entry uses
-    #: 300, and IO500 calls any other value invalid.
-    stonewall_s = variable(int, value=io500.LIST_STONEWALL_S, loggable=True)
-    api = variable(str, value='POSIX', loggable=True)
-
     #: The IOR binary (``tool_binary``); the mdtest and pfind binaries;
     #: empty: see the module docstring.  (The aliases name the inherited
     #: variables through ReFrame's class namespace: beside a second base,
@@ -105,29 +88,9 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
     mdtest_path = variable(str, value='', loggable=True)
     pfind_path = variable(str, value='', loggable=True)
 
-    #: ior-easy's block per task, ior-hard's segments and mdtest's files
-    #: per task: IO500's, lowered by the partition's caps at setup
-    #: (``ior_max_bytes_per_task`` or ``max_bytes_per_stream``;
-    #: ``mdtest_max_items`` for all tasks together), as the two phase
-    #: families lower them.
-    easy_block_size = variable(str, value=ior.IO500_EASY_BLOCK_SIZE,
-                               loggable=True)
-    hard_segments = variable(int, value=ior.IO500_HARD_SEGMENTS,
-                             loggable=True)
-    files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
-                              loggable=True)
-    #: True when a partition's cap lowered one of them.
-    size_capped = variable(bool, value=False, loggable=True)
-
     #: Why IO500 would print the run ``[INVALID]`` ('; '-separated; empty
     #: for a valid run; set at sanity).
     io500_invalid = variable(str, value='', loggable=True)
-
-    @run_after('init')
-    def check_stonewall(self):
-        if self.stonewall_s < 1:
-            raise ValueError(f'stonewall_s: {self.stonewall_s}: expected 1 '
-                             f'or more seconds')
 
     def tool_unusable(self, path):
         return binaries.io500_unusable(path, ior.IO500_IOR_OPTIONS, 'IOR')
@@ -148,33 +111,14 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
             f'io500 package installs pfind) or run with -S '
             f'pfind_binary=/path/to/pfind')
 
-    @run_after('setup')
-    def size_the_job(self):
-        self.place_mpi_tasks(self.nodes, self.tasks_per_node)
-        cap = self.size_cap('ior_max_bytes_per_task')
-        if cap is not None:
-            easy = ior.size_bytes(self.easy_block_size)
-            if easy > cap:
-                self.easy_block_size = ior.size_text(ior.whole_transfers(
-                    cap, ior.IO500_EASY_TRANSFER_SIZE))
-            hard = ior.size_bytes(ior.IO500_HARD_TRANSFER_SIZE)
-            segments = min(self.hard_segments, max(1, cap // hard))
-            self.size_capped = (easy > cap or
-                                segments != self.hard_segments)
-            self.hard_segments = segments
-        self.files_per_task, capped = mdtest.items_per_task(
-            self.num_tasks, self.files_per_task, 0,
-            self.current_partition.extras.get('mdtest_max_items'))
-        self.size_capped = self.size_capped or capped
-
     def layout(self):
         return io500_phases.Layout(
             f'{self.run_dir}/data', f'{self.run_dir}/results',
             self.stonewall_s, ior_exe=self.tool_path,
             mdtest_exe=self.mdtest_path, pfind_exe=self.pfind_path,
-            api=self.api, easy_block_size=self.easy_block_size,
-            hard_segments=self.hard_segments,
-            files_per_task=self.files_per_task)
+            api=self.api, easy_block_size=self.ior_easy_block_size,
+            hard_segments=self.ior_hard_segments,
+            files_per_task=self.mdtest_files_per_task)
 
     def job_steps(self):
         return io500_phases.phase_steps(self.layout(),
@@ -184,17 +128,17 @@ class io500_suite_run(io500_phases.ScoredFigures, SteppedJob,
         # ior-easy's block and ior-hard's segments written and read back,
         # mdtest-hard's files written and read, by every task (an upper
         # bound: the stonewall may end a write sooner).
-        per_task = (ior.size_bytes(self.easy_block_size) +
-                    self.hard_segments *
+        per_task = (ior.size_bytes(self.ior_easy_block_size) +
+                    self.ior_hard_segments *
                     ior.size_bytes(ior.IO500_HARD_TRANSFER_SIZE) +
-                    self.files_per_task * mdtest.IO500_HARD_FILE_BYTES)
+                    self.mdtest_files_per_task * mdtest.IO500_HARD_FILE_BYTES)
         return 2 * per_task * self.num_tasks
 
     def metadata_ops_done(self):
         # Seven mdtest phases over each preset's files, and find's scan.
         mdtest_phases = len(io500_phases.MDTEST_PHASES) + 1
-        return (OPS_PER_ITEM_AND_PHASE * mdtest_phases * self.files_per_task *
-                self.num_tasks)
+        return (OPS_PER_ITEM_AND_PHASE * mdtest_phases *
+                self.mdtest_files_per_task * self.num_tasks)
 
     # Reading the output --------------------------------------------------
 
