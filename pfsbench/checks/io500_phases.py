@@ -7,8 +7,8 @@ of a check whose ``tool`` is another.
 Three checks use it: ``ior_io500_phases`` (the four ior phases),
 ``mdtest_io500_phases`` (the seven mdtest phases and find) and
 ``io500_suite_run`` (all twelve in one job, in IO500's interleaved order,
-with IO500's score); ``io500_list_run`` (the real io500 binary) shares its
-per-phase figures.  The command lines are
+with IO500's score); ``io500_list_run`` (the real io500 binary) and
+``io500_suite_run`` share the case and the figures (:class:`IO500Run`).  The command lines are
 :mod:`pfsbench.commands.ior`'s, :mod:`pfsbench.commands.mdtest`'s and
 :mod:`pfsbench.commands.io500`'s ``io500_*`` builders, flag for flag.
 """
