@@ -70,8 +70,9 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
     tool_label = 'IOR'
     step_parsers = {'ior': ior_parser, 'mdtest': mdtest_parser,
                     'pfind': pfind_parser}
-    # Not quick: its 1 x 1 case on local (capped) takes ~50 s, most of it
-    # seven mdtest phases over 2 x 20000 files (docs/checks-io500.md).
+    # Not quick: its 1 x 1 case on local (capped) takes about a minute,
+    # most of it seven mdtest phases over 2 x 20000 files
+    # (docs/checks-io500.md, bench/io500_suite_cost.py).
     tags = {'io500', 'nightly'}
     time_limit = '2h'
 
