@@ -27,6 +27,10 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, 'tests'))
+
+from conftest import perflog_dicts  # noqa: E402  (the tests' perflog reader)
+
 REFRAME = os.path.join(os.path.dirname(sys.executable), 'reframe')
 FIGURES = ('io500_bw', 'io500_md', 'io500_score')
 
@@ -37,26 +41,6 @@ def _first(*paths):
 
 def _load():
     return ' '.join(f'{v:.1f}' for v in os.getloadavg())
-
-
-def _records(runs, system, check):
-    """The perflog's records of ``check`` as dicts (figures as floats)."""
-    partition = system.split(':', 1)[1] if ':' in system else 'default'
-    path = os.path.join(runs, 'perflogs', system.split(':')[0], partition,
-                        f'{check}.log')
-    with open(path) as fp:
-        header, *lines = fp.read().splitlines()
-    out = []
-    for line in lines:
-        record = {}
-        for name, value in zip(header.split('|'), line.split('|')):
-            if name.endswith('_value') and '=' in value:
-                key, _, value = value.partition('=')
-                record[key] = float(value)
-            else:
-                record.setdefault(name, value)
-        out.append(record)
-    return out
 
 
 def run_case(check, system, repeat, words):
@@ -79,7 +63,8 @@ def run_case(check, system, repeat, words):
         if proc.returncode != 0:
             sys.exit(f'reframe failed ({proc.returncode}):\n'
                      f'{proc.stdout[-3000:]}')
-        records = _records(runs, system, check)
+        name, _, partition = system.partition(':')
+        records = perflog_dicts(runs, name, partition or 'default', check)
     finally:
         shutil.rmtree(runs, ignore_errors=True)
     print(f'{check}: {len(records)} case(s), reframe {elapsed:.1f} s, load '
