@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Node targets (``extras.targets[].scope: node``, docs/targets.md): the
+run directory is made and removed on every node of the job, checked per
+node on the localhost Slurm cluster, where each emulated node's "own disk"
+is a directory named after it (``PFSBENCH_NODE_SCRATCH/<node>``)."""
+
+import os
+import re
+import socket
+
+import pytest
+
+from conftest import REPO, job_script, run_reframe
+from test_check_config import _check, _config
+
+DD = REPO / 'reframe-checks' / 'dd' / 'dd_streaming.py'
+NODES = ('n1', 'n2', 'n3', 'n4')
+REMOVED = re.compile(r'^pfsbench-node: removed (n\d):(\S+)$', re.M)
+
+
+def _node_dirs(tmp_path, nodes=NODES):
+    """One directory per emulated node, as a node's local disk would be."""
+    root = tmp_path / 'nodelocal'
+    for node in nodes:
+        (root / node).mkdir(parents=True)
+    return root
+
+
+def _left_on(root):
+    """What is left in each node's directory: ``{node: [entries]}``."""
+    return {node: sorted(os.listdir(root / node)) for node in NODES
+            if (root / node).is_dir() and os.listdir(root / node)}
+
+
+def _run_dd(tmp_path, localslurm, root, extra=()):
+    env = dict(localslurm, PFSBENCH_NODE_SCRATCH=str(root))
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', str(DD),
+                        '-n', 'dd_streams_per_node', '-P', 'nodes=2',
+                        '-P', 'streams_per_node=2', '-S', 'target=node',
+                        '-S', 'repeats=1', *extra, '-r'],
+                       tmp_path / 'runs', env=env)
+    # A failed case keeps its output in its stage directory.
+    out = [p for where in ('output', 'stage') for p in
+           (tmp_path / 'runs' / where).glob(
+               'localslurm/srun/builtin/dd_streams_per_node_*/rfm_job.out')]
+    text = ''.join(p.read_text() for p in out)
+    return proc, text
+
+
+@pytest.mark.slurm
+def test_two_node_case_leaves_no_file_on_any_node(tmp_path, localslurm):
+    root = _node_dirs(tmp_path)
+    proc, text = _run_dd(tmp_path, localslurm, root)
+    assert proc.returncode == 0, proc.stdout
+    script = job_script(tmp_path / 'runs', 'localslurm', 'srun',
+                        'dd_streams_per_node')
+    # Made on each node by one step per node; the streams runner gets the
+    # path unexpanded and names the node itself.
+    assert re.search(r"^srun .*--ntasks-per-node=1 --mpi=none sh -c "
+                     r"'mkdir \"[^\"]*/\$SLURMD_NODENAME/pfsbench-", script,
+                     re.M), script
+    assert re.search(r"--run-dir '[^']*/\$SLURMD_NODENAME/pfsbench-",
+                     script), script
+    # The streams wrote on two nodes, and each node removed its own
+    # directory (it held the marker, so it had been made there).
+    writers = set(re.findall(r'stream=\d node=(n\d) phase=write', text))
+    removed = REMOVED.findall(text)
+    assert len(writers) == 2
+    assert sorted(n for n, _ in removed) == sorted(writers)
+    assert all(path.startswith(f'{root}/{node}/pfsbench-')
+               for node, path in removed)
+    assert _left_on(root) == {}
+
+
+@pytest.mark.slurm
+def test_failing_case_cleans_every_node(tmp_path, localslurm):
+    # A 1 PiB block: dd itself fails (as test_checks_dd's failing case).
+    root = _node_dirs(tmp_path)
+    proc, text = _run_dd(tmp_path, localslurm, root,
+                         extra=['-S', f'block_size={2**50}'])
+    assert proc.returncode != 0
+    assert 'dd: memory exhausted by input buffer' in proc.stdout
+    assert len({n for n, _ in REMOVED.findall(text)}) == 2, text
+    assert _left_on(root) == {}
+
+
+@pytest.mark.slurm
+def test_a_node_without_its_directory_stops_the_job_and_cleans_the_other(
+        tmp_path, localslurm):
+    # The job is placed on n1 and n2; only n1 has its directory: the
+    # per-node creation fails on n2, before the tool, and n1's run
+    # directory goes too.
+    root = _node_dirs(tmp_path, nodes=('n1',))
+    proc, text = _run_dd(tmp_path, localslurm, root,
+                         extra=['-J', 'nodelist=n1,n2'])
+    assert proc.returncode != 0
+    assert 'got: "pfsbench-node: a node could not make its run directory' \
+        in proc.stdout
+    assert 'pfsbench-job: exit=1' in text
+    assert 'pfsbench-stream:' not in text, 'the tool must not run'
+    assert [n for n, _ in REMOVED.findall(text)] == ['n1'], text
+    assert os.listdir(root / 'n1') == []
+
+
+def test_a_misspelt_scope_is_one_line_naming_file_key_and_value(
+        tmp_path, capsys):
+    config, site = _config(
+        tmp_path, extra="'max_nodes': 4")
+    text = site.read_text().replace(
+        "'path': '/lustre/scratch'}]",
+        "'path': '/lustre/scratch'}, {'name': 'nvme', 'scope': 'nodes', "
+        "'path': '/local/nvme'}]")
+    site.write_text(text)
+    code, _, lines = _check(capsys, config)
+    assert code == 2
+    assert lines == [f"pfsbench: error: {site}:systems[site].partitions"
+                     f"[compute].extras.targets[nvme].scope: 'nodes': "
+                     f"expected shared or node"]
+
+
+def test_a_node_target_need_not_exist_on_the_login_node(tmp_path, capsys):
+    # On a host of the system (its hostnames match): a shared target must
+    # exist here, a node target's directory is each node's.
+    config, site = _config(tmp_path, path=str(tmp_path),
+                           hostname=f'^{socket.gethostname()}$')
+    site.write_text(site.read_text().replace(
+        f"'path': {str(tmp_path)!r}}}]",
+        f"'path': {str(tmp_path)!r}}}, {{'name': 'nvme', 'scope': 'node', "
+        f"'path': '/local/nvme/$SLURMD_NODENAME'}}]"))
+    code, lines, err = _check(capsys, config, '--system', 'site:compute',
+                              '--tags', 'E6')
+    assert code == 0, err
+    # An unset variable other than the node's name is still refused.
+    site.write_text(site.read_text().replace(
+        '/local/nvme/$SLURMD_NODENAME', '$PFSBENCH_NO_SUCH_VAR/nvme'))
+    code, _, err = _check(capsys, config, '--system', 'site:compute',
+                          '--tags', 'E6')
+    assert code == 2
+    assert err == [f"pfsbench: error: {site}:systems[site].partitions"
+                   f"[compute].extras.targets[nvme].path: "
+                   f"'$PFSBENCH_NO_SUCH_VAR/nvme': has an undefined "
+                   f"environment variable"]
