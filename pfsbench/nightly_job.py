@@ -50,7 +50,8 @@ def plan(config_dir, spec, part, tags, repeat, runs_dir):
     (the cases ``reframe --describe`` selects, those the partition's
     ``max_nodes`` skips left out), as ``pfsbench nightly-plan`` counts."""
     selected = cases.describe(os.path.join(config_dir, 'settings.py'), spec,
-                              os.path.join(REPO, 'reframe-checks'), tags)
+                              os.path.join(REPO, 'reframe-checks'), tags,
+                              args=cases.every_target(part))
     if not selected:
         raise ConfigError('<command line>', '--tags', ' '.join(tags),
                           f'selects no case on {spec}')
@@ -80,16 +81,13 @@ def _system_file(config_dir, name):
 
 
 def _slurm_partition(part):
-    """The Slurm partition a ReFrame partition's ``access`` names, or
-    None."""
-    access = part.get('access', [])
-    for i, opt in enumerate(access):
-        if opt.startswith('--partition='):
-            return opt.split('=', 1)[1]
-        if opt == '-p' and i + 1 < len(access):
-            return access[i + 1]
-        if opt.startswith('-p') and len(opt) > 2:
-            return opt[2:]
+    """The Slurm partition a ReFrame partition's ``access`` names, or None
+    (an option is one item: ``--partition=X``, ``--partition X``, ``-p X``
+    or ``-pX``; pfsbench.validate.sbatch_option)."""
+    for opt in part.get('access', []):
+        for prefix in ('--partition=', '--partition ', '-p ', '-p'):
+            if opt.startswith(prefix) and opt[len(prefix):].strip():
+                return opt[len(prefix):].strip()
     return None
 
 

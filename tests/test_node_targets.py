@@ -11,6 +11,7 @@ import socket
 import pytest
 
 from conftest import REPO, job_script, run_reframe
+from pfsbench.cli import main
 from test_check_config import _check, _config
 
 DD = REPO / 'reframe-checks' / 'dd' / 'dd_streaming.py'
@@ -140,3 +141,36 @@ def test_a_node_target_need_not_exist_on_the_login_node(tmp_path, capsys):
                    f"[compute].extras.targets[nvme].path: "
                    f"'$PFSBENCH_NO_SUCH_VAR/nvme': has an undefined "
                    f"environment variable"]
+
+
+def _plan(capsys, monkeypatch, tmp_path, *args, node=True):
+    monkeypatch.setenv('PFSBENCH_SCRATCH', str(tmp_path))
+    if node:
+        monkeypatch.setenv('PFSBENCH_NODE_SCRATCH', str(tmp_path))
+    else:
+        monkeypatch.delenv('PFSBENCH_NODE_SCRATCH', raising=False)
+    code = main(['nightly-plan', '--system', 'localslurm:srun', '--runs',
+                 str(tmp_path / 'runs'), *args])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return out.out.splitlines()
+
+
+def test_the_nightly_covers_every_target_of_the_partition(
+        tmp_path, capsys, monkeypatch):
+    # What nightly.sh passes to reframe: each case on each target; with
+    # one target nothing (the cases keep their names and history).
+    assert _plan(capsys, monkeypatch, tmp_path, '--reframe-targets') == [
+        'target=scratch,node']
+    assert _plan(capsys, monkeypatch, tmp_path, '--reframe-targets',
+                 node=False) == ['']
+    lines = _plan(capsys, monkeypatch, tmp_path, '--tags', 'E6',
+                  '--repeat', '1')
+    assert lines[1] == ('targets: every case on each of scratch, node '
+                        '(reframe -P target=scratch,node)')
+    names = [ln.split('  ')[0] for ln in lines
+             if ln.startswith('dd_stream_per_node')]
+    for nodes in (1, 2, 4):
+        assert (f'dd_stream_per_node %nodes={nodes} %.target=scratch'
+                in names)
+        assert f'dd_stream_per_node %nodes={nodes} %.target=node' in names
