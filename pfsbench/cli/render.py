@@ -19,7 +19,6 @@ DESCRIPTION = ('Render the job script of one experiment with the same '
                '; '.join(f'{e.id}: {e.descr}' for e in EXPERIMENTS.values()))
 EXAMPLES = (
     'pfsbench render E6 --system hawk:compute --nodes 64 -o e6.sbatch',
-    'pfsbench render E8 --system hawk:compute --processes 12',
     ('pfsbench render E1 --system example_seed000:mds --point '
      'active_cores=12 -o e1-12.sbatch'),
     ('pfsbench render nightly --system hawk:compute --baseline '
