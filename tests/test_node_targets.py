@@ -12,6 +12,8 @@ import pytest
 
 from conftest import REPO, job_script, run_reframe
 from pfsbench.cli import main
+from pfsbench.errors import ConfigError
+from pfsbench.render import JobSite, render
 from test_check_config import _check, _config
 
 DD = REPO / 'reframe-checks' / 'dd' / 'dd_streaming.py'
@@ -174,3 +176,31 @@ def test_the_nightly_covers_every_target_of_the_partition(
         assert (f'dd_stream_per_node %nodes={nodes} %.target=scratch'
                 in names)
         assert f'dd_stream_per_node %nodes={nodes} %.target=node' in names
+
+
+def test_rendered_job_on_a_node_target_makes_and_removes_on_every_node(
+        tmp_path):
+    site = JobSite(name='site:compute', target='/local/nvme/$USER',
+                   node_targets=('/local/nvme/$USER',))
+    lines = render('E6', site=site, nodes=2).splitlines()
+    at = lines.index('export RUN_DIR="/local/nvme/$USER/pfsbench-E6-'
+                     '$(date +%Y%m%dT%H%M%S)-$SLURM_JOB_ID"')
+    assert lines[at + 1] == ('export PFSBENCH_RENDEZVOUS_DIR='
+                             '"$SLURM_SUBMIT_DIR"')
+    make, tool, status, remove = lines[at + 6:at + 10]
+    every_node = ('srun --nodes="$SLURM_JOB_NUM_NODES" '
+                  '--ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 '
+                  '--mpi=none sh -c ')
+    assert make.startswith(every_node + '\'mkdir "$RUN_DIR" && ')
+    assert tool.startswith('srun ')
+    assert status == 'echo "pfsbench-job: exit=$?"'
+    assert remove.startswith(every_node + '\'if [ -f "$RUN_DIR/.pfsbench-run" '
+                             ']; then rm -rf "$RUN_DIR"')
+    assert not [ln for ln in lines if ln.startswith(('mkdir', 'rm -rf'))]
+    # A path that names the node would be expanded by the batch script.
+    site = JobSite(name='site:compute', target='/local/$SLURMD_NODENAME',
+                   node_targets=('/local/$SLURMD_NODENAME',))
+    with pytest.raises(ConfigError, match=r"--target: '/local/"
+                       r"\$SLURMD_NODENAME': a node target that names the "
+                       r"node"):
+        render('E6', site=site, nodes=2)

@@ -18,8 +18,8 @@ import threading
 import time
 
 from pfsbench.runner import (CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES,
-                             PHASE_NAME, PREFIX, stream_label,
-                             tool_error_line)
+                             PHASE_NAME, PREFIX, RENDEZVOUS_ENV,
+                             stream_label, tool_error_line)
 from pfsbench.runner.barrier import (RENDEZVOUS_FILE, Aborted, Coordinator,
                                      Member, candidate_addresses, publish,
                                      read_rendezvous)
@@ -343,10 +343,11 @@ def build_parser():
                         help='directory on the target file system that this '
                              'run owns (stream directories, rendezvous file)')
     parser.add_argument('--rendezvous-dir', metavar='DIR',
+                        default=os.environ.get(RENDEZVOUS_ENV),
                         help='directory every task sees, where task 0 '
                              'publishes the barrier address (default: '
-                             '--run-dir; a node target\'s run directory is '
-                             'not shared)')
+                             f'${RENDEZVOUS_ENV}, else --run-dir; a node '
+                             "target's run directory is not shared)")
     parser.add_argument('--phase', required=True, action='append',
                         type=_phase, metavar='NAME=COMMAND',
                         help='a phase, in order (repeat); {stream_dir} in '
