@@ -174,6 +174,9 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
     validate.word(tag, source, '--tags')
     if time is not None:
         validate.slurm_time(time, source, '--time')
+    if command_line is not None:
+        # The header's comment line must stay one line.
+        validate.command(command_line, source, 'argv')
     config, _ = load_site_configuration(config_dir, [spec.split(':')[0]])
     system, (part,) = find_partitions(config['systems'], spec,
                                       require_partition=True)
@@ -212,6 +215,10 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                               f'is more than {system["name"]}:'
                               f'{driver["name"]}\'s time_limit '
                               f'({driver["time_limit"]})')
+        if asked < the_plan.estimate_s:
+            raise ConfigError(source, '--time', time,
+                              f'{_hours(asked)} is less than the nightly '
+                              f'({planned})')
     else:
         # A minute for ReFrame's start and the gate (never 0), within the
         # driver partition's limit.
