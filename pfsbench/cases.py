@@ -21,7 +21,7 @@ def reframe_command():
     return os.path.join(os.path.dirname(sys.executable), 'reframe')
 
 
-def describe(settings, system, checks, tags=(), extra_env=None):
+def describe(settings, system, checks, tags=(), extra_env=None, args=()):
     """The test cases ``reframe -C settings --system system -c checks -t
     tags`` would run, as ``reframe --describe`` prints them.
 
@@ -31,6 +31,7 @@ def describe(settings, system, checks, tags=(), extra_env=None):
         checks: the check search path (``reframe-checks``).
         tags: ``-t`` patterns (all must match).
         extra_env: more environment variables for ReFrame.
+        args: more reframe arguments (:func:`every_target`'s).
 
     Returns:
         a list of dicts, one per case (``display_name``, ``nodes``,
@@ -43,6 +44,7 @@ def describe(settings, system, checks, tags=(), extra_env=None):
            checks, '-R', '--describe']
     for tag in tags:
         cmd += ['-t', reframe_tag(tag)]
+    cmd += list(args)
     # Listing loads no module: without this, a system whose module system
     # is not installed here (Lmod on a laptop) cannot even be listed.
     env = dict(os.environ, RFM_RESOLVE_MODULE_CONFLICTS='0',
@@ -64,6 +66,16 @@ def describe(settings, system, checks, tags=(), extra_env=None):
                           f'reframe cannot list the cases: {why.strip()}')
 
     return cases
+
+
+def every_target(partition):
+    """The reframe arguments that run every case on each of a partition's
+    targets (``-P target=a,b``: the checks' ``target`` variable becomes a
+    parameter, ``%.target=a`` in every case's name); none with fewer than
+    two targets, whose cases keep their names (and their history)."""
+    names = [t['name'] for t in
+             partition.get('extras', {}).get('targets', [])]
+    return ['-P', 'target=' + ','.join(names)] if len(names) > 1 else []
 
 
 #: A tag written as a plain word (``E1``, ``nightly``): matched exactly.

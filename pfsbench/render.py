@@ -17,7 +17,7 @@ from pfsbench import experiments, jobsteps, rundir, spack, validate
 from pfsbench.commands import iozone, lfs, shell_join
 from pfsbench.errors import ConfigError
 from pfsbench.experiments.jobs import RUN_DIR_VAR, RUN_NAME_VAR
-from pfsbench.runner import DEFAULT_DROP_CACHES
+from pfsbench.runner import DEFAULT_DROP_CACHES, RENDEZVOUS_ENV
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
                                  load_site_configuration)
 
@@ -81,6 +81,9 @@ class JobSite:
     #: ``(path, (fstype, remount command or None))`` of each target
     #: (E1-E4: the files per run, the remount between phases).
     target_mounting: tuple = ()
+    #: Paths of the targets whose ``scope`` is ``node``: the job makes and
+    #: removes its run directory on every node (docs/targets.md).
+    node_targets: tuple = ()
 
 
 def job_site(config_dir, spec):
@@ -150,7 +153,10 @@ def job_site(config_dir, spec):
         server_cpu_command=extras.get('server_cpu_command'),
         target_mounting=tuple((t['path'], (t.get('fstype', ''),
                                            t.get('remount')))
-                              for t in targets))
+                              for t in targets),
+        node_targets=tuple(t['path'] for t in targets
+                           if t.get('scope') == 'node' and
+                           part['launcher'] != 'local'))
 
 
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
@@ -257,6 +263,14 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     validate.site_partition({'access': site.access, 'modules': site.modules,
                              'env_vars': site.env_vars}, site.name, '')
     check_scratch_dir(target, source, '--target', must_exist=False)
+    per_node = target in site.node_targets
+    if per_node and rundir.NODE_NAME_VAR in target:
+        # The batch script would expand it to its own node's name.
+        raise ConfigError(source, '--target', target,
+                          f'a node target that names the node '
+                          f'(${rundir.NODE_NAME_VAR}) is for the checks, '
+                          f'whose tools expand it on each node '
+                          f'(docs/targets.md); give --target')
     if command_line is not None:
         # The header's comment line must stay one line.
         validate.command(command_line, source, 'argv')
@@ -323,16 +337,27 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     before, last = [], shell_join(steps[-1].argv)
     if exp.stepped or len(steps) > 1:
         before, last = jobsteps.script(steps, launcher)
-    lines += [
-        f'RUN_DIR={run_dir}',
-        f'mkdir "$RUN_DIR" && echo "{exp.id} job $SLURM_JOB_ID" > '
-        f'"$RUN_DIR/{rundir.MARKER}" || exit 1',
-        # scancel and the time limit (SIGTERM) remove it too.
-        *rundir.job_prologue(RUN_DIR_VAR),
-        *before,
-        f'{launcher} {last}'.strip(),
-    ]
-    lines += rundir.job_epilogue(RUN_DIR_VAR)
+    if per_node:
+        # Made and removed on every node, one step per node; each node's
+        # shell reads the exported RUN_DIR (docs/targets.md).
+        lines += [
+            f'export RUN_DIR={run_dir}',
+            # The streams runner's barrier meets in a directory every node
+            # sees: the one the job was submitted from.
+            f'export {RENDEZVOUS_ENV}="$SLURM_SUBMIT_DIR"',
+            *rundir.job_prologue(RUN_DIR_VAR, on_every_node=True),
+            *rundir.node_job_create(RUN_DIR_VAR, exp.id),
+        ]
+    else:
+        lines += [
+            f'RUN_DIR={run_dir}',
+            f'mkdir "$RUN_DIR" && echo "{exp.id} job $SLURM_JOB_ID" > '
+            f'"$RUN_DIR/{rundir.MARKER}" || exit 1',
+            # scancel and the time limit (SIGTERM) remove it too.
+            *rundir.job_prologue(RUN_DIR_VAR),
+        ]
+    lines += [*before, f'{launcher} {last}'.strip()]
+    lines += rundir.job_epilogue(RUN_DIR_VAR, on_every_node=per_node)
     return '\n'.join(lines) + '\n'
 
 

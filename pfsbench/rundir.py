@@ -94,7 +94,7 @@ def creator(path):
     return (m.group(1), int(m.group(2))) if m else None
 
 
-def job_prologue(run_dir):
+def job_prologue(run_dir, on_every_node=False):
     """Job-script lines that remove ``run_dir`` when the job is stopped by
     a signal (:data:`TRAPPED_SIGNALS`) and record which one.
 
@@ -106,21 +106,85 @@ def job_prologue(run_dir):
     Args:
         run_dir: the run directory (or a shell variable, as
             :func:`job_epilogue`).
+        on_every_node: a node target's run directory: the trap asks for
+            one removal step per node (Slurm refuses a new step of a job
+            it is cancelling: then only the batch script's node is
+            cleaned, docs/targets.md), then removes the batch node's own.
     """
+    remove = f'rm -rf {shell_join([run_dir])}'
+    if on_every_node:
+        remove = (f'{node_job_remove(run_dir)}; [ -f "{run_dir}/{MARKER}" ] '
+                  f'&& rm -rf "{run_dir}"')
     lines = [f'pfsbench_stopped() {{ echo "{JOB_SIGNAL_PREFIX}$1"; '
-             f'rm -rf {shell_join([run_dir])}; exit "$2"; }}']
+             f'{remove}; exit "$2"; }}']
     lines += [f"trap 'pfsbench_stopped {sig} {status}' {sig}"
               for sig, status in TRAPPED_SIGNALS.items()]
     return lines
 
 
-def job_epilogue(run_dir):
+def job_epilogue(run_dir, on_every_node=False):
     """Job-script lines run after the tool, whatever its exit status.
 
     ``run_dir`` may be a shell variable (``$RUN_DIR`` in a rendered script).
+    ``on_every_node``: the run directory is a node target's
+    (:func:`on_every_node`), removed by one job step per node.
     """
+    if on_every_node:
+        return [f'echo "{JOB_EXIT_PREFIX}$?"', node_job_remove(run_dir)]
     return [f'echo "{JOB_EXIT_PREFIX}$?"',
             f'rm -rf {shell_join([run_dir])}']
+
+
+#: The variable a node target's path may hold: the name Slurm gives the
+#: node a job step runs on (every "node" of tests/localslurm shares this
+#: host's file systems, so a node-local directory differs by name there).
+NODE_NAME_VAR = 'SLURMD_NODENAME'
+#: What every node of a node target's job reports after the per-node
+#: removal step (the job's output, one line per node).
+NODE_REMOVED_PREFIX = 'pfsbench-node: removed '
+#: The job's first line when a node could not make its run directory (the
+#: sanity error quotes it; srun names the node in the job's stderr).
+NODE_FAILED_LINE = ('pfsbench-node: a node could not make its run directory '
+                    '(rfm_job.err names it): the tool did not run')
+
+
+def on_every_node_of_job(command):
+    """The job-script line that runs ``command`` (a shell command, run by
+    ``sh -c`` so that ``$SLURMD_NODENAME`` expands on each node) once on
+    every node of the job: one job step, one task per node.
+
+    ``--mpi=none``: the partition's ``SLURM_MPI_TYPE`` is for the tool's
+    MPI step, not for ``mkdir``.
+    """
+    return ('srun --nodes="$SLURM_JOB_NUM_NODES" '
+            '--ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 '
+            f'--mpi=none sh -c {shell_join([command])}')
+
+
+def node_job_create(run_dir, owner):
+    """Job-script lines that create a node target's run directory on every
+    node of the job, with its marker, before anything else runs; the job
+    stops (exit 1) when a node cannot (its target directory missing)."""
+    marker = f'"{run_dir}/{MARKER}"'
+    # The marker names the job, not a process: sweep() leaves such a
+    # directory to `pfsbench cleanup`, as a rendered job's.
+    make = (f'mkdir "{run_dir}" && printf "%s\\n" {shell_join([owner])} '
+            f'"node=${NODE_NAME_VAR} job=$SLURM_JOB_ID" > {marker}')
+    # A node that could not: the others' directories go too, and the
+    # job ends as a failed tool would (its exit line, then exit 1).
+    return [f'{on_every_node_of_job(make)} || {{ echo "{NODE_FAILED_LINE}"; '
+            f'echo "{JOB_EXIT_PREFIX}1"; {node_job_remove(run_dir)}; '
+            f'exit 1; }}']
+
+
+def node_job_remove(run_dir):
+    """The job-script line that removes a node target's run directory on
+    every node, each node saying so (:data:`NODE_REMOVED_PREFIX`)."""
+    # Only a directory that holds pfsbench's marker: a node where the
+    # creation failed keeps whatever was at that path.
+    return on_every_node_of_job(
+        f'if [ -f "{run_dir}/{MARKER}" ]; then rm -rf "{run_dir}" && echo '
+        f'"{NODE_REMOVED_PREFIX}${NODE_NAME_VAR}:{run_dir}"; fi')
 
 
 def is_run_dir(path):

@@ -447,6 +447,33 @@ def foreign_entry(real, uid=None):
     return None
 
 
+#: What a node target's path may name, expanded on each node of a job
+#: (pfsbench.rundir.NODE_NAME_VAR); a placeholder while checked here.
+_NODE_NAME = re.compile(r'\$(?:SLURMD_NODENAME\b|\{SLURMD_NODENAME\})')
+_NODE_NAME_HELD = '@pfsbench-node-name@'
+
+
+def node_scratch_dir(path, source, field, must_exist=True):
+    """Resolve a node target's directory (``scope: node``): as
+    :func:`check_scratch_dir`, but it is a directory of each node of a job,
+    not of this host, so it need not exist here, and ``$SLURMD_NODENAME``
+    stays for the node to expand (written ``$SLURMD_NODENAME`` whatever
+    this host's own value: a driver inside a Slurm job has one).
+
+    Args:
+        must_exist: every other ``$VARIABLE`` must be set here (a real
+            run; a dry run renders the path as it is).
+    """
+    held = _NODE_NAME.sub(_NODE_NAME_HELD, path)
+    expanded = os.path.expandvars(os.path.expanduser(held))
+    if '$' in expanded and must_exist:
+        raise ConfigError(source, field, path,
+                          'has an undefined environment variable')
+
+    real = check_scratch_dir(expanded, source, field, must_exist=False)
+    return real.replace(_NODE_NAME_HELD, '$SLURMD_NODENAME')
+
+
 def check_scratch_dir(path, source, field, must_exist=True):
     """Resolve a scratch directory and refuse a dangerous or unusable one.
 

@@ -80,6 +80,14 @@ extras=$(.venv/bin/pfsbench session-extras --target "$target" \
     --system "$system" "${extra[@]}") || exit 2
 tags=$(.venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
     --repeat "$repeat" --reframe-tags) || exit 2
+# Every target the partition lists, each case on each (nothing to add
+# with one target: the cases keep their names).
+targets=$(.venv/bin/pfsbench nightly-plan --system "$system" \
+    --reframe-targets) || exit 2
+if [ -n "$targets" ]; then
+    echo "nightly: every case on each target: -P $targets"
+    set -- -P "$targets" "$@"
+fi
 echo "nightly: session extras: $extras"
 .venv/bin/reframe -C config/settings.py --system "$system" \
     -c reframe-checks -t "$tags" --repeat "$repeat" -r \

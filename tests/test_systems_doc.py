@@ -130,8 +130,70 @@ def test_nightly_plan(hawk):
                      r'limit$', out, re.M)
     code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
                                '--system', 'hawk'], env)
-    assert code == 2 and "give NAME:PARTITION (hawk:compute, hawk:login)" \
-        in err
+    assert code == 2 and ("give NAME:PARTITION (hawk:compute, "
+                          "hawk:service, hawk:login)") in err
+
+
+def _render_nightly(hawk, *args, config=None):
+    config_dir, runs, env = hawk
+    return pfsbench(['render', 'nightly', '--config-dir',
+                     str(config or config_dir), '--system', 'hawk:compute',
+                     '--baseline', 'pre-upgrade', '--runs', str(runs),
+                     *args], env)
+
+
+def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1')
+    assert code == 0, err
+    lines = out.splitlines()
+    # The driver partition's access: partition, account and QoS; nothing
+    # of the measured partition (its nodes are for the cases).
+    options = [ln for ln in lines if ln.startswith('#SBATCH')]
+    for line in ('#SBATCH --partition=service', '#SBATCH --account=io-team',
+                 '#SBATCH --qos=benchmark', '#SBATCH --nodes=1',
+                 '#SBATCH --ntasks=1'):
+        assert line in options
+    assert not [ln for ln in options if 'compute' in ln or
+                'exclusive' in ln]
+    # Seven E6 cases at their 2 h time limit (no history), a minute more
+    # for ReFrame and the gate; within service's 1 day.
+    assert '#SBATCH --time=14:01:00' in options
+    assert '# The plan: 7 case(s) x 1 repeat(s): about 14.0 h, at most ' \
+        '14.0 h' in lines
+    assert lines[-1] == (
+        f'exec {REPO}/scripts/nightly.sh --system hawk:compute --baseline '
+        f'pre-upgrade --target "/lustre/hawk/scratch/$USER/pfsbench" '
+        f'--tags E6 --repeat 1')
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     '--scrontab')
+    assert code == 0, err
+    assert '#SCRON --partition=service' in out.splitlines()
+    assert out.splitlines()[-1].startswith(
+        f'0 2 * * * {REPO}/scripts/nightly.sh --system hawk:compute ')
+
+
+def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
+        hawk, tmp_path):
+    config_dir, _, _ = hawk
+    config = tmp_path / 'config'
+    shutil.copytree(config_dir, config)
+    hawk_py = config / 'systems' / 'hawk.py'
+    hawk_py.write_text(hawk_py.read_text().replace("'time_limit': '1d'",
+                                                   "'time_limit': '4h'"))
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     config=config)
+    assert (code, out) == (2, '')
+    assert err.splitlines() == [
+        f"pfsbench: error: {hawk_py}:systems[hawk].partitions[service]."
+        f"time_limit: '4h': 4.0 h is less than the nightly (7 case(s) x 1 "
+        f"repeat(s): about 14.0 h, at most 14.0 h): fewer --repeat or "
+        f"--tags, or a longer time_limit"]
+    # Longer than a night: the next night's would meet it.
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '2')
+    assert code == 2 and err.splitlines() == [
+        "pfsbench: error: <command line>:--repeat: 2: the nightly (7 "
+        "case(s) x 2 repeat(s): about 28.0 h, at most 28.0 h) is longer "
+        "than the 24.0 h between two nights: fewer --repeat or --tags"]
 
 
 def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):

@@ -64,6 +64,20 @@ _extras = {
     **environment_extras(),
 }
 
+# A node target (docs/targets.md): PFSBENCH_NODE_SCRATCH holds one
+# directory per emulated node, n1..n4, each standing for that node's own
+# disk.  The emulated nodes share this host's file systems, so the path
+# names the node: $SLURMD_NODENAME, which each node expands itself.
+if os.environ.get('PFSBENCH_NODE_SCRATCH'):
+    _extras['targets'] = _extras.get('targets', []) + [{
+        'name': 'node',
+        'scope': 'node',
+        'path': os.path.join(os.environ['PFSBENCH_NODE_SCRATCH'],
+                             '$SLURMD_NODENAME'),
+        'descr': 'PFSBENCH_NODE_SCRATCH/<node>: one directory per node',
+    }]
+
+
 def _tracefs():
     with open('/proc/filesystems') as fp:
         return any(line.split()[-1:] == ['tracefs'] for line in fp)

@@ -40,7 +40,8 @@ from pfsbench.mounts import fstype_of
 from pfsbench.parsers.text import read_output, with_bad_bytes
 from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
-from pfsbench.siteconfig import check_scratch_dir, extras_value
+from pfsbench.siteconfig import (check_scratch_dir, extras_value,
+                                 node_scratch_dir)
 
 #: ReFrame's own variables: pfsbench.validate checks the task count and
 #: time limit among them, ReFrame the rest.
@@ -97,6 +98,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: File-system type of the target, from its config entry or the mount.
     target_fstype = variable(str, value='', loggable=True)
 
+    #: The target's scope (``extras.targets[].scope``): ``shared`` (one
+    #: directory every node sees) or ``node`` (a directory on each node of
+    #: the job, made and removed there; docs/targets.md).
+    target_scope = variable(str, value='shared', loggable=True)
+
     #: The run directory this test created under the target.
     run_dir = variable(str, value='', loggable=True)
 
@@ -135,6 +141,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: How messages name the tool (default: :attr:`tool`).
     tool_label = ''
+
+    #: Whether the family's tool expands ``$SLURMD_NODENAME`` in the run
+    #: directory on each node (the streams runner does); the other
+    #: families skip a node target whose path names the node.
+    expands_node_name = False
 
     #: The tool's executable; empty: the partition's Spack view, then
     #: ``PATH``.
@@ -244,15 +255,32 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             entry = {'name': 'stage', 'path': self.stagedir}
 
         field = f'extras.targets[{entry["name"]}].path'
+        # A node target lives on the job's nodes, not on this host (on a
+        # one-node local partition it is this host's directory).
+        per_node = (entry.get('scope', 'shared') == 'node' and
+                    not self.local_launcher())
         try:
             # Dry runs render job scripts for other systems: their paths
             # need not exist here, but '/' or a home is always refused.
-            path = check_scratch_dir(entry['path'], part.fullname, field,
-                                     must_exist=not self.is_dry_run())
+            path = node_scratch_dir(
+                entry['path'], part.fullname, field,
+                must_exist=not self.is_dry_run()) if per_node else \
+                check_scratch_dir(entry['path'], part.fullname, field,
+                                  must_exist=not self.is_dry_run())
         except ConfigError as err:
             raise RfmConfigError(str(err)) from None
 
-        unset = sorted(set(re.findall(r'\$\{?(\w+)', path)))
+        self.skip_if(
+            per_node and f'${rundir.NODE_NAME_VAR}' in path and
+            not self.expands_node_name,
+            f'{field}: {entry["path"]!r} names the node '
+            f'(${rundir.NODE_NAME_VAR}): only the streams families (dd, '
+            f'bonnie++, iozone, fio) expand it on each node; '
+            f'{self.tool_label or self.tool or "this family"} would get it '
+            f'literally')
+
+        unset = sorted(set(re.findall(r'\$\{?(\w+)', path)) -
+                       ({rundir.NODE_NAME_VAR} if per_node else set()))
         if unset and (part.fullname, path) not in _WARNED_UNSET:
             # A real run refuses such a path; a dry run would silently
             # write it, quoted, into the job script.
@@ -265,7 +293,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
         self.target_name = entry['name']
         self.target_path = path
-        self.target_fstype = entry.get('fstype', '') or fstype_of(path)
+        self.target_scope = 'node' if per_node else 'shared'
+        # This host's mount table says nothing about a node's directory.
+        self.target_fstype = entry.get('fstype', '') or (
+            '' if per_node else fstype_of(path))
         # The partition is in the name: two partitions may mount the same
         # target in one session (E11 compares them), and each job removes
         # its own run directory.
@@ -361,7 +392,26 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if self.target_name == 'stage':
             return runtime().stage_prefix
 
+        if self.target_scope == 'node':
+            # Which nodes a job gets is known only once it runs: one case
+            # at a time on the whole node target (so never two on one
+            # node), its lock kept here, where the runs are recorded.
+            root = os.path.join(
+                default_runs_dir(), 'node-targets',
+                f'{self.current_system.name}-{self.current_partition.name}'
+                f'-{self.target_name}')
+            os.makedirs(root, exist_ok=True)
+            return root
+
         return self.target_path
+
+    def target_device(self):
+        """The block device of the target as this host sees it; None for
+        a node target (the nodes' devices are not this host's)."""
+        if self.target_scope == 'node':
+            return None
+
+        return contention.target_device(self.target_path)
 
     @run_before('run')
     def claim_target(self):
@@ -381,7 +431,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     @run_before('run')
     def sample_target_device(self):
         if not self.is_dry_run():
-            device = contention.target_device(self.target_path)
+            device = self.target_device()
             if device is not None:
                 # What earlier cases left in the page cache must reach the
                 # device now, not during this case as "foreign" writes.
@@ -425,7 +475,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if seen is None or 'after' in seen:
             return
 
-        device = contention.target_device(self.target_path)
+        device = self.target_device()
         seen['after'] = contention.sample(device)
         if 'fs_before' in seen:
             os.sync()
@@ -489,6 +539,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('run', always_last=True)
     def own_run_dir(self):
+        if self.target_scope == 'node':
+            # Made and removed by the job itself, one step per node
+            # (docs/targets.md): this host cannot reach the nodes' disks.
+            self.prerun_cmds = (
+                rundir.job_prologue(self.run_dir, on_every_node=True) +
+                rundir.node_job_create(self.run_dir, self.unique_name) +
+                list(self.prerun_cmds))
+            self.postrun_cmds = rundir.job_epilogue(self.run_dir,
+                                                    on_every_node=True)
+            return
+
         if not self.is_dry_run():
             rundir.create(self.run_dir, self.unique_name)
 
@@ -503,8 +564,9 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('sanity')
     def remove_run_dir_left_by_job(self):
-        # A job killed with SIGKILL, or on a lost node, did not remove it.
-        if not self.is_dry_run():
+        # A job killed with SIGKILL, or on a lost node, did not remove it
+        # (a node target's are on the nodes: docs/targets.md).
+        if not self.is_dry_run() and self.target_scope != 'node':
             rundir.remove_after_job(self.run_dir, say=getlogger().info)
 
     def local_launcher(self):

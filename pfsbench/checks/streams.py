@@ -122,6 +122,9 @@ class streams_check_base(FileSystemCheck):
     # No MPI needed: any partition that can hold a file-system target.
     valid_systems = ['+pfs']
 
+    # The runner expands $SLURMD_NODENAME in --run-dir on each node.
+    expands_node_name = True
+
     #: The tool's parser module (with ``stream_measures``).
     stream_parser = None
 
@@ -264,6 +267,10 @@ class streams_check_base(FileSystemCheck):
                 self.layout_steps() + [streams_step], '')[0]
         self.executable = shell_join(runner(
             run_dir=self.run_dir,
+            # A node target's run directories are not shared: the
+            # barrier's rendezvous goes through the stage directory.
+            rendezvous_dir=(self.stagedir if self.target_scope == 'node'
+                            else None),
             phases=repeated(
                 self.stream_phases(self.cache_defeat == 'direct'),
                 self.repeats),

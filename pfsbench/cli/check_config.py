@@ -13,8 +13,9 @@ from pfsbench import binaries, cases, contention, spack, tools, validate
 from pfsbench.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
-                                 load_system_file, partition_key, shown_path,
-                                 system_files, validate_reference_file)
+                                 load_system_file, node_scratch_dir,
+                                 partition_key, shown_path, system_files,
+                                 validate_reference_file)
 
 HELP = 'validate site configurations and references'
 DESCRIPTION = (
@@ -177,7 +178,15 @@ def partition_problems(system, part, file, here, selected):
     for target in extras.get('targets', []):
         field = f'{key}.extras.targets[{target["name"]}].path'
         try:
-            check_scratch_dir(target['path'], file, field, must_exist=here)
+            if (target.get('scope') == 'node' and
+                    part.get('launcher') != 'local'):
+                # Each node's own directory: the job makes its run
+                # directory there, and says so when it cannot.
+                node_scratch_dir(target['path'], file, field,
+                                 must_exist=here)
+            else:
+                check_scratch_dir(target['path'], file, field,
+                                  must_exist=here)
         except ConfigError as err:
             problems.append(str(err))
     if not here:

@@ -53,6 +53,12 @@ def add_arguments(parser):
                              "(a plain tag such as E1 matches exactly), one "
                              "per line, after checking that they select a "
                              "case (what nightly.sh runs by; default: off)")
+    parser.add_argument('--reframe-targets', action='store_true',
+                        help="print only the reframe -P value that runs "
+                             "every case on each of the partition's "
+                             "targets (target=a,b), or nothing with one "
+                             "target (what nightly.sh runs by; default: "
+                             "off)")
     parser.add_argument('--config-dir', default=os.path.join(_REPO, 'config'),
                         metavar='DIR',
                         help='the config directory (default: %(default)s)')
@@ -128,10 +134,14 @@ def run(args):
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
     tags = args.tags or ['nightly']
+    targets = cases.every_target(part)
+    if args.reframe_targets:
+        print(*targets[1:])
+        return 0
     selected = cases.describe(os.path.join(args.config_dir, 'settings.py'),
                               args.system, os.path.join(_REPO,
                                                         'reframe-checks'),
-                              tags)
+                              tags, args=targets)
     if not selected:
         raise ConfigError('<command line>', '--tags', ' '.join(tags),
                           f'selects no case on {args.system} (tags match '
@@ -154,6 +164,10 @@ def run(args):
             if max_nodes is None or (c.get('nodes') or 1) <= max_nodes]
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
           f'{args.repeat} repeat(s)')
+    if targets:
+        print(f'targets: every case on each of '
+              f'{targets[1].split("=", 1)[1].replace(",", ", ")} '
+              f'(reframe -P {targets[1]})')
     width = max([len(c['display_name']) for c in runs] + [4])
     print(f'{"case":{width}} {"nodes":>5} {"estimate":>9}  from')
     node_s = limit_s = estimate_s = 0.0

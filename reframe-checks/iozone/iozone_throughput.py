@@ -195,6 +195,9 @@ class iozone_cluster(iozone_throughput_base):
     experiment = 'E10'
     descr = ('E10 (seed 001): iozone cluster mode (-+m), 12 clients per '
              'node on 1..64 nodes')
+    # iozone's master writes the client file with every node's directory
+    # itself: a path naming the node would reach it literally.
+    expands_node_name = False
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     #: Clients on every node (seed 001: 12, one per core).
     #:
