@@ -57,6 +57,17 @@ _SERVER_PROVENANCE = {}
 _WARNED_UNSET = set()
 
 
+def tag_nightly_point(test, **point):
+    """Tag a case of a sweep the nightly samples: ``nightly`` at the sweep's
+    one representative point (``point``: parameter=value), ``weekly`` at
+    every other point.  The nightly is one case per family and regime, so
+    that it fits a site's window (docs/nightly.md); the rest of the sweep
+    is the weekly tier."""
+    at_point = all(getattr(test, name) == value
+                   for name, value in point.items())
+    test.tags |= {'nightly' if at_point else 'weekly'}
+
+
 def _maintainers():
     """Who answers for the checks: ``PFSBENCH_MAINTAINERS`` (the site's
     storage team, comma-separated), else the suite's ``MAINTAINERS``."""

@@ -83,7 +83,7 @@ class seed001_averaged(rfm.RegressionTestPlugin):
     def tag_full_only(self):
         # After the family's own hooks: no averaged case is quick or
         # nightly, whatever its size.
-        self.tags -= {'quick', 'nightly'}
+        self.tags -= {'quick', 'nightly', 'weekly'}
         self.tags |= {'full'}
 
 
