@@ -283,7 +283,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         tried = binaries.candidates(self.tool, self.tool_binary,
                                     env.view if env else '')
         found = binaries.first_executable(tried)
-        if self.is_dry_run():
+        if self.renders_only():
             # A dry run renders the job script of another system: show the
             # binary that system would run.
             self.tool_path = found or (tried[0] if tried else self.tool)
@@ -508,6 +508,15 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # A job killed with SIGKILL, or on a lost node, did not remove it.
         if not self.is_dry_run():
             rundir.remove_after_job(self.run_dir, say=getlogger().info)
+
+    def renders_only(self):
+        """Whether this run only renders jobs and so looks for no tool: a
+        dry run, which may be for another system, unless
+        ``PFSBENCH_DRY_RUN_TOOLS=check`` (``pfsbench nightly-plan`` on the
+        system itself: the dry run then skips what the run would skip for
+        a missing or unusable tool, by the same hooks)."""
+        return (self.is_dry_run() and
+                os.environ.get('PFSBENCH_DRY_RUN_TOOLS') != 'check')
 
     def local_launcher(self):
         """Whether the partition starts one process per job (ReFrame's

@@ -243,7 +243,7 @@ class streams_check_base(FileSystemCheck):
 
     @run_after('setup')
     def need_lfs(self):
-        self.skip_if(self.sets_layout() and not self.is_dry_run() and
+        self.skip_if(self.sets_layout() and not self.renders_only() and
                      shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify the stripe '

@@ -118,7 +118,7 @@ class mdtest_io500_phases(mdtest_check_base):
             'pfind', self.pfind_binary,
             self.current_partition.extras.get('spack_view', ''))
         found = binaries.first_executable(tried)
-        if self.is_dry_run():
+        if self.renders_only():
             self.pfind_path = found or (tried[0] if tried else 'pfind')
             return
 
