@@ -38,7 +38,6 @@ DESCRIPTION = (
     "command that runs the plan (--write-plan FILE: for nightly.sh "
     "--plan FILE).")
 EXAMPLES = (
-    'pfsbench nightly-plan --system hawk:compute',
     'pfsbench nightly-plan --system hawk:compute --repeat 3 --tags E6',
     'pfsbench nightly-plan --system hawk:compute --detect 5%',
     'pfsbench nightly-plan --system hawk:compute --budget 2 --nodes 16 '
