@@ -237,18 +237,16 @@ NIGHTLY_CASES = {
 IO500_SCORE = 'io500_suite_run'
 
 
-def _describe(system, *tags):
-    from pfsbench import cases
-    return [c['display_name'] for c in cases.describe(
-        str(REPO / 'config' / 'settings.py'), system, str(CHECKS), tags)]
-
-
 def test_the_nightly_is_one_case_per_family_and_regime():
-    names = set(_describe('example_lustre:compute', 'nightly'))
+    from pfsbench import cases
+    listed = cases.describe(str(REPO / 'config' / 'settings.py'),
+                            'example_lustre:compute', str(CHECKS),
+                            ['^(nightly|weekly)$'])
+    names = {c['display_name'] for c in listed if 'nightly' in c['tags']}
+    weekly = {c['display_name'] for c in listed if 'weekly' in c['tags']}
     assert names - NIGHTLY_CASES <= {n for n in names
                                      if n.startswith(IO500_SCORE)}
     assert NIGHTLY_CASES <= names
-    weekly = set(_describe('example_lustre:compute', 'weekly'))
     # The rest of the former nightly sweeps is weekly, under their names.
     for name in ('dd_stream_per_node %nodes=64',
                  'dd_streams_one_node %streams_per_node=12',
@@ -269,6 +267,7 @@ def _total(out):
 
 
 def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
+    from pfsbench.cli.nightly_plan import read_plan
     found = {}
     for budget in ('2', '1'):
         code, out, err = _plan('--system', 'example_lustre:compute',
@@ -277,6 +276,10 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
                                str(tmp_path / f'{budget}h.plan'))
         assert code == 0, err
         found[budget] = _total(out), out
+    system, repeats, tags, planned = read_plan(str(tmp_path / '1h.plan'))
+    assert (system, repeats, tags) == ('example_lustre:compute', 1,
+                                       ['nightly'])
+    assert set(planned) == NIGHTLY_CASES
     (jobs, hours, covered, families), out = found['2']
     assert hours <= 2.0 and covered == families == 6
     assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
@@ -294,21 +297,21 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
                        '--tags nightly --repeat 1')
 
 
-def test_a_written_plan_selects_its_cases_alone(tmp_path):
+def test_a_plan_selects_its_cases_alone(tmp_path):
+    # A plan that leaves cases out (as a tight --budget writes it): its
+    # reframe arguments select its cases and no other.
+    planned = ['mdtest_metadata_rates %kind=files %access=unique %nodes=2 '
+               '%tasks_per_node=16', 'iozone_one_node %processes=12']
     plan = tmp_path / 'tight.plan'
-    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
-                           str(tmp_path), '--budget', '0.5', '--nodes', '8',
-                           '--write-plan', str(plan))
-    assert code == 0, err
-    planned = [ln[len('case '):] for ln in plan.read_text().splitlines()
-               if ln.startswith('case ')]
-    assert 0 < len(planned) < len(NIGHTLY_CASES)
-    assert 'left out: dd_stream_per_node %nodes=16: needs 16 node(s), ' \
-        'more than --nodes 8' in out
+    plan.write_text('# a comment\nsystem example_lustre:compute\nrepeat 1\n'
+                    'tag nightly\n' + ''.join(f'case {name}\n'
+                                              for name in planned))
     code, args, err = _plan('--system', 'example_lustre:compute',
                             '--check-plan', str(plan))
     assert code == 0, err
-    assert args[:4] == ['--repeat', '1', '-t', '^nightly$']
+    assert args == ['--repeat', '1', '-t', '^nightly$', '-n',
+                    'mdtest_metadata_rates%kind=files%access=unique%nodes=2'
+                    '%tasks_per_node=16', '-n', 'iozone_one_node%processes=12']
     proc = run_reframe(['--system', 'example_lustre:compute', '-c',
                         str(CHECKS), *args[2:], '-l'], tmp_path)
     assert proc.returncode == 0, proc.stdout
@@ -337,6 +340,19 @@ def test_a_plan_for_another_partition_is_refused(tmp_path):
                            str(plan))
     assert code == 2 and err == (f"pfsbench: error: {plan}:repeat: '0': "
                                  f"expected a whole number of at least 1\n")
+
+
+def test_a_tight_budget_leaves_out_whole_families_by_name(tmp_path):
+    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
+                           str(tmp_path), '--budget', '0.5', '--nodes', '8')
+    assert code == 0, err
+    assert 'left out: dd_stream_per_node %nodes=16: needs 16 node(s), ' \
+        'more than --nodes 8' in out
+    jobs, hours, covered, families = _total(out)
+    assert hours <= 0.5 and covered < families
+    assert out[-1].startswith('run it: scripts/nightly.sh --system '
+                              'example_lustre:compute --baseline NAME '
+                              '--target DIR --tags nightly --repeat 1 -- -n ')
 
 
 def test_budget_options_are_checked():
