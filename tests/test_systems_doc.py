@@ -141,9 +141,9 @@ def _budget_total(out):
     total = next(ln for ln in out.splitlines() if ln.startswith('total: '))
     m = re.match(r'total: (\d+) case\(s\) x (\d+) repeat\(s\) = (\d+) '
                  r'job\(s\); [\d.]+ node-hours, ([\d.]+) h one case at a '
-                 r'time; families: (\d+) of (\d+)$', total)
+                 r'time; families: (\d+) of (\d+)( \(not .*\))?$', total)
     assert m, total
-    cases, repeats, jobs, hours, covered, families = m.groups()
+    cases, repeats, jobs, hours, covered, families, _ = m.groups()
     return int(jobs), float(hours), int(covered), int(families)
 
 

@@ -2,6 +2,7 @@
 """``pfsbench nightly-plan``: what a nightly will run on a partition, and
 what it costs, before it runs."""
 
+import concurrent.futures
 import math
 import os
 import re
@@ -164,10 +165,19 @@ def run(args):
     if args.check_plan:
         return check_plan(args)
     tags = args.tags or ['nightly']
-    selected = cases.describe(os.path.join(args.config_dir, 'settings.py'),
-                              args.system, os.path.join(_REPO,
-                                                        'reframe-checks'),
-                              tags)
+    settings = os.path.join(args.config_dir, 'settings.py')
+    checks = os.path.join(_REPO, 'reframe-checks')
+    here = runs_here(system)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        # The checks' own skips, as a dry run of the selection meets them
+        # (on the system itself, the tools too: a dry run elsewhere
+        # renders the job of another host and looks for none); beside the
+        # listing, which takes as long.
+        dry_run = None if args.reframe_tags else pool.submit(
+            cases.dry_run_skips, settings, args.system, checks, tags,
+            {'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None)
+        selected = cases.describe(settings, args.system, checks, tags)
+        skips = dry_run.result() if dry_run and selected else {}
     if not selected:
         raise ConfigError('<command line>', '--tags', ' '.join(tags),
                           f'selects no case on {args.system} (tags match '
@@ -177,14 +187,6 @@ def run(args):
         for tag in tags:
             print(cases.reframe_tag(tag))
         return 0
-    here = runs_here(system)
-    # The checks' own skips, as a dry run of the selection meets them (on
-    # the system itself, the tools too: a dry run elsewhere renders the
-    # job of another host and looks for none).
-    skips = cases.dry_run_skips(
-        os.path.join(args.config_dir, 'settings.py'), args.system,
-        os.path.join(_REPO, 'reframe-checks'), tags,
-        extra_env={'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None)
     runs = [c for c in selected if c['display_name'] not in skips]
     past = history(args.runs, system['name'], part['name'])
     # A case's time limit as its job will ask it: capped to the
