@@ -85,10 +85,17 @@ def _why(proc):
     return why.strip()
 
 
-#: ReFrame's line for a skipped case: ``[    SKIP ] (3/8) NAME /HASH
-#: @SYSTEM:PARTITION+ENVIRON [REASON]``.
-_SKIP_LINE = re.compile(r'^\[\s*SKIP\s*\] \(\d+/\d+\) (.+?) /[0-9a-f]{8} '
+#: ReFrame's line for a skipped case: ``[     SKIP ] ( 7/46) NAME /HASH
+#: @SYSTEM:PARTITION+ENVIRON [REASON]`` (the count padded to the total's
+#: width).
+_SKIP_LINE = re.compile(r'^\[\s*SKIP\s*\] \(\s*\d+/\d+\) (.+?) /[0-9a-f]{8} '
                         r'@\S+ \[(.*)\]$', re.M)
+
+
+def skipped_cases(output):
+    """``{display_name: reason}`` of the cases a ReFrame run's output
+    says it skipped."""
+    return dict(_SKIP_LINE.findall(output))
 
 
 def dry_run_skips(settings, system, checks, tags=(), extra_env=None):
@@ -104,7 +111,7 @@ def dry_run_skips(settings, system, checks, tags=(), extra_env=None):
         ConfigError: ReFrame refused the configuration or the system.
     """
     proc = _reframe(settings, system, checks, tags, extra_env, '--dry-run')
-    skips = dict(_SKIP_LINE.findall(proc.stdout))
+    skips = skipped_cases(proc.stdout)
     if proc.returncode != 0 and not skips:
         raise ConfigError(settings, '--system', system,
                           f'reframe cannot dry-run the cases: '

@@ -440,3 +440,24 @@ def test_nightly_script_checks_its_plan_before_any_job(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ''
     assert proc.stderr == ("nightly.sh: error: --plan: 'p.plan': the plan "
                            "sets the tags and repeats; drop --repeat\n")
+
+
+def test_skip_lines_are_read_whatever_the_count_width():
+    # As ReFrame 4.10.4 printed them in dry runs of local:default's 46
+    # quick cases (the count padded to the total's width; the first with
+    # PATH=/usr/bin:/bin, its reason shortened).
+    from pfsbench.cases import skipped_cases
+    output = (
+        "[ DRY      ] mdtest_e17_stride_sync %clients=single %np=1 /20ae77de "
+        "@local:default+builtin\n"
+        "[     SKIP ] ( 7/46) mdtest_e17_stride_sync %clients=single %np=1 "
+        "/20ae77de @local:default+builtin [no mdtest binary (no spack_view, "
+        "nothing on PATH)]\n"
+        "[     SKIP ] ( 7/46) mdtest_metadata_rates %kind=both %access=unique"
+        " %nodes=2 %tasks_per_node=1 /ed608422 @local:default+builtin "
+        "[local:default has 1 node(s); this case needs 2]\n")
+    assert skipped_cases(output) == {
+        'mdtest_e17_stride_sync %clients=single %np=1':
+            'no mdtest binary (no spack_view, nothing on PATH)',
+        'mdtest_metadata_rates %kind=both %access=unique %nodes=2 '
+        '%tasks_per_node=1': 'local:default has 1 node(s); this case needs 2'}
