@@ -279,9 +279,11 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     system, repeats, tags, planned = read_plan(str(tmp_path / '1h.plan'))
     assert (system, repeats, tags) == ('example_lustre:compute', 1,
                                        ['nightly'])
-    assert set(planned) == NIGHTLY_CASES
+    # (io500_suite_run, where the check exists, is the 7th family.)
+    assert {n for n in planned if not n.startswith(IO500_SCORE)} == \
+        NIGHTLY_CASES
     (jobs, hours, covered, families), out = found['2']
-    assert hours <= 2.0 and covered == families == 6
+    assert hours <= 2.0 and covered == families >= 6
     assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
                       'node(s): tags nightly, 2 repeat(s)')
     # Without history: 5 min a case, 15 for the IO500 phase cases.
@@ -291,7 +293,7 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     assert rows['ior_io500_phases %nodes=8 %tasks_per_node=12'][4] == '15.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
-    assert covered == families == 6
+    assert covered == families >= 6
     assert out[-2] == ('run it: scripts/nightly.sh --system '
                        'example_lustre:compute --baseline NAME --target DIR '
                        '--tags nightly --repeat 1')
