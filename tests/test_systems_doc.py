@@ -126,8 +126,10 @@ def test_nightly_plan(hawk):
     assert code == 0, err
     assert out.startswith('nightly on hawk:compute: tags nightly, '
                           '5 repeat(s)\n')
-    assert re.search(r'^dd_stream_per_node %nodes=64 +64 +120\.0 m  time '
+    # The nightly streams at 16 nodes (the 64-node point is weekly).
+    assert re.search(r'^dd_stream_per_node %nodes=16 +16 +120\.0 m  time '
                      r'limit$', out, re.M)
+    assert 'dd_stream_per_node %nodes=64' not in out
     code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
                                '--system', 'hawk'], env)
     assert code == 2 and ("give NAME:PARTITION (hawk:compute, "
@@ -194,6 +196,36 @@ def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
         "pfsbench: error: <command line>:--repeat: 2: the nightly (7 "
         "case(s) x 2 repeat(s): about 28.0 h, at most 28.0 h) is longer "
         "than the 24.0 h between two nights: fewer --repeat or --tags"]
+
+
+def _budget_total(out):
+    """(jobs, hours, families line) of a --budget plan's total line."""
+    total = next(ln for ln in out.splitlines() if ln.startswith('total: '))
+    m = re.match(r'total: (\d+) case\(s\) x (\d+) repeat\(s\) = (\d+) '
+                 r'job\(s\); [\d.]+ node-hours, ([\d.]+) h one case at a '
+                 r'time; families: (\d+) of (\d+)( \(not .*\))?$', total)
+    assert m, total
+    cases, repeats, jobs, hours, covered, families, _ = m.groups()
+    return int(jobs), float(hours), int(covered), int(families)
+
+
+def test_nightly_budget_fits_the_window(hawk):
+    # The worked site's default nightly fits 2 h on 16 nodes; 1 h is a
+    # smaller plan that still runs every family.
+    config, runs, env = hawk
+    found = {}
+    for budget in ('2', '1'):
+        code, out, err = pfsbench(['nightly-plan', '--config-dir',
+                                   str(config), '--system', 'hawk:compute',
+                                   '--runs', str(runs), '--budget', budget,
+                                   '--nodes', '16'], env)
+        assert code == 0, err
+        found[budget] = _budget_total(out)
+    jobs, hours, covered, families = found['2']
+    assert hours <= 2.0 and covered == families >= 6
+    small_jobs, small_hours, covered, families = found['1']
+    assert small_hours <= 1.0 and small_jobs < jobs
+    assert covered == families >= 6
 
 
 def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):

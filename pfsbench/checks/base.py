@@ -58,6 +58,17 @@ _SERVER_PROVENANCE = {}
 _WARNED_UNSET = set()
 
 
+def tag_nightly_point(test, **point):
+    """Tag a case of a sweep the nightly samples: ``nightly`` at the sweep's
+    one representative point (``point``: parameter=value), ``weekly`` at
+    every other point.  The nightly is one case per family and regime, so
+    that it fits a site's window (docs/nightly.md); the rest of the sweep
+    is the weekly tier."""
+    at_point = all(getattr(test, name) == value
+                   for name, value in point.items())
+    test.tags |= {'nightly' if at_point else 'weekly'}
+
+
 def _maintainers():
     """Who answers for the checks: ``PFSBENCH_MAINTAINERS`` (the site's
     storage team, comma-separated), else the suite's ``MAINTAINERS``."""
@@ -312,7 +323,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         tried = binaries.candidates(self.tool, self.tool_binary,
                                     env.view if env else '')
         found = binaries.first_executable(tried)
-        if self.is_dry_run():
+        if self.renders_only():
             # A dry run renders the job script of another system: show the
             # binary that system would run.
             self.tool_path = found or (tried[0] if tried else self.tool)
@@ -568,6 +579,15 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # (a node target's are on the nodes: docs/targets.md).
         if not self.is_dry_run() and self.target_scope != 'node':
             rundir.remove_after_job(self.run_dir, say=getlogger().info)
+
+    def renders_only(self):
+        """Whether this run only renders jobs and so looks for no tool: a
+        dry run, which may be for another system, unless
+        ``PFSBENCH_DRY_RUN_TOOLS=check`` (``pfsbench nightly-plan`` on the
+        system itself: the dry run then skips what the run would skip for
+        a missing or unusable tool, by the same hooks)."""
+        return (self.is_dry_run() and
+                os.environ.get('PFSBENCH_DRY_RUN_TOOLS') != 'check')
 
     def local_launcher(self):
         """Whether the partition starts one process per job (ReFrame's

@@ -8,9 +8,10 @@ Three checks use it: ``ior_io500_phases`` (the four ior phases),
 ``mdtest_io500_phases`` (the seven mdtest phases and find) and
 ``io500_suite_run`` (all twelve in one job, in IO500's interleaved order,
 with IO500's score); ``io500_list_run`` (the real io500 binary) and
-``io500_suite_run`` share the case and the figures (:class:`IO500Run`).  The command lines are
-:mod:`pfsbench.commands.ior`'s, :mod:`pfsbench.commands.mdtest`'s and
-:mod:`pfsbench.commands.io500`'s ``io500_*`` builders, flag for flag.
+``io500_suite_run`` share the case and the figures (:class:`IO500Run`).
+The command lines are :mod:`pfsbench.commands.ior`'s,
+:mod:`pfsbench.commands.mdtest`'s and :mod:`pfsbench.commands.io500`'s
+``io500_*`` builders, flag for flag.
 """
 
 import os
@@ -287,7 +288,7 @@ def find_tool(check, tool, explicit, why, beside=''):
     if beside and not explicit:
         tried.insert(0, os.path.join(os.path.dirname(beside), tool))
     found = binaries.first_executable(tried)
-    if check.is_dry_run():
+    if check.renders_only():
         return found or (tried[0] if tried else tool)
 
     where = binaries.describe(tried) or 'no spack_view, nothing on PATH'

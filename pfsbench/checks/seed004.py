@@ -58,7 +58,7 @@ class Seed004Clients(rfm.RegressionTestPlugin):
         if self.clients == 'single' and self.np == 1:
             self.tags |= {'quick'}
         elif self.clients == 'single' and self.np <= 16:
-            self.tags |= {'nightly'}
+            self.tags |= {'weekly'}
         else:
             self.tags |= {'full'}
 

@@ -83,7 +83,7 @@ class seed001_averaged(rfm.RegressionTestPlugin):
     def tag_full_only(self):
         # After the family's own hooks: no averaged case is quick or
         # nightly, whatever its size.
-        self.tags -= {'quick', 'nightly'}
+        self.tags -= {'quick', 'nightly', 'weekly'}
         self.tags |= {'full'}
 
 
@@ -247,7 +247,7 @@ class streams_check_base(FileSystemCheck):
 
     @run_after('setup')
     def need_lfs(self):
-        self.skip_if(self.sets_layout() and not self.is_dry_run() and
+        self.skip_if(self.sets_layout() and not self.renders_only() and
                      shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify the stripe '

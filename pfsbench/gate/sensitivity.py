@@ -231,6 +231,21 @@ class FigurePlan:
     cv: float
 
 
+def figure_noise(nights_by_var, outlier_z):
+    """``(var, tau2, cv2, df, nights)`` of each figure with at least 3
+    nights whose mean is positive: the night-to-night variance beyond the
+    repeats' spread (outlying nights left out, as the lookback rule does)
+    with its degrees of freedom, and the pooled squared spread of one
+    repeat."""
+    for var, nights in nights_by_var.items():
+        nights = [n for n in nights if n.mean > 0]
+        kept, _ = lb.drop_outliers(nights, outlier_z)
+        noise = lb.night_variance([kept]) if len(kept) >= 3 else None
+        if noise is not None:
+            tau2, df = noise
+            yield var, tau2, lb.pooled_cv2(kept) or 0.0, df, len(kept)
+
+
 def plan_case(nights_by_var, target, alpha, outlier_z, power=POWER):
     """Repeats per night that make each figure of one case find a loss of
     ``target`` with ``power`` at ``alpha`` (one-sided), from its measured
@@ -252,21 +267,46 @@ def plan_case(nights_by_var, target, alpha, outlier_z, power=POWER):
         hardest first (``None`` repeats first).
     """
     plans = []
-    for var, nights in nights_by_var.items():
-        nights = [n for n in nights if n.mean > 0]
-        kept, _ = lb.drop_outliers(nights, outlier_z)
-        noise = lb.night_variance([kept]) if len(kept) >= 3 else None
-        if noise is None:
-            continue
-
-        tau2, df = noise
-        cv2 = lb.pooled_cv2(kept) or 0.0
+    for var, tau2, cv2, df, nights in figure_noise(nights_by_var, outlier_z):
         # Both directions need the same margin on the log scale to first
         # order; the higher-is-better one is the larger.
         need = repeats_to_reach(target, tau2, cv2, PLAN_LEVEL_NIGHTS, df,
                                 alpha, 0.0, 'higher', 'lookback', power)
-        plans.append(FigurePlan(var, need, len(kept), math.sqrt(tau2),
+        plans.append(FigurePlan(var, need, nights, math.sqrt(tau2),
                                 math.sqrt(cv2)))
 
     return sorted(plans, key=lambda p: (p.repeats is not None,
                                         -(p.repeats or 0), p.var))
+
+
+#: The noise a plan assumes for a case without 3 nights of history: nights
+#: 3 % apart beyond their repeats, one repeat 5 % off its night's mean
+#: (docs/nightly.md; the gate's own figures replace them once it has
+#: nights).
+DEFAULT_NIGHT_NOISE = 0.03
+DEFAULT_REPEAT_NOISE = 0.05
+
+
+def plan_detects(nights_by_var, repeats, alpha, outlier_z, power=POWER):
+    """The smallest slowdown one case finds with ``power`` at ``alpha``
+    when it runs ``repeats`` times a night, its level from
+    :data:`PLAN_LEVEL_NIGHTS` nights (the tolerance left out, as in
+    :func:`plan_case`): its least sensitive figure's, from that figure's
+    measured noise, or from :data:`DEFAULT_NIGHT_NOISE` and
+    :data:`DEFAULT_REPEAT_NOISE` when no figure has 3 nights.
+
+    Returns:
+        ``(fraction, var)``: ``var`` the figure that sets it, ``None``
+        when the default noise did.
+    """
+    noises = list(figure_noise(nights_by_var, outlier_z)) or [
+        (None, DEFAULT_NIGHT_NOISE ** 2, DEFAULT_REPEAT_NOISE ** 2, math.inf,
+         0)]
+    worst = (0.0, None)
+    for var, tau2, cv2, df, _ in noises:
+        night = tau2 + cv2 / repeats
+        se = math.sqrt(night + night / PLAN_LEVEL_NIGHTS)
+        loss = _loss_fraction(smallest_log_loss(se, df, alpha, 0.0, 'higher',
+                                                'lookback', power), 'higher')
+        worst = max(worst, (loss, var), key=lambda w: w[0])
+    return worst

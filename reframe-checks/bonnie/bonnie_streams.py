@@ -38,6 +38,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench import experiments
+from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (SEED001_AVERAGED_RUNS,
                                      one_stream_per_node, seed001_averaged,
                                      streams_check_base, streams_on_one_node,
@@ -114,7 +115,13 @@ class bonnie_per_node(bonnie_streams_base, one_stream_per_node):
     experiment = 'E7'
     descr = ('E7 (seed 001): bonnie++, one instance per node, all together '
              '(1 run; the source averaged 3: bonnie_averaged_per_node)')
-    tags = {'bonnie', 'E7', 'nightly'}
+    tags = {'bonnie', 'E7'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one bonnie++ case: 16 nodes, one each
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=16)
 
 
 @rfm.simple_test
@@ -134,7 +141,7 @@ class bonnie_streams_one_node(bonnie_streams_base, streams_on_one_node):
 
     experiment = 'E9'
     descr = 'E9 (seed 001): bonnie++, 1..12 instances on one node'
-    tags = {'bonnie', 'E9', 'nightly'}
+    tags = {'bonnie', 'E9', 'weekly'}
 
 
 @rfm.simple_test

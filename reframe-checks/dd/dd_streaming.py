@@ -19,7 +19,9 @@ etc., indexed by ``$partition``, ``nodes`` and ``streams_per_node``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import variable
+from reframe.core.builtins import run_after, variable
+
+from pfsbench.checks.base import tag_nightly_point
 
 from pfsbench.checks.streams import (one_stream_per_node,
                                      streams_check_base, streams_on_one_node,
@@ -84,7 +86,13 @@ class dd_stream_per_node(dd_streaming_base, one_stream_per_node):
 
     experiment = 'E6'
     descr = 'E6 (seed 001): dd, one stream per node, all nodes together'
-    tags = {'dd', 'E6', 'nightly'}
+    tags = {'dd', 'E6'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one streaming case: 16 nodes, one stream each
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=16)
 
 
 @rfm.simple_test
@@ -93,7 +101,7 @@ class dd_streams_one_node(dd_streaming_base, streams_on_one_node):
 
     experiment = 'E9'
     descr = 'E9 (seed 001): dd, 1..12 streams on one node'
-    tags = {'dd', 'E9', 'nightly'}
+    tags = {'dd', 'E9', 'weekly'}
 
 
 @rfm.simple_test

@@ -30,7 +30,7 @@ from reframe.core.builtins import run_before
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import io500, ior, mdtest
+from pfsbench.commands import io500
 from pfsbench.errors import ParseError
 from pfsbench.jobsteps import Step
 from pfsbench.parsers import io500 as io500_parser

@@ -65,7 +65,7 @@ class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
 
     @run_after('setup')
     def need_lfs(self):
-        self.skip_if(not self.is_dry_run() and shutil.which('lfs') is None,
+        self.skip_if(not self.renders_only() and shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify stripe layouts')
 

@@ -51,7 +51,7 @@ class ior_posix_n_to_n_bandwidth(ior_bandwidth_base):
     api = variable(str, value='POSIX', loggable=True)
     access = variable(str, value='fpp', loggable=True)
     block_size = ior.SEED003_BLOCK_SIZE
-    tags = {'E14', 'nightly'}
+    tags = {'E14', 'weekly'}
 
     @run_after('init')
     def tag_quick_cases(self):

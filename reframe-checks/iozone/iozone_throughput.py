@@ -50,6 +50,7 @@ from reframe.core.builtins import (parameter, run_after, run_before,
 from reframe.core.exceptions import SanityError
 
 from pfsbench import experiments, jobsteps
+from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
                                      seed001_averaged, streams_check_base,
                                      summary_figures)
@@ -121,7 +122,13 @@ class iozone_one_node(iozone_throughput_base):
     nodes = variable(int, value=1, loggable=True)
     processes = parameter(experiments.E8.values('processes'), type=int,
                           loggable=True)
-    tags = {'iozone', 'E8', 'nightly'}
+    tags = {'iozone', 'E8'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one iozone case: 12 processes
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, processes=12)
 
 
 @rfm.simple_test

@@ -72,7 +72,8 @@ class mdtest_e12_tracing_overhead(mdtest_rates_base):
 
     @run_after('init')
     def tag_scale(self):
-        self.tags |= {'quick' if self.tasks_per_node == 1 else 'nightly'}
+        # E12 needs the site's tracers: weekly, not in the nightly.
+        self.tags |= {'quick' if self.tasks_per_node == 1 else 'weekly'}
 
     @run_after('setup')
     def check_command_line(self):
