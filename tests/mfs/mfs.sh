@@ -14,6 +14,8 @@
 #   mfs.sh provenance        server-side facts (extras.server_provenance_command)
 #   mfs.sh master-cpu        the master's CPU as a /proc/stat line
 #                            (extras.server_cpu_command)
+#   mfs.sh remount           unmount and mount the 4 clients again (frees the
+#                            space of files deleted through them)
 #   mfs.sh copies N          set the number of copies of new data (1..3)
 #   mfs.sh chunkserver stop|start I    stop or start chunkserver I (1..3)
 #
@@ -146,9 +148,12 @@ daemons_alive() {
     done
 }
 
+# The chunkservers connected to the master now.  A stopped one stays listed
+# under "disconnected chunk servers:" (a line that also names our address),
+# so only the first table's rows count.
 connected_chunkservers() {
     mfscli_server -SCS 2>/dev/null |
-        awk -F'\t' '$1 ~ /chunk servers/ || $2 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }'
+        awk -F'\t' '$1 == "chunk servers:" { n++ } END { print n + 0 }'
 }
 
 mfscli_server() {
@@ -259,7 +264,17 @@ master_answers() {
 }
 
 all_chunkservers_connected() {
-    [[ $(mfscli_server -SCS 2>/dev/null | grep -c "$ADDR") -ge $CHUNKSERVERS ]]
+    [[ $(connected_chunkservers) -ge $CHUNKSERVERS ]]
+}
+
+# Mounts client I and waits until it answers (60 s after START at most).
+start_mount() {
+    local i=$1 start=$2 mp
+    mp=$(mount_point "$i")
+    # allow_other: the checks' users are not necessarily root.
+    start_in_netns "mfsmount-$i" mfsmount "$mp" -f -H "$ADDR" -P "$MATOCL_PORT" \
+        -o allow_other -o mfsioretries=5
+    wait_until "mount $mp" "$start" mount_answers "$mp"
 }
 
 cmd_up() {
@@ -297,12 +312,8 @@ cmd_up() {
     done
     wait_until "$CHUNKSERVERS chunkservers" "$start" all_chunkservers_connected
     for ((i = 1; i <= MOUNTS; i++)); do
-        mp=$(mount_point "$i")
-        mkdir -p "$mp"
-        # allow_other: the checks' users are not necessarily root.
-        start_in_netns "mfsmount-$i" mfsmount "$mp" -f -H "$ADDR" -P "$MATOCL_PORT" \
-            -o allow_other -o mfsioretries=5
-        wait_until "mount $mp" "$start" mount_answers "$mp"
+        mkdir -p "$(mount_point "$i")"
+        start_mount "$i" "$start"
     done
     mp=$(mount_point 1)
     # Deleted files would stay in the trash for 24 h, holding chunks on the
@@ -450,8 +461,8 @@ cmd_provenance() {
     version=$(awk -F'\t' '$2 == "master version" { print $3; exit }' <<<"$sig")
     local scs cs_versions
     scs=$(mfscli_server -SCS) || die "mfscli -SCS failed: is the master up ('$PROG status')?"
-    chunkservers=$(grep -c "$ADDR" <<<"$scs") || true
-    cs_versions=$(awk -F'\t' 'NF > 5 { print $6 }' <<<"$scs" | sort -u | paste -sd/)
+    chunkservers=$(awk -F'\t' '$1 == "chunk servers:" { n++ } END { print n + 0 }' <<<"$scs")
+    cs_versions=$(awk -F'\t' '$1 == "chunk servers:" && NF > 5 { print $6 }' <<<"$scs" | sort -u | paste -sd/)
     goal=$(in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }')
     echo "filesystem moosefs"
     echo "master_version ${version:-unknown}"
@@ -475,6 +486,31 @@ cmd_master_cpu() {
         { split(stat, f, " "); u = f[12]; s = f[13]; t = int($1 * hz)
           idle = t - u - s; if (idle < 0) idle = 0
           printf "cpu %d 0 %d %d 0 0 0 0 0 0\n", u, s, idle }' /proc/uptime
+}
+
+# MooseFS 3.0.117 keeps every file deleted through a mount "sustained",
+# holding its chunks, until that client's session ends: a series of runs
+# remounts between runs, or the disks fill up (docs/test-filesystem.md).
+cmd_remount() {
+    (($# == 0)) || die "remount takes no arguments"
+    require_root
+    # A stopped chunkserver ('chunkserver stop') does not stop a remount.
+    if ! { [[ -e $RUN_DIR/ready ]] && pid_file_alive "$RUN_DIR/mfsmaster.pid" && master_answers; }; then
+        die "the master is not up ('$PROG status'; '$PROG down' then '$PROG up' recovers)"
+    fi
+    local i mp start pids=()
+    start=$(now)
+    for ((i = 1; i <= MOUNTS; i++)); do
+        mp=$(mount_point "$i")
+        # Never lazily: a busy mount would keep its session, and its space.
+        umount "$mp" 2>/dev/null ||
+            die "$mp is busy (open files or a working directory there: fuser -vm $mp); not remounted"
+        # The client ends with its mount; this waits for it.
+        mapfile -t pids < <(owned_pids "$RUN_DIR/mfsmount-$i.pid")
+        signal_and_wait "${pids[@]}"
+        start_mount "$i" "$start"
+    done
+    echo "$PROG: remounted $MOUNTS clients in $(elapsed_since "$start") s"
 }
 
 cmd_copies() {
@@ -510,7 +546,7 @@ cmd_chunkserver() {
 }
 
 main() {
-    local usage="up | down | status | counters | provenance | master-cpu | copies N | chunkserver stop|start I"
+    local usage="up | down | status | remount | counters | provenance | master-cpu | copies N | chunkserver stop|start I"
     (($#)) || die "usage: $PROG $usage"
     local cmd=$1
     shift
@@ -518,12 +554,13 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down "$@" ;;
     status) cmd_status "$@" ;;
+    remount) cmd_remount "$@" ;;
     counters) cmd_counters "$@" ;;
     provenance) cmd_provenance "$@" ;;
     master-cpu) cmd_master_cpu "$@" ;;
     copies) cmd_copies "$@" ;;
     chunkserver) cmd_chunkserver "$@" ;;
-    -h | --help | help) sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h | --help | help) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown subcommand '$cmd' (usage: $PROG $usage)" ;;
     esac
 }
