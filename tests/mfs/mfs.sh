@@ -432,14 +432,21 @@ cmd_status() {
 #   read_bytes N / write_bytes N   what the chunkservers read from and wrote
 #       to their disks (/proc/PID/io of each chunkserver: server side, every
 #       client's I/O; reads served from the servers' page cache are not
-#       counted);
+#       counted), the writes divided by the copies the target's new data
+#       gets: what the clients wrote (with 2 copies the disks take every
+#       byte twice, and a case's own second copy is no foreign load);
 #   metadata_ops N   the master's operation counters summed over every
 #       mount's session (mfscli -SMO, current hour, all columns but read and
 #       write).  The master restarts them each hour: a sample that went
 #       backwards tells pfsbench to give no verdict.
+# The copies new data on the target gets (its goal).
+target_copies() {
+    in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }'
+}
+
 cmd_counters() {
     (($# == 0)) || die "counters takes no arguments"
-    local f pid read=0 write=0 r w smo ops
+    local f pid read=0 write=0 r w smo ops copies
     for f in "$RUN_DIR"/mfschunkserver-*.pid; do
         pid=$(cat "$f" 2>/dev/null) || continue
         pid_is_ours "$pid" || continue
@@ -449,8 +456,10 @@ cmd_counters() {
     done
     smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
     ops=$(awk -F'\t' 'NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
+    copies=$(target_copies)
+    [[ $copies =~ ^[1-9]$ ]] || die "mfsgetgoal $(mount_point 1)/scratch: '$copies': expected the number of copies"
     echo "read_bytes $read"
-    echo "write_bytes $write"
+    echo "write_bytes $((write / copies))"
     echo "metadata_ops $ops"
 }
 
@@ -463,7 +472,7 @@ cmd_provenance() {
     scs=$(mfscli_server -SCS) || die "mfscli -SCS failed: is the master up ('$PROG status')?"
     chunkservers=$(awk -F'\t' '$1 == "chunk servers:" { n++ } END { print n + 0 }' <<<"$scs")
     cs_versions=$(awk -F'\t' '$1 == "chunk servers:" && NF > 5 { print $6 }' <<<"$scs" | sort -u | paste -sd/)
-    goal=$(in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }')
+    goal=$(target_copies)
     echo "filesystem moosefs"
     echo "master_version ${version:-unknown}"
     echo "chunkservers $chunkservers"
@@ -498,18 +507,26 @@ cmd_remount() {
     if ! { [[ -e $RUN_DIR/ready ]] && pid_file_alive "$RUN_DIR/mfsmaster.pid" && master_answers; }; then
         die "the master is not up ('$PROG status'; '$PROG down' then '$PROG up' recovers)"
     fi
-    local i mp start pids=()
+    local i mp start pids=() unmounted=() busy=()
     start=$(now)
     for ((i = 1; i <= MOUNTS; i++)); do
         mp=$(mount_point "$i")
         # Never lazily: a busy mount would keep its session, and its space.
-        umount "$mp" 2>/dev/null ||
-            die "$mp is busy (open files or a working directory there: fuser -vm $mp); not remounted"
-        # The client ends with its mount; this waits for it.
-        mapfile -t pids < <(owned_pids "$RUN_DIR/mfsmount-$i.pid")
-        signal_and_wait "${pids[@]}"
+        if umount "$mp" 2>/dev/null; then
+            unmounted+=("$i")
+            mapfile -t -O "${#pids[@]}" pids < <(owned_pids "$RUN_DIR/mfsmount-$i.pid")
+        else
+            busy+=("$mp")
+        fi
+    done
+    # Each client ends with its mount (its session closes: a few seconds);
+    # all together.
+    signal_and_wait "${pids[@]}"
+    for i in "${unmounted[@]}"; do
         start_mount "$i" "$start"
     done
+    ((${#busy[@]} == 0)) ||
+        die "${busy[*]}: busy (open files or a working directory there: fuser -vm); not remounted"
     echo "$PROG: remounted $MOUNTS clients in $(elapsed_since "$start") s"
 }
 
