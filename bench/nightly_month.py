@@ -174,9 +174,9 @@ def gate_config(work):
     return path
 
 
-def selection(with_mdtest):
+def selection(cases):
     args = ['-t', '^quick$', *SETTINGS]
-    for case in DD_CASES + ((MDTEST_CASE,) if with_mdtest else ()):
+    for case in cases:
         args += ['-n', case]
     return args
 
@@ -247,12 +247,14 @@ class Month:
         self.runs = os.path.join(self.work, 'runs')
         os.makedirs(self.runs, exist_ok=True)
         self.env = reframe_env(self.runs, slurm_env())
-        self.with_mdtest = (not args.no_mdtest and
+        self.with_mdtest = (not args.no_mdtest and not args.one_case and
                             os.access(os.path.join(MDTEST_BIN, 'mdtest'),
                                       os.X_OK))
         if self.with_mdtest:
             self.env['PATH'] = f'{MDTEST_BIN}:{self.env["PATH"]}'
-        self.cases = len(DD_CASES) + self.with_mdtest
+        self.selected = (DD_CASES[:1] if args.one_case else DD_CASES) + \
+            ((MDTEST_CASE,) if self.with_mdtest else ())
+        self.cases = len(self.selected)
         self.gate_config = gate_config(self.work)
         self.servers = Servers(args.change)
         self.nights = []
@@ -279,7 +281,7 @@ class Month:
             code = run_group(
                 [self.venv('reframe'), '-C', 'config/settings.py',
                  '--system', SYSTEM, '-c', 'reframe-checks',
-                 *selection(self.with_mdtest), '--repeat',
+                 *selection(self.selected), '--repeat',
                  str(self.args.repeat), '-r', '--session-extras',
                  self.extras()], self.env, log, self.args.night_timeout)
             print(f'baseline night {i + 1}: reframe exit {code} in '
@@ -317,7 +319,7 @@ class Month:
                 '--baseline', BASELINE, '--target', TARGET, '--tags',
                 'quick', '--repeat', str(args.repeat), '--out', out,
                 '--gate-config', self.gate_config, *extra, '--',
-                *selection(self.with_mdtest)[2:]]
+                *selection(self.selected)[2:]]
         os.makedirs(out, exist_ok=True)
         started = time.time()
         night['load_before'] = load()
@@ -355,8 +357,9 @@ class Month:
 
     def run(self):
         print(f'month: {self.args.nights} nights on {SYSTEM}, repeat '
-              f'{self.args.repeat}, cases: {", ".join(DD_CASES)}'
-              + (f', {MDTEST_CASE}' if self.with_mdtest else
+              f'{self.args.repeat}, {" ".join(SETTINGS)}, cases: '
+              f'{", ".join(self.selected)}'
+              + ('' if self.with_mdtest or self.args.one_case else
                  ' (no mdtest: ' + (f'{MDTEST_BIN}/mdtest not built)'
                                     if not self.args.no_mdtest else
                                     '--no-mdtest)'))
@@ -455,6 +458,8 @@ def main(argv=None):
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--no-mdtest', action='store_true',
                         help='the dd cases only')
+    parser.add_argument('--one-case', action='store_true',
+                        help=f'{DD_CASES[0]} only (the CI\'s short month)')
     parser.add_argument('--night-timeout', type=float, default=1200.0,
                         help='seconds before a night is stopped '
                              '(default: %(default)s)')
