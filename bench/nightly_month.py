@@ -349,9 +349,16 @@ class Month:
             night['infrastructure'] = (f'no end after {args.night_timeout}'
                                        ' s; stopped')
         remount = mfs('remount', check=False)
-        if remount.returncode != 0:
-            print(f'night {n}: {remount.stdout.strip()}', flush=True)
+        if remount.returncode != 0 or self.servers.health() is not None:
+            night['remount'] = (f'{remount.stdout.strip()}; '
+                                f'{self.servers.health()}; recovered')
+            print(f'night {n}: remount: {night["remount"]}', flush=True)
+            self.servers.recover()
         self.nights.append(night)
+        if args.json:
+            with open(args.json, 'w') as fp:
+                json.dump({'nights': self.nights, 'assertions': []}, fp,
+                          indent=1)
         print(row(night), flush=True)
         return night
 

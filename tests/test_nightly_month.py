@@ -18,6 +18,7 @@ import sys
 import pytest
 
 from conftest import REPO
+from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 from test_mfs import _mfs, mfs, mfs_slurm  # noqa: F401  (fixtures)
 
 MONTH = REPO / 'bench' / 'nightly_month.py'
