@@ -339,6 +339,8 @@ class Month:
                 record = json.load(fp)
         except (OSError, ValueError):
             record = {}
+        # The gate's own failure (a traceback, no report) is no verdict.
+        night['gate_report'] = bool(record)
         night.update(summarise(record, args.repeat, self.cases))
         night['cause'], night['cause_first'] = server_changes(record)
         why = self.servers.health()
@@ -406,6 +408,8 @@ def row(night):
     s = night.get('summary', {})
     verdicts = (f"{s.get('regression', 0)}/{s.get('inconclusive', 0)}/"
                 f"{s.get('pass', 0)}")
+    if not night.get('gate_report', True):
+        verdicts = 'no gate report (it failed)'
     if night['infrastructure']:
         verdicts += f"; infrastructure: {night['infrastructure']}"
     contended = 'no'
@@ -421,6 +425,27 @@ def row(night):
     return '| ' + ' | '.join(cells) + ' |'
 
 
+def found_or_said_why(night):
+    """The change night: a regression (exit 1), or else the gate's own
+    word that it could not see a loss that large (its headline write
+    figure's ``detects`` beyond the loss measured): a gate may miss what
+    its noise hides, never while saying it would have found it."""
+    label = f"night {night['night']} (the change)"
+    if night['exit'] == 1:
+        return True, (f"{label}: found, gate exit 1 "
+                      f"({', '.join(night['regressions'])})")
+    fig = night['figures'].get(HEADLINE[0][0]) or {}
+    loss = -(fig.get('change') or 0.0)
+    detects = fig.get('detects')
+    said = detects is not None and loss > 0 and detects > loss
+    return said, (f"{label}: not found (exit {night['exit']}); "
+                  + (f"the gate said it detects >= {detects:.0%} on "
+                     f"{HEADLINE[0][0]}, the loss was {loss:.0%}: hidden in "
+                     'the noise, and said so' if said else
+                     f"{HEADLINE[0][0]} {pct(fig.get('change'))}, detects "
+                     f">= {pct(detects)}: a loss it should have found"))
+
+
 def assertions(nights, change_night):
     """``[(held, text), ...]``: what the month must show."""
     out = []
@@ -432,9 +457,13 @@ def assertions(nights, change_night):
             out.append((n['contended_samples'] > 0,
                         f"{label} (foreign writer): contended samples marked "
                         f"({n['contended_samples']} of {n['samples']})"))
+        if not n['gate_report']:
+            out.append((False, f"{label}: the gate wrote no report (exit "
+                        f"{n['exit']}: see nights/{n['night']:02d}/"
+                        'nightly.log)'))
+            continue
         if n['kind'] == 'change':
-            out.append((n['exit'] == 1, f'{label} (the change): gate exit 1 '
-                        f"(got {n['exit']}: {', '.join(n['regressions'])})"))
+            out.append(found_or_said_why(n))
             out.append((bool(n['cause']) and n['cause_first'],
                         f'{label}: the cause named first, from the server '
                         f"provenance ({'; '.join(n['cause']) or 'nothing'})"))
