@@ -8,9 +8,10 @@
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      [--tags nightly] [--repeat 5] [--out DIR]
-#                      [--extra KEY=VALUE ...] [-- ARGS]
+#                      [--gate-config FILE] [--extra KEY=VALUE ...] [-- ARGS]
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
-#                      --plan FILE [--out DIR] [--extra ...] [-- ARGS]
+#                      --plan FILE [--out DIR] [--gate-config FILE]
+#                      [--extra ...] [-- ARGS]
 #
 # --plan FILE runs the cases and repeats of a plan that pfsbench
 # nightly-plan --budget HOURS --write-plan FILE chose (checked against
@@ -18,11 +19,12 @@
 # ARGS after -- go to reframe (e.g. -n NAME, -P var=value).  --extra adds a
 # session extra, e.g. --extra intended_change=lustre-2.15 on the first night
 # after a planned upgrade (the gate's lookback rule restarts its level).
+# --gate-config: the gate's settings (default config/gate.yaml).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-    sed -n '9,13p' "$0" >&2
+    sed -n '9,14p' "$0" >&2
     exit 2
 }
 fail() {
@@ -31,12 +33,13 @@ fail() {
 }
 
 system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
-extra=() picked=()
+extra=() picked=() gate_config=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        -h|--help) sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
-        --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan)
+        --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan|\
+        --gate-config)
             [ $# -ge 2 ] || fail "$1: expects a value" ;;&
         --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
         --repeat) repeat=$2; picked+=(--repeat); shift 2 ;;
         --plan) plan=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
+        --gate-config) gate_config=(--config "$2"); shift 2 ;;
         *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
     esac
 done
@@ -111,7 +115,7 @@ echo "nightly: session extras: $extras"
     --session-extras "$extras" "$@" 2>&1 | tee "$out/reframe.log"
 echo "nightly: reframe exited ${PIPESTATUS[0]} (not a verdict)"
 
-.venv/bin/pfsbench gate -b "$baseline" --since "$since" \
+.venv/bin/pfsbench gate -b "$baseline" --since "$since" "${gate_config[@]}" \
     --markdown "$out/gate.md" --junit "$out/gate.xml" \
     --html "$out/gate.html" --json "$out/gate.json"
 verdict=$?

@@ -294,11 +294,22 @@ def decide(iv, tolerance, detect, direction):
     return 'inconclusive', -sign * detect
 
 
+def log_margin(fraction, direction):
+    """A relative loss (positive: ``0.1`` is 10 % worse) as its distance
+    on the log scale: ``-ln(1 - fraction)`` for higher-is-better,
+    ``ln(1 + fraction)`` for lower-is-better (a loss of 100 % or more is
+    a doubling there, not a zero)."""
+    if direction == 'lower':
+        return math.log1p(fraction)
+
+    return -math.log1p(-fraction)
+
+
 def repeats_to_settle(level_nights, current, noise, detect, confidence,
-                      max_repeats=1000):
+                      max_repeats=1000, direction='higher'):
     """Repeats per night that would let an unchanged night rule out a
-    loss of ``detect``, with tonight's and the level's spreads as
-    measured.
+    loss of ``detect`` (in the figure's worse ``direction``), with
+    tonight's and the level's spreads as measured.
 
     Returns:
         The smallest such count (>= 2), ``max_repeats + 1`` if more are
@@ -308,7 +319,7 @@ def repeats_to_settle(level_nights, current, noise, detect, confidence,
     tau2, tau_df = noise
     cv2 = pooled_cv2(list(level_nights) + [current]) or 0.0
     p = 0.5 + confidence / 2.0
-    margin = -math.log1p(-detect)
+    margin = log_margin(detect, direction)
 
     def half(r):
         nights = [type(n)(n.mean, cv2 * n.mean ** 2, r)

@@ -60,6 +60,11 @@ OPTION_KEYS = frozenset({'fs_super_opts', 'fs_mount_opts'})
 #: changed, and its version, variants and hash (:func:`build_change`).
 BUILD_KEYS = frozenset({fields.TOOL_SPACK_BUILD, fields.SPACK_PROVENANCE})
 
+#: Keys whose values are ``key=value; ...`` facts (what a partition's
+#: ``server_provenance_command`` printed): the change names the facts that
+#: differ (:func:`fact_change`).
+FACT_KEYS = frozenset({fields.SERVER_PROVENANCE})
+
 _UNKNOWN_RANK = next(i for i, (glob, _) in enumerate(RANKS) if glob is None)
 
 
@@ -114,6 +119,22 @@ def option_change(before, after):
     added = sorted(now - set.union(*was))
     removed = sorted(set.intersection(*was) - now)
     return ' '.join([f'+{o}' for o in added] + [f'-{o}' for o in removed])
+
+
+def _facts(value):
+    return dict(item.strip().split('=', 1)
+                for item in str(value or '').split(';') if '=' in item)
+
+
+def fact_change(before, after):
+    """``'copies 1 -> 2; chunkservers 3 -> 2'``: the facts of ``after``
+    that differ from the last baseline value (a fact that appeared or
+    went is ``None`` on the other side)."""
+    was = _facts(next((v for v in reversed(before) if v), ''))
+    now = _facts(after)
+    keys = list(was) + [key for key in now if key not in was]
+    return '; '.join(f'{key} {was.get(key)} -> {now.get(key)}'
+                     for key in keys if was.get(key) != now.get(key))
 
 
 def _builds(value):
@@ -178,6 +199,18 @@ def build_change(before, after):
         if parts:
             said.append(f'{name}: ' + ', '.join(parts))
     return '; '.join(said)
+
+
+def detail_of(key, before, after):
+    """What changed inside a value whose key says it is a list of options,
+    Spack builds or facts; ``''`` for any other key (its values say it)."""
+    for keys, change in ((OPTION_KEYS, option_change),
+                         (BUILD_KEYS, build_change),
+                         (FACT_KEYS, fact_change)):
+        if key in keys:
+            return change(before, after)
+
+    return ''
 
 
 def session_level(session):
@@ -289,12 +322,7 @@ def differences(before, after):
             continue
 
         rank, label = rank_of(key)
-        if key in OPTION_KEYS:
-            detail = option_change(was, now)
-        elif key in BUILD_KEYS:
-            detail = build_change(was, now)
-        else:
-            detail = ''
-        out.append((rank, key, Change(key, label, tuple(was), now, detail)))
+        out.append((rank, key, Change(key, label, tuple(was), now,
+                                      detail_of(key, was, now))))
 
     return [c for _, _, c in sorted(out, key=lambda t: t[:2])]

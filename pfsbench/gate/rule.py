@@ -318,7 +318,7 @@ def judge_nights(level, current, segments, tolerance, direction,
         out['reason'] = why[verdict]
     else:
         need = lb.repeats_to_settle(level_kept, current, noise, detect,
-                                    confidence)
+                                    confidence, direction=direction)
         out['repeats_needed'] = need
         need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
                                  'alone is too large: more repeats will not '

@@ -44,19 +44,12 @@ MAX_REPEATS = 1000
 def _loss_fraction(delta, direction):
     """A log-scale loss as the relative change in the figure's worse
     direction (positive): ``1 - e^-delta`` for higher-is-better, ``e^delta
-    - 1`` for lower-is-better."""
+    - 1`` for lower-is-better (the inverse of
+    :func:`pfsbench.gate.lookback.log_margin`)."""
     if direction == 'lower':
         return math.expm1(delta)
 
     return -math.expm1(-delta)
-
-
-def _log_margin(fraction, direction):
-    """The inverse of :func:`_loss_fraction`."""
-    if direction == 'lower':
-        return math.log1p(fraction)
-
-    return -math.log1p(-fraction)
 
 
 def smallest_log_loss(se, df, alpha, tolerance, direction,
@@ -66,7 +59,7 @@ def smallest_log_loss(se, df, alpha, tolerance, direction,
     df = max(df, 1.0)
     t_a = t_quantile(1.0 - alpha, df)
     t_p = t_quantile(power, df)
-    tol = _log_margin(tolerance, direction)
+    tol = lb.log_margin(tolerance, direction)
     if rule == 'lookback':
         return max(t_a * se, tol) + t_p * se
 
@@ -89,7 +82,7 @@ def repeats_to_reach(target, tau2, cv2, level_nights, df, alpha, tolerance,
         night = tau2 + cv2 / repeats
         se = math.sqrt(night + night / k)
         return smallest_log_loss(se, df, alpha, tolerance, direction,
-                                 rule, power) <= _log_margin(target,
+                                 rule, power) <= lb.log_margin(target,
                                                              direction)
 
     if not found(math.inf):
