@@ -228,13 +228,11 @@ NIGHTLY_CASES = {
     'fio_streams %nodes=16 %streams_per_node=1',
     'bonnie_per_node %nodes=16',
     'iozone_one_node %processes=12',
-    'ior_io500_phases %nodes=8 %tasks_per_node=12',
-    'mdtest_io500_phases %nodes=8 %tasks_per_node=12',
+    # IOR and mdtest easy and hard, find and the IO500 score, in one job.
+    'io500_suite_run %nodes=8 %tasks_per_node=12',
     'mdtest_metadata_rates %kind=files %access=unique %nodes=2 '
     '%tasks_per_node=16',
 }
-#: The IO500 score's check, on branches that have it.
-IO500_SCORE = 'io500_suite_run'
 
 
 def test_the_nightly_is_one_case_per_family_and_regime():
@@ -244,9 +242,7 @@ def test_the_nightly_is_one_case_per_family_and_regime():
                             ['^(nightly|weekly)$'])
     names = {c['display_name'] for c in listed if 'nightly' in c['tags']}
     weekly = {c['display_name'] for c in listed if 'weekly' in c['tags']}
-    assert names - NIGHTLY_CASES <= {n for n in names
-                                     if n.startswith(IO500_SCORE)}
-    assert NIGHTLY_CASES <= names
+    assert names == NIGHTLY_CASES
     # The rest of the former nightly sweeps is weekly, under their names.
     for name in ('dd_stream_per_node %nodes=64',
                  'dd_streams_one_node %streams_per_node=12',
@@ -254,7 +250,10 @@ def test_the_nightly_is_one_case_per_family_and_regime():
                  'mdtest_e12_tracing_overhead %tracer_index=0 '
                  '%tasks_per_node=16',
                  'ior_posix_n_to_n_bandwidth %transfer_size=10k '
-                 '%tasks_per_node=11'):
+                 '%tasks_per_node=11',
+                 # Their phases run in io500_suite_run's nightly case.
+                 'ior_io500_phases %nodes=8 %tasks_per_node=12',
+                 'mdtest_io500_phases %nodes=8 %tasks_per_node=12'):
         assert name in weekly and name not in names
     assert not weekly & names
     assert not any(n.startswith(('bonnie_averaged', 'iozone_averaged'))
@@ -279,18 +278,17 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     system, repeats, tags, planned = read_plan(str(tmp_path / '1h.plan'))
     assert (system, repeats, tags) == ('example_lustre:compute', 1,
                                        ['nightly'])
-    # (io500_suite_run, where the check exists, is the 7th family.)
-    assert {n for n in planned if not n.startswith(IO500_SCORE)} == \
-        NIGHTLY_CASES
+    assert set(planned) == NIGHTLY_CASES
     (jobs, hours, covered, families), out = found['2']
     assert hours <= 2.0 and covered == families >= 6
     assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
                       'node(s): tags nightly, 2 repeat(s)')
-    # Without history: 5 min a case, 15 for the IO500 phase cases.
+    # Without history: 5 min a case; io500_suite_run one 5-min stonewall
+    # more than its four stonewalled writes.
     rows = {' '.join(ln.split()[:3]): ln.split() for ln in out
-            if ln.startswith(('dd_', 'ior_io500'))}
+            if ln.startswith(('dd_', 'io500_suite'))}
     assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['5.0', '17%']
-    assert rows['ior_io500_phases %nodes=8 %tasks_per_node=12'][4] == '15.0'
+    assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '25.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
     assert covered == families >= 6

@@ -73,6 +73,10 @@ class IO500Run(rfm.RegressionTestPlugin):
     #: ior's ``-D``, mdtest's ``-W``); a list entry uses 300, and IO500
     #: calls any other value invalid.
     stonewall_s = variable(int, value=io500.LIST_STONEWALL_S, loggable=True)
+    #: The phases the stonewall ends (the ior-easy, mdtest-easy, ior-hard
+    #: and mdtest-hard writes); nightly-plan counts a case without history
+    #: at one stonewall more than these.
+    stonewalled_writes = variable(int, value=4)
     api = variable(str, value='POSIX', loggable=True)
 
     #: ior-easy's block per task, ior-hard's segments and mdtest's files

@@ -276,8 +276,7 @@ def print_left_out(skips, here, system, runs):
     for name, reason in skips.items():
         print(f'left out: {name}: the check would skip it: {reason}')
     if not here:
-        tools = sorted({c.get('tool') or cases.family_tool(c) or ''
-                        for c in runs} - {''})
+        tools = sorted({cases.case_tool(c) or '' for c in runs} - {''})
         print(f'tools not checked: this host ({socket.gethostname()}) is '
               f'not {system["name"]}: {", ".join(tools) or "none"} (run '
               f'nightly-plan there to leave out what it lacks)')
@@ -329,10 +328,14 @@ def choose(cases_, seconds, budget_s, max_repeats):
 
 
 def first_night_seconds(case, assume_s):
-    """What a case without history is counted at: ``assume_s``, or three
-    of its stonewalls if longer (an IO500 phase case: two stonewalled
-    writes, then the reads, stats and removals of what they wrote)."""
-    return max(assume_s, 3 * (case.get('stonewall_s') or 0))
+    """What a case without history is counted at: ``assume_s``, or one
+    stonewall more than its stonewalled writes if longer (an IO500 phase
+    case: ``stonewalled_writes`` writes the stonewall ends, then the reads,
+    stats and removals of what they wrote; ``ior_io500_phases`` has two,
+    ``io500_suite_run`` four)."""
+    stonewall_s = case.get('stonewall_s') or 0
+    writes = case.get('stonewalled_writes') or 2
+    return max(assume_s, (writes + 1) * stonewall_s)
 
 
 def selection_name(case):

@@ -45,7 +45,7 @@ from reframe.core.builtins import run_after, variable
 
 from pfsbench import binaries
 from pfsbench.checks import io500_phases
-from pfsbench.checks.base import FileSystemCheck
+from pfsbench.checks.base import FileSystemCheck, tag_nightly_point
 from pfsbench.checks.mdtest import OPS_PER_ITEM_AND_PHASE
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import io500, ior, mdtest
@@ -73,8 +73,14 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
     # Not quick: its 1 x 1 case on local (capped) takes about a minute,
     # most of it seven mdtest phases over 2 x 20000 files
     # (docs/checks-io500.md, bench/io500_suite_cost.py).
-    tags = {'io500', 'nightly'}
+    tags = {'io500'}
     time_limit = '2h'
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's IOR and mdtest easy/hard and its IO500 score: 8 x 12
+        # tasks (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=8, tasks_per_node=12)
 
     #: The IOR binary (``tool_binary``); the mdtest and pfind binaries;
     #: empty: see the module docstring.  (The aliases name the inherited
