@@ -4,8 +4,8 @@
 
 Seed 000 created 500,000 (Lustre) to 3,000,000 (ext4, XFS) files per run
 and seed 004 304,000; an mdtest check's job removes its whole tree at the
-end (``rm -rf`` of the run directory, :mod:`pfsbench.rundir`), also after a
-failure.  This runs mdtest's create phase alone (``-C``, files only, a
+end (``rm -rf`` of the run directory, :mod:`pfsbench.site.rundir`), also after
+a failure.  This runs mdtest's create phase alone (``-C``, files only, a
 directory per task; the command line from :mod:`pfsbench.commands.mdtest`)
 and then that cleanup, and prints mdtest's create rate, the wall time of
 each, and the cleanup rate.

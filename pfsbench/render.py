@@ -13,13 +13,16 @@ import shlex
 import sys
 from types import SimpleNamespace
 
-from pfsbench import experiments, jobsteps, rundir, spack, validate
-from pfsbench.commands import iozone, lfs, shell_join
-from pfsbench.errors import ConfigError
+from pfsbench import experiments
+from pfsbench.commands import iozone, lfs
+from pfsbench.core import jobsteps
+from pfsbench.core.errors import ConfigError
+from pfsbench.core.shell import shell_join
 from pfsbench.experiments.jobs import RUN_DIR_VAR, RUN_NAME_VAR
 from pfsbench.runner import DEFAULT_DROP_CACHES, RENDEZVOUS_ENV
-from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
-                                 load_site_configuration)
+from pfsbench.site import rundir, spack, validate
+from pfsbench.site.config import (check_scratch_dir, find_partitions,
+                                  load_site_configuration)
 
 #: The experiments render writes a job for (:mod:`pfsbench.experiments`).
 EXPERIMENTS = experiments.RENDERED
@@ -27,7 +30,7 @@ EXPERIMENTS = experiments.RENDERED
 
 def _spack_view(extras):
     """The view a partition's jobs take their tools from, as the checks
-    decide it (:func:`pfsbench.spack.environment`); '' for none."""
+    decide it (:func:`pfsbench.site.spack.environment`); '' for none."""
     env = spack.environment(extras)
     return env.view if env else ''
 
@@ -182,7 +185,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
             it need not exist here, but ``/``, homes and system
             directories are refused; ``$NAME`` and ``${NAME}`` expand on
             the cluster, other shell syntax is refused: see
-            :mod:`pfsbench.validate`; default: the site's first target).
+            :mod:`pfsbench.site.validate`; default: the site's first target).
         nodes: ``#SBATCH --nodes`` (default: the experiment's).
         tasks_per_node: ``#SBATCH --ntasks-per-node`` (streams or ranks).
         time: ``#SBATCH --time``.
@@ -213,13 +216,13 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
 
     Raises:
         ConfigError: unknown experiment, a refused target, or a value
-            :mod:`pfsbench.validate` refuses (a count below 1, a time in
+            :mod:`pfsbench.site.validate` refuses (a count below 1, a time in
             no Slurm format, shell syntax where a word belongs), naming
             the option and the value.
     """
     exp = experiments.get(experiment)
     # Every value that reaches the script: one inert word, or refused
-    # (pfsbench.validate); 0 is refused, never read as the default.
+    # (pfsbench.site.validate); 0 is refused, never read as the default.
     source = '<command line>'
     for field, value in [('--nodes', nodes),
                          ('--tasks-per-node', tasks_per_node),

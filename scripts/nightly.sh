@@ -87,7 +87,7 @@ if ! .venv/bin/pfsbench baseline show "$baseline" >/dev/null; then
     fail "--baseline: '$baseline': no usable baseline (pfsbench baseline" \
          "list shows the recorded ones)"
 fi
-# --system: the partition's Spack environment (pfsbench.spack.environment
+# --system: the partition's Spack environment (pfsbench.site.spack.environment
 # decides, as for the checks) is recorded, and its spack.lock kept under
 # $PFSBENCH_RUNS/spack-locks/.
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \

@@ -10,8 +10,10 @@ import itertools
 import pytest
 
 from conftest import CHECKS
-from pfsbench import experiments, render, tools, validate
+from pfsbench import experiments, render
+from pfsbench.core import tools
 from pfsbench.experiments import EXPERIMENTS
+from pfsbench.site import validate
 
 
 @pytest.fixture(scope='module')

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The lookback rule (pfsbench.gate.lookback, rule.judge_nights) on
+"""The lookback rule (pfsbench.gate.judge.lookback, rule.judge_nights) on
 synthetic nights: its error rates on a noisy history, intended-change
 markers, outlying nights, like-for-like history and the unstable tier,
 the last ones through ``pfsbench gate`` on synthetic ReFrame databases."""
@@ -11,9 +11,9 @@ import random
 import pytest
 
 from pfsbench import cli
-from pfsbench.gate import lookback as lb
-from pfsbench.gate.rule import judge_nights
-from pfsbench.gate.stats import Moments, moments
+from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge.rule import judge_nights
+from pfsbench.gate.statistics.stats import Moments, moments
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'

@@ -4,13 +4,12 @@ differences ranked likeliest cause first, variables equal by construction
 collapsed into one figure, one repeats estimate per case."""
 
 import synth
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
-from pfsbench.gate import provenance as prov
+from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge.record import run_gate
+from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import render
-from pfsbench.gate.results import read_database
-from pfsbench.gate.rows import case_rows
-from pfsbench.gate.record import run_gate
+from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store.results import read_database
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
            'kernel': '6.1', 'slurm_job_id': '11', 'node': 'n1'}

@@ -17,10 +17,9 @@ import pytest
 from conftest import REPO
 from pfsbench.checks.io500_phases import invalid_reasons
 from pfsbench.commands import io500
-from pfsbench.errors import ParseError
-from pfsbench.gate.config import direction_of_unit
-from pfsbench.parsers import io500 as io500_parser
-from pfsbench.parsers import pfind as pfind_parser
+from pfsbench.core.errors import ParseError
+from pfsbench.gate.judge.config import direction_of_unit
+from pfsbench.parsers import io500 as io500_parser, pfind as pfind_parser
 
 DATA = REPO / 'tests' / 'data' / 'io500'
 RUN = DATA / 'run-2x1'

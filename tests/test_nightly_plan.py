@@ -236,7 +236,7 @@ NIGHTLY_CASES = {
 
 
 def test_the_nightly_is_one_case_per_family_and_regime():
-    from pfsbench import cases
+    from pfsbench.runs import cases
     listed = cases.describe(str(REPO / 'config' / 'settings.py'),
                             'example_lustre:compute', str(CHECKS),
                             ['^(nightly|weekly)$'])
@@ -446,7 +446,7 @@ def test_skip_lines_are_read_whatever_the_count_width():
     # As ReFrame 4.10.4 printed them in dry runs of local:default's 46
     # quick cases (the count padded to the total's width; the first with
     # PATH=/usr/bin:/bin, its reason shortened).
-    from pfsbench.cases import skipped_cases
+    from pfsbench.runs.cases import skipped_cases
     output = (
         "[ DRY      ] mdtest_e17_stride_sync %clients=single %np=1 /20ae77de "
         "@local:default+builtin\n"

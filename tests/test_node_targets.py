@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO, job_script, run_reframe
 from pfsbench.cli import main
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 from pfsbench.render import JobSite, render
 from test_check_config import _check, _config
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Each tool declared once (pfsbench.tools): what the parsers, the streams
+"""Each tool declared once (pfsbench.core.tools): what the parsers, the streams
 parser, Spack provenance and the binary search read of it."""
 
 import importlib
@@ -7,8 +7,10 @@ import shutil
 
 import pytest
 
-from pfsbench import binaries, parsers, spack, tools
+from pfsbench import parsers
+from pfsbench.core import tools
 from pfsbench.parsers import text
+from pfsbench.site import binaries, spack
 
 
 def test_every_parser_named_is_a_module_with_parse():

@@ -17,7 +17,7 @@ import os
 import sys
 
 from pfsbench.commands import tracers
-from pfsbench.siteconfig import environment_extras
+from pfsbench.site.config import environment_extras
 
 STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
                            '/var/tmp/pfsbench-localslurm')
@@ -107,7 +107,7 @@ def _partition(launcher, descr):
         # the experiments sweep.
         'sched_options': {'use_nodes_option': True},
         # One case at a time: every emulated node writes to this host's
-        # one disk (pfsbench.exclusive).
+        # one disk (pfsbench.site.exclusive).
         'max_jobs': 1,
         'features': _features,
         'env_vars': _env_vars,

@@ -9,12 +9,12 @@ the parsed result's fields through ``@performance_function``\\ s.  Where the
 data comes from:
 
 - the file-system target: the partition's ``extras['targets']`` (validated by
-  :mod:`pfsbench.siteconfig`), else the test's own stage directory;
+  :mod:`pfsbench.site.config`), else the test's own stage directory;
 - references: ``config/references/<system>.yaml`` (ReFrame 4.10 ``$ref``),
   one top-level key per check class, ``$index`` on the sweep parameters;
 - the tool: the check variable ``tool_binary`` (an explicit choice), else
   the partition's Spack view (``extras['spack_view']``), else ``PATH``
-  (:mod:`pfsbench.binaries`); a missing tool skips the case, saying where
+  (:mod:`pfsbench.site.binaries`); a missing tool skips the case, saying where
   it looked and how to build it;
 - the run directory: a fresh ``pfsbench-<test>-<time>-<pid>`` directory
   under the target, created by the check and removed by the job script itself
@@ -32,24 +32,26 @@ from reframe.core.exceptions import SanityError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
-from pfsbench import (binaries, contention, exclusive, jobsteps, tools,
-                      references, rundir, spack, validate)
-from pfsbench.errors import ConfigError, ParseError
-from pfsbench.gate.results import default_runs_dir
-from pfsbench.mounts import fstype_of
+from pfsbench.core import jobsteps, tools
+from pfsbench.core.errors import ConfigError, ParseError
+from pfsbench.core.jobsteps import JOB_EXIT_PREFIX
+from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.parsers.text import read_output, with_bad_bytes
-from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
-from pfsbench.siteconfig import (check_scratch_dir, extras_value,
-                                 node_scratch_dir)
+from pfsbench.runs import contention
+from pfsbench.site import (binaries, exclusive, references, rundir, spack,
+                           validate)
+from pfsbench.site.config import (check_scratch_dir, extras_value,
+                                  node_scratch_dir)
+from pfsbench.site.mounts import fstype_of
 
-#: ReFrame's own variables: pfsbench.validate checks the task count and
+#: ReFrame's own variables: pfsbench.site.validate checks the task count and
 #: time limit among them, ReFrame the rest.
 _FRAMEWORK_VARIABLES = frozenset(rfm.RunOnlyRegressionTest.var_space.vars)
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
-#: id(check) -> what pfsbench.contention saw when its job was submitted and
-#: when it ended (kept outside the test object, which ReFrame serialises).
+#: id(check) -> what pfsbench.runs.contention saw when its job was submitted
+#: and when it ended (kept outside the test object, which ReFrame serialises).
 _MEASUREMENTS = {}
 #: partition -> what its extras.server_provenance_command printed, once
 #: per ReFrame run.
@@ -119,7 +121,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: What the benchmark binaries were built from: ``name@version/hash``
     #: of every benchmark package in the run's Spack environment
-    #: (:func:`pfsbench.spack.environment`, its ``spack.lock``),
+    #: (:func:`pfsbench.site.spack.environment`, its ``spack.lock``),
     #: space-separated.  Empty where no Spack environment is named.
     spack_provenance = variable(str, value='', loggable=True)
 
@@ -136,7 +138,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     spack_lock = variable(str, value='', loggable=True)
 
     #: The benchmark executable the check runs (``'ior'``, ``'mdsrate'``),
-    #: a name of :data:`pfsbench.tools.TOOLS`, where its Spack package and
+    #: a name of :data:`pfsbench.core.tools.TOOLS`, where its Spack package and
     #: how it is found are declared (dd is the system's, run by name).  A
     #: variable, so that ``reframe --describe`` and ``pfsbench
     #: check-config`` report the check's own tool.
@@ -169,7 +171,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     tool_path = variable(str, value='', loggable=True)
 
     #: Whether foreign load was seen while this case measured (set after
-    #: the run; :mod:`pfsbench.contention`): the gate leaves such results
+    #: the run; :mod:`pfsbench.runs.contention`): the gate leaves such results
     #: out of baselines and verdicts.
     contended = variable(bool, value=False, loggable=True)
 
@@ -194,7 +196,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def refuse_hostile_values(self):
         # First of the setup hooks: a -S/-P value with shell syntax, or a
         # count below 1, fails the case before anything uses it
-        # (pfsbench.validate; docs/hostile-values.md).
+        # (pfsbench.site.validate; docs/hostile-values.md).
         try:
             validate.check_variables(self, _FRAMEWORK_VARIABLES)
         except ConfigError as err:
@@ -215,7 +217,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # and logged but never gated.  Set at setup, not init: listing a
         # catalogue never reads it, and ReFrame validates no reference for
         # cases that do not run.  (config/common.py publishes the
-        # directory; pfsbench.references reads each file once, where a
+        # directory; pfsbench.site.references reads each file once, where a
         # {'$ref': path} would have ReFrame parse it again for every case.)
         prefix = os.environ.get('PFSBENCH_REFERENCES', '')
         path = os.path.join(prefix, f'{self.current_system.name}.yaml')
@@ -373,7 +375,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         """Refuse a binary from the partition's Spack view that is not the
         build its ``spack.lock`` names: the provenance recorded with every
         result would describe another build (see
-        :func:`pfsbench.spack.check_view_binary`).
+        :func:`pfsbench.site.spack.check_view_binary`).
 
         Args:
             binary: the path the check found the tool at.
@@ -397,9 +399,9 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 f'{err}') from None
 
     def scratch_root(self):
-        """The root this case's measurement claims (:mod:`pfsbench.exclusive`):
-        the target's path, or for the stage directory the stage prefix that
-        every case of this run shares."""
+        """The root this case's measurement claims
+        (:mod:`pfsbench.site.exclusive`): the target's path, or for the stage
+        directory the stage prefix that every case of this run shares."""
         if self.target_name == 'stage':
             return runtime().stage_prefix
 
@@ -479,7 +481,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def measurement_ended(self):
         """Look for foreign load as the job left things: the target
         device's counters and other Slurm jobs on its nodes (once;
-        :func:`pfsbench.exclusive.claim` calls it before the next case on
+        :func:`pfsbench.site.exclusive.claim` calls it before the next case on
         the target is submitted, ReFrame may read this one's results
         later)."""
         seen = _MEASUREMENTS.get(id(self))
@@ -507,7 +509,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         """Metadata operations this case does on the target, an upper
         estimate, for telling them from foreign ones in the file-system
         counters; None: a few (files opened and closed), within
-        :data:`pfsbench.contention.OPS_SLACK`."""
+        :data:`pfsbench.runs.contention.OPS_SLACK`."""
         return None
 
     def fs_counters_verdict(self, seen):
@@ -648,7 +650,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return read_output(self.job_stdout_path())
 
     def step_outputs(self):
-        """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
+        """The job's stdout split by :mod:`pfsbench.core.jobsteps` markers."""
         return jobsteps.split(self.job_stdout())
 
     def parsed(self, parser, step=None):
@@ -711,7 +713,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def job_end_problem(self):
         """Why the job was stopped before its tool ended ('' if it was
         not), naming the signal or Slurm's reason
-        (:func:`pfsbench.rundir.job_end_problem`)."""
+        (:func:`pfsbench.site.rundir.job_end_problem`)."""
         texts = []
         for name in (self.stdout, self.stderr):
             try:

@@ -21,10 +21,10 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import binaries, spack
 from pfsbench.checks.mdtest import performance_of
 from pfsbench.commands import io500, ior, mdtest
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
+from pfsbench.site import binaries, spack
 
 #: IO500's mdtest phases: phase -> (preset, the preset's phase).
 MDTEST_PHASES = {p.name: tuple(p.name.split('-')[1:]) for p in io500.PHASES

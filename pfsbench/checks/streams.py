@@ -23,7 +23,7 @@ rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
 ``p_stream_spread`` (%), ``p_repeat_spread`` (%, the sum's between
 repeats, with ``repeats`` > 1: every other figure is then the mean over
 the repeats), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
-:func:`pfsbench.aggregate.trimmed`), and ``start_skew`` (s, the first
+:func:`pfsbench.core.aggregate.trimmed`), and ``start_skew`` (s, the first
 phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
 keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
 is left out of the perflog, never logged as 0.
@@ -37,10 +37,12 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import experiments, jobsteps
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.commands import ior, lfs as lfs_commands, shell_join
+from pfsbench.commands import ior, lfs as lfs_commands
 from pfsbench.commands.streams import repeated, runner
+from pfsbench.core import jobsteps
+from pfsbench.core.shell import shell_join
 from pfsbench.parsers import lfs, streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 

@@ -9,13 +9,15 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases, contention, spack, tools, validate
-from pfsbench.errors import ConfigError
+from pfsbench.core import tools
+from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
-from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
-                                 load_system_file, node_scratch_dir,
-                                 partition_key, shown_path, system_files,
-                                 validate_reference_file)
+from pfsbench.runs import cases, contention
+from pfsbench.site import binaries, spack, validate
+from pfsbench.site.config import (check_scratch_dir, find_partitions,
+                                  load_system_file, node_scratch_dir,
+                                  partition_key, shown_path, system_files,
+                                  validate_reference_file)
 
 HELP = 'validate site configurations and references'
 DESCRIPTION = (
@@ -205,7 +207,7 @@ def partition_problems(system, part, file, here, selected):
 
     env = spack.environment(extras)     # where the checks will look
     for tool in sorted({cases.case_tool(c) for c in selected} - {None}):
-        # Where the check looks (pfsbench.tools): a partition's extras key
+        # Where the check looks (pfsbench.core.tools): a partition's extras key
         # naming the binary (mdsrate), else its Spack view, else PATH; the
         # system's tools (dd) on PATH only.
         record = tools.get(tool)

@@ -10,14 +10,15 @@ import shlex
 import socket
 import statistics
 
-from pfsbench import cases, runreport, validate
-from pfsbench.errors import ConfigError, PfsbenchError
-from pfsbench.gate import config as gate_config
-from pfsbench.gate import sensitivity as sens
-from pfsbench.gate.results import USABLE_FAIL_PHASES, read_database
-from pfsbench.gate.stats import moments
 from pfsbench.cli.check_config import runs_here
-from pfsbench.siteconfig import find_partitions, load_site_configuration
+from pfsbench.core.errors import ConfigError, PfsbenchError
+from pfsbench.gate.judge import config as gate_config, sensitivity as sens
+from pfsbench.gate.statistics.stats import moments
+from pfsbench.gate.store import runreport
+from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
+from pfsbench.runs import cases
+from pfsbench.site import validate
+from pfsbench.site.config import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
 DESCRIPTION = (

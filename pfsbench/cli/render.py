@@ -5,10 +5,9 @@ import os
 import shlex
 import sys
 
-from pfsbench import nightly_job
-from pfsbench.cli import common
+from pfsbench.cli import nightly_job, common
 from pfsbench.commands import dd
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
@@ -192,7 +191,7 @@ def run(args):
 
 
 def _nightly(args, shown):
-    """``render nightly``: the nightly's driver job (pfsbench.nightly_job);
+    """``render nightly``: the nightly's driver job (pfsbench.cli.nightly_job);
     the experiments' options do not apply to it."""
     given = [opt for opt, value in [
         ('--nodes', args.nodes), ('--tasks-per-node', args.tasks_per_node),

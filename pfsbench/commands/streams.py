@@ -9,7 +9,7 @@ the exact command the source ran.
 
 import sys
 
-from pfsbench.commands import shell_join
+from pfsbench.core.shell import shell_join
 
 
 def runner(run_dir, phases, fan_out=1, cache_defeat='none',

@@ -17,7 +17,7 @@ import dataclasses
 import itertools
 
 from pfsbench.commands import dd, ior, lfs, mdtest
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 from pfsbench.experiments import jobs
 
 
@@ -47,7 +47,7 @@ class Experiment:
     id: str
     #: The seed it reproduces (``'001'``: ``../shared/seeds/001_*.txt``).
     source: str
-    #: The tool it runs (a name of :data:`pfsbench.tools.TOOLS`), or ''
+    #: The tool it runs (a name of :data:`pfsbench.core.tools.TOOLS`), or ''
     #: where it runs no tool of its own (E18 compares stored results).
     tool: str
     descr: str
@@ -65,7 +65,7 @@ class Experiment:
     #: ``(options, run_dir) -> [Step]``: the job's steps, as its check runs
     #: them; None where ``pfsbench render`` does not write the experiment.
     steps: object = None
-    #: Whether its check announces the steps (:mod:`pfsbench.jobsteps`);
+    #: Whether its check announces the steps (:mod:`pfsbench.core.jobsteps`);
     #: the streams checks run one command without.
     stepped: bool = False
     #: ``(point, site) -> jobs.Layout`` of a swept experiment.

@@ -8,14 +8,13 @@ a job script).  No ReFrame import.
 import dataclasses
 import os
 
-from pfsbench import binaries
 from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdsrate, mdtest,
-                               procstat, srun)
-from pfsbench.commands import mds_survey as survey
+                               procstat, srun, mds_survey as survey)
 from pfsbench.commands.streams import repeated, runner
-from pfsbench.errors import ConfigError
-from pfsbench.jobsteps import Step
-from pfsbench.mounts import declared_or_local_fstype
+from pfsbench.core.errors import ConfigError
+from pfsbench.core.jobsteps import Step
+from pfsbench.site import binaries
+from pfsbench.site.mounts import declared_or_local_fstype
 
 RUN_DIR_VAR = '$RUN_DIR'
 #: The run directory's name, the same under every mount point (E3); the

@@ -4,13 +4,13 @@
 Each module offers ``parse(text, source='<text>') -> Result`` where ``Result``
 is a frozen dataclass.  No file I/O, no ReFrame import, no globals.  Units are
 in field names (``bw_mib_s``, ``ops_per_s``); a missing value is ``None``,
-never ``0.0``.  Failures raise :class:`pfsbench.errors.ParseError` quoting the
-offending line.
+never ``0.0``.  Failures raise :class:`pfsbench.core.errors.ParseError` quoting
+the offending line.
 """
 
 from typing import NamedTuple
 
-from pfsbench import tools
+from pfsbench.core import tools
 
 
 class Parser(NamedTuple):
@@ -23,7 +23,7 @@ class Parser(NamedTuple):
 
 
 #: Tool name -> its parser, for ``pfsbench parse``: read from the tool
-#: records (:data:`pfsbench.tools.TOOLS`), where a new parser is declared.
+#: records (:data:`pfsbench.core.tools.TOOLS`), where a new parser is declared.
 TOOLS = {name: Parser(tool.parser, tool.formats)
          for name, tool in tools.parsers().items()}
 #: Modules of this package that parse no tool's output (shared helpers).

@@ -15,14 +15,14 @@ requirements of EXPERIMENTS.md, per phase (per measure):
 - ``conservative_mb_s``: the slowest stream times the number of streams,
   seed 001's correction for unsynchronised scatter;
 - ``trimmed_mb_s``: seed 001's trimming of questionable bonnie points
-  (:func:`pfsbench.aggregate.trimmed`), beside the others;
+  (:func:`pfsbench.core.aggregate.trimmed`), beside the others;
 - per-node sums (min, mean, max, the slowest node named), the spread between
   streams and the measured start skew.
 
 Repeats: a phase named ``<phase>_r<N>`` (N >= 2) is the N-th repeat of
 ``<phase>`` (the source averaged 3 runs); its tool output is read as the
 phase's, and every figure of a measure is the mean over its repeats
-(:func:`pfsbench.aggregate.mean_over_repeats`; the conservative aggregate
+(:func:`pfsbench.core.aggregate.mean_over_repeats`; the conservative aggregate
 is so seed 001's: the lowest stream of each repeat, averaged, times the
 streams), with the spread of the sum between repeats and the largest start
 skew of any repeat.
@@ -43,11 +43,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pfsbench import aggregate, tools
-from pfsbench.errors import ParseError
+from pfsbench.core import aggregate, tools
+from pfsbench.core.errors import ParseError
 # The runner writes what this module reads: one vocabulary, in the runner.
-from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
-from pfsbench.runner import tool_error_line
+from pfsbench.runner import (LABELLED_LINE, PREFIX, stream_label,
+                             tool_error_line)
 
 _KV = re.compile(r'(\w+)=(\S+)')
 _SECONDS = r'\d+(?:\.\d+)?'
@@ -127,7 +127,7 @@ class PhaseSummary:
     #: the node with the lowest rate ('' when no node has one).
     slowest_node: str
     start_skew_s: float
-    #: seed 001's trimmed aggregate (:func:`pfsbench.aggregate.trimmed`).
+    #: seed 001's trimmed aggregate (:func:`pfsbench.core.aggregate.trimmed`).
     trimmed_mb_s: Optional[float] = None
     unit: str = 'MB/s'
     #: Repeats averaged, and (max - min) / mean of the sum of streams
@@ -372,7 +372,7 @@ def _first_failure(out, source):
 
 def _adapter(out, source):
     programs = {out.program(phase) for phase in out.commands}
-    # The tool adapters by program name (pfsbench.tools), for output
+    # The tool adapters by program name (pfsbench.core.tools), for output
     # parsed without a ``tool``.
     adapters = tools.stream_adapters()
     if len(programs) == 1 and next(iter(programs)) in adapters:

@@ -31,10 +31,9 @@ from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import io500
-from pfsbench.errors import ParseError
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import io500 as io500_parser
-from pfsbench.parsers import text
+from pfsbench.core.errors import ParseError
+from pfsbench.core.jobsteps import Step
+from pfsbench.parsers import io500 as io500_parser, text
 
 #: The ini file the case writes into its stage directory.
 INI_FILE = 'io500.ini'

@@ -43,15 +43,14 @@ tasks_per_node]``.
 import reframe as rfm
 from reframe.core.builtins import run_after, variable
 
-from pfsbench import binaries
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck, tag_nightly_point
 from pfsbench.checks.mdtest import OPS_PER_ITEM_AND_PHASE
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import io500, ior, mdtest
-from pfsbench.parsers import ior as ior_parser
-from pfsbench.parsers import mdtest as mdtest_parser
-from pfsbench.parsers import pfind as pfind_parser
+from pfsbench.parsers import (ior as ior_parser, mdtest as mdtest_parser,
+                              pfind as pfind_parser)
+from pfsbench.site import binaries
 
 #: What the parsers report the task count as (the launcher check).
 _TASKS_REPORTED = {'ior': lambda result: result.params.tasks,

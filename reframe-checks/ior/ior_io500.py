@@ -36,12 +36,12 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import binaries
 from pfsbench.checks import io500_phases
 from pfsbench.checks.ior import ior_check_base
 from pfsbench.commands import io500, ior
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
+from pfsbench.site import binaries
 
 
 PHASES = ('ior-easy-write', 'ior-hard-write', 'ior-easy-read',

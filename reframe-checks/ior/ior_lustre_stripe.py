@@ -29,9 +29,8 @@ from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench import experiments
 from pfsbench.checks.ior import ior_bandwidth_base
-from pfsbench.commands import ior
-from pfsbench.commands import lfs as lfs_commands
-from pfsbench.jobsteps import Step
+from pfsbench.commands import ior, lfs as lfs_commands
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import lfs
 
 

@@ -49,16 +49,16 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import experiments, jobsteps
+from pfsbench import experiments
 from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
                                      seed001_averaged, streams_check_base,
                                      summary_figures)
 from pfsbench.commands import iozone, lfs
-from pfsbench.errors import ParseError
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import iozone as iozone_output
-from pfsbench.parsers import streams
+from pfsbench.core import jobsteps
+from pfsbench.core.errors import ParseError
+from pfsbench.core.jobsteps import Step
+from pfsbench.parsers import iozone as iozone_output, streams
 
 
 class iozone_throughput_base(streams_check_base):

@@ -25,7 +25,7 @@ from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import mds_survey as survey
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import mds_survey
 
 

@@ -34,15 +34,16 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import experiments, tools
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import mdtest
+from pfsbench.core import tools
 from pfsbench.experiments import jobs
-from pfsbench.parsers import mdsrate as mdsrate_parser
-from pfsbench.parsers import procstat as procstat_parser
+from pfsbench.parsers import (mdsrate as mdsrate_parser,
+                              procstat as procstat_parser)
 
 #: The partition's ``extras`` key naming the mdsrate binary.
 EXTRAS_KEY = tools.get('mdsrate').extras_key

@@ -47,12 +47,11 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import binaries
 from pfsbench.checks import io500_phases
 from pfsbench.checks.mdtest import mdtest_check_base
 from pfsbench.commands import io500, ior, mdtest
-from pfsbench.parsers import pfind as pfind_parser
-from pfsbench.parsers import mdtest as mdtest_parser
+from pfsbench.parsers import pfind as pfind_parser, mdtest as mdtest_parser
+from pfsbench.site import binaries
 
 #: Why the check needs pfind, and how to get it (its skip says so).
 PFIND_NEEDED = (f"IO500's find phase runs it; {binaries.BUILD_ADVICE} (the "

@@ -40,7 +40,7 @@ from reframe.core.builtins import parameter, run_after, variable
 from pfsbench import experiments
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
-from pfsbench.mounts import declared_or_local_fstype
+from pfsbench.site.mounts import declared_or_local_fstype
 
 
 class seed000_mdtest_base(mdtest_rates_base):

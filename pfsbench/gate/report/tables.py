@@ -3,11 +3,11 @@
 
 import datetime
 
-from pfsbench.gate.baseline import contended_note
-from pfsbench.gate.provenance import Change, detail_of, rank_of
+from pfsbench.gate.judge.baseline import contended_note
+from pfsbench.gate.judge.rows import case_rows, common_changes
+from pfsbench.gate.judge.sensitivity import short_label
 from pfsbench.gate.report import sweeps
-from pfsbench.gate.rows import case_rows, common_changes
-from pfsbench.gate.sensitivity import short_label
+from pfsbench.gate.store.provenance import Change, detail_of, rank_of
 
 
 def pct(value):
@@ -15,7 +15,7 @@ def pct(value):
 
 
 def interval(row):
-    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.rows.VarRow`."""
+    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.judge.rows.VarRow`."""
     if row.low is None:
         return 'n/a'
 
