@@ -107,7 +107,7 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
             self, 'mdtest', self.mdtest_binary,
             f"IO500's mdtest phases run it; "
             f"{binaries.build_hint('mdtest')}", beside=self.tool_path)
-        if not self.is_dry_run():
+        if not self.renders_only():
             unusable = binaries.io500_unusable(
                 self.mdtest_path, mdtest.IO500_MDTEST_OPTIONS, 'mdtest')
             self.skip_if(bool(unusable), unusable)
