@@ -249,3 +249,21 @@ def test_a_job_reading_other_nodes_files_skips_on_a_node_target(
     # The IO500 checks declare it; the base (dd, bonnie++, ...) does not.
     assert IO500Run.reads_other_nodes_files
     assert not FileSystemCheck.reads_other_nodes_files
+
+
+def test_the_runner_refuses_a_node_path_outside_a_slurm_step(
+        tmp_path, monkeypatch, capsys):
+    # Unset, $SLURMD_NODENAME would become '' and every node's streams
+    # would share /x//pfsbench-...: refused before anything is written.
+    from pfsbench.runner.__main__ import main as runner_main
+    monkeypatch.delenv('SLURMD_NODENAME', raising=False)
+    run_dir = f'{tmp_path}/$SLURMD_NODENAME/run'
+    code = runner_main(['--run-dir', run_dir, '--phase', 'write=true'])
+    assert code == 2
+    assert capsys.readouterr().err.endswith(
+        "names the node ($SLURMD_NODENAME), which is not set here (not a "
+        "Slurm step)\n")
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setenv('SLURMD_NODENAME', 'n7')
+    from pfsbench.runner.__main__ import node_run_dir
+    assert node_run_dir(run_dir, 'n7') == f'{tmp_path}/n7/run'
