@@ -29,6 +29,7 @@ from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)
 from test_gate_slurm_e2e import _pfsbench
+from test_spack_built import HASH_A, HASH_B, _lock
 from tool_builds import pfind
 
 MDTEST_CHECKS = str(CHECKS / 'mdtest')
@@ -489,6 +490,37 @@ def test_io500_phases_without_pfind_skip_naming_it(tmp_path):
     assert '1 skipped' in proc.stdout
     assert ("no pfind binary (/nonexistent/pfind: no such file or "
             "directory): IO500's find phase runs it" in proc.stdout)
+
+
+@needs_mdtest
+def test_io500_phases_refuse_a_pfind_of_another_build_than_the_lock(
+        tmp_path):
+    # pfind comes from the view, out of an io500 prefix other than the one
+    # spack.lock names: the view is older than the lock, and the results
+    # would name a build that did not run.  The case stops before its job
+    # is written, as for the check's own tool (mdtest here explicit).
+    prefix = tmp_path / 'opt' / f'io500-2025.10-{HASH_A}' / 'bin'
+    prefix.mkdir(parents=True)
+    (prefix / 'pfind').write_text('#!/bin/sh\nexit 1\n')
+    (prefix / 'pfind').chmod(0o755)
+    view_bin = tmp_path / 'view' / 'bin'
+    view_bin.mkdir(parents=True)
+    (view_bin / 'pfind').symlink_to(prefix / 'pfind')
+    _lock(tmp_path / 'env', {'ior': HASH_A, 'io500': HASH_B})
+    proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
+                        '-P', 'nodes=1', '-P', 'tasks_per_node=1',
+                        '-S', 'stonewall_s=5', '-S', 'items_per_task=100',
+                        '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                       tmp_path / 'runs',
+                       env={'PFSBENCH_SPACK_ENV': str(tmp_path / 'env'),
+                            'PFSBENCH_SPACK_VIEW': str(tmp_path / 'view')})
+    assert proc.returncode != 0, proc.stdout
+    assert (f'local:default: extras.spack_view: {view_bin / "pfind"}'
+            in proc.stdout), proc.stdout
+    assert (f'not the locked io500@4.0.0/{HASH_B[:7]}: the view is older '
+            f'than spack.lock' in proc.stdout), proc.stdout
+    assert not glob.glob(f'{tmp_path}/runs/stage/**/rfm_job.sh',
+                         recursive=True)
 
 
 

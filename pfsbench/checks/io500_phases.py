@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the IO500 checks share (no test here): the suite's own IO500
 phases as job steps in IO500's order, their figures as IO500 scores them,
-IO500's validity rules, and the second and third tools (mdtest, pfind)
-of a check whose ``tool`` is another.
+and IO500's validity rules.  A check finds its second and third tools
+(mdtest, pfind) with the base's
+:meth:`~pfsbench.checks.FileSystemCheck.lookup_tool`.
 
 Three checks use it: ``ior_io500_phases`` (the four ior phases),
 ``mdtest_io500_phases`` (the seven mdtest phases and find) and
@@ -24,7 +25,6 @@ from reframe.core.builtins import (parameter, performance_function,
 from pfsbench.checks.mdtest import performance_of
 from pfsbench.commands import io500, ior, mdtest
 from pfsbench.core.jobsteps import Step
-from pfsbench.site import binaries, spack
 
 #: IO500's mdtest phases: phase -> (preset, the preset's phase).
 MDTEST_PHASES = {p.name: tuple(p.name.split('-')[1:]) for p in io500.PHASES
@@ -277,26 +277,3 @@ def invalid_reasons(score, stonewall_s, found):
     if found == 0:
         reasons.append('find: it found no file')
     return reasons + list(score.invalid)
-
-
-# Tools beside the check's own ----------------------------------------------
-
-def find_tool(check, tool, explicit, why, beside=''):
-    """The path of a tool the check runs besides its :attr:`tool`: the
-    ``explicit`` path, else the one ``beside`` its own binary (IOR's build
-    installs mdtest next to ior), else the partition's Spack view, else
-    ``PATH``; the case skips, saying where it looked, ``why`` it needs the
-    tool and how to get it, when none is executable.  A dry run takes the
-    first candidate.
-    """
-    env = spack.environment(check.current_partition.extras)
-    tried = binaries.candidates(tool, explicit, env.view if env else '')
-    if beside and not explicit:
-        tried.insert(0, os.path.join(os.path.dirname(beside), tool))
-    found = binaries.first_executable(tried)
-    if check.renders_only():
-        return found or (tried[0] if tried else tool)
-
-    where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
-    check.skip_if(found is None, f'no {tool} binary ({where}): {why}')
-    return found

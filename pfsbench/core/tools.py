@@ -74,7 +74,8 @@ TOOLS = {t.name: t for t in [
          package='ior'),
     Tool('mdtest', 'pfsbench.parsers.mdtest', package='ior'),
     Tool('io500', 'pfsbench.parsers.io500', package='io500'),
-    Tool('pfind', 'pfsbench.parsers.pfind', package='pfind'),
+    # pfsbench's io500 package installs pfind beside io500.
+    Tool('pfind', 'pfsbench.parsers.pfind', package='io500'),
     # The Lustre tools come from the site's Lustre client (an external in
     # the environment, or none).
     Tool('mdsrate', 'pfsbench.parsers.mdsrate', package='lustre',

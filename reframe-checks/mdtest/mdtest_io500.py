@@ -110,8 +110,8 @@ class mdtest_io500_phases(mdtest_check_base):
 
     @run_after('setup')
     def find_pfind(self):
-        self.pfind_path = io500_phases.find_tool(
-            self, 'pfind', self.pfind_binary, PFIND_NEEDED)
+        self.pfind_path = self.lookup_tool('pfind', self.pfind_binary,
+                                           why=PFIND_NEEDED)
 
     def results_dir(self):
         return os.path.join(self.run_dir, 'results')
