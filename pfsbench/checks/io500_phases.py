@@ -35,6 +35,13 @@ _MDTEST_PRESET_PHASES = {'easy': mdtest.IO500_EASY_PHASES,
                          'hard': mdtest.IO500_HARD_PHASES}
 
 
+def stonewalled_writes(tool=None):
+    """How many of :data:`io500.PHASES` the stonewall ends (of ``tool``'s
+    alone, 'ior' or 'mdtest'; None: all)."""
+    return sum(p.stonewalled and tool in (None, p.tool)
+               for p in io500.PHASES)
+
+
 def phase_figure(phase):
     """The performance function of one of :data:`io500.PHASES`, named as
     io500 names the phase (``ior_easy_write``), in IO500's unit (GiB/s
@@ -76,7 +83,7 @@ class IO500Run(rfm.RegressionTestPlugin):
     #: The phases the stonewall ends (the ior-easy, mdtest-easy, ior-hard
     #: and mdtest-hard writes); nightly-plan counts a case without history
     #: at one stonewall more than these.
-    stonewalled_writes = variable(int, value=4)
+    stonewalled_writes = variable(int, value=stonewalled_writes())
     api = variable(str, value='POSIX', loggable=True)
 
     #: ior-easy's block per task, ior-hard's segments and mdtest's files
@@ -253,16 +260,6 @@ def mdtest_summary(result, phase):
 def mdtest_kiops(result, phase):
     """An mdtest phase's rate in kIOPS (IO500: mdtest's rate / 1000)."""
     return mdtest_summary(result, phase).mean_ops_per_s / 1000
-
-
-def too_short(phase, ran_s, stonewall_s):
-    """IO500's message for a stonewalled write that ran ``ran_s`` seconds,
-    shorter than its stonewall (src/main.c: the files or the block ran
-    out before the time did), or '' when it did not."""
-    if ran_s is not None and ran_s >= stonewall_s:
-        return ''
-    return (f'{phase} is invalid (IO500): it ran {ran_s} s, shorter than '
-            f'its stonewall of {stonewall_s} s')
 
 
 def invalid_reasons(score, stonewall_s, found):
