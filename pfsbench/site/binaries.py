@@ -26,21 +26,6 @@ def package_of(tool):
     return tools.get(tool).package
 
 
-def version(tool, path):
-    """The version the binary of ``tool`` at ``path`` reports (its
-    record's ``version_args``), or None: the tool has no such option, the
-    binary cannot run here, or it printed no version."""
-    record = tools.get(tool)
-    if not record.version_args:
-        return None
-    said = text.probe([path, *record.version_args])
-    for line in (said or '').splitlines():
-        if line.startswith(record.version_prefix):
-            words = line[len(record.version_prefix):].split()
-            return words[0] if words else None
-    return None
-
-
 #: How the advice for a missing tool starts (``pfsbench summary`` looks
 #: for it in skip reasons).
 BUILD_ADVICE = "build it with the suite's Spack environment"
