@@ -46,6 +46,17 @@ def build_hint(tool):
             f"run with -S tool_binary=/path/to/{tool}")
 
 
+def declared(tool, extras):
+    """The path a partition's ``extras`` declare for ``tool`` (its record's
+    ``extras_key``: mdsrate, a site's own build that no Spack view or
+    ``PATH`` is searched for), ``~`` and ``$VARIABLES`` expanded as the
+    check expands them; '' where the tool has no such key or the partition
+    sets none."""
+    key = tools.get(tool).extras_key
+    path = extras.get(key, '') if key else ''
+    return os.path.expandvars(os.path.expanduser(path)) if path else ''
+
+
 def candidates(tool, explicit='', spack_view=''):
     """Paths to try for ``tool``, in order: the explicit path alone, else
     the view's ``bin``/``sbin`` alone, else what ``PATH`` finds (or none)."""
