@@ -176,14 +176,15 @@ def test_an_unknown_mpi_plugin_is_a_warning_off_the_cluster(tmp_path,
         f"--mpi=list decides")
 
 
-@pytest.mark.parametrize('tags,tool,advice', [
+@pytest.mark.parametrize('tags,tool,where,advice', [
     # The check's own tool (its variable), not its folder's (mdtest).
-    ('mdsrate', 'mdsrate', "set the partition's extras.mdsrate to its "
-                           "path"),
-    ('E13', 'mds-survey', "build it with the suite's Spack environment"),
+    ('mdsrate', 'mdsrate', 'extras.mdsrate not set',
+     "set the partition's extras.mdsrate to its path"),
+    ('E13', 'mds-survey', 'no spack_view, nothing on PATH',
+     "build it with the suite's Spack environment"),
 ])
 def test_the_tool_looked_for_is_the_checks_own(tmp_path, capsys, tags, tool,
-                                              advice, monkeypatch):
+                                              where, advice, monkeypatch):
     config, site = _config(tmp_path, path=str(tmp_path),
                            hostname=f'^{socket.gethostname()}$')
     site.write_text(site.read_text().replace(
@@ -194,6 +195,53 @@ def test_the_tool_looked_for_is_the_checks_own(tmp_path, capsys, tags, tool,
                             '--tags', tags)
     assert code == 2
     (line,) = err
-    assert f"[compute]: '{tool}': no binary (no spack_view, nothing on " \
-           f"PATH); {advice}" in line
+    assert f"[compute]: '{tool}': no binary ({where}); {advice}" in line
     assert "'mdtest'" not in line
+
+
+def _mdsrate_site(tmp_path, extra=''):
+    config, site = _config(tmp_path, path=str(tmp_path), extra=extra,
+                           hostname=f'^{socket.gethostname()}$')
+    site.write_text(site.read_text().replace(
+        "'features': ['pfs', 'mpi']", "'features': ['pfs', 'mpi', "
+                                      "'lustre_mds']"))
+    return config
+
+
+def _executable(path):
+    # Never run: check-config asks only whether it is an executable file.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('#!/bin/sh\nexit 1\n')
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize('declared', ['~/lustre/mdsrate',
+                                      '$LUSTRE_TESTS/mdsrate'])
+def test_a_declared_mdsrate_is_expanded_as_the_check_expands_it(
+        tmp_path, capsys, monkeypatch, declared):
+    _executable(tmp_path / 'home' / 'lustre' / 'mdsrate')
+    monkeypatch.setenv('HOME', str(tmp_path / 'home'))
+    monkeypatch.setenv('LUSTRE_TESTS', str(tmp_path / 'home' / 'lustre'))
+    config = _mdsrate_site(tmp_path, f"'mdsrate': {declared!r}")
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'mdsrate')
+    assert (code, err) == (0, []), (out, err)
+
+
+def test_mdsrate_is_looked_for_where_declared_only(tmp_path, capsys,
+                                                   monkeypatch):
+    # On PATH and in a Spack view, as the check never looks (it skips
+    # unless extras.mdsrate names it): not found.
+    _executable(tmp_path / 'bin' / 'mdsrate')
+    _executable(tmp_path / 'view' / 'bin' / 'mdsrate')
+    monkeypatch.setenv('PATH', f'{tmp_path / "bin"}:/usr/bin:/bin')
+    config = _mdsrate_site(tmp_path,
+                           f"'spack_view': {str(tmp_path / 'view')!r}")
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'mdsrate')
+    assert code == 2
+    (line,) = err
+    assert line.endswith("[compute]: 'mdsrate': no binary (extras.mdsrate "
+                         "not set); set the partition's extras.mdsrate to "
+                         "its path, or run with -S "
+                         "tool_binary=/path/to/mdsrate"), line

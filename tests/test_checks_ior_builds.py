@@ -101,13 +101,6 @@ def _run_matrix_row(build, cases, runs, system, env=None):
 IO500_CHECKS = ('ior_io500_phases', 'mdtest_io500_phases', 'io500_suite_run')
 #: The checks that run IO500's find phase.
 FIND_CHECKS = ('mdtest_io500_phases', 'io500_suite_run')
-#: The sanity reason of an IO500 write phase that ended before its
-#: stonewall (pfsbench.commands.io500's validity rule).
-_TOO_FAST = re.compile(r'Reason: sanity error: mdtest-(?:easy|hard)-write '
-                       r'is invalid \(IO500\): it ran [0-9.]+ s, shorter '
-                       r'than its stonewall')
-
-
 def _expected_skips(build, cases):
     if build.name.startswith('3.'):
         return [check for check in IO500_CHECKS if check in cases]
@@ -134,17 +127,12 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
                                     out, code):
     ran = len(cases)
     skipped = _expected_skips(build, cases)
-    # IO500's validity rule fails a write phase shorter than its stonewall.
-    # At this scale (local caps mdtest at 20000 files per task, the
-    # stonewall is 1 s) an idle machine can create them all first (seen in
-    # CI): the build ran and was read; only this machine was fast.
-    too_fast = int(bool(_TOO_FAST.search(out)))
-    if too_fast:
-        assert re.search(
-            r'FAIL.*\] \(\d/\d\) mdtest_io500_phases ', out), out
-    assert code == (1 if too_fast else 0), out
+    # A write phase shorter than its stonewall (at this scale an idle
+    # machine can create local's 20000 files per task within 1 s) is
+    # IO500-invalid, logged and scored, not a failure: every case passes.
+    assert code == 0, out
     assert (f'Ran {ran - len(skipped)}/{ran} test case(s) from {ran} '
-            f'check(s) ({too_fast} failure(s), 0 expected failure(s), '
+            f'check(s) (0 failure(s), 0 expected failure(s), '
             f'{len(skipped)} skipped') in out, out
     for check in skipped:
         tool = {'ior_io500_phases': build.ior,
@@ -154,7 +142,7 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
                          rf'--dataPacketType, (--)?saveRankPerformanceDetails',
                          out) or 'no pfind binary (' in out, (check, out)
     for check, (_, tool, _) in cases.items():
-        if check in skipped or (too_fast and check == 'mdtest_io500_phases'):
+        if check in skipped:
             continue
         path = f'{runs}/perflogs/{system}/{partition}/{check}.log'
         with open(path) as fp:

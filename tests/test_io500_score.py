@@ -161,3 +161,24 @@ def test_the_suite_runs_validity_adds_io500s_run_rules():
     assert invalid_reasons(short, 1, found=3) == [
         "stonewall_s: 1 s, not the list's 300 s",
         'mdtest-hard-write: ran 0.8 s, below the stonewall of 1 s']
+
+
+def test_one_group_is_scored_and_judged_alone():
+    # A family runs one group (mdtest_io500_phases: md): the other group's
+    # phases are not missing phases at 0, and the writes' rule is io500's.
+    md = {p.name: 2.0 for p in io500.PHASES if p.group == 'md'}
+    score = io500.score(md, {'mdtest-easy-write': 301.0,
+                             'mdtest-hard-write': 4.5}, 300, group='md')
+    assert (score.bw, score.md, score.total) == (0.0, pytest.approx(2.0),
+                                                 0.0)
+    assert score.invalid == (
+        'mdtest-hard-write: ran 4.5 s, below the stonewall of 300 s',)
+    assert io500.stonewall_invalid('ior-easy-write', 40.0, 30) == (
+        "ior-easy-write: ran 40.0 s, below the list's minimum of 300 s")
+    assert io500.stonewall_invalid('ior-easy-write', 300.0, 300) == ''
+
+
+def test_stonewalled_writes_are_io500s():
+    from pfsbench.checks.io500_phases import stonewalled_writes
+    assert (stonewalled_writes(), stonewalled_writes('ior'),
+            stonewalled_writes('mdtest')) == (4, 2, 2)

@@ -3,13 +3,9 @@
 parser, Spack provenance and the binary search read of it."""
 
 import importlib
-import shutil
-
-import pytest
 
 from pfsbench import parsers
 from pfsbench.core import tools
-from pfsbench.parsers import text
 from pfsbench.site import binaries
 
 
@@ -47,29 +43,3 @@ def test_a_site_built_tool_says_where_to_declare_it():
     assert binaries.build_hint('mdsrate').startswith(
         "set the partition's extras.mdsrate to its path")
     assert binaries.build_hint('ior').startswith(binaries.BUILD_ADVICE)
-
-
-def test_version_of_the_systems_dd():
-    dd = shutil.which('dd')
-    said = text.probe([dd, '--version']).splitlines()[0]
-    # 'dd (coreutils) 9.1': the last word.
-    assert binaries.version('dd', dd) == said.split()[-1]
-
-
-@pytest.mark.parametrize('tool', ['ior', 'mdtest', 'io500'])
-def test_a_tool_without_a_version_option_is_not_asked(tool, tmp_path):
-    # It would print its usage, or (io500) read '--version' as its ini.
-    asked = tmp_path / 'asked'
-    fake = tmp_path / tool
-    fake.write_text(f'#!/bin/sh\ntouch {asked}\necho "{tool} 9.9"\n')
-    fake.chmod(0o755)
-    assert binaries.version(tool, str(fake)) is None
-    assert not asked.exists()
-
-
-def test_a_version_not_printed_is_none(tmp_path):
-    fake = tmp_path / 'fio'
-    fake.write_text('#!/bin/sh\necho "fio: unknown option"\n')
-    fake.chmod(0o755)
-    assert binaries.version('fio', str(fake)) is None
-    assert binaries.version('fio', str(tmp_path / 'missing')) is None

@@ -327,24 +327,40 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if not self.tool or tools.get(self.tool).found_by != tools.SPACK:
             return
 
+        self.tool_path = self.lookup_tool(self.tool, self.tool_binary,
+                                          label=self.tool_label)
+        if self.renders_only():
+            return
+        unusable = self.tool_unusable(self.tool_path)
+        self.skip_if(bool(unusable), unusable)
+
+    def lookup_tool(self, tool, explicit='', *, label='', why='',
+                    beside=''):
+        """The path of ``tool`` for this case: the ``explicit`` path, else
+        the one ``beside`` another binary of the case (IOR's build installs
+        mdtest next to ior), else the partition's Spack view, else
+        ``PATH``.  The case skips, saying where it looked and ``why`` it
+        needs the tool (default: how to build it), when none is
+        executable; a binary from the view that is not the build its
+        ``spack.lock`` names stops the run (:meth:`check_view_binary`).  A
+        dry run, which renders the job script of another system, takes
+        the first candidate: the binary that system would run.
+        """
         env = spack.environment(self.current_partition.extras)
-        tried = binaries.candidates(self.tool, self.tool_binary,
-                                    env.view if env else '')
+        tried = binaries.candidates(tool, explicit, env.view if env else '')
+        if beside and not explicit:
+            tried.insert(0, os.path.join(os.path.dirname(beside), tool))
         found = binaries.first_executable(tried)
         if self.renders_only():
-            # A dry run renders the job script of another system: show the
-            # binary that system would run.
-            self.tool_path = found or (tried[0] if tried else self.tool)
-            return
+            return found or (tried[0] if tried else tool)
 
         where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
         self.skip_if(found is None,
-                     f'no {self.tool_label or self.tool} binary ({where}); '
-                     f'{binaries.build_hint(self.tool)}')
-        self.check_view_binary(found, binaries.package_of(self.tool))
-        self.tool_path = found
-        unusable = self.tool_unusable(found)
-        self.skip_if(bool(unusable), unusable)
+                     f'no {label or tool} binary ({where})' +
+                     (f': {why}' if why else
+                      f'; {binaries.build_hint(tool)}'))
+        self.check_view_binary(found, binaries.package_of(tool))
+        return found
 
     def tool_unusable(self, path):
         """Why the tool found at ``path`` cannot run this case (a missing

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the IO500 checks share (no test here): the suite's own IO500
 phases as job steps in IO500's order, their figures as IO500 scores them,
-IO500's validity rules, and the second and third tools (mdtest, pfind)
-of a check whose ``tool`` is another.
+and IO500's validity rules.  A check finds its second and third tools
+(mdtest, pfind) with the base's
+:meth:`~pfsbench.checks.FileSystemCheck.lookup_tool`.
 
 Three checks use it: ``ior_io500_phases`` (the four ior phases),
 ``mdtest_io500_phases`` (the seven mdtest phases and find) and
@@ -24,7 +25,6 @@ from reframe.core.builtins import (parameter, performance_function,
 from pfsbench.checks.mdtest import performance_of
 from pfsbench.commands import io500, ior, mdtest
 from pfsbench.core.jobsteps import Step
-from pfsbench.site import binaries, spack
 
 #: IO500's mdtest phases: phase -> (preset, the preset's phase).
 MDTEST_PHASES = {p.name: tuple(p.name.split('-')[1:]) for p in io500.PHASES
@@ -33,6 +33,13 @@ _MDTEST_ARGV = {'easy': mdtest.io500_mdtest_easy_argv,
                 'hard': mdtest.io500_mdtest_hard_argv}
 _MDTEST_PRESET_PHASES = {'easy': mdtest.IO500_EASY_PHASES,
                          'hard': mdtest.IO500_HARD_PHASES}
+
+
+def stonewalled_writes(tool=None):
+    """How many of :data:`io500.PHASES` the stonewall ends (of ``tool``'s
+    alone, 'ior' or 'mdtest'; None: all)."""
+    return sum(p.stonewalled and tool in (None, p.tool)
+               for p in io500.PHASES)
 
 
 def phase_figure(phase):
@@ -76,7 +83,7 @@ class IO500Run(rfm.RegressionTestPlugin):
     #: The phases the stonewall ends (the ior-easy, mdtest-easy, ior-hard
     #: and mdtest-hard writes); nightly-plan counts a case without history
     #: at one stonewall more than these.
-    stonewalled_writes = variable(int, value=4)
+    stonewalled_writes = variable(int, value=stonewalled_writes())
     api = variable(str, value='POSIX', loggable=True)
 
     #: ior-easy's block per task, ior-hard's segments and mdtest's files
@@ -255,16 +262,6 @@ def mdtest_kiops(result, phase):
     return mdtest_summary(result, phase).mean_ops_per_s / 1000
 
 
-def too_short(phase, ran_s, stonewall_s):
-    """IO500's message for a stonewalled write that ran ``ran_s`` seconds,
-    shorter than its stonewall (src/main.c: the files or the block ran
-    out before the time did), or '' when it did not."""
-    if ran_s is not None and ran_s >= stonewall_s:
-        return ''
-    return (f'{phase} is invalid (IO500): it ran {ran_s} s, shorter than '
-            f'its stonewall of {stonewall_s} s')
-
-
 def invalid_reasons(score, stonewall_s, found):
     """Why IO500 would print the run ``[INVALID]``: the phases
     :func:`pfsbench.commands.io500.score` found invalid, a stonewall other
@@ -277,26 +274,3 @@ def invalid_reasons(score, stonewall_s, found):
     if found == 0:
         reasons.append('find: it found no file')
     return reasons + list(score.invalid)
-
-
-# Tools beside the check's own ----------------------------------------------
-
-def find_tool(check, tool, explicit, why, beside=''):
-    """The path of a tool the check runs besides its :attr:`tool`: the
-    ``explicit`` path, else the one ``beside`` its own binary (IOR's build
-    installs mdtest next to ior), else the partition's Spack view, else
-    ``PATH``; the case skips, saying where it looked, ``why`` it needs the
-    tool and how to get it, when none is executable.  A dry run takes the
-    first candidate.
-    """
-    env = spack.environment(check.current_partition.extras)
-    tried = binaries.candidates(tool, explicit, env.view if env else '')
-    if beside and not explicit:
-        tried.insert(0, os.path.join(os.path.dirname(beside), tool))
-    found = binaries.first_executable(tried)
-    if check.renders_only():
-        return found or (tried[0] if tried else tool)
-
-    where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
-    check.skip_if(found is None, f'no {tool} binary ({where}): {why}')
-    return found

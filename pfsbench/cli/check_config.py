@@ -207,18 +207,24 @@ def partition_problems(system, part, file, here, selected):
 
     env = spack.environment(extras)     # where the checks will look
     for tool in sorted({cases.case_tool(c) for c in selected} - {None}):
-        # Where the check looks (pfsbench.core.tools): a partition's extras key
-        # naming the binary (mdsrate), else its Spack view, else PATH; the
-        # system's tools (dd) on PATH only.
+        # Where the check looks (pfsbench.core.tools): the path a
+        # partition's extras key declares (mdsrate, expanded as the check
+        # expands it), and nowhere else; else its Spack view, else PATH;
+        # the system's tools (dd) on PATH only.
         record = tools.get(tool)
         if record.found_by == tools.NONE:
             continue
-        tried = binaries.candidates(
-            tool, extras.get(record.extras_key, '') if record.extras_key
-            else '', env.view if env and record.found_by == tools.SPACK
-            else '')
+        if record.extras_key:
+            path = binaries.declared(tool, extras)
+            tried = [path] if path else []
+            unset = f'extras.{record.extras_key} not set'
+        else:
+            tried = binaries.candidates(
+                tool, '', env.view if env and record.found_by == tools.SPACK
+                else '')
+            unset = 'no spack_view, nothing on PATH'
         if binaries.first_executable(tried) is None:
-            where = ', '.join(tried) or 'no spack_view, nothing on PATH'
+            where = ', '.join(tried) or unset
             problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '
                             f'{binaries.build_hint(tool)}')
     return problems

@@ -14,12 +14,10 @@ count as foreign load.
 
 import os
 import shlex
-import statistics
 from dataclasses import dataclass
 
-from pfsbench.cli.nightly_plan import history
+from pfsbench.cli import nightly_plan
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import cases
 from pfsbench.site import validate
 from pfsbench.site.config import (find_partitions, load_site_configuration,
                                   load_system_file, partition_key, shown_path,
@@ -47,30 +45,14 @@ class Plan:
     at_most_s: float
 
 
-def plan(config_dir, spec, part, tags, repeat, runs_dir):
-    """The :class:`Plan` of ``tags`` x ``repeat`` on partition ``part``
-    (the cases ``reframe --describe`` selects, those the partition's
-    ``max_nodes`` skips left out), as ``pfsbench nightly-plan`` counts."""
-    selected = cases.describe(os.path.join(config_dir, 'settings.py'), spec,
-                              os.path.join(REPO, 'reframe-checks'), tags,
-                              args=cases.every_target(part))
-    if not selected:
-        raise ConfigError('<command line>', '--tags', ' '.join(tags),
-                          f'selects no case on {spec}')
-    max_nodes = part.get('extras', {}).get('max_nodes')
-    cap = (validate.time_seconds(part['time_limit'], spec, 'time_limit')
-           if part.get('time_limit') else None)
-    past = history(runs_dir, *spec.split(':'))
-    runs = [c for c in selected
-            if max_nodes is None or (c.get('nodes') or 1) <= max_nodes]
-    estimate = at_most = 0.0
-    for case in runs:
-        limit = case.get('time_limit') or 0
-        limit = min(limit, cap) if cap is not None else limit
-        took = past.get(case['display_name'])
-        estimate += statistics.median(took) if took else limit
-        at_most += limit
-    return Plan(len(runs), repeat, estimate * repeat, at_most * repeat)
+def plan(config_dir, spec, system, part, tags, repeat, runs_dir):
+    """The :class:`Plan` of ``tags`` x ``repeat`` on partition ``part``:
+    ``pfsbench nightly-plan``'s estimate (:func:`nightly_plan.select`: the
+    cases a dry run of the selection would skip left out)."""
+    sel = nightly_plan.select(config_dir, spec, system, part, tags,
+                              runs_dir)
+    return Plan(len(sel.runs), repeat, sel.estimate_s * repeat,
+                sel.at_most_s * repeat)
 
 
 def _system_file(config_dir, name):
@@ -191,7 +173,7 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                           f'required ({spec} has no extras.targets)')
     validate.path(target, source, '--target')
 
-    the_plan = plan(config_dir, spec, part, [tag], repeat,
+    the_plan = plan(config_dir, spec, system, part, [tag], repeat,
                     runs_dir or os.environ.get('PFSBENCH_RUNS',
                                                os.path.join(repo, 'runs')))
     limit_key = f'{partition_key(system, driver)}.time_limit'

@@ -9,6 +9,7 @@ import re
 import shlex
 import socket
 import statistics
+from dataclasses import dataclass
 
 from pfsbench.cli.check_config import runs_here
 from pfsbench.core.errors import ConfigError, PfsbenchError
@@ -158,6 +159,98 @@ def _hours(seconds):
     return f'{seconds / 3600:.1f} h'
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What a nightly's tags select on a partition, what the checks would
+    skip there, and what each case that runs costs: the one estimate of
+    ``pfsbench nightly-plan`` and ``pfsbench render nightly``."""
+
+    #: The cases that run (``reframe --describe``'s dicts, in its order).
+    runs: list
+    #: ``{display_name: reason}`` of the cases a dry run skips.
+    skips: dict
+    #: Whether this host is the system (its tools were checked).
+    here: bool
+    #: ``{display_name: [seconds, ...]}`` of earlier runs (:func:`history`).
+    past: dict
+    #: ``{display_name: seconds}`` of each case's time limit, capped.
+    limits: dict
+
+    def seconds(self, case):
+        """One run of ``case``: its median in earlier runs, else its
+        (capped) time limit."""
+        took = self.past.get(case['display_name'])
+        return statistics.median(took) if took else \
+            self.limits[case['display_name']]
+
+    @property
+    def estimate_s(self):
+        """Seconds of one repeat, one case at a time."""
+        return sum(self.seconds(c) for c in self.runs)
+
+    @property
+    def at_most_s(self):
+        """Seconds of one repeat with every case at its time limit."""
+        return sum(self.limits[c['display_name']] for c in self.runs)
+
+    @property
+    def node_s(self):
+        """Node-seconds of one repeat."""
+        return sum((c.get('nodes') or 1) * self.seconds(c)
+                   for c in self.runs)
+
+    @property
+    def known(self):
+        """Cases that run whose estimate comes from earlier runs."""
+        return sum(bool(self.past.get(c['display_name'])) for c in self.runs)
+
+
+def _selects_nothing(tags, spec):
+    return ConfigError('<command line>', '--tags', ' '.join(tags),
+                       f'selects no case on {spec} (tags match exactly: E1 '
+                       f'is E1 alone; reframe -c reframe-checks '
+                       f'--list-tags lists them)')
+
+
+def select(config_dir, spec, system, part, tags, runs_dir):
+    """The :class:`Selection` of ``tags`` on partition ``spec``: the cases
+    ``reframe --describe`` lists on every target, less those a ReFrame dry
+    run of them skips (the checks' own hooks: node counts, node targets,
+    tracers, declared tools; on the system itself also the tools this host
+    lacks).
+
+    Raises:
+        ConfigError: the tags select no case; ReFrame refused the config.
+    """
+    settings = os.path.join(config_dir, 'settings.py')
+    checks = os.path.join(_REPO, 'reframe-checks')
+    targets = cases.every_target(part)
+    here = runs_here(system)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        # A dry run elsewhere renders the job of another host and looks
+        # for no tool; beside the listing, which takes as long.
+        dry_run = pool.submit(
+            cases.dry_run_skips, settings, spec, checks, tags,
+            {'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None, targets)
+        selected = cases.describe(settings, spec, checks, tags,
+                                  args=targets)
+        skips = dry_run.result() if selected else {}
+    if not selected:
+        raise _selects_nothing(tags, spec)
+    runs = [c for c in selected if c['display_name'] not in skips]
+    # A case's time limit as its job will ask it: capped to the
+    # partition's time_limit (pfsbench.checks.base).
+    cap = (validate.time_seconds(part['time_limit'], spec, 'time_limit')
+           if part.get('time_limit') else None)
+    limits = {}
+    for case in runs:
+        limit = case.get('time_limit') or 0
+        limits[case['display_name']] = min(limit, cap) if cap is not None \
+            else limit
+    return Selection(runs, skips, here,
+                     history(runs_dir, system['name'], part['name']), limits)
+
+
 def run(args):
     if args.detect is not None:
         args.detect = _fraction(args.detect)
@@ -176,80 +269,47 @@ def run(args):
     if args.reframe_targets:
         print(*targets[1:])
         return 0
-    settings = os.path.join(args.config_dir, 'settings.py')
-    checks = os.path.join(_REPO, 'reframe-checks')
-    here = runs_here(system)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        # The checks' own skips, as a dry run of the selection meets them
-        # (on the system itself, the tools too: a dry run elsewhere
-        # renders the job of another host and looks for none); beside the
-        # listing, which takes as long.
-        dry_run = None if args.reframe_tags else pool.submit(
-            cases.dry_run_skips, settings, args.system, checks, tags,
-            {'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None, targets)
-        selected = cases.describe(settings, args.system, checks, tags,
-                                  args=targets)
-        skips = dry_run.result() if dry_run and selected else {}
-    if not selected:
-        raise ConfigError('<command line>', '--tags', ' '.join(tags),
-                          f'selects no case on {args.system} (tags match '
-                          f'exactly: E1 is E1 alone; reframe -c '
-                          f'reframe-checks --list-tags lists them)')
     if args.reframe_tags:
+        if not cases.describe(os.path.join(args.config_dir, 'settings.py'),
+                              args.system,
+                              os.path.join(_REPO, 'reframe-checks'), tags,
+                              args=targets):
+            raise _selects_nothing(tags, args.system)
         for tag in tags:
             print(cases.reframe_tag(tag))
         return 0
-    runs = [c for c in selected if c['display_name'] not in skips]
-    past = history(args.runs, system['name'], part['name'])
-    # A case's time limit as its job will ask it: capped to the
-    # partition's time_limit (pfsbench.checks.base).
-    cap = (validate.time_seconds(part['time_limit'], args.system,
-                                 'time_limit')
-           if part.get('time_limit') else None)
+    sel = select(args.config_dir, args.system, system, part, tags, args.runs)
     if args.budget is not None:
-        return budget_plan(args, system, part, tags, runs, skips, here,
-                           past, cap)
+        return budget_plan(args, system, part, tags, sel)
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
           f'{args.repeat} repeat(s)')
     if targets:
         print(f'targets: every case on each of '
               f'{targets[1].split("=", 1)[1].replace(",", ", ")} '
               f'(reframe -P {targets[1]})')
-    width = max([len(c['display_name']) for c in runs] + [4])
+    width = max([len(c['display_name']) for c in sel.runs] + [4])
     print(f'{"case":{width}} {"nodes":>5} {"estimate":>9}  from')
-    node_s = limit_s = estimate_s = 0.0
-    known = 0
-    for case in runs:
-        nodes = case.get('nodes') or 1
-        limit = case.get('time_limit') or 0
-        if cap is not None:
-            limit = min(limit, cap)
-        took = past.get(case['display_name'])
-        seconds = statistics.median(took) if took else limit
-        known += bool(took)
+    for case in sel.runs:
+        took = sel.past.get(case['display_name'])
         where = f'{len(took)} earlier run(s)' if took else 'time limit'
-        print(f'{case["display_name"]:{width}} {nodes:5} '
-              f'{seconds / 60:7.1f} m  {where}')
-        node_s += nodes * seconds
-        limit_s += limit
-        estimate_s += seconds
-    print_left_out(skips, here, system, runs)
-    print(f'total: {len(runs)} case(s) x {args.repeat} repeat(s) = '
-          f'{len(runs) * args.repeat} job(s); '
-          f'{node_s * args.repeat / 3600:.1f} node-hours, '
-          f'{_hours(estimate_s * args.repeat)} one case at a time '
-          f'({known} of {len(runs)} case(s) from history, the others at '
-          f'their time limit; at most {_hours(limit_s * args.repeat)})')
+        print(f'{case["display_name"]:{width}} {case.get("nodes") or 1:5} '
+              f'{sel.seconds(case) / 60:7.1f} m  {where}')
+    print_left_out(sel.skips, sel.here, system, sel.runs)
+    runs = len(sel.runs)
+    print(f'total: {runs} case(s) x {args.repeat} repeat(s) = '
+          f'{runs * args.repeat} job(s); '
+          f'{sel.node_s * args.repeat / 3600:.1f} node-hours, '
+          f'{_hours(sel.estimate_s * args.repeat)} one case at a time '
+          f'({sel.known} of {runs} case(s) from history, the others at '
+          f'their time limit; at most {_hours(sel.at_most_s * args.repeat)})')
     allowed = _job_time_limit(NIGHTLY_JOB)
-    if allowed and estimate_s * args.repeat > allowed:
+    if allowed and sel.estimate_s * args.repeat > allowed:
         print(f'warning: the estimate is more than the {_hours(allowed)} '
               f'that {os.path.relpath(NIGHTLY_JOB, _REPO)} allows: fewer '
               f'--repeat or --tags, or a longer --time there')
     if args.detect:
-        seconds = {c['display_name']: statistics.median(
-            past[c['display_name']]) if past.get(c['display_name'])
-            else (c.get('time_limit') or 0) for c in runs}
-        detect_plan(args, system['name'], part['name'], runs, seconds)
+        detect_plan(args, system['name'], part['name'], sel.runs,
+                    {c['display_name']: sel.seconds(c) for c in sel.runs})
     return 0
 
 
@@ -344,16 +404,16 @@ def selection_name(case):
     return case['display_name'].replace(' %', '%')
 
 
-def budget_plan(args, system, part, tags, runs, skips, here, past, cap):
-    """Print (and write) the cases and repeats that fit ``args.budget``."""
+def budget_plan(args, system, part, tags, sel):
+    """Print (and write) the cases and repeats of :class:`Selection`
+    ``sel`` that fit ``args.budget``."""
+    runs, past = sel.runs, sel.past
     nodes = args.nodes or part.get('extras', {}).get('max_nodes')
     fit = [c for c in runs if nodes is None or (c.get('nodes') or 1) <= nodes]
     seconds, source = {}, {}
     for case in fit:
         name = case['display_name']
-        limit = case.get('time_limit') or 0
-        if cap is not None:
-            limit = min(limit, cap)
+        limit = sel.limits[name]
         if past.get(name):
             seconds[name] = statistics.median(past[name])
             source[name] = f'{len(past[name])} earlier run(s)'
@@ -394,7 +454,7 @@ def budget_plan(args, system, part, tags, runs, skips, here, past, cap):
         elif case not in chosen:
             print(f'left out: {case["display_name"]}: does not fit '
                   f'{args.budget:g} h')
-    print_left_out(skips, here, system, runs)
+    print_left_out(sel.skips, sel.here, system, runs)
     families = sorted({_family(c) for c in runs})
     missing = sorted(set(families) - {_family(c) for c in chosen})
     print(f'total: {len(chosen)} case(s) x {repeats} repeat(s) = '

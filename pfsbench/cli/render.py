@@ -30,6 +30,19 @@ _CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), 'config')
 
 
+#: The options of both kinds of job, an experiment's and the nightly's.
+_SHARED = ('--system', '--config-dir', '--target', '--time', '--output')
+
+
+def _options(*groups):
+    """``[(option, dest, default)]`` of the options in ``groups`` that
+    only their kind of job takes (not :data:`_SHARED`)."""
+    return [(action.option_strings[-1], action.dest, action.default)
+            for group in groups for action in group._group_actions
+            if action.option_strings and
+            action.option_strings[-1] not in _SHARED]
+
+
 def add_arguments(parser):
     parser.add_argument('experiment', metavar='EXPERIMENT',
                         help='experiment id: ' + ', '.join(EXPERIMENTS) +
@@ -135,6 +148,17 @@ def add_arguments(parser):
                               'runs/ of this clone)')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
+    # What the other kind of job would silently ignore is refused.
+    parser.set_defaults(_experiment_only=_options(job, dd_opts, iozone_opts),
+                        _nightly_only=_options(nightly))
+
+
+def _refuse_given(args, options, why):
+    """Refuse the first of ``options`` given a value (not its default)."""
+    for option, dest, default in options:
+        value = getattr(args, dest)
+        if value != default:
+            raise ConfigError('<command line>', option, value, why)
 
 
 def _chosen(specs):
@@ -168,6 +192,9 @@ def run(args):
     shown = 'pfsbench ' + shlex.join(args.argv[verb:])
     if args.experiment == 'nightly':
         return _nightly(args, shown)
+    _refuse_given(args, args._nightly_only,
+                  f'an option of render nightly, not of an experiment '
+                  f'({args.experiment})')
     site = job_site(args.config_dir, args.system) if args.system \
         else JobSite()
     chosen = _chosen(args.point)
@@ -193,16 +220,9 @@ def run(args):
 def _nightly(args, shown):
     """``render nightly``: the nightly's driver job (pfsbench.cli.nightly_job);
     the experiments' options do not apply to it."""
-    given = [opt for opt, value in [
-        ('--nodes', args.nodes), ('--tasks-per-node', args.tasks_per_node),
-        ('--point', args.point), ('--output-dir', args.output_dir),
-        ('--sbatch-option', args.sbatch_option),
-        ('--block-size', args.block_size), ('--count', args.count),
-        ('--processes', args.processes)] if value]
-    if given:
-        raise ConfigError('<command line>', given[0], None,
-                          "not an option of render nightly (the driver "
-                          "job's options come from extras.driver_partition)")
+    _refuse_given(args, args._experiment_only,
+                  "not an option of render nightly (the driver job's "
+                  "options come from extras.driver_partition)")
     if not args.system:
         raise ConfigError('<command line>', '--system', None,
                           'required for nightly: NAME:PARTITION, the '

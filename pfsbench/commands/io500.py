@@ -97,7 +97,23 @@ class Score(NamedTuple):
     invalid: tuple
 
 
-def score(figures, times_s=None, stonewall_s=LIST_STONEWALL_S):
+def stonewall_invalid(phase, ran_s, stonewall_s=LIST_STONEWALL_S):
+    """IO500's rule for a stonewalled write (``verify_stonewall``) that ran
+    ``ran_s`` seconds by its tool's clock (src/main.c ``main``): why it is
+    invalid, or '' when it is not.  Shorter than the stonewall, the files
+    or the block ran out before the time did (the result measures a
+    smaller run than IO500 asks for); shorter than the list's 300 s
+    (``opt.minwrite``), it is no list entry."""
+    if ran_s < stonewall_s:
+        return (f'{phase}: ran {ran_s} s, below the stonewall of '
+                f'{stonewall_s} s')
+    if ran_s < LIST_STONEWALL_S:
+        return (f"{phase}: ran {ran_s} s, below the list's minimum of "
+                f"{LIST_STONEWALL_S} s")
+    return ''
+
+
+def score(figures, times_s=None, stonewall_s=LIST_STONEWALL_S, group=None):
     """IO500's score of the phase figures ``{phase name: value}`` (GiB/s
     for the ior phases, kIOPS for the others), as io500 computes it.
 
@@ -107,15 +123,18 @@ def score(figures, times_s=None, stonewall_s=LIST_STONEWALL_S):
     root of the product of the two groups.
 
     Validity (src/main.c ``main``, the loop over the phases): a phase whose
-    figure is 0 is invalid; a stonewalled write (``verify_stonewall``)
-    that ran shorter than the stonewall, or shorter than the list's 300 s
-    (``opt.minwrite``), is invalid.  ``times_s`` gives each phase's
-    runtime; without it only the zero rule applies.  Invalid phases still
-    count in the score, as in io500.
+    figure is 0 is invalid; so is a stonewalled write that
+    :func:`stonewall_invalid` finds too short.  ``times_s`` gives each
+    phase's runtime; without it only the zero rule applies.  Invalid
+    phases still count in the score, as in io500.  ``group`` ('bw' or
+    'md'): that group's phases alone (a family that runs only those; the
+    other group scores 0).
     """
     groups = {'bw': [], 'md': []}
     invalid = []
     for phase in PHASES:
+        if group is not None and phase.group != group:
+            continue
         value = figures.get(phase.name)
         if value is None or value <= 0:
             invalid.append(f'{phase.name}: {value!r}: the score should not '
@@ -124,12 +143,9 @@ def score(figures, times_s=None, stonewall_s=LIST_STONEWALL_S):
             groups[phase.group].append(value)
         ran_s = (times_s or {}).get(phase.name)
         if phase.stonewalled and ran_s is not None:
-            if ran_s < stonewall_s:
-                invalid.append(f'{phase.name}: ran {ran_s} s, below the '
-                               f'stonewall of {stonewall_s} s')
-            elif ran_s < LIST_STONEWALL_S:
-                invalid.append(f'{phase.name}: ran {ran_s} s, below the '
-                               f"list's minimum of {LIST_STONEWALL_S} s")
+            why = stonewall_invalid(phase.name, ran_s, stonewall_s)
+            if why:
+                invalid.append(why)
 
     means = {g: (math.prod(v) ** (1 / len(v)) if v else 0.0)
              for g, v in groups.items()}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every tool pfsbench runs or reads, declared once: its parser, its
-stream adapter, the Spack package that installs it, how a check finds its
-binary, and how to ask it its version.
+stream adapter, the Spack package that installs it, and how a check finds
+its binary.
 
 A check names its tool (the ReFrame variable ``tool``); ``pfsbench parse``,
 the streams parser, :mod:`pfsbench.site.binaries`, :mod:`pfsbench.site.spack`
@@ -51,20 +51,12 @@ class Tool:
     #: The partition's ``extras`` key naming the binary's path, looked at
     #: before the Spack view ('' for none: mdsrate is a site's own build).
     extras_key: str = ''
-    #: The arguments that make the binary print its version, and the text
-    #: before the version in what it prints; () where the tool has no such
-    #: option (IOR, mdtest, io500: the version is in their output's header
-    #: and in the Spack build, ``tool_spack_build``).
-    version_args: tuple = ()
-    version_prefix: str = ''
 
 
 TOOLS = {t.name: t for t in [
-    Tool('dd', 'pfsbench.parsers.dd', stream_adapter=True, found_by=SYSTEM,
-         version_args=('--version',), version_prefix='dd (coreutils) '),
+    Tool('dd', 'pfsbench.parsers.dd', stream_adapter=True, found_by=SYSTEM),
     Tool('fio', 'pfsbench.parsers.fio', ('json', 'text', 'terse'),
-         stream_adapter=True, package='fio', version_args=('--version',),
-         version_prefix='fio-'),
+         stream_adapter=True, package='fio'),
     Tool('bonnie++', 'pfsbench.parsers.bonnie', ('csv', 'text'),
          parse_name='bonnie', stream_adapter=True, package='bonniepp'),
     Tool('iozone', 'pfsbench.parsers.iozone', package='iozone'),
@@ -74,7 +66,8 @@ TOOLS = {t.name: t for t in [
          package='ior'),
     Tool('mdtest', 'pfsbench.parsers.mdtest', package='ior'),
     Tool('io500', 'pfsbench.parsers.io500', package='io500'),
-    Tool('pfind', 'pfsbench.parsers.pfind', package='pfind'),
+    # pfsbench's io500 package installs pfind beside io500.
+    Tool('pfind', 'pfsbench.parsers.pfind', package='io500'),
     # The Lustre tools come from the site's Lustre client (an external in
     # the environment, or none).
     Tool('mdsrate', 'pfsbench.parsers.mdsrate', package='lustre',

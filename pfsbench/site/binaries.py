@@ -26,21 +26,6 @@ def package_of(tool):
     return tools.get(tool).package
 
 
-def version(tool, path):
-    """The version the binary of ``tool`` at ``path`` reports (its
-    record's ``version_args``), or None: the tool has no such option, the
-    binary cannot run here, or it printed no version."""
-    record = tools.get(tool)
-    if not record.version_args:
-        return None
-    said = text.probe([path, *record.version_args])
-    for line in (said or '').splitlines():
-        if line.startswith(record.version_prefix):
-            words = line[len(record.version_prefix):].split()
-            return words[0] if words else None
-    return None
-
-
 #: How the advice for a missing tool starts (``pfsbench summary`` looks
 #: for it in skip reasons).
 BUILD_ADVICE = "build it with the suite's Spack environment"
@@ -59,6 +44,17 @@ def build_hint(tool):
             "docs/spack.md) and set the partition's extras.spack_env and "
             "spack_view (PFSBENCH_SPACK_ENV on local and localslurm), or "
             f"run with -S tool_binary=/path/to/{tool}")
+
+
+def declared(tool, extras):
+    """The path a partition's ``extras`` declare for ``tool`` (its record's
+    ``extras_key``: mdsrate, a site's own build that no Spack view or
+    ``PATH`` is searched for), ``~`` and ``$VARIABLES`` expanded as the
+    check expands them; '' where the tool has no such key or the partition
+    sets none."""
+    key = tools.get(tool).extras_key
+    path = extras.get(key, '') if key else ''
+    return os.path.expandvars(os.path.expanduser(path)) if path else ''
 
 
 def candidates(tool, explicit='', spack_view=''):

@@ -103,19 +103,19 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
 
     @run_after('setup')
     def find_mdtest_and_pfind(self):
-        self.mdtest_path = io500_phases.find_tool(
-            self, 'mdtest', self.mdtest_binary,
-            f"IO500's mdtest phases run it; "
-            f"{binaries.build_hint('mdtest')}", beside=self.tool_path)
+        self.mdtest_path = self.lookup_tool(
+            'mdtest', self.mdtest_binary,
+            why=f"IO500's mdtest phases run it; "
+                f"{binaries.build_hint('mdtest')}", beside=self.tool_path)
         if not self.renders_only():
             unusable = binaries.io500_unusable(
                 self.mdtest_path, mdtest.IO500_MDTEST_OPTIONS, 'mdtest')
             self.skip_if(bool(unusable), unusable)
-        self.pfind_path = io500_phases.find_tool(
-            self, 'pfind', self.pfind_binary,
-            f"IO500's find phase runs it; {binaries.BUILD_ADVICE} (the "
-            f'io500 package installs pfind) or run with -S '
-            f'pfind_binary=/path/to/pfind')
+        self.pfind_path = self.lookup_tool(
+            'pfind', self.pfind_binary,
+            why=f"IO500's find phase runs it; {binaries.BUILD_ADVICE} (the "
+                f'io500 package installs pfind) or run with -S '
+                f'pfind_binary=/path/to/pfind')
 
     def layout(self):
         return io500_phases.Layout(

@@ -84,7 +84,8 @@ class ior_io500_phases(ior_check_base):
     #: The phases the stonewall ends (ior-easy and ior-hard writes, or
     #: mdtest's); nightly-plan counts a case without history at one
     #: stonewall more than these.
-    stonewalled_writes = variable(int, value=2)
+    stonewalled_writes = variable(
+        int, value=io500_phases.stonewalled_writes('ior'))
     # ior-easy reads with -C, ior-hard shares one file, mdtest -N 1 stats
     # and find walks other tasks' files (base: reads_other_nodes_files).
     reads_other_nodes_files = True

@@ -44,6 +44,7 @@ from pfsbench.core import tools
 from pfsbench.experiments import jobs
 from pfsbench.parsers import (mdsrate as mdsrate_parser,
                               procstat as procstat_parser)
+from pfsbench.site import binaries
 
 #: The partition's ``extras`` key naming the mdsrate binary.
 EXTRAS_KEY = tools.get('mdsrate').extras_key
@@ -89,7 +90,7 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
         # Spack view or PATH has mdsrate, so only a declared one runs.
         part = self.current_partition
         if not self.tool_binary:
-            declared = part.extras.get(EXTRAS_KEY, '')
+            declared = binaries.declared(self.tool, part.extras)
             self.skip_if(
                 not declared,
                 f'{part.fullname} declares no mdsrate: set the partition\'s '
@@ -97,8 +98,7 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
                 f'lustre/tests/mpi/mdsrate (built with the Lustre tests; no '
                 f'package registry has it) or run with -S tool_binary=PATH; '
                 f'mdtest_e16_mdsrate_standin runs E16 with mdtest')
-            self.tool_binary = os.path.expandvars(
-                os.path.expanduser(declared))
+            self.tool_binary = declared
         super().find_tool()
 
     @run_after('setup')

@@ -28,11 +28,14 @@ score of these eight phases (:func:`pfsbench.commands.io500.score`); the
 bandwidth score is ``ior_io500_phases``'s ``io500_bw``, and the total
 ``io500_score`` is ``io500_suite_run``'s.
 
-IO500's validity rule: a write phase that ran shorter than its stonewall
-time is invalid (the files ran out before the time did: the result
-measures a smaller run than IO500 asks for); this check fails such a
-case, naming the phase, its time and the stonewall (``io500_suite_run``
-reports it in ``io500_valid`` and still scores, as io500 does).
+IO500's validity rules (:func:`pfsbench.commands.io500.score`, the one
+rule ``io500_suite_run`` follows too): a write phase that ran shorter
+than its stonewall time (the files ran out before the time did: the
+result measures a smaller run than IO500 asks for) or than the list's
+300 s, a phase at 0, or a stonewall other than 300 s make the phases
+invalid.  As io500 does, the case is not failed for it and still scored:
+``io500_valid`` is logged false and ``io500_invalid`` says why.  A find
+that found nothing fails the case.
 
 Figures: each phase's rate in kIOPS, as IO500 reports it.  The
 partition's ``mdtest_max_items`` caps IO500's 1,000,000 files per task
@@ -45,7 +48,7 @@ import os
 
 import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, variable)
+                                   run_after, run_before, variable)
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.mdtest import mdtest_check_base
@@ -84,6 +87,11 @@ class mdtest_io500_phases(mdtest_check_base):
     #: The pfind binary this run used (set at setup).
     pfind_path = variable(str, value='', loggable=True)
 
+    #: Whether IO500's rules make these phases valid, and why not
+    #: ('; '-separated; set at sanity), as ``io500_suite_run`` logs them.
+    io500_valid = variable(bool, value=False, loggable=True)
+    io500_invalid = variable(str, value='', loggable=True)
+
     step_parsers = dict(mdtest_check_base.step_parsers, pfind=pfind_parser)
     item_kind = 'files'
     items_per_task = mdtest.IO500_FILES_PER_PROC
@@ -98,7 +106,8 @@ class mdtest_io500_phases(mdtest_check_base):
     #: The phases the stonewall ends (ior-easy and ior-hard writes, or
     #: mdtest's); nightly-plan counts a case without history at one
     #: stonewall more than these.
-    stonewalled_writes = variable(int, value=2)
+    stonewalled_writes = variable(
+        int, value=io500_phases.stonewalled_writes('mdtest'))
     # ior-easy reads with -C, ior-hard shares one file, mdtest -N 1 stats
     # and find walks other tasks' files (base: reads_other_nodes_files).
     reads_other_nodes_files = True
@@ -110,8 +119,8 @@ class mdtest_io500_phases(mdtest_check_base):
 
     @run_after('setup')
     def find_pfind(self):
-        self.pfind_path = io500_phases.find_tool(
-            self, 'pfind', self.pfind_binary, PFIND_NEEDED)
+        self.pfind_path = self.lookup_tool('pfind', self.pfind_binary,
+                                           why=PFIND_NEEDED)
 
     def results_dir(self):
         return os.path.join(self.run_dir, 'results')
@@ -135,17 +144,21 @@ class mdtest_io500_phases(mdtest_check_base):
         if step.kind != 'mdtest' or problems:
             return problems
 
-        summary = self.phase_summary(step.label)
-        if summary is None:
+        if self.phase_summary(step.label) is None:
             return [f'step {step.label!r}: mdtest reported no rate']
-
-        if step.label.endswith('-write'):
-            invalid = io500_phases.too_short(step.label, summary.max_time_s,
-                                             self.stonewall_s)
-            if invalid:
-                problems.append(f'{invalid} (all {self.items_run_per_task} '
-                                f'files per task were created first)')
         return problems
+
+    @run_before('performance')
+    def judge_validity(self):
+        # IO500's verdict on the phases, as io500_suite_run's, once sanity
+        # has read every step (a dry run has no output to judge).
+        if self.is_dry_run():
+            return
+
+        reasons = io500_phases.invalid_reasons(
+            self.scores(), self.stonewall_s, self.find_result().found)
+        self.io500_valid = not reasons
+        self.io500_invalid = '; '.join(reasons)
 
     def kiops(self, label):
         return self.phase_summary(label).mean_ops_per_s / 1000
@@ -172,5 +185,15 @@ class mdtest_io500_phases(mdtest_check_base):
         """IO500's metadata score of the eight phases (src/main.c
         ``calc_score``: their geometric mean); the total is
         ``io500_suite_run``'s."""
-        return io500.score({p.name: self.phase_value(p.name)
-                            for p in io500.PHASES if p.group == 'md'}).md
+        return self.scores().md
+
+    def scores(self):
+        """IO500's score of the eight phases
+        (:func:`pfsbench.commands.io500.score`), with the writes' times
+        (mdtest's own clock) for its validity rules."""
+        return io500.score(
+            {p.name: self.phase_value(p.name) for p in io500.PHASES
+             if p.group == 'md'},
+            {p.name: self.phase_summary(p.name).max_time_s
+             for p in io500.PHASES if p.stonewalled and p.tool == 'mdtest'},
+            self.stonewall_s, group='md')
