@@ -297,9 +297,12 @@ def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
     defaults: level from ``baseline_nights`` of the history's nights,
     noise from all of them."""
     level_ids = rng.sample(others, min(baseline_nights, len(others)))
-    history = [moments(nights[i]) for i in others]
-    return judge_nights([moments(nights[i]) for i in level_ids],
-                        moments(cur), [history], tol, 'higher', detect,
+    # Each night as the gate's history keeps it (its wild repeats left
+    # out, pfsbench.gate.lookback.night_moments).
+    history = [lb.night_moments(nights[i]) for i in others]
+    return judge_nights([lb.night_moments(nights[i]) for i in level_ids],
+                        lb.night_moments(cur), [history], tol, 'higher',
+                        detect,
                         DEFAULTS.lookback_confidence, 2,
                         DEFAULTS.lookback_outlier_z)
 

@@ -304,3 +304,58 @@ def test_one_tool_run_a_night_counts_its_iterations(tmp_path, capsys):
     assert code == 1 and mean['verdict'] == 'regression', mean['reason']
     assert mean['lookback']['history_nights'] == 6
     assert mean['cur']['iterations'] == 5
+
+
+#: Ten nights of the quality bench's capped recording (read_bw, MB/s, the
+#: first five repeats of ten sessions; bench/gate_quality.py's
+#: /var/tmp/pfsbench-gq-sensitivity): a steady target at 43 MB/s...
+CAPPED_NIGHTS = [
+    [42.9, 43.2, 43.2, 43.1, 43.2], [43.0, 42.8, 43.2, 43.1, 42.9],
+    [43.2, 43.1, 43.2, 43.2, 42.9], [43.0, 42.9, 43.1, 43.1, 43.1],
+    [43.0, 43.1, 43.0, 43.1, 42.7], [42.9, 43.0, 43.1, 43.2, 43.1],
+    [43.1, 42.9, 43.1, 43.0, 43.2], [43.0, 43.1, 43.1, 42.6, 43.0],
+    [43.0, 43.1, 43.1, 43.0, 42.9], [43.1, 43.0, 43.2, 42.8, 43.0]]
+#: ... and one of its sessions whose fourth and fifth repeats met other
+#: users' load.
+WILD_NIGHT = [43.0, 43.1, 43.1, 13.8, 39.0, 42.9, 42.5, 43.2, 42.5, 43.0]
+
+
+def wild_db(tmp_path, tonight):
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    reports = [synth.session({CASE: values}, time_start=i * DAY,
+                             var='read_bw')
+               for i, values in enumerate(CAPPED_NIGHTS + [tonight])]
+    synth.write_database(str(db), reports)
+    return db
+
+
+@pytest.mark.parametrize('factor, verdict', [(1.0, 'pass'),
+                                             (0.85, 'regression')])
+def test_one_wild_repeat_tonight_neither_hides_nor_fakes_a_loss(
+        tmp_path, capsys, factor, verdict):
+    # With the mean of all ten repeats (main before issue 19's item 3)
+    # the 13.8 pulls tonight 7 % down and widens its interval 20-fold:
+    # both nights are inconclusive, and a real 15 % loss goes unseen.
+    # Left out as wild, tonight is its nine ordinary repeats.
+    db = wild_db(tmp_path, [v * factor for v in WILD_NIGHT])
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                f'latest~{len(CAPPED_NIGHTS)}'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert row['verdict'] == verdict, row['reason']
+    assert code == (1 if verdict == 'regression' else 0)
+    assert row['change'] == pytest.approx(factor - 1.0, abs=0.01)
+
+
+def test_a_night_keeps_its_repeats_unless_one_is_wild():
+    assert lb.night_moments(WILD_NIGHT) == moments(
+        [v for v in WILD_NIGHT if v not in (13.8, 39.0)])
+    # A broad but ordinary spread (the unthrottled recording's writes,
+    # one session) keeps every repeat.
+    broad = [129.0, 41.0, 135.0, 317.0, 484.0, 375.0, 168.0, 265.0, 271.0,
+             77.0]
+    assert lb.night_moments(broad) == moments(broad)
+    # Too few repeats to tell, constants and zeros: all kept.
+    for values in ([43.0, 43.1, 13.8], [5.0] * 6, [0.0] * 6,
+                   [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]):
+        assert lb.night_moments(values) == moments(values)

@@ -26,13 +26,58 @@ whole interval below 0 (the loss is real) *and* the point change beyond
 the tolerance (it matters); a night **passes** when its interval rules
 out a loss of ``detect`` (the loss the gate promises not to miss);
 anything between is **inconclusive**.
+
+A night's moments leave out its wild repeats (:func:`night_moments`):
+one repeat that other users' load made 15 times slower or faster must
+not move the night, nor widen its spread, as much as the mean of five
+would let it (the quality bench's capped recording, docs/gate.md,
+section 7).
 """
 
 import math
 import statistics
 
 from pfsbench.errors import NotEnoughSamples
-from pfsbench.gate.stats import RatioInterval, f_sf, t_quantile
+from pfsbench.gate.stats import RatioInterval, f_sf, moments, t_quantile
+
+#: Fewer repeats than this keep every repeat: the median absolute
+#: deviation of three or four repeats is too often near 0 by chance, so
+#: that an ordinary repeat would look wild.
+MIN_REPEATS_FOR_WILD = 5
+
+#: A repeat whose log lies more than this many scaled median absolute
+#: deviations (x 1.4826) from its night's median log is wild.  Large on
+#: purpose: it must leave a broad but ordinary spread alone (the
+#: unthrottled recording's repeats span a factor of 3) and catch a
+#: repeat far outside an otherwise steady night (the bench's).
+WILD_Z = 8.0
+
+
+def night_moments(values):
+    """:class:`~pfsbench.gate.stats.Moments` of one night's repeats
+    without its wild ones.
+
+    With at least :data:`MIN_REPEATS_FOR_WILD` repeats, all positive and
+    finite, a repeat whose log lies beyond :data:`WILD_Z` robust z-scores
+    (scaled MAD) of the night's median log is left out; fewer than half
+    can be.  Repeats that agree exactly (MAD 0: constants, zeros) keep
+    every repeat.
+
+    Args:
+        values: the night's repeats (at least one).
+    """
+    if len(values) < MIN_REPEATS_FOR_WILD or \
+            not all(math.isfinite(v) and v > 0 for v in values):
+        return moments(values)
+
+    logs = [math.log(v) for v in values]
+    med = statistics.median(logs)
+    mad = 1.4826 * statistics.median(abs(x - med) for x in logs)
+    if mad == 0.0:
+        return moments(values)
+
+    return moments([v for v, x in zip(values, logs)
+                    if abs(x - med) <= WILD_Z * mad])
 
 
 def log_moments(night, pooled_cv2=None):

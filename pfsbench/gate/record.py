@@ -179,7 +179,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 detect = config.lookback_detect or 2 * tol
                 # Tonight's tool iterations, where known, are its
                 # samples (one IOR run of -i 5 is a night of 5).
-                tonight = moments[1] if moments else moments_of(cur)
+                tonight = moments[1] if moments else lb.night_moments(cur)
                 zero_nights = lb.not_positive(level, tonight, segments)
                 by_nights = judge_nights(
                     level, tonight, segments, tol, direction,

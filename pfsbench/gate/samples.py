@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from pfsbench.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate import changepoints as cp
-from pfsbench.gate.lookback import split_at_markers
+from pfsbench.gate.lookback import night_moments, split_at_markers
 from pfsbench.gate.stats import moments, moments_from_summaries
 
 
@@ -196,7 +196,7 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
     for sample, idx in zip(perfvar['values'], perfvar['session_index']):
         groups[idx].append(sample)
 
-    level = [moments(groups[i]) for i in sorted(groups)]
+    level = [night_moments(groups[i]) for i in sorted(groups)]
     level += [n for s, n in history
               if s.time_start <= base_end and s.uuid not in base_uuids and
               (since is None or s.time_start >= since)]

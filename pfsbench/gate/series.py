@@ -14,16 +14,16 @@ else (an older session added late, another index format) rebuilds it.
 """
 
 import array
-import math
 from dataclasses import dataclass, field
 
+from pfsbench.gate.lookback import night_moments
 from pfsbench.gate.stats import Moments
 
 NAN = float('nan')
 
 #: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
 #: hold (the index then builds the file again).
-SERIES_FORMAT = 1
+SERIES_FORMAT = 2
 
 
 @dataclass
@@ -64,15 +64,19 @@ class CaseColumns:
                     array.array('d', [NAN] * n), array.array('d', [NAN] * n),
                     array.array('i', [0] * n))
 
-            k = len(values)
-            variance = NAN
-            if k > 1:
-                variance = math.fsum((v - mean) ** 2
-                                     for v in values) / (k - 1)
+            # The night as the lookback rule sees it: its wild repeats
+            # left out (a mean of all of them where none is wild).
+            night = night_moments(values) if values else None
+            if night is None:
+                cols[0].append(mean)
+                cols[1].append(NAN)
+                cols[2].append(0)
+                continue
 
-            cols[0].append(mean)
-            cols[1].append(variance)
-            cols[2].append(k)
+            cols[0].append(night.mean)
+            cols[1].append(NAN if night.variance is None
+                           else night.variance)
+            cols[2].append(night.n)
 
         for var, cols in self.columns.items():
             if var not in per_var:
