@@ -10,9 +10,9 @@ import statistics
 from pfsbench import cases, runreport, validate
 from pfsbench.errors import ConfigError, PfsbenchError
 from pfsbench.gate import config as gate_config
+from pfsbench.gate import lookback as lb
 from pfsbench.gate import sensitivity as sens
 from pfsbench.gate.results import USABLE_FAIL_PHASES, read_database
-from pfsbench.gate.stats import moments
 from pfsbench.siteconfig import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
@@ -217,8 +217,9 @@ def case_nights(db, system, partition, names, config):
             for (var, unit), vals in values.items():
                 _, _, ignore, unstable = config.variable(key.check, var, unit)
                 if not (ignore or unstable):
+                    # Each night as the lookback rule sees it.
                     out.setdefault(key.name, {}).setdefault(var, []).append(
-                        moments(vals))
+                        lb.night_moments(vals))
     return {name: {var: nights[-config.lookback_nights:]
                    for var, nights in figs.items()}
             for name, figs in out.items()}

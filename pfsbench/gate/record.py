@@ -27,7 +27,6 @@ from pfsbench.gate.sensitivity import label as sensitivity_label
 from pfsbench.gate.samples import (iteration_moments, like_for_like,
                                    lookback_nights, select_current,
                                    session_means)
-from pfsbench.gate.stats import moments as moments_of
 from pfsbench.gate.stats import night_noise
 from pfsbench.gate.sweeps import sweeps
 

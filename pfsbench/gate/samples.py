@@ -10,7 +10,7 @@ from collections import defaultdict
 from pfsbench.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate import changepoints as cp
 from pfsbench.gate.lookback import night_moments, split_at_markers
-from pfsbench.gate.stats import moments, moments_from_summaries
+from pfsbench.gate.stats import moments_from_summaries
 
 
 def iteration_moments(case, var, records):
