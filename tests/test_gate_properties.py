@@ -269,7 +269,7 @@ def test_a_lower_is_better_figure_at_0_for_weeks_then_0_again_passes():
     assert out['verdict'] == 'pass' and out['change'] == -1.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.one_of(st.just(0.0), sizes), min_size=1,
                        max_size=12))
 def test_a_night_without_its_wild_repeats_keeps_most_of_them(values):
