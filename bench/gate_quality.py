@@ -40,7 +40,7 @@ Then, per recording (the unchanged ``cap`` and ``natural`` conditions),
 figure and repeat count, the power table: the bound above from that
 recording's own noise (and the bound at the gate's 5 % tolerance, which
 on a quiet target is the limit), the slowdown the gate itself says it
-detects (pfsbench.gate.sensitivity, the median over unchanged trials),
+detects (pfsbench.gate.judge.sensitivity, the median over unchanged trials),
 and the lookback rule's regression rate with tonight's samples slowed by
 0, 0.5, 0.75, 1, 1.25 and 1.5 times the bound at the tolerance; issue
 19's goal is at most 1 % at 0 (false alarms per figure and night) and at
@@ -73,13 +73,13 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from pfsbench.gate.baseline import USABLE_FAIL_PHASES     # noqa: E402
-from pfsbench.gate.results import read_database          # noqa: E402
-from pfsbench.gate import lookback as lb                   # noqa: E402
-from pfsbench.gate.config import GateConfig                # noqa: E402
-from pfsbench.gate.rule import (fixed_tolerance_verdict, judge,  # noqa: E402
-                                judge_nights)
-from pfsbench.gate.stats import moments, night_noise      # noqa: E402
+from pfsbench.gate.judge.baseline import USABLE_FAIL_PHASES     # noqa: E402
+from pfsbench.gate.store.results import read_database          # noqa: E402
+from pfsbench.gate.judge import lookback as lb                   # noqa: E402
+from pfsbench.gate.judge.config import GateConfig                # noqa: E402
+from pfsbench.gate.judge.rule import (fixed_tolerance_verdict, judge,
+                                      judge_nights)
+from pfsbench.gate.statistics.stats import moments, night_noise      # noqa: E402
 
 CASE = 'dd_stream_per_node %nodes=1'
 #: The gate's default settings (the lookback rule's confidence and
@@ -298,7 +298,7 @@ def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
     noise from all of them."""
     level_ids = rng.sample(others, min(baseline_nights, len(others)))
     # Each night as the gate's history keeps it (its wild repeats left
-    # out, pfsbench.gate.lookback.night_moments).
+    # out, pfsbench.gate.statistics.stats.night_moments).
     history = [lb.night_moments(nights[i]) for i in others]
     return judge_nights([lb.night_moments(nights[i]) for i in level_ids],
                         lb.night_moments(cur), [history], tol, 'higher',

@@ -11,8 +11,8 @@ with a -15 % step at night 300.  Then times each stage of
 the last night, history and change points over every variable, and
 rendering text, JUnit and HTML (60 plots), and ``pfsbench gate`` as a
 user runs it.  The first read decodes ReFrame's JSON and writes the index
-beside the database (pfsbench/gate/index.py); "end to end" counts from the
-second read on.
+beside the database (pfsbench/gate/store/index.py); "end to end" counts from
+the second read on.
 
 Usage: python3 bench/gate_speed.py [--nights 365] [--cases 500]
 """
@@ -33,13 +33,13 @@ sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
 from pfsbench import cli                                   # noqa: E402
-from pfsbench.gate import index                            # noqa: E402
-from pfsbench.gate import baseline as bl                   # noqa: E402
-from pfsbench.gate import config as gate_config            # noqa: E402
+from pfsbench.gate.store import index                            # noqa: E402
+from pfsbench.gate.judge import baseline as bl                   # noqa: E402
+from pfsbench.gate.judge import config as gate_config            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
-from pfsbench.gate.results import read_database            # noqa: E402
-from pfsbench.gate.history import history              # noqa: E402
-from pfsbench.gate.record import compare, run_gate       # noqa: E402
+from pfsbench.gate.store.results import read_database            # noqa: E402
+from pfsbench.gate.store.history import history              # noqa: E402
+from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 
 
 class Timer:

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings         # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 import mutations                                            # noqa: E402
-from pfsbench.errors import ParseError                      # noqa: E402
+from pfsbench.core.errors import ParseError                      # noqa: E402
 from pfsbench.parsers import TOOLS                          # noqa: E402
 from pfsbench.parsers.text import decode                    # noqa: E402
 

@@ -7,7 +7,7 @@ one, with a warning, and exit 0.
 
 Merges ``config/common.py`` with every ``config/systems/*.py`` (one file per
 system, CSCS-style) and validates pfsbench's own keys (partition ``extras``,
-``sched_options``) with :mod:`pfsbench.siteconfig`, because ReFrame accepts
+``sched_options``) with :mod:`pfsbench.site.config`, because ReFrame accepts
 unknown keys there silently.  ``local`` matches any host and is placed last,
 so a site system whose host names match wins.  ``PFSBENCH_SYSTEMS`` (a
 comma-separated list of names) limits which systems are loaded.
@@ -15,8 +15,8 @@ comma-separated list of names) limits which systems are loaded.
 
 import os
 
-from pfsbench import siteconfig
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import config as siteconfig
 
 CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
 

@@ -8,16 +8,23 @@
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      [--tags nightly] [--repeat 5] [--out DIR]
-#                      [--extra KEY=VALUE ...] [-- ARGS]
+#                      [--gate-config FILE] [--extra KEY=VALUE ...] [-- ARGS]
+#   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
+#                      --plan FILE [--out DIR] [--gate-config FILE]
+#                      [--extra ...] [-- ARGS]
 #
+# --plan FILE runs the cases and repeats of a plan that pfsbench
+# nightly-plan --budget HOURS --write-plan FILE chose (checked against
+# --system and the checks first; it replaces --tags and --repeat).
 # ARGS after -- go to reframe (e.g. -n NAME, -P var=value).  --extra adds a
 # session extra, e.g. --extra intended_change=lustre-2.15 on the first night
 # after a planned upgrade (the gate's lookback rule restarts its level).
+# --gate-config: the gate's settings (default config/gate.yaml).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-    sed -n '9,11p' "$0" >&2
+    sed -n '9,14p' "$0" >&2
     exit 2
 }
 fail() {
@@ -25,21 +32,24 @@ fail() {
     exit 2
 }
 
-system='' baseline='' target='' tags=nightly repeat=5 out=''
-extra=()
+system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
+extra=() picked=() gate_config=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        -h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
-        --extra|--system|--baseline|--target|--tags|--repeat|--out)
+        --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan|\
+        --gate-config)
             [ $# -ge 2 ] || fail "$1: expects a value" ;;&
         --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
         --baseline) baseline=$2; shift 2 ;;
         --target) target=$2; shift 2 ;;
-        --tags) tags=$2; shift 2 ;;
-        --repeat) repeat=$2; shift 2 ;;
+        --tags) tags=$2; picked+=(--tags); shift 2 ;;
+        --repeat) repeat=$2; picked+=(--repeat); shift 2 ;;
+        --plan) plan=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
+        --gate-config) gate_config=(--config "$2"); shift 2 ;;
         *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
     esac
 done
@@ -50,6 +60,10 @@ case "$repeat" in
     ''|*[!0-9]*|0*) fail "--repeat: '$repeat': expected a whole number of" \
                           "at least 1" ;;
 esac
+if [ -n "$plan" ] && [ ${#picked[@]} -gt 0 ]; then
+    fail "--plan: '$plan': the plan sets the tags and repeats; drop" \
+         "${picked[*]}"
+fi
 [ -n "$tags" ] || fail "--tags: '': expected a tag (e.g. nightly)"
 # A bare system runs every partition, the login node's included.
 case "$system" in
@@ -73,20 +87,35 @@ if ! .venv/bin/pfsbench baseline show "$baseline" >/dev/null; then
     fail "--baseline: '$baseline': no usable baseline (pfsbench baseline" \
          "list shows the recorded ones)"
 fi
-# --system: the partition's Spack environment (pfsbench.spack.environment
+# --system: the partition's Spack environment (pfsbench.site.spack.environment
 # decides, as for the checks) is recorded, and its spack.lock kept under
 # $PFSBENCH_RUNS/spack-locks/.
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \
     --system "$system" "${extra[@]}") || exit 2
-tags=$(.venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
-    --repeat "$repeat" --reframe-tags) || exit 2
+if [ -n "$plan" ]; then
+    selection=$(.venv/bin/pfsbench nightly-plan --system "$system" \
+        --check-plan "$plan") || exit 2
+    mapfile -t selection <<< "$selection"
+else
+    tags=$(.venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
+        --repeat "$repeat" --reframe-tags) || exit 2
+    selection=(-t "$tags" --repeat "$repeat")
+fi
+# Every target the partition lists, each case on each (nothing to add
+# with one target: the cases keep their names).
+targets=$(.venv/bin/pfsbench nightly-plan --system "$system" \
+    --reframe-targets) || exit 2
+if [ -n "$targets" ]; then
+    echo "nightly: every case on each target: -P $targets"
+    set -- -P "$targets" "$@"
+fi
 echo "nightly: session extras: $extras"
 .venv/bin/reframe -C config/settings.py --system "$system" \
-    -c reframe-checks -t "$tags" --repeat "$repeat" -r \
+    -c reframe-checks "${selection[@]}" -r \
     --session-extras "$extras" "$@" 2>&1 | tee "$out/reframe.log"
 echo "nightly: reframe exited ${PIPESTATUS[0]} (not a verdict)"
 
-.venv/bin/pfsbench gate -b "$baseline" --since "$since" \
+.venv/bin/pfsbench gate -b "$baseline" --since "$since" "${gate_config[@]}" \
     --markdown "$out/gate.md" --junit "$out/gate.xml" \
     --html "$out/gate.html" --json "$out/gate.json"
 verdict=$?

@@ -77,7 +77,7 @@ build_environment() {
          "$env_dir/.spack-env/view"
 }
 
-spack=$(.venv/bin/python -c 'from pfsbench.spack_check import find_spack
+spack=$(.venv/bin/python -c 'from pfsbench.site.spack_check import find_spack
 print(find_spack() or "")')
 
 if [ -n "$spack" ] && ! installed; then

@@ -125,7 +125,7 @@ def reframe_env(runs_dir, env=None):
     full_env = dict(os.environ)
     full_env['PFSBENCH_RUNS'] = str(runs_dir)
     # A developer's own scratch or Spack build (an activated SPACK_ENV
-    # included: pfsbench.spack.environment takes it) must not leak into a
+    # included: pfsbench.site.spack.environment takes it) must not leak into a
     # test.
     for name in ('PFSBENCH_SCRATCH', 'PFSBENCH_SPACK_ENV',
                  'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):

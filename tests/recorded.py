@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import fixture_dir
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 DATA = Path(__file__).parent / 'data'
 

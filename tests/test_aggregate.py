@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from pfsbench import aggregate
+from pfsbench.core import aggregate
 
 #: Three repeats on four nodes: n4 is the kind of outlier seed 001 saw.
 REPEATS = [[400, 410, 395, 1300], [390, 420, 405, 1250],

@@ -174,3 +174,26 @@ def test_an_unknown_mpi_plugin_is_a_warning_off_the_cluster(tmp_path,
         f"(none, pmi2, pmix, pmix_v2, pmix_v3, pmix_v4, pmix_v5, "
         f"cray_shasta); run check-config on the cluster, where srun "
         f"--mpi=list decides")
+
+
+@pytest.mark.parametrize('tags,tool,advice', [
+    # The check's own tool (its variable), not its folder's (mdtest).
+    ('mdsrate', 'mdsrate', "set the partition's extras.mdsrate to its "
+                           "path"),
+    ('E13', 'mds-survey', "build it with the suite's Spack environment"),
+])
+def test_the_tool_looked_for_is_the_checks_own(tmp_path, capsys, tags, tool,
+                                              advice, monkeypatch):
+    config, site = _config(tmp_path, path=str(tmp_path),
+                           hostname=f'^{socket.gethostname()}$')
+    site.write_text(site.read_text().replace(
+        "'features': ['pfs', 'mpi']", "'features': ['pfs', 'mpi', "
+                                      "'lustre_mds']"))
+    monkeypatch.setenv('PATH', '/usr/bin:/bin')
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', tags)
+    assert code == 2
+    (line,) = err
+    assert f"[compute]: '{tool}': no binary (no spack_view, nothing on " \
+           f"PATH); {advice}" in line
+    assert "'mdtest'" not in line

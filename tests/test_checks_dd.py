@@ -159,7 +159,7 @@ def test_source_mode_on_local_averages_three_runs(tmp_path):
 
 def test_failed_dd_still_removes_its_run_directory(tmp_path):
     # A 1 PiB block: a valid value (0 is refused before the run,
-    # pfsbench.validate) that dd itself fails on.
+    # pfsbench.site.validate) that dd itself fails on.
     proc = run_reframe(['-c', DD, '-n', 'dd_streams_one_node',
                         '-P', 'streams_per_node=1',
                         '-S', f'block_size={2**50}', '-r'], tmp_path)

@@ -9,7 +9,8 @@ every parser test passed.  So each build that :mod:`tool_builds` finds
 they are) runs, through the real ``reframe`` at the smallest sizes:
 
 - on ``local``: ior_bandwidth, ior_io500_phases, mdtest_io500_phases,
-  mdtest_metadata_rates and one seed family each (ior_posix_n_to_n_bandwidth,
+  io500_suite_run (all IO500 phases in one job, its mdtest the one beside
+  the build's ior), mdtest_metadata_rates and one seed family each (ior_posix_n_to_n_bandwidth,
   seed 003; mdtest_e17_stride_sync, seed 004), in one reframe run;
 - through ``localslurm`` (marked ``slurm``): ior_bandwidth and
   mdtest_metadata_rates on 2 nodes x 1 task.
@@ -17,7 +18,7 @@ they are) runs, through the real ``reframe`` at the smallest sizes:
 A missing build skips its cases, naming the build and the path looked at.
 IO500's current command lines use options IOR 3.3.0 lacks
 (``--dataPacketType``, ``saveRankPerformanceDetailsCSV``): with a build
-named ``3.*`` the two IO500 checks must skip, saying so; every other check
+named ``3.*`` the three IO500 checks must skip, saying so; every other check
 must pass.
 """
 
@@ -53,6 +54,10 @@ LOCAL_CASES = {
         '-S', 'pre_delay_s=0']),
     'mdtest_io500_phases': ('mdtest_binary', 'mdtest', [
         '-P', 'nodes=1', '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1']),
+    # All twelve in one job; its mdtest is the one beside the build's ior.
+    'io500_suite_run': ('ior_binary', 'ior', [
+        '-P', 'nodes=1', '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1',
+        '-S', 'mdtest_files_per_task=2000']),
 }
 #: Through Slurm: the two checks of the issue, 2 nodes x 1 task.
 SLURM_CASES = {
@@ -77,21 +82,25 @@ def _run_matrix_row(build, cases, runs, system, env=None):
         if build.missing_tool(tool):
             pytest.skip(build.missing_tool(tool))
     args = ['--system', system, '-c', str(CHECKS / 'ior'),
-            '-c', str(CHECKS / 'mdtest'), '-n', '|'.join(
+            '-c', str(CHECKS / 'mdtest'), '-c', str(CHECKS / 'io500'),
+            '-n', '|'.join(
                 f'^{check}\\b' for check in cases)]
     for check, (variable, tool, words) in cases.items():
         args += _scoped(check, words)
         args += ['-S', f'{check}.{variable}={getattr(build, tool)}']
-    if 'mdtest_io500_phases' in cases:
-        # IO500's find phase: pfind, or a skip that names it.
-        args += ['-S', f'mdtest_io500_phases.pfind_binary='
-                       f'{pfind() or "/nonexistent/pfind"}']
+    for check in ('mdtest_io500_phases', 'io500_suite_run'):
+        if check in cases:
+            # IO500's find phase: pfind, or a skip that names it.
+            args += ['-S', f'{check}.pfind_binary='
+                           f'{pfind() or "/nonexistent/pfind"}']
     proc = run_reframe(args + ['-r'], runs, env=env)
     return proc.stdout, proc.returncode
 
 
 #: The checks that run IO500's command lines.
-IO500_CHECKS = ('ior_io500_phases', 'mdtest_io500_phases')
+IO500_CHECKS = ('ior_io500_phases', 'mdtest_io500_phases', 'io500_suite_run')
+#: The checks that run IO500's find phase.
+FIND_CHECKS = ('mdtest_io500_phases', 'io500_suite_run')
 #: The sanity reason of an IO500 write phase that ended before its
 #: stonewall (pfsbench.commands.io500's validity rule).
 _TOO_FAST = re.compile(r'Reason: sanity error: mdtest-(?:easy|hard)-write '
@@ -102,8 +111,8 @@ _TOO_FAST = re.compile(r'Reason: sanity error: mdtest-(?:easy|hard)-write '
 def _expected_skips(build, cases):
     if build.name.startswith('3.'):
         return [check for check in IO500_CHECKS if check in cases]
-    if pfind() is None and 'mdtest_io500_phases' in cases:
-        return ['mdtest_io500_phases']
+    if pfind() is None:
+        return [check for check in FIND_CHECKS if check in cases]
     return []
 
 
@@ -139,7 +148,8 @@ def _assert_every_check_passed_with(build, cases, runs, system, partition,
             f'{len(skipped)} skipped') in out, out
     for check in skipped:
         tool = {'ior_io500_phases': build.ior,
-                'mdtest_io500_phases': build.mdtest}[check]
+                'mdtest_io500_phases': build.mdtest,
+                'io500_suite_run': build.ior}[check]
         assert re.search(rf"{re.escape(tool)} lacks IO500's options "
                          rf'--dataPacketType, (--)?saveRankPerformanceDetails',
                          out) or 'no pfind binary (' in out, (check, out)

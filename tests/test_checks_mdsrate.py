@@ -15,8 +15,8 @@ import pytest
 
 from conftest import run_reframe
 from pfsbench.commands import mdsrate
-from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import validate_extras
+from pfsbench.core.errors import ConfigError
+from pfsbench.site.config import validate_extras
 from test_checks_mdtest import MDTEST_CHECKS, _sbatch
 from test_checks_ior import _job_scripts, _launched
 

@@ -23,8 +23,8 @@ import pytest
 
 import cappedfs
 from conftest import CHECKS, CONFIG, FIXTURES, run_reframe
-from pfsbench import jobsteps
 from pfsbench.commands import mdtest, tracers
+from pfsbench.core import jobsteps
 from pfsbench.parsers import mdtest as mdtest_parser
 from test_checks_ior import (_job_scripts, _launched, _perf, _perflog,
                              idle_slurm)

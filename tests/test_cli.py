@@ -168,7 +168,7 @@ def test_every_parser_module_is_a_parse_tool():
                for m in pkgutil.iter_modules(parsers.__path__)}
     assert modules - set(parsers.HELPERS) == {
         p.module for p in parsers.TOOLS.values()}, \
-        'add the new parser to TOOLS in pfsbench/parsers/__init__.py'
+        "add the new parser to its tool's record in pfsbench/core/tools.py"
     tool = next(a for a in options(dict(VERB_PARSERS)[('pfsbench', 'parse')])
                 if a.dest == 'tool')
     assert tool.choices == sorted(parsers.TOOLS)

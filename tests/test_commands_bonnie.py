@@ -4,7 +4,8 @@ flags bonnie++ would refuse."""
 
 import pytest
 
-from pfsbench.commands import bonnie, shell_join
+from pfsbench.commands import bonnie
+from pfsbench.core.shell import shell_join
 
 
 def test_seed001_per_node_e7():

@@ -3,7 +3,8 @@
 
 import shlex
 
-from pfsbench.commands import dd, shell_join
+from pfsbench.commands import dd
+from pfsbench.core.shell import shell_join
 
 
 def test_seed001_write_and_read():

@@ -3,8 +3,8 @@
 
 import pytest
 
-from pfsbench.commands import shell_join
 from pfsbench.commands import ior
+from pfsbench.core.shell import shell_join
 
 
 def test_seed002_is_the_published_command():

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from pfsbench.commands import iozone, shell_join
+from pfsbench.commands import iozone
+from pfsbench.core.shell import shell_join
 from pfsbench.runner import iozone_clients
 
 SEED_THROUGHPUT = ['iozone', '-s', '25000000', '-r', '1024', '-I', '-c',

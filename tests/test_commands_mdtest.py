@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pfsbench.commands import mdtest, shell_join
+from pfsbench.commands import mdtest
+from pfsbench.core.shell import shell_join
 from pfsbench.parsers import mdtest as mdtest_parser
 
 # What IO500's --dry-run prints ('exe = ...'), as its builders write it

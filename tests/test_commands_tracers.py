@@ -11,7 +11,7 @@ import pytest
 
 from conftest import CHECKS, REPO, job_script, run_reframe
 from pfsbench.commands import tracers
-from pfsbench.siteconfig import _load_module
+from pfsbench.site.config import _load_module
 
 ALL = {'ftrace': tracers.ftrace_functions(run_as='sudo -n'),
        'ftrace_syscalls': tracers.ftrace_syscalls(),

@@ -17,10 +17,10 @@ import shlex
 import pytest
 
 from conftest import CHECKS, REPO, launch_phases, run_reframe
-from pfsbench import references
 from pfsbench.checks.streams import FIGURE_GROUPS
 from pfsbench.cli import main
 from pfsbench.parsers import bonnie as bonnie_output
+from pfsbench.site import references
 from test_systems_doc import job_lines, pfsbench
 
 SYSTEM = 'example_seed001'

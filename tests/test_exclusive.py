@@ -18,8 +18,9 @@ import pytest
 
 from cappedfs import loop_fs
 from conftest import CONFIG, REPO, reframe_bin, run_reframe
-from pfsbench import contention, exclusive, siteconfig
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
+from pfsbench.runs import contention
+from pfsbench.site import exclusive, config as siteconfig
 
 STAMPED = str(REPO / 'tests' / 'data' / 'checks' / 'stamped.py')
 

@@ -48,10 +48,9 @@ import test_gate_cli as gate_tests
 import test_streams_enospc as enospc_tests
 from conftest import (CHECKS, CONFIG, FIXTURES, REPO, reframe_bin,
                       run_reframe, start_reframe)
-from pfsbench import exclusive, rundir
 from pfsbench.cli import main as pfsbench_main
-from pfsbench.parsers import ior as ior_parser
-from pfsbench.parsers import mdtest as mdtest_parser
+from pfsbench.parsers import ior as ior_parser, mdtest as mdtest_parser
+from pfsbench.site import exclusive, rundir
 
 STAMPED = REPO / 'tests' / 'data' / 'checks' / 'stamped.py'
 PINNED = REPO / 'tests' / 'data' / 'checks' / 'pinned.py'
@@ -316,7 +315,7 @@ def test_leftover_of_a_killed_run_is_removed_by_the_next_run(tmp_path,
     # whose creator is gone.
     dead = subprocess.run(
         [sys.executable, '-c',
-         'import sys; from pfsbench import rundir; '
+         'import sys; from pfsbench.site import rundir; '
          'rundir.create(sys.argv[1], "killed"); '
          'open(sys.argv[1] + "/ior.dat", "w").write("x" * 4096); '
          'rundir._CREATED.clear()',

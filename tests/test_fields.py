@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The test-case fields the gate reads (pfsbench.fields) are loggable
+"""The test-case fields the gate reads (pfsbench.core.fields) are loggable
 variables of the real checks, as ReFrame's loader finds them under
 reframe-checks/: a check that renames one fails here, not silently in
 next month's gate."""
@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import CHECKS, CONFIG, REPO
-from pfsbench import fields
+from pfsbench.core import fields
 
 #: Run in a fresh interpreter: ReFrame's runtime is process-global.
 LOADER = '''
@@ -30,7 +30,7 @@ for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
     described.setdefault(cls.__name__, {
         'loggable': sorted(alt or name for name, alt in cls.loggable_attrs()),
         'perf': sorted(check.perf_variables),
-        'tool': getattr(cls, 'tool', '')})
+        'tool': check.tool})
 print(json.dumps(described))
 '''
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pfsbench.gate.changepoints import detect, median3
+from pfsbench.gate.statistics.changepoints import detect, median3
 
 
 def _series(n, steps, noise=0.02, seed=0):

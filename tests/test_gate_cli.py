@@ -10,7 +10,8 @@ import sqlite3
 
 import pytest
 
-from pfsbench import cli, fields
+from pfsbench import cli
+from pfsbench.core import fields
 import synth
 
 GATE_VERBS = ['session-extras', 'baseline', 'gate', 'report']
@@ -395,7 +396,7 @@ def test_night_to_night_drift_is_not_a_regression(tmp_path, capsys):
 
 
 def test_mountinfo_parsing_and_spack_lock(tmp_path):
-    from pfsbench.gate import extras
+    from pfsbench.site import extras
     text = ('22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n'
             '40 22 0:35 / /mnt/my\\040scratch rw,noatime - lustre '
             '10.0.0.1@o2ib:/fs rw,flock,lazystatfs\n')
@@ -478,7 +479,7 @@ def test_tool_iterations_are_samples(tmp_path, capsys):
     # By hand: 5 iterations a side, population sd 20 -> sample variance
     # 20^2 * 5/4; Welch on the log ratio with 8 degrees of freedom.
     import math
-    from pfsbench.gate.stats import t_quantile
+    from pfsbench.gate.statistics.stats import t_quantile
     a = 400 * 5 / 4 / 5 / 800 ** 2
     b = 400 * 5 / 4 / 5 / 1000 ** 2
     nu = (a + b) ** 2 / (a * a / 4 + b * b / 4)
@@ -500,7 +501,7 @@ def test_gate_names_a_missing_database_first(tmp_path, capsys):
 
 
 def test_read_only_the_newest_sessions(db):
-    from pfsbench.gate.results import read_database
+    from pfsbench.gate.store.results import read_database
     add(db, nightly(2 * DAY), nightly(3 * DAY))
     results = read_database(str(db), newest=2)
     assert sorted(s.time_start for s in results.sessions.values()) == \

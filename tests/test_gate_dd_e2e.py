@@ -30,7 +30,7 @@ import pytest
 
 import cappedfs
 from pfsbench import cli
-from pfsbench.gate import extras
+from pfsbench.site import extras
 
 pytestmark = pytest.mark.reframe
 

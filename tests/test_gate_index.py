@@ -13,8 +13,7 @@ import sqlite3
 import pytest
 
 import synth
-from pfsbench.gate import index
-from pfsbench.gate import results as res
+from pfsbench.gate.store import index, results as res
 
 
 @pytest.fixture

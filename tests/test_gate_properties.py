@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import synth
 from pfsbench import cli
-from pfsbench.gate import lookback as lb
-from pfsbench.gate.rule import VERDICTS, judge, judge_nights
-from pfsbench.gate.stats import Moments, moments
+from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge.rule import VERDICTS, judge, judge_nights
+from pfsbench.gate.statistics.stats import Moments, moments
 
 CASE = 'dd_stream_per_node %nodes=1'
 OTHER = 'dd_stream_per_node %nodes=2'

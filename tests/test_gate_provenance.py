@@ -4,13 +4,12 @@ differences ranked likeliest cause first, variables equal by construction
 collapsed into one figure, one repeats estimate per case."""
 
 import synth
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
-from pfsbench.gate import provenance as prov
+from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge.record import run_gate
+from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import render
-from pfsbench.gate.results import read_database
-from pfsbench.gate.rows import case_rows
-from pfsbench.gate.record import run_gate
+from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store.results import read_database
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
            'kernel': '6.1', 'slurm_job_id': '11', 'node': 'n1'}
@@ -139,6 +138,22 @@ def test_a_server_side_change_is_named_before_the_client_side():
         [dict(ORDERED, server_provenance=was)],
         dict(ORDERED, kernel='6.18', server_provenance=now))
     assert [c.key for c in changes] == ['server_provenance', 'kernel']
+    # The facts that changed, not two long strings to compare by eye.
     assert changes[0].describe() == (
-        f"server_provenance: {was!r} -> {now!r} (server side (versions, "
-        f"servers, layout))")
+        'server_provenance: copies 1 -> 2 (server side (versions, '
+        'servers, layout))')
+    assert changes[0].before == (was,) and changes[0].after == now
+
+
+def test_server_facts_that_changed_appeared_or_went():
+    was = 'filesystem=moosefs; chunkservers=3; copies=1'
+    assert prov.fact_change(
+        [was], 'filesystem=moosefs; chunkservers=2; copies=2') == \
+        'chunkservers 3 -> 2; copies 1 -> 2'
+    assert prov.fact_change(
+        [was], 'filesystem=moosefs; copies=1; layout=raid1') == \
+        'chunkservers 3 -> None; layout None -> raid1'
+    # A command that failed logs no facts: every one of them went.
+    assert prov.fact_change([was], 'unavailable: exit status 1') == \
+        'filesystem moosefs -> None; chunkservers 3 -> None; copies 1 -> None'
+    assert prov.fact_change([was], was) == ''

@@ -10,12 +10,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pfsbench import cli
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
+from pfsbench.gate.judge import baseline as bl, config as gate_config
 import synth
+from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
-from pfsbench.gate.results import read_database
-from pfsbench.gate.record import run_gate
+from pfsbench.gate.store.results import read_database
 
 NIGHTS, STEP_AT = 30, 20
 

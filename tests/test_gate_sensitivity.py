@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the gate says it can detect (pfsbench.gate.sensitivity): the
+"""What the gate says it can detect (pfsbench.gate.judge.sensitivity): the
 figure beside each verdict must be the slowdown the rule really finds 9
 times in 10, a figure that cannot find the gate's detect threshold is
 labelled blind with the repeats that would reach it, and the reports
@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pfsbench import cli
-from pfsbench.gate import sensitivity as sens
-from pfsbench.gate.rule import judge, judge_nights
-from pfsbench.gate.stats import Moments, moments, t_quantile
+from pfsbench.gate.judge import sensitivity as sens
+from pfsbench.gate.judge.rule import judge, judge_nights
+from pfsbench.gate.statistics.stats import Moments, moments, t_quantile
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'

@@ -6,10 +6,10 @@ import statistics
 
 import pytest
 
-from pfsbench.errors import NotEnoughSamples
-from pfsbench.gate.stats import (ratio_interval, repeats_to_settle, t_cdf,
-                                 t_quantile, welch_df)
-from pfsbench.gate.rule import decide, fixed_tolerance_verdict, judge
+from pfsbench.core.errors import NotEnoughSamples
+from pfsbench.gate.judge.rule import decide, fixed_tolerance_verdict, judge
+from pfsbench.gate.statistics.stats import (ratio_interval, repeats_to_settle,
+                                            t_cdf, t_quantile, welch_df)
 
 
 @pytest.mark.parametrize('df, expected', [
@@ -172,7 +172,7 @@ def test_repeats_to_settle_hand_checked():
     # margin = ln(0.95) - ln(0.8) = 0.1719; need t(nu) * sqrt(0.02/n) below
     # it.  n=5: nu=8, t=2.306, 2.306*0.0632 = 0.146 < 0.172; n=4: nu=6,
     # t=2.447, 2.447*0.0707 = 0.173 > 0.172.  So 5.
-    from pfsbench.gate.stats import RatioInterval
+    from pfsbench.gate.statistics.stats import RatioInterval
     iv = RatioInterval(change=-0.2, low=-0.5, high=0.1, confidence=0.95,
                        df=4, cv2_base=0.01, cv2_cur=0.01, n_base=3,
                        n_cur=3)
@@ -183,7 +183,7 @@ def test_repeats_to_settle_hand_checked():
 
 
 def test_night_noise_and_floor_by_hand():
-    from pfsbench.gate.stats import floor_by_nights, night_noise
+    from pfsbench.gate.statistics.stats import floor_by_nights, night_noise
     assert night_noise([100.0, 101.0, 99.0, 100.0]) is None   # < 5
     means = [100.0, 110.0, 100.0, 110.0, 100.0, 110.0]
     var, df = night_noise(means)
@@ -205,7 +205,7 @@ def test_night_noise_and_floor_by_hand():
 
 
 def test_night_floor_never_narrows():
-    from pfsbench.gate.stats import floor_by_nights
+    from pfsbench.gate.statistics.stats import floor_by_nights
     # Few samples, a t quantile of ~2.6 degrees of freedom: a floor with a
     # slightly larger variance but many degrees of freedom would be
     # narrower; it must leave the interval alone.
@@ -215,7 +215,7 @@ def test_night_floor_never_narrows():
 
 
 def test_shipped_gate_yaml_directions():
-    from pfsbench.gate import config
+    from pfsbench.gate.judge import config
     cfg = config.load(config.DEFAULT_PATH)
     assert cfg.settings_for('dd_stream_per_node', 'write_bw', 'MB/s') == \
         (0.05, 'higher', False)
@@ -249,7 +249,7 @@ def test_regression_rate_at_the_tolerance_is_alpha_over_two(n):
 
 def test_moments_from_summaries_is_exact():
     import random
-    from pfsbench.gate.stats import moments_from_summaries
+    from pfsbench.gate.statistics.stats import moments_from_summaries
     rng = random.Random(3)
     runs = [[rng.gauss(100, 7) for _ in range(r)] for r in (3, 5, 4)]
     mom = moments_from_summaries([statistics.fmean(x) for x in runs],

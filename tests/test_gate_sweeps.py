@@ -15,12 +15,11 @@ import pytest
 
 import synth
 from pfsbench import cli
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
-from pfsbench.gate.record import run_gate
+from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge.record import run_gate
+from pfsbench.gate.judge.sweeps import cpu_var_for
 from pfsbench.gate.report import render
-from pfsbench.gate.results import read_database
-from pfsbench.gate.sweeps import cpu_var_for
+from pfsbench.gate.store.results import read_database
 
 NP = [1, 2, 4, 8, 16, 32, 64]
 MDSRATE_STAT = [20723.21, 38718.54, 71319.94, 136389.06, 237378.41,

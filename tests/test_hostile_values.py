@@ -12,9 +12,9 @@ import shutil
 import pytest
 
 from conftest import CHECKS, REPO, run_reframe
-from pfsbench import validate
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 from pfsbench.render import JobSite, render
+from pfsbench.site import validate
 from test_render import _cli
 
 TARGET = '/lustre/scratch/pfsbench'

@@ -15,11 +15,11 @@ import subprocess
 import pytest
 
 from conftest import REPO
+from pfsbench.checks.io500_phases import invalid_reasons
 from pfsbench.commands import io500
-from pfsbench.errors import ParseError
-from pfsbench.gate.config import direction_of_unit
-from pfsbench.parsers import io500 as io500_parser
-from pfsbench.parsers import pfind as pfind_parser
+from pfsbench.core.errors import ParseError
+from pfsbench.gate.judge.config import direction_of_unit
+from pfsbench.parsers import io500 as io500_parser, pfind as pfind_parser
 
 DATA = REPO / 'tests' / 'data' / 'io500'
 RUN = DATA / 'run-2x1'
@@ -144,3 +144,20 @@ def test_io500_reads_the_ini_the_suite_writes(tmp_path):
     result = (tmp_path / 'results' / 'result.txt').read_text()
     assert ' -b 128m ' in result and ' -s 2000 ' in result
     assert result.count(' -n 100 ') == 7 and ' -W 5 ' in result
+
+
+def test_the_suite_runs_validity_adds_io500s_run_rules():
+    # pfsbench.checks.io500_phases.invalid_reasons (io500_suite_run): the
+    # phases' rules of io500.score, plus src/phase_dbg.c's stonewall and
+    # src/phase_find.c's empty find.
+    figures = {p.name: 1.0 for p in io500.PHASES}
+    long_enough = {p.name: 300.5 for p in io500.PHASES if p.stonewalled}
+    valid = io500.score(figures, long_enough, stonewall_s=300)
+    assert invalid_reasons(valid, 300, found=3) == []
+    assert invalid_reasons(valid, 300, found=0) == [
+        'find: it found no file']
+    short = io500.score(figures, dict(long_enough, **{
+        'mdtest-hard-write': 0.8}), stonewall_s=1)
+    assert invalid_reasons(short, 1, found=3) == [
+        "stonewall_s: 1 s, not the list's 300 s",
+        'mdtest-hard-write: ran 0.8 s, below the stonewall of 1 s']

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pfsbench.jobsteps: job scripts of several steps, output split by step.
+"""pfsbench.core.jobsteps: job scripts of several steps, output split by step.
 
 The script is run for real by bash; its output is what split() reads.
 """
 
 import subprocess
 
-from pfsbench.jobsteps import Step, script, split
-from pfsbench.rundir import job_epilogue
+from pfsbench.core.jobsteps import Step, script, split
+from pfsbench.site.rundir import job_epilogue
 
 
 def _run(lines, last):

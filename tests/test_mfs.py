@@ -20,7 +20,7 @@ import threading
 import pytest
 
 from conftest import CHECKS, REPO, perflog_dicts, run_reframe
-from pfsbench import contention
+from pfsbench.runs import contention
 from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 
 MFS = REPO / 'tests' / 'mfs' / 'mfs.sh'
@@ -246,7 +246,50 @@ def test_down_leaves_nothing_and_up_is_idempotent(mfs):
     assert _mfs('status').returncode == 0
 
 
-def test_counters_see_a_write_through_any_mount(mfs):
+def _mount_pids():
+    return [open(os.path.join(MFS_DIR, 'run', f'mfsmount-{i}.pid')).read()
+            for i in range(1, 5)]
+
+
+def test_remount_starts_new_clients_and_the_file_system_is_whole(mfs):
+    before = _mount_pids()
+    proc = _mfs('remount')
+    assert proc.returncode == 0, proc.stdout
+    assert re.fullmatch(r'mfs\.sh: remounted 4 clients in [\d.]+ s\n',
+                        proc.stdout), proc.stdout
+    # New client processes (their sessions, and the space of files
+    # deleted through the old ones, are gone), every mount answering.
+    assert not set(before) & set(_mount_pids())
+    assert _mfs('status').returncode == 0
+
+
+def test_a_stopped_chunkserver_is_not_counted(mfs):
+    try:
+        assert _mfs('chunkserver', 'stop', '3').returncode == 0
+        facts = contention.parse_provenance(_mfs('provenance').stdout,
+                                            'mfs.sh')
+        # The master still lists it, as disconnected.
+        assert facts['chunkservers'] == '2', facts
+        status = _mfs('status')
+        assert status.returncode == 1, status.stdout
+    finally:
+        assert _mfs('chunkserver', 'start', '3').returncode == 0
+    facts = contention.parse_provenance(_mfs('provenance').stdout, 'mfs.sh')
+    assert facts['chunkservers'] == '3'
+
+
+@pytest.mark.parametrize('copies', ['1', '2'])
+def test_counters_see_a_write_through_any_mount(mfs, copies):
+    # With 2 copies the disks take every byte twice; the counters say what
+    # the client wrote, or a case's own second copy is foreign load.
+    assert _mfs('copies', copies).returncode == 0
+    try:
+        _a_write_through_the_second_mount_is_counted_once()
+    finally:
+        assert _mfs('copies', '1').returncode == 0
+
+
+def _a_write_through_the_second_mount_is_counted_once():
     before = contention.parse_fs_counters(_mfs('counters').stdout, 'mfs.sh')
     name = os.path.join(SECOND_MOUNT, f'pfsbench-test-{os.getpid()}')
     try:

@@ -6,8 +6,14 @@ import contextlib
 import json
 import io
 import math
+import os
 import random
+import shutil
 import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from conftest import CHECKS, REPO, run_reframe
 from pfsbench.cli import main
@@ -214,3 +220,244 @@ def test_repeated_runs_give_their_cases_durations(tmp_path):
         {'session_info': {'uuid': '0'}, 'runs': [{'testcases': cases}]}))
     assert history(str(tmp_path), 'local', 'default') == {
         'dd_stream_per_node %nodes=1': [10.0, 11.0, 12.0]}
+
+
+#: The nightly's cases: one per family and regime (docs/nightly.md).
+NIGHTLY_CASES = {
+    'dd_stream_per_node %nodes=16',
+    'fio_streams %nodes=16 %streams_per_node=1',
+    'bonnie_per_node %nodes=16',
+    'iozone_one_node %processes=12',
+    # IOR and mdtest easy and hard, find and the IO500 score, in one job.
+    'io500_suite_run %nodes=8 %tasks_per_node=12',
+    'mdtest_metadata_rates %kind=files %access=unique %nodes=2 '
+    '%tasks_per_node=16',
+}
+
+
+def test_the_nightly_is_one_case_per_family_and_regime():
+    from pfsbench.runs import cases
+    listed = cases.describe(str(REPO / 'config' / 'settings.py'),
+                            'example_lustre:compute', str(CHECKS),
+                            ['^(nightly|weekly)$'])
+    names = {c['display_name'] for c in listed if 'nightly' in c['tags']}
+    weekly = {c['display_name'] for c in listed if 'weekly' in c['tags']}
+    assert names == NIGHTLY_CASES
+    # The rest of the former nightly sweeps is weekly, under their names.
+    for name in ('dd_stream_per_node %nodes=64',
+                 'dd_streams_one_node %streams_per_node=12',
+                 'fio_streams %nodes=1 %streams_per_node=4',
+                 'mdtest_e12_tracing_overhead %tracer_index=0 '
+                 '%tasks_per_node=16',
+                 'ior_posix_n_to_n_bandwidth %transfer_size=10k '
+                 '%tasks_per_node=11',
+                 # Their phases run in io500_suite_run's nightly case.
+                 'ior_io500_phases %nodes=8 %tasks_per_node=12',
+                 'mdtest_io500_phases %nodes=8 %tasks_per_node=12'):
+        assert name in weekly and name not in names
+    assert not weekly & names
+    assert not any(n.startswith(('bonnie_averaged', 'iozone_averaged'))
+                   for n in weekly)
+
+
+def _total(out):
+    from test_systems_doc import _budget_total
+    return _budget_total('\n'.join(out))
+
+
+def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
+    from pfsbench.cli.nightly_plan import read_plan
+    found = {}
+    for budget in ('2', '1'):
+        code, out, err = _plan('--system', 'example_lustre:compute',
+                               '--runs', str(tmp_path), '--budget', budget,
+                               '--nodes', '16', '--write-plan',
+                               str(tmp_path / f'{budget}h.plan'))
+        assert code == 0, err
+        found[budget] = _total(out), out
+    system, repeats, tags, planned = read_plan(str(tmp_path / '1h.plan'))
+    assert (system, repeats, tags) == ('example_lustre:compute', 1,
+                                       ['nightly'])
+    assert set(planned) == NIGHTLY_CASES
+    (jobs, hours, covered, families), out = found['2']
+    assert hours <= 2.0 and covered == families >= 6
+    assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
+                      'node(s): tags nightly, 2 repeat(s)')
+    # Without history: 5 min a case; io500_suite_run one 5-min stonewall
+    # more than its four stonewalled writes.
+    rows = {' '.join(ln.split()[:3]): ln.split() for ln in out
+            if ln.startswith(('dd_', 'io500_suite'))}
+    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['5.0', '17%']
+    assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '25.0'
+    (small_jobs, small_hours, covered, families), out = found['1']
+    assert small_hours <= 1.0 and small_jobs < jobs
+    assert covered == families >= 6
+    assert out[-2] == ('run it: scripts/nightly.sh --system '
+                       'example_lustre:compute --baseline NAME --target DIR '
+                       '--tags nightly --repeat 1')
+
+
+def test_a_plan_selects_its_cases_alone(tmp_path):
+    # A plan that leaves cases out (as a tight --budget writes it): its
+    # reframe arguments select its cases and no other.
+    planned = ['mdtest_metadata_rates %kind=files %access=unique %nodes=2 '
+               '%tasks_per_node=16', 'iozone_one_node %processes=12']
+    plan = tmp_path / 'tight.plan'
+    plan.write_text('# a comment\nsystem example_lustre:compute\nrepeat 1\n'
+                    'tag nightly\n' + ''.join(f'case {name}\n'
+                                              for name in planned))
+    code, args, err = _plan('--system', 'example_lustre:compute',
+                            '--check-plan', str(plan))
+    assert code == 0, err
+    assert args == ['--repeat', '1', '-t', '^nightly$', '-n',
+                    'mdtest_metadata_rates%kind=files%access=unique%nodes=2'
+                    '%tasks_per_node=16', '-n', 'iozone_one_node%processes=12']
+    proc = run_reframe(['--system', 'example_lustre:compute', '-c',
+                        str(CHECKS), *args[2:], '-l'], tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    listed = [ln[2:].rsplit(' /', 1)[0] for ln in proc.stdout.splitlines()
+              if ln.startswith('- ')]
+    assert sorted(listed) == sorted(planned)
+
+
+def test_a_plan_for_another_partition_is_refused(tmp_path):
+    plan = tmp_path / 'other.plan'
+    plan.write_text('system hawk:compute\nrepeat 2\ncase x\n')
+    code, out, err = _plan('--system', 'local:default', '--check-plan',
+                           str(plan))
+    assert code == 2 and out == []
+    assert err == (f"pfsbench: error: {plan}:system: 'hawk:compute': the "
+                   f"plan is for another partition than --system "
+                   f"local:default\n")
+    plan.write_text('system local:default\nrepeat 2\ncase no_such_case\n')
+    code, out, err = _plan('--system', 'local:default', '--check-plan',
+                           str(plan))
+    assert code == 2 and err.startswith(
+        f"pfsbench: error: {plan}:case: 'no_such_case': not among the "
+        f"cases tags nightly select on local:default")
+    plan.write_text('system local:default\nrepeat 0\ncase x\n')
+    code, out, err = _plan('--system', 'local:default', '--check-plan',
+                           str(plan))
+    assert code == 2 and err == (f"pfsbench: error: {plan}:repeat: '0': "
+                                 f"expected a whole number of at least 1\n")
+
+
+def test_a_tight_budget_leaves_out_whole_families_by_name(tmp_path):
+    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
+                           str(tmp_path), '--budget', '0.5', '--nodes', '8')
+    assert code == 0, err
+    assert 'left out: dd_stream_per_node %nodes=16: needs 16 node(s), ' \
+        'more than --nodes 8' in out
+    jobs, hours, covered, families = _total(out)
+    assert hours <= 0.5 and covered < families
+    assert out[-1].startswith('run it: scripts/nightly.sh --system '
+                              'example_lustre:compute --baseline NAME '
+                              '--target DIR --tags nightly --repeat 1 -- -n ')
+
+
+def test_budget_options_are_checked():
+    for args, field, value, why in (
+            (['--budget', '0'], '--budget', '0.0', 'expected hours above 0'),
+            (['--budget', 'nan'], '--budget', 'nan', 'expected hours above'),
+            (['--nodes', '4'], '--nodes', '4', 'needs --budget HOURS'),
+            (['--budget', '1', '--nodes', '0'], '--nodes', '0',
+             'expected a whole number')):
+        code, out, err = _plan('--system', 'local:default', *args)
+        assert code == 2 and out == []
+        assert err.startswith(f"pfsbench: error: <command line>:{field}: "
+                              f"{value}: {why}"), err
+
+
+def _case(name, family, minutes):
+    return {'display_name': name, '@file': f'/x/{family}/c.py',
+            'minutes': minutes}
+
+
+def test_choose_keeps_every_family_before_repeats_and_extra_cases():
+    from pfsbench.cli.nightly_plan import choose
+    cases_ = [_case('dd', 'dd', 5), _case('ior', 'ior', 15),
+              _case('md_easy', 'mdtest', 15), _case('md_small', 'mdtest', 5)]
+    seconds = {c['display_name']: c['minutes'] * 60 for c in cases_}
+    # 40 minutes a round: 3 rounds fit 2 h, 5 are not asked for.
+    assert choose(cases_, seconds, 7200, 5) == (3, cases_)
+    assert choose(cases_, seconds, 7200, 2) == (2, cases_)
+    # 70 minutes: not every case twice; every family twice (50 min).
+    assert choose(cases_, seconds, 4200, 5) == (
+        2, [cases_[0], cases_[1], cases_[3]])
+    # 30 minutes: once each family (25 min), the 15-min extra not.
+    assert choose(cases_, seconds, 1800, 5) == (
+        1, [cases_[0], cases_[1], cases_[3]])
+    # 12 minutes: the dearest family (ior) goes.
+    assert choose(cases_, seconds, 720, 5) == (1, [cases_[0], cases_[3]])
+    assert choose(cases_, seconds, 60, 5) == (1, [])
+
+
+def test_cases_the_checks_skip_are_named(tmp_path):
+    # Off example_lustre: no mdsrate declared, 2 of E12's 4 tracers.
+    code, out, err = _plan('--system', 'example_lustre:compute', '--tags',
+                           'weekly', '--tags', 'E12|mdsrate', '--repeat',
+                           '1', '--runs', str(tmp_path))
+    assert code == 0, err
+    left = [ln for ln in out if ln.startswith('left out: ')]
+    assert len(left) == 6
+    assert ('left out: mdtest_e12_tracing_overhead %tracer_index=3 '
+            '%tasks_per_node=16: the check would skip it: '
+            'example_lustre:compute has 2 tracer(s) (extras.tracers)') in left
+    assert sum("declares no mdsrate: set the partition's extras.mdsrate"
+               in ln for ln in left) == 4
+    assert out[-2].startswith('tools not checked: this host (')
+    assert out[-2].endswith('is not example_lustre: mdtest (run '
+                            'nightly-plan there to leave out what it lacks)')
+    assert out[-1].startswith('total: 2 case(s) x 1 repeat(s) = 2 job(s)')
+
+
+def test_a_tool_missing_here_is_left_out_when_planning_here(tmp_path):
+    # local runs on every host: its dry run looks for the tools as the
+    # run would (PATH without /opt/ior/bin: no ior).
+    path = '/usr/bin:/bin'
+    if shutil.which('ior', path=path):
+        pytest.skip(f'ior is on {path}')
+    env = dict(os.environ, PATH=path, PFSBENCH_RUNS=str(tmp_path))
+    env.pop('PFSBENCH_SPACK_ENV', None)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / 'pfsbench'), 'nightly-plan',
+         '--system', 'local:default', '--tags', 'quick', '--tags', 'io500',
+         '--repeat', '1', '--runs', str(tmp_path)], env=env, cwd=REPO,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert ('left out: ior_io500_phases %nodes=1 %tasks_per_node=1: the '
+            'check would skip it: no IOR binary (no spack_view, nothing on '
+            'PATH)') in [ln.split(';')[0] for ln in out]
+    assert not any(ln.startswith('tools not checked') for ln in out)
+
+
+def test_nightly_script_checks_its_plan_before_any_job(tmp_path):
+    common = ['--system', 'local:default', '--target', str(tmp_path),
+              '--baseline', 'pre']
+    proc = _nightly_sh(*common, '--plan', 'p.plan', '--repeat', '2')
+    assert proc.returncode == 2 and proc.stdout == ''
+    assert proc.stderr == ("nightly.sh: error: --plan: 'p.plan': the plan "
+                           "sets the tags and repeats; drop --repeat\n")
+
+
+def test_skip_lines_are_read_whatever_the_count_width():
+    # As ReFrame 4.10.4 printed them in dry runs of local:default's 46
+    # quick cases (the count padded to the total's width; the first with
+    # PATH=/usr/bin:/bin, its reason shortened).
+    from pfsbench.runs.cases import skipped_cases
+    output = (
+        "[ DRY      ] mdtest_e17_stride_sync %clients=single %np=1 /20ae77de "
+        "@local:default+builtin\n"
+        "[     SKIP ] ( 7/46) mdtest_e17_stride_sync %clients=single %np=1 "
+        "/20ae77de @local:default+builtin [no mdtest binary (no spack_view, "
+        "nothing on PATH)]\n"
+        "[     SKIP ] ( 7/46) mdtest_metadata_rates %kind=both %access=unique"
+        " %nodes=2 %tasks_per_node=1 /ed608422 @local:default+builtin "
+        "[local:default has 1 node(s); this case needs 2]\n")
+    assert skipped_cases(output) == {
+        'mdtest_e17_stride_sync %clients=single %np=1':
+            'no mdtest binary (no spack_view, nothing on PATH)',
+        'mdtest_metadata_rates %kind=both %access=unique %nodes=2 '
+        '%tasks_per_node=1': 'local:default has 1 node(s); this case needs 2'}

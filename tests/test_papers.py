@@ -15,10 +15,11 @@ import yaml
 import synth
 from conftest import SHARED
 
-from pfsbench import papers, references
+from pfsbench import papers
 from pfsbench.cli import main
-from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import validate_reference_file
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import references
+from pfsbench.site.config import validate_reference_file
 
 NUMBER = re.compile(r'-?\d+(?:\.\d+)?')
 

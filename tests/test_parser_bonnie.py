@@ -19,7 +19,7 @@ from conftest import fixture_dir
 from recorded import (DATA, failure_test, flag_value, outputs,
                       recorded_flags)
 from pfsbench.commands.bonnie import bonnie_argv
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import bonnie
 
 SHARED = fixture_dir('bonnie++')

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import fixture_dir
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import dd
 
 FIXTURES = fixture_dir('dd')

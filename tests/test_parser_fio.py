@@ -11,7 +11,7 @@ import re
 import pytest
 
 from conftest import assert_quotes_tool, fixture_dir
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import fio
 
 FIXTURES = fixture_dir('fio')

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import mutations
 from conftest import FIXTURES
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import TOOLS
 from pfsbench.parsers.text import decode
 

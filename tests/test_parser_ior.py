@@ -19,7 +19,7 @@ import pytest
 from conftest import (SHARED, assert_quotes_tool, fixture_dir,
                       recorded_run)
 from pfsbench.commands.ior import ior_argv, size_bytes
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import ior
 
 FIXTURES = fixture_dir('ior')

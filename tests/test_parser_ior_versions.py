@@ -13,7 +13,7 @@ import re
 import pytest
 
 from conftest import REPO, recorded_run
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import ior
 
 DATA = REPO / 'tests' / 'data' / 'ior'

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import lfs
 
 DATA = Path(__file__).parent / 'data' / 'lfs'

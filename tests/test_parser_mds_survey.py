@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import mds_survey
 
 DATA = Path(__file__).parent / 'data' / 'mds-survey'

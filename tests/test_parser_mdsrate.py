@@ -11,9 +11,8 @@ import pytest
 
 from conftest import FIXTURES
 from pfsbench.cli import main
-from pfsbench.errors import ParseError
-from pfsbench.parsers import TOOLS
-from pfsbench.parsers import mdsrate
+from pfsbench.core.errors import ParseError
+from pfsbench.parsers import TOOLS, mdsrate
 
 #: Real outputs of other tools (shared/fixtures).
 MDTEST_RUN = FIXTURES / 'mdtest' / 'n100-N4x1-tmpfs.txt'

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import FIXTURES as ALL_FIXTURES
 from conftest import assert_quotes_tool, fixture_dir, recorded_run
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import mdtest
 
 FIXTURES = fixture_dir('mdtest')

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from pfsbench.commands.procstat import sample_argv
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers import procstat
 
 

@@ -12,9 +12,10 @@ import ast
 import pytest
 
 from conftest import REPO
-from pfsbench import binaries, contention
 from pfsbench.commands import ior, mdtest
 from pfsbench.parsers import text
+from pfsbench.runs import contention
+from pfsbench.site import binaries
 from tool_builds import ior_builds
 
 #: What IOR 3.3.0 printed around its module list on one run (the 0xb4 of

@@ -16,10 +16,11 @@ import pytest
 
 from conftest import REPO
 from pfsbench.cli import main
-from pfsbench.commands import dd, mdtest, shell_join
-from pfsbench.mounts import declared_or_local_fstype, fstype_of
+from pfsbench.commands import dd, mdtest
+from pfsbench.core.shell import shell_join
 from pfsbench.parsers import streams
 from pfsbench.render import render
+from pfsbench.site.mounts import declared_or_local_fstype, fstype_of
 
 # Rendered scripts say so in their header; nightly-gate.sbatch is a
 # hand-edited template around scripts/nightly.sh.

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from pfsbench import exclusive, rundir
+from pfsbench.site import exclusive, rundir
 
 
 def _dead_pid():
@@ -178,7 +178,7 @@ def test_holding_a_root_sweeps_it_first(tmp_path):
 def test_created_run_dirs_are_removed_at_exit(tmp_path):
     # A child that creates a run directory and exits through atexit, as
     # reframe does after Ctrl-C or SIGTERM once it held the root.
-    code = (f'from pfsbench import exclusive, rundir\n'
+    code = (f'from pfsbench.site import exclusive, rundir\n'
             f'exclusive.hold({str(tmp_path)!r})\n'
             f'rundir.create({str(tmp_path / "pfsbench-case-1")!r}, "case")\n'
             f'raise KeyboardInterrupt\n')

@@ -4,7 +4,7 @@
 
 import pytest
 
-from pfsbench.scaling import saturation_point, scaling_steps
+from pfsbench.gate.statistics.scaling import saturation_point, scaling_steps
 
 NP = [1, 2, 4, 8, 16, 32, 64]
 #: Lustre 2.0, multi-client MDSRATE stat (ops/s).

@@ -11,10 +11,9 @@ import pytest
 import yaml
 
 from pfsbench import schemas
-from pfsbench.errors import ConfigError
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
-from pfsbench.siteconfig import extras_value, validate_extras
+from pfsbench.core.errors import ConfigError
+from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.site.config import extras_value, validate_extras
 
 SCHEMA_FILES = sorted(p.name for p in resources.files('pfsbench.schemas')
                       .iterdir() if p.name.endswith('.json'))

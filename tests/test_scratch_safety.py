@@ -9,9 +9,9 @@ import os
 import pytest
 
 from conftest import CHECKS, run_reframe
-from pfsbench import rundir, siteconfig
-from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import check_scratch_dir
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import rundir, config as siteconfig
+from pfsbench.site.config import check_scratch_dir
 from test_render import _cli
 
 #: A uid no file of this test's user has (nobody).

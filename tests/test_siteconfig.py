@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from conftest import REPO
-from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import (check_scratch_dir, load_site_configuration,
-                                 validate_extras, validate_reference_file,
-                                 validate_site_configuration)
+from pfsbench.core.errors import ConfigError
+from pfsbench.site.config import (check_scratch_dir, load_site_configuration,
+                                  validate_extras, validate_reference_file,
+                                  validate_site_configuration)
 
 
 def _site(extras=None, sched=None):
@@ -114,7 +114,7 @@ def test_scratch_not_writable(open_tmp_path):
                         f'user (mode {parent.stat().st_mode & 0o777:o})')
 
     def as_nobody(path):
-        code = ('from pfsbench.siteconfig import check_scratch_dir as c; '
+        code = ('from pfsbench.site.config import check_scratch_dir as c; '
                 f'c({str(path)!r}, "p", "f")')
         proc = subprocess.run(['setpriv', '--reuid=nobody',
                                '--regid=nogroup', '--clear-groups',

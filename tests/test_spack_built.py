@@ -23,8 +23,8 @@ import subprocess
 import pytest
 
 from conftest import CHECKS, REPO, run_reframe
-from pfsbench import binaries, siteconfig, spack
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import binaries, config as siteconfig, spack
 
 LOCAL_ENV = os.path.join(REPO, 'spack-repo', 'environments', 'local',
                          'default')

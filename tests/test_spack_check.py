@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pfsbench import cli, spack_check
-from pfsbench.spack_check import Problem, problems_from_facts
+from pfsbench import cli
+from pfsbench.site import spack_check
+from pfsbench.site.spack_check import Problem, problems_from_facts
 from test_spack_repo import (SPACK_MIRROR, SPACK_PACKAGES, is_spack_1,
                              spack_roots)
 

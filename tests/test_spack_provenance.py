@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pfsbench.spack on real lock files.
+"""pfsbench.site.spack on real lock files.
 
 tests/data/spack/spack-<version>-local/spack.lock were produced by
 concretizing spack-repo/environments/local/default with Spack 1.1.0
@@ -14,8 +14,8 @@ import os
 
 import pytest
 
-from pfsbench.errors import ConfigError
-from pfsbench.spack import provenance, read_lock
+from pfsbench.core.errors import ConfigError
+from pfsbench.site.spack import provenance, read_lock
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
 LOCKS = sorted(name for name in os.listdir(DATA)

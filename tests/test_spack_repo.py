@@ -37,7 +37,7 @@ import sys
 import pytest
 import yaml
 
-from pfsbench.spack import provenance
+from pfsbench.site.spack import provenance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(os.path.dirname(HERE), 'spack-repo')

@@ -7,7 +7,7 @@ tests/data/spack/spack-1.1-installed/ is a real install (README.md there
 says the commands): its ``spack.lock`` and ``view.txt``, the view's
 symlinks as ``find`` listed them.  The view is rebuilt here from that
 listing (symlinks to the recorded prefixes, which need not exist:
-:func:`pfsbench.spack.check_view_binary` compares the real path's hash
+:func:`pfsbench.site.spack.check_view_binary` compares the real path's hash
 with the lock's).  With a real installed environment
 (``PFSBENCH_TEST_SPACK_ENV``) the same walk runs on it.
 """
@@ -21,10 +21,11 @@ import sys
 import pytest
 
 from conftest import CHECKS, CONFIG, REPO
-from pfsbench import binaries, cli, fields, spack
-from pfsbench.errors import ConfigError
-from pfsbench.gate import extras
-from pfsbench.gate import provenance as prov
+from pfsbench import cli
+from pfsbench.core import fields, tools as tool_records
+from pfsbench.core.errors import ConfigError
+from pfsbench.gate.store import provenance as prov
+from pfsbench.site import binaries, spack, extras
 from test_fields import LOADER
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
@@ -78,9 +79,9 @@ def test_every_check_tool_has_its_package_declared(check_tools):
     # bonnie++, iozone, fio, IOR and mdtest at least: a loader that
     # found nothing would make the walk below vacuous.
     assert {'bonnie++', 'iozone', 'fio', 'ior', 'mdtest'} <= tools
-    undeclared = sorted(tools - set(binaries.TOOL_PACKAGES))
-    assert not undeclared, (f'{undeclared}: add the Spack package that '
-                            'installs it to pfsbench.binaries.TOOL_PACKAGES')
+    undeclared = sorted(tools - set(tool_records.TOOLS))
+    assert not undeclared, (f'{undeclared}: declare the tool (its Spack '
+                            'package) in pfsbench.core.tools.TOOLS')
 
 
 def test_no_check_declares_its_own_package(check_tools):
@@ -99,7 +100,8 @@ def test_every_view_tool_resolves_in_the_recorded_install(check_tools,
     resolved = {}
     for tool in sorted(tools):
         package = binaries.package_of(tool)
-        if package in FROM_THE_OS:
+        if package in FROM_THE_OS or \
+                tool_records.get(tool).found_by != tool_records.SPACK:
             continue
         assert package in locked, f'{tool}: {package} not in the lock'
         binary = _tool_in_view(tool, view)

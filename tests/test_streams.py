@@ -20,12 +20,11 @@ import time
 import pytest
 
 from conftest import REPO, fixture_dir
-from pfsbench.commands import dd, shell_join
+from pfsbench.commands import dd
 from pfsbench.commands.streams import repeated, runner
-from pfsbench.errors import ParseError
-from pfsbench.parsers import bonnie as bonnie_parser
-from pfsbench.parsers import dd as dd_parser
-from pfsbench.parsers import streams
+from pfsbench.core.errors import ParseError
+from pfsbench.core.shell import shell_join
+from pfsbench.parsers import bonnie as bonnie_parser, dd as dd_parser, streams
 from pfsbench.runner import tool_error_line
 from pfsbench.runner.barrier import (RENDEZVOUS_FILE, Aborted, Coordinator,
                                      Member, encode)

@@ -126,12 +126,106 @@ def test_nightly_plan(hawk):
     assert code == 0, err
     assert out.startswith('nightly on hawk:compute: tags nightly, '
                           '5 repeat(s)\n')
-    assert re.search(r'^dd_stream_per_node %nodes=64 +64 +120\.0 m  time '
+    # The nightly streams at 16 nodes (the 64-node point is weekly).
+    assert re.search(r'^dd_stream_per_node %nodes=16 +16 +120\.0 m  time '
                      r'limit$', out, re.M)
+    assert 'dd_stream_per_node %nodes=64' not in out
     code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
                                '--system', 'hawk'], env)
-    assert code == 2 and "give NAME:PARTITION (hawk:compute, hawk:login)" \
-        in err
+    assert code == 2 and ("give NAME:PARTITION (hawk:compute, "
+                          "hawk:service, hawk:login)") in err
+
+
+def _render_nightly(hawk, *args, config=None):
+    config_dir, runs, env = hawk
+    return pfsbench(['render', 'nightly', '--config-dir',
+                     str(config or config_dir), '--system', 'hawk:compute',
+                     '--baseline', 'pre-upgrade', '--runs', str(runs),
+                     *args], env)
+
+
+def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1')
+    assert code == 0, err
+    lines = out.splitlines()
+    # The driver partition's access: partition, account and QoS; nothing
+    # of the measured partition (its nodes are for the cases).
+    options = [ln for ln in lines if ln.startswith('#SBATCH')]
+    for line in ('#SBATCH --partition=service', '#SBATCH --account=io-team',
+                 '#SBATCH --qos=benchmark', '#SBATCH --nodes=1',
+                 '#SBATCH --ntasks=1'):
+        assert line in options
+    assert not [ln for ln in options if 'compute' in ln or
+                'exclusive' in ln]
+    # Seven E6 cases at their 2 h time limit (no history), a minute more
+    # for ReFrame and the gate; within service's 1 day.
+    assert '#SBATCH --time=14:01:00' in options
+    assert '# The plan: 7 case(s) x 1 repeat(s): about 14.0 h, at most ' \
+        '14.0 h' in lines
+    assert lines[-1] == (
+        f'exec {REPO}/scripts/nightly.sh --system hawk:compute --baseline '
+        f'pre-upgrade --target "/lustre/hawk/scratch/$USER/pfsbench" '
+        f'--tags E6 --repeat 1')
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     '--scrontab')
+    assert code == 0, err
+    assert '#SCRON --partition=service' in out.splitlines()
+    assert out.splitlines()[-1].startswith(
+        f'0 2 * * * {REPO}/scripts/nightly.sh --system hawk:compute ')
+
+
+def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
+        hawk, tmp_path):
+    config_dir, _, _ = hawk
+    config = tmp_path / 'config'
+    shutil.copytree(config_dir, config)
+    hawk_py = config / 'systems' / 'hawk.py'
+    hawk_py.write_text(hawk_py.read_text().replace("'time_limit': '1d'",
+                                                   "'time_limit': '4h'"))
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     config=config)
+    assert (code, out) == (2, '')
+    assert err.splitlines() == [
+        f"pfsbench: error: {hawk_py}:systems[hawk].partitions[service]."
+        f"time_limit: '4h': 4.0 h is less than the nightly (7 case(s) x 1 "
+        f"repeat(s): about 14.0 h, at most 14.0 h): fewer --repeat or "
+        f"--tags, or a longer time_limit"]
+    # Longer than a night: the next night's would meet it.
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '2')
+    assert code == 2 and err.splitlines() == [
+        "pfsbench: error: <command line>:--repeat: 2: the nightly (7 "
+        "case(s) x 2 repeat(s): about 28.0 h, at most 28.0 h) is longer "
+        "than the 24.0 h between two nights: fewer --repeat or --tags"]
+
+
+def _budget_total(out):
+    """(jobs, hours, families line) of a --budget plan's total line."""
+    total = next(ln for ln in out.splitlines() if ln.startswith('total: '))
+    m = re.match(r'total: (\d+) case\(s\) x (\d+) repeat\(s\) = (\d+) '
+                 r'job\(s\); [\d.]+ node-hours, ([\d.]+) h one case at a '
+                 r'time; families: (\d+) of (\d+)( \(not .*\))?$', total)
+    assert m, total
+    cases, repeats, jobs, hours, covered, families, _ = m.groups()
+    return int(jobs), float(hours), int(covered), int(families)
+
+
+def test_nightly_budget_fits_the_window(hawk):
+    # The worked site's default nightly fits 2 h on 16 nodes; 1 h is a
+    # smaller plan that still runs every family.
+    config, runs, env = hawk
+    found = {}
+    for budget in ('2', '1'):
+        code, out, err = pfsbench(['nightly-plan', '--config-dir',
+                                   str(config), '--system', 'hawk:compute',
+                                   '--runs', str(runs), '--budget', budget,
+                                   '--nodes', '16'], env)
+        assert code == 0, err
+        found[budget] = _budget_total(out)
+    jobs, hours, covered, families = found['2']
+    assert hours <= 2.0 and covered == families >= 6
+    small_jobs, small_hours, covered, families = found['1']
+    assert small_hours <= 1.0 and small_jobs < jobs
+    assert covered == families >= 6
 
 
 def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):

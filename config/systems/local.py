@@ -5,11 +5,11 @@ Matches every host name, so it is the default when no other system matches.
 Checks write into their own ReFrame stage directory (fresh each run) unless
 ``PFSBENCH_SCRATCH`` names a scratch directory to benchmark instead, and run
 the tools on ``PATH`` unless ``PFSBENCH_SPACK_ENV`` names an installed Spack
-environment (:func:`pfsbench.siteconfig.environment_extras`).  Files are
+environment (:func:`pfsbench.site.config.environment_extras`).  Files are
 capped at 256 MiB per stream: the sources' 50 GB files are for clusters.
 """
 
-from pfsbench.siteconfig import environment_extras
+from pfsbench.site.config import environment_extras
 
 site_configuration = {
     'systems': [

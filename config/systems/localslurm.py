@@ -17,7 +17,7 @@ import os
 import sys
 
 from pfsbench.commands import tracers
-from pfsbench.siteconfig import environment_extras
+from pfsbench.site.config import environment_extras
 
 STATE_DIR = os.environ.get('PFSBENCH_SLURM_DIR',
                            '/var/tmp/pfsbench-localslurm')
@@ -64,6 +64,20 @@ _extras = {
     **environment_extras(),
 }
 
+# A node target (docs/targets.md): PFSBENCH_NODE_SCRATCH holds one
+# directory per emulated node, n1..n4, each standing for that node's own
+# disk.  The emulated nodes share this host's file systems, so the path
+# names the node: $SLURMD_NODENAME, which each node expands itself.
+if os.environ.get('PFSBENCH_NODE_SCRATCH'):
+    _extras['targets'] = _extras.get('targets', []) + [{
+        'name': 'node',
+        'scope': 'node',
+        'path': os.path.join(os.environ['PFSBENCH_NODE_SCRATCH'],
+                             '$SLURMD_NODENAME'),
+        'descr': 'PFSBENCH_NODE_SCRATCH/<node>: one directory per node',
+    }]
+
+
 def _tracefs():
     with open('/proc/filesystems') as fp:
         return any(line.split()[-1:] == ['tracefs'] for line in fp)
@@ -93,7 +107,7 @@ def _partition(launcher, descr):
         # the experiments sweep.
         'sched_options': {'use_nodes_option': True},
         # One case at a time: every emulated node writes to this host's
-        # one disk (pfsbench.exclusive).
+        # one disk (pfsbench.site.exclusive).
         'max_jobs': 1,
         'features': _features,
         'env_vars': _env_vars,

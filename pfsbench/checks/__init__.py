@@ -18,6 +18,9 @@ its knobs (variables) and, where it has its own, its command line:
     failed step named with the tool's own error line.
 :mod:`pfsbench.checks.ior`
     the IOR families' bases.
+:mod:`pfsbench.checks.io500_phases`
+    IO500's phases as job steps in IO500's order, their figures and
+    validity, for the IO500 checks.
 :mod:`pfsbench.checks.streams`
     the base of tools run once per stream through the streams runner
     (dd, fio): fan-out, the runner's command line, figures per phase.

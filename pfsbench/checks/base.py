@@ -9,12 +9,12 @@ the parsed result's fields through ``@performance_function``\\ s.  Where the
 data comes from:
 
 - the file-system target: the partition's ``extras['targets']`` (validated by
-  :mod:`pfsbench.siteconfig`), else the test's own stage directory;
+  :mod:`pfsbench.site.config`), else the test's own stage directory;
 - references: ``config/references/<system>.yaml`` (ReFrame 4.10 ``$ref``),
   one top-level key per check class, ``$index`` on the sweep parameters;
 - the tool: the check variable ``tool_binary`` (an explicit choice), else
   the partition's Spack view (``extras['spack_view']``), else ``PATH``
-  (:mod:`pfsbench.binaries`); a missing tool skips the case, saying where
+  (:mod:`pfsbench.site.binaries`); a missing tool skips the case, saying where
   it looked and how to build it;
 - the run directory: a fresh ``pfsbench-<test>-<time>-<pid>`` directory
   under the target, created by the check and removed by the job script itself
@@ -32,29 +32,43 @@ from reframe.core.exceptions import SanityError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
-from pfsbench import (binaries, contention, exclusive, jobsteps,
-                      references, rundir, spack, validate)
-from pfsbench.errors import ConfigError, ParseError
-from pfsbench.gate.results import default_runs_dir
-from pfsbench.mounts import fstype_of
+from pfsbench.core import jobsteps, tools
+from pfsbench.core.errors import ConfigError, ParseError
+from pfsbench.core.jobsteps import JOB_EXIT_PREFIX
+from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.parsers.text import read_output, with_bad_bytes
-from pfsbench.rundir import JOB_EXIT_PREFIX
 from pfsbench.runner import DEFAULT_DROP_CACHES
-from pfsbench.siteconfig import check_scratch_dir, extras_value
+from pfsbench.runs import contention
+from pfsbench.site import (binaries, exclusive, references, rundir, spack,
+                           validate)
+from pfsbench.site.config import (check_scratch_dir, extras_value,
+                                  node_scratch_dir)
+from pfsbench.site.mounts import fstype_of
 
-#: ReFrame's own variables: pfsbench.validate checks the task count and
+#: ReFrame's own variables: pfsbench.site.validate checks the task count and
 #: time limit among them, ReFrame the rest.
 _FRAMEWORK_VARIABLES = frozenset(rfm.RunOnlyRegressionTest.var_space.vars)
 #: Parsed outputs, keyed by (file, mtime, size, parser, step).
 _PARSED = {}
-#: id(check) -> what pfsbench.contention saw when its job was submitted and
-#: when it ended (kept outside the test object, which ReFrame serialises).
+#: id(check) -> what pfsbench.runs.contention saw when its job was submitted
+#: and when it ended (kept outside the test object, which ReFrame serialises).
 _MEASUREMENTS = {}
 #: partition -> what its extras.server_provenance_command printed, once
 #: per ReFrame run.
 _SERVER_PROVENANCE = {}
 #: (partition, target path) whose unset variables a dry run warned about.
 _WARNED_UNSET = set()
+
+
+def tag_nightly_point(test, **point):
+    """Tag a case of a sweep the nightly samples: ``nightly`` at the sweep's
+    one representative point (``point``: parameter=value), ``weekly`` at
+    every other point.  The nightly is one case per family and regime, so
+    that it fits a site's window (docs/nightly.md); the rest of the sweep
+    is the weekly tier."""
+    at_point = all(getattr(test, name) == value
+                   for name, value in point.items())
+    test.tags |= {'nightly' if at_point else 'weekly'}
 
 
 def _maintainers():
@@ -97,12 +111,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: File-system type of the target, from its config entry or the mount.
     target_fstype = variable(str, value='', loggable=True)
 
+    #: The target's scope (``extras.targets[].scope``): ``shared`` (one
+    #: directory every node sees) or ``node`` (a directory on each node of
+    #: the job, made and removed there; docs/targets.md).
+    target_scope = variable(str, value='shared', loggable=True)
+
     #: The run directory this test created under the target.
     run_dir = variable(str, value='', loggable=True)
 
     #: What the benchmark binaries were built from: ``name@version/hash``
     #: of every benchmark package in the run's Spack environment
-    #: (:func:`pfsbench.spack.environment`, its ``spack.lock``),
+    #: (:func:`pfsbench.site.spack.environment`, its ``spack.lock``),
     #: space-separated.  Empty where no Spack environment is named.
     spack_provenance = variable(str, value='', loggable=True)
 
@@ -118,14 +137,28 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     spack_env = variable(str, value='', loggable=True)
     spack_lock = variable(str, value='', loggable=True)
 
-    #: The benchmark executable the family runs (``'ior'``, ``'mdtest'``);
-    #: empty: the family finds nothing (dd is coreutils, run by name).  The
-    #: Spack package that installs it is looked up in
-    #: :data:`pfsbench.binaries.TOOL_PACKAGES`.
-    tool = ''
+    #: The benchmark executable the check runs (``'ior'``, ``'mdsrate'``),
+    #: a name of :data:`pfsbench.core.tools.TOOLS`, where its Spack package and
+    #: how it is found are declared (dd is the system's, run by name).  A
+    #: variable, so that ``reframe --describe`` and ``pfsbench
+    #: check-config`` report the check's own tool.
+    #:
+    #: :type: :class:`str`
+    tool = variable(str, value='')
+
+    #: The experiment of the catalogue the check encodes (``'E16'``, a key
+    #: of :data:`pfsbench.experiments.EXPERIMENTS`); empty for none.
+    #:
+    #: :type: :class:`str`
+    experiment = variable(str, value='')
 
     #: How messages name the tool (default: :attr:`tool`).
     tool_label = ''
+
+    #: Whether the family's tool expands ``$SLURMD_NODENAME`` in the run
+    #: directory on each node (the streams runner does); the other
+    #: families skip a node target whose path names the node.
+    expands_node_name = False
 
     #: The tool's executable; empty: the partition's Spack view, then
     #: ``PATH``.
@@ -138,7 +171,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     tool_path = variable(str, value='', loggable=True)
 
     #: Whether foreign load was seen while this case measured (set after
-    #: the run; :mod:`pfsbench.contention`): the gate leaves such results
+    #: the run; :mod:`pfsbench.runs.contention`): the gate leaves such results
     #: out of baselines and verdicts.
     contended = variable(bool, value=False, loggable=True)
 
@@ -163,7 +196,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def refuse_hostile_values(self):
         # First of the setup hooks: a -S/-P value with shell syntax, or a
         # count below 1, fails the case before anything uses it
-        # (pfsbench.validate; docs/hostile-values.md).
+        # (pfsbench.site.validate; docs/hostile-values.md).
         try:
             validate.check_variables(self, _FRAMEWORK_VARIABLES)
         except ConfigError as err:
@@ -184,7 +217,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # and logged but never gated.  Set at setup, not init: listing a
         # catalogue never reads it, and ReFrame validates no reference for
         # cases that do not run.  (config/common.py publishes the
-        # directory; pfsbench.references reads each file once, where a
+        # directory; pfsbench.site.references reads each file once, where a
         # {'$ref': path} would have ReFrame parse it again for every case.)
         prefix = os.environ.get('PFSBENCH_REFERENCES', '')
         path = os.path.join(prefix, f'{self.current_system.name}.yaml')
@@ -235,15 +268,32 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             entry = {'name': 'stage', 'path': self.stagedir}
 
         field = f'extras.targets[{entry["name"]}].path'
+        # A node target lives on the job's nodes, not on this host (on a
+        # one-node local partition it is this host's directory).
+        per_node = (entry.get('scope', 'shared') == 'node' and
+                    not self.local_launcher())
         try:
             # Dry runs render job scripts for other systems: their paths
             # need not exist here, but '/' or a home is always refused.
-            path = check_scratch_dir(entry['path'], part.fullname, field,
-                                     must_exist=not self.is_dry_run())
+            path = node_scratch_dir(
+                entry['path'], part.fullname, field,
+                must_exist=not self.is_dry_run()) if per_node else \
+                check_scratch_dir(entry['path'], part.fullname, field,
+                                  must_exist=not self.is_dry_run())
         except ConfigError as err:
             raise RfmConfigError(str(err)) from None
 
-        unset = sorted(set(re.findall(r'\$\{?(\w+)', path)))
+        self.skip_if(
+            per_node and f'${rundir.NODE_NAME_VAR}' in path and
+            not self.expands_node_name,
+            f'{field}: {entry["path"]!r} names the node '
+            f'(${rundir.NODE_NAME_VAR}): only the streams families (dd, '
+            f'bonnie++, iozone, fio) expand it on each node; '
+            f'{self.tool_label or self.tool or "this family"} would get it '
+            f'literally')
+
+        unset = sorted(set(re.findall(r'\$\{?(\w+)', path)) -
+                       ({rundir.NODE_NAME_VAR} if per_node else set()))
         if unset and (part.fullname, path) not in _WARNED_UNSET:
             # A real run refuses such a path; a dry run would silently
             # write it, quoted, into the job script.
@@ -256,7 +306,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
         self.target_name = entry['name']
         self.target_path = path
-        self.target_fstype = entry.get('fstype', '') or fstype_of(path)
+        self.target_scope = 'node' if per_node else 'shared'
+        # This host's mount table says nothing about a node's directory.
+        self.target_fstype = entry.get('fstype', '') or (
+            '' if per_node else fstype_of(path))
         # The partition is in the name: two partitions may mount the same
         # target in one session (E11 compares them), and each job removes
         # its own run directory.
@@ -265,14 +318,14 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def find_tool(self):
-        if not self.tool:
+        if not self.tool or tools.get(self.tool).found_by != tools.SPACK:
             return
 
         env = spack.environment(self.current_partition.extras)
         tried = binaries.candidates(self.tool, self.tool_binary,
                                     env.view if env else '')
         found = binaries.first_executable(tried)
-        if self.is_dry_run():
+        if self.renders_only():
             # A dry run renders the job script of another system: show the
             # binary that system would run.
             self.tool_path = found or (tried[0] if tried else self.tool)
@@ -301,7 +354,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         self.spack_env = env.env_dir
         try:
             tools = spack.provenance(env.env_dir)
-            if self.tool:
+            if self.tool and binaries.package_of(self.tool):
                 self.tool_spack_build = spack.tool_build(
                     env.env_dir, binaries.package_of(self.tool))
             if not self.is_dry_run():
@@ -322,7 +375,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         """Refuse a binary from the partition's Spack view that is not the
         build its ``spack.lock`` names: the provenance recorded with every
         result would describe another build (see
-        :func:`pfsbench.spack.check_view_binary`).
+        :func:`pfsbench.site.spack.check_view_binary`).
 
         Args:
             binary: the path the check found the tool at.
@@ -346,13 +399,32 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 f'{err}') from None
 
     def scratch_root(self):
-        """The root this case's measurement claims (:mod:`pfsbench.exclusive`):
-        the target's path, or for the stage directory the stage prefix that
-        every case of this run shares."""
+        """The root this case's measurement claims
+        (:mod:`pfsbench.site.exclusive`): the target's path, or for the stage
+        directory the stage prefix that every case of this run shares."""
         if self.target_name == 'stage':
             return runtime().stage_prefix
 
+        if self.target_scope == 'node':
+            # Which nodes a job gets is known only once it runs: one case
+            # at a time on the whole node target (so never two on one
+            # node), its lock kept here, where the runs are recorded.
+            root = os.path.join(
+                default_runs_dir(), 'node-targets',
+                f'{self.current_system.name}-{self.current_partition.name}'
+                f'-{self.target_name}')
+            os.makedirs(root, exist_ok=True)
+            return root
+
         return self.target_path
+
+    def target_device(self):
+        """The block device of the target as this host sees it; None for
+        a node target (the nodes' devices are not this host's)."""
+        if self.target_scope == 'node':
+            return None
+
+        return contention.target_device(self.target_path)
 
     @run_before('run')
     def claim_target(self):
@@ -372,7 +444,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     @run_before('run')
     def sample_target_device(self):
         if not self.is_dry_run():
-            device = contention.target_device(self.target_path)
+            device = self.target_device()
             if device is not None:
                 # What earlier cases left in the page cache must reach the
                 # device now, not during this case as "foreign" writes.
@@ -409,14 +481,14 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def measurement_ended(self):
         """Look for foreign load as the job left things: the target
         device's counters and other Slurm jobs on its nodes (once;
-        :func:`pfsbench.exclusive.claim` calls it before the next case on
+        :func:`pfsbench.site.exclusive.claim` calls it before the next case on
         the target is submitted, ReFrame may read this one's results
         later)."""
         seen = _MEASUREMENTS.get(id(self))
         if seen is None or 'after' in seen:
             return
 
-        device = contention.target_device(self.target_path)
+        device = self.target_device()
         seen['after'] = contention.sample(device)
         if 'fs_before' in seen:
             os.sync()
@@ -437,7 +509,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         """Metadata operations this case does on the target, an upper
         estimate, for telling them from foreign ones in the file-system
         counters; None: a few (files opened and closed), within
-        :data:`pfsbench.contention.OPS_SLACK`."""
+        :data:`pfsbench.runs.contention.OPS_SLACK`."""
         return None
 
     def fs_counters_verdict(self, seen):
@@ -480,6 +552,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('run', always_last=True)
     def own_run_dir(self):
+        if self.target_scope == 'node':
+            # Made and removed by the job itself, one step per node
+            # (docs/targets.md): this host cannot reach the nodes' disks.
+            self.prerun_cmds = (
+                rundir.job_prologue(self.run_dir, on_every_node=True) +
+                rundir.node_job_create(self.run_dir, self.unique_name) +
+                list(self.prerun_cmds))
+            self.postrun_cmds = rundir.job_epilogue(self.run_dir,
+                                                    on_every_node=True)
+            return
+
         if not self.is_dry_run():
             rundir.create(self.run_dir, self.unique_name)
 
@@ -494,9 +577,19 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     @run_before('sanity')
     def remove_run_dir_left_by_job(self):
-        # A job killed with SIGKILL, or on a lost node, did not remove it.
-        if not self.is_dry_run():
+        # A job killed with SIGKILL, or on a lost node, did not remove it
+        # (a node target's are on the nodes: docs/targets.md).
+        if not self.is_dry_run() and self.target_scope != 'node':
             rundir.remove_after_job(self.run_dir, say=getlogger().info)
+
+    def renders_only(self):
+        """Whether this run only renders jobs and so looks for no tool: a
+        dry run, which may be for another system, unless
+        ``PFSBENCH_DRY_RUN_TOOLS=check`` (``pfsbench nightly-plan`` on the
+        system itself: the dry run then skips what the run would skip for
+        a missing or unusable tool, by the same hooks)."""
+        return (self.is_dry_run() and
+                os.environ.get('PFSBENCH_DRY_RUN_TOOLS') != 'check')
 
     def local_launcher(self):
         """Whether the partition starts one process per job (ReFrame's
@@ -557,7 +650,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return read_output(self.job_stdout_path())
 
     def step_outputs(self):
-        """The job's stdout split by :mod:`pfsbench.jobsteps` markers."""
+        """The job's stdout split by :mod:`pfsbench.core.jobsteps` markers."""
         return jobsteps.split(self.job_stdout())
 
     def parsed(self, parser, step=None):
@@ -620,7 +713,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     def job_end_problem(self):
         """Why the job was stopped before its tool ended ('' if it was
         not), naming the signal or Slurm's reason
-        (:func:`pfsbench.rundir.job_end_problem`)."""
+        (:func:`pfsbench.site.rundir.job_end_problem`)."""
         texts = []
         for name in (self.stdout, self.stderr):
             try:

@@ -2,7 +2,7 @@
 """What every IOR check shares (no test here; the families in
 ``reframe-checks/ior/`` import it).
 
-An IOR check runs one job made of *steps* (:mod:`pfsbench.jobsteps`): IOR
+An IOR check runs one job made of *steps* (:mod:`pfsbench.core.jobsteps`): IOR
 invocations, and between them the partition's drop-caches command or a
 layout query.  Each step is announced in the job's stdout and its exit status
 recorded, so the output of every IOR run is parsed on its own by
@@ -44,12 +44,12 @@ from dataclasses import dataclass
 from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 
-from pfsbench import binaries
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import ior
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
+from pfsbench.site import binaries
 
 CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'reorder', 'none')
 #: Bytes O_DIRECT transfers must be a multiple of (4 KiB sectors; 512-byte

@@ -2,8 +2,8 @@
 """What every mdtest check shares (no test here; the families in
 ``reframe-checks/mdtest/`` import it).
 
-An mdtest check runs one job of *steps* (:mod:`pfsbench.jobsteps`), usually
-one mdtest run whose command line comes from
+An mdtest check runs one job of *steps* (:mod:`pfsbench.core.jobsteps`),
+usually one mdtest run whose command line comes from
 :func:`pfsbench.commands.mdtest.mdtest_argv`; its output is parsed by
 :mod:`pfsbench.parsers.mdtest`, which fails the case on mdtest's own error
 lines and on the ``WARNING`` lines of items it could not create, stat,

@@ -19,6 +19,7 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 from reframe.core.logging import getlogger
 
+from pfsbench import experiments
 from pfsbench.commands.mdtest import SEED004_CLIENTS, seed004_layout
 
 
@@ -36,7 +37,8 @@ class Seed004Clients(rfm.RegressionTestPlugin):
     #:
     #: :type: :class:`str`
     #: :values: ``['single', 'multi']``
-    clients = parameter(['single', 'multi'], type=str, loggable=True)
+    clients = parameter(list(experiments.SEED004_CLIENT_MODES), type=str,
+                        loggable=True)
 
     #: Client nodes a multi-client case may spread over (capped at the
     #: partition's ``max_nodes``).
@@ -56,7 +58,7 @@ class Seed004Clients(rfm.RegressionTestPlugin):
         if self.clients == 'single' and self.np == 1:
             self.tags |= {'quick'}
         elif self.clients == 'single' and self.np <= 16:
-            self.tags |= {'nightly'}
+            self.tags |= {'weekly'}
         else:
             self.tags |= {'full'}
 

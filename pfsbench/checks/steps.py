@@ -3,13 +3,13 @@
 
 A family that mixes :class:`SteppedJob` into its
 :class:`~pfsbench.checks.FileSystemCheck` returns its job as a list of
-:class:`pfsbench.jobsteps.Step` from :meth:`SteppedJob.job_steps` (IOR
+:class:`pfsbench.core.jobsteps.Step` from :meth:`SteppedJob.job_steps` (IOR
 write, drop caches, IOR read, ``lfs getstripe``...) and names, in
 :attr:`SteppedJob.step_parsers`, the parser of each step kind.  The mixin
 writes the job script (every step announced in the job's stdout and its
-exit status recorded, :mod:`pfsbench.jobsteps`) and its sanity reports every
-failed step, quoting the tool's own error line through the parser, and the
-launcher's last stderr line when a step failed before the tool started.
+exit status recorded, :mod:`pfsbench.core.jobsteps`) and its sanity reports
+every failed step, quoting the tool's own error line through the parser, and
+the launcher's last stderr line when a step failed before the tool started.
 """
 
 import os
@@ -19,7 +19,7 @@ import reframe.utility.sanity as sn
 from reframe.core.builtins import run_before, sanity_function
 from reframe.core.exceptions import SanityError
 
-from pfsbench.jobsteps import script
+from pfsbench.core.jobsteps import script
 from pfsbench.parsers.text import read_output
 
 
@@ -117,7 +117,7 @@ class SteppedJob(rfm.RegressionTestPlugin):
         figures are not the case's.
 
         Args:
-            step: the :class:`pfsbench.jobsteps.Step`.
+            step: the :class:`pfsbench.core.jobsteps.Step`.
             reported: the task count the tool printed (None: not printed).
             starts: how many times the tool printed its banner.
 

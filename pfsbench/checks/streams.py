@@ -23,7 +23,7 @@ rates), ``p_bw_conservative`` (slowest stream x streams), ``p_node_bw_min``,
 ``p_stream_spread`` (%), ``p_repeat_spread`` (%, the sum's between
 repeats, with ``repeats`` > 1: every other figure is then the mean over
 the repeats), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
-:func:`pfsbench.aggregate.trimmed`), and ``start_skew`` (s, the first
+:func:`pfsbench.core.aggregate.trimmed`), and ``start_skew`` (s, the first
 phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
 keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
 is left out of the perflog, never logged as 0.
@@ -37,10 +37,12 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import jobsteps
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.commands import ior, lfs as lfs_commands, shell_join
+from pfsbench.commands import ior, lfs as lfs_commands
 from pfsbench.commands.streams import repeated, runner
+from pfsbench.core import jobsteps
+from pfsbench.core.shell import shell_join
 from pfsbench.parsers import lfs, streams
 from pfsbench.runner import CACHE_DEFEAT_MODES
 
@@ -63,9 +65,9 @@ FIGURE_GROUPS = (
 
 
 #: Seed 001's node counts (E6, E7, E10).
-NODE_COUNTS = [1, 2, 4, 8, 16, 32, 64]
+NODE_COUNTS = list(experiments.SEED001_NODE_COUNTS)
 #: Seed 001's streams on one node (E9).
-STREAMS_ON_ONE_NODE = list(range(1, 13))
+STREAMS_ON_ONE_NODE = list(experiments.SEED001_STREAMS_ON_ONE_NODE)
 
 
 #: Seed 001's runs per figure: "averaged over usually 3 measurements".
@@ -83,7 +85,7 @@ class seed001_averaged(rfm.RegressionTestPlugin):
     def tag_full_only(self):
         # After the family's own hooks: no averaged case is quick or
         # nightly, whatever its size.
-        self.tags -= {'quick', 'nightly'}
+        self.tags -= {'quick', 'nightly', 'weekly'}
         self.tags |= {'full'}
 
 
@@ -106,7 +108,8 @@ class twelve_streams_per_node(rfm.RegressionTestPlugin):
     """Seed 001's E10 shape: 12 streams per node on 1..64 nodes."""
 
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
-    streams_per_node = parameter([12], type=int, loggable=True)
+    streams_per_node = parameter(list(experiments.SEED001_STREAMS_PER_NODE),
+                                 type=int, loggable=True)
 
 
 class streams_check_base(FileSystemCheck):
@@ -120,6 +123,9 @@ class streams_check_base(FileSystemCheck):
 
     # No MPI needed: any partition that can hold a file-system target.
     valid_systems = ['+pfs']
+
+    # The runner expands $SLURMD_NODENAME in --run-dir on each node.
+    expands_node_name = True
 
     #: The tool's parser module (with ``stream_measures``).
     stream_parser = None
@@ -243,7 +249,7 @@ class streams_check_base(FileSystemCheck):
 
     @run_after('setup')
     def need_lfs(self):
-        self.skip_if(self.sets_layout() and not self.is_dry_run() and
+        self.skip_if(self.sets_layout() and not self.renders_only() and
                      shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify the stripe '
@@ -263,6 +269,10 @@ class streams_check_base(FileSystemCheck):
                 self.layout_steps() + [streams_step], '')[0]
         self.executable = shell_join(runner(
             run_dir=self.run_dir,
+            # A node target's run directories are not shared: the
+            # barrier's rendezvous goes through the stage directory.
+            rendezvous_dir=(self.stagedir if self.target_scope == 'node'
+                            else None),
             phases=repeated(
                 self.stream_phases(self.cache_defeat == 'direct'),
                 self.repeats),

@@ -6,8 +6,8 @@ import json
 
 from pfsbench.cli import sessions
 from pfsbench.cli.common import add_subparser
-from pfsbench.errors import MissingData
-from pfsbench.gate import baseline as bl
+from pfsbench.core.errors import MissingData
+from pfsbench.gate.judge import baseline as bl
 
 HELP = 'record, list, show or delete named baselines'
 DESCRIPTION = ('A baseline holds the samples of chosen ReFrame sessions per '

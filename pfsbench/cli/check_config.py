@@ -9,12 +9,15 @@ import re
 import socket
 import sys
 
-from pfsbench import binaries, cases, contention, spack, validate
-from pfsbench.errors import ConfigError
+from pfsbench.core import tools
+from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
-from pfsbench.siteconfig import (check_scratch_dir, find_partitions,
-                                 load_system_file, partition_key, shown_path,
-                                 system_files, validate_reference_file)
+from pfsbench.runs import cases, contention
+from pfsbench.site import binaries, spack, validate
+from pfsbench.site.config import (check_scratch_dir, find_partitions,
+                                  load_system_file, node_scratch_dir,
+                                  partition_key, shown_path, system_files,
+                                  validate_reference_file)
 
 HELP = 'validate site configurations and references'
 DESCRIPTION = (
@@ -177,7 +180,15 @@ def partition_problems(system, part, file, here, selected):
     for target in extras.get('targets', []):
         field = f'{key}.extras.targets[{target["name"]}].path'
         try:
-            check_scratch_dir(target['path'], file, field, must_exist=here)
+            if (target.get('scope') == 'node' and
+                    part.get('launcher') != 'local'):
+                # Each node's own directory: the job makes its run
+                # directory there, and says so when it cannot.
+                node_scratch_dir(target['path'], file, field,
+                                 must_exist=here)
+            else:
+                check_scratch_dir(target['path'], file, field,
+                                  must_exist=here)
         except ConfigError as err:
             problems.append(str(err))
     if not here:
@@ -195,8 +206,17 @@ def partition_problems(system, part, file, here, selected):
                 problems.append(f'{file}:{key}.extras.{hook}: {err}')
 
     env = spack.environment(extras)     # where the checks will look
-    for tool in sorted({cases.family_tool(c) for c in selected} - {None}):
-        tried = binaries.candidates(tool, '', env.view if env else '')
+    for tool in sorted({cases.case_tool(c) for c in selected} - {None}):
+        # Where the check looks (pfsbench.core.tools): a partition's extras key
+        # naming the binary (mdsrate), else its Spack view, else PATH; the
+        # system's tools (dd) on PATH only.
+        record = tools.get(tool)
+        if record.found_by == tools.NONE:
+            continue
+        tried = binaries.candidates(
+            tool, extras.get(record.extras_key, '') if record.extras_key
+            else '', env.view if env and record.found_by == tools.SPACK
+            else '')
         if binaries.first_executable(tried) is None:
             where = ', '.join(tried) or 'no spack_view, nothing on PATH'
             problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '

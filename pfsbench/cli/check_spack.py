@@ -14,8 +14,8 @@ ready, 2 otherwise.
 import os
 import sys
 
-from pfsbench import spack
-from pfsbench.spack_check import problems
+from pfsbench.site import spack
+from pfsbench.site.spack_check import problems
 
 HELP = ('check the Spack set-up (offline builtin, clingo) and what '
         'installing the environment needs (compilers, externals, mirror)')

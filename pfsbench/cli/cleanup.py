@@ -4,7 +4,7 @@
 A job killed with SIGKILL or on a lost node never reaches the lines of
 its script that remove the run directory; a run removes such leftovers of
 its own cases, and of a ``reframe`` killed with SIGKILL the next run on the
-target does (:mod:`pfsbench.rundir`).  This removes the rest, and only
+target does (:mod:`pfsbench.site.rundir`).  This removes the rest, and only
 them: directories named ``pfsbench-*`` directly under DIR that carry the
 marker file every pfsbench run directory gets (a regular file, in a real
 directory) and belong to the user running it.  Nothing else is touched;
@@ -13,9 +13,9 @@ directory) and belong to the user running it.  Nothing else is touched;
 
 import os
 
-from pfsbench import rundir
-from pfsbench.errors import ConfigError
-from pfsbench.siteconfig import check_scratch_dir
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import rundir
+from pfsbench.site.config import check_scratch_dir
 
 HELP = 'remove leftover pfsbench run directories'
 DESCRIPTION = __doc__.split('\n\n', 1)[1]

@@ -8,7 +8,7 @@ import os
 import sys
 import textwrap
 
-from pfsbench.errors import PfsbenchError
+from pfsbench.core.errors import PfsbenchError
 
 #: The exit codes of every verb (STYLE.md section 7), shown by ``pfsbench
 #: --help`` and tabled in docs/cli.md.

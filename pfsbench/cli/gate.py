@@ -5,11 +5,10 @@ import os
 import sys
 
 from pfsbench.cli import sessions
-from pfsbench.errors import MissingData
-from pfsbench.gate import baseline as bl
-from pfsbench.gate import config as gate_config
+from pfsbench.core.errors import MissingData
+from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.gate.record import run_gate
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')

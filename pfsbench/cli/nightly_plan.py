@@ -2,18 +2,23 @@
 """``pfsbench nightly-plan``: what a nightly will run on a partition, and
 what it costs, before it runs."""
 
+import concurrent.futures
 import math
 import os
 import re
+import shlex
+import socket
 import statistics
 
-from pfsbench import cases, runreport, validate
-from pfsbench.errors import ConfigError, PfsbenchError
-from pfsbench.gate import config as gate_config
-from pfsbench.gate import lookback as lb
-from pfsbench.gate import sensitivity as sens
-from pfsbench.gate.results import USABLE_FAIL_PHASES, read_database
-from pfsbench.siteconfig import find_partitions, load_site_configuration
+from pfsbench.cli.check_config import runs_here
+from pfsbench.core.errors import ConfigError, PfsbenchError
+from pfsbench.gate.judge import config as gate_config, sensitivity as sens
+from pfsbench.gate.statistics.stats import night_moments
+from pfsbench.gate.store import runreport
+from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
+from pfsbench.runs import cases
+from pfsbench.site import validate
+from pfsbench.site.config import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
 DESCRIPTION = (
@@ -26,11 +31,19 @@ DESCRIPTION = (
     "--detect, also the repeats each case needs for the gate to find a "
     "slowdown that large 9 times in 10 at its false-alarm level, from the "
     "noise of the case's nights in the results database, and what the "
-    "nightly costs at those repeats.")
+    "nightly costs at those repeats. Cases the checks would skip on the "
+    "partition (its node count, tracers, a declared tool, and on the "
+    "system itself the tools this host lacks) are left out and named, as "
+    "a ReFrame dry run of the selection decides. With --budget, the "
+    "cases and repeats that fit HOURS one case at a time (every family "
+    "first), the slowdown each case detects at those repeats, and the "
+    "command that runs the plan (--write-plan FILE: for nightly.sh "
+    "--plan FILE).")
 EXAMPLES = (
-    'pfsbench nightly-plan --system hawk:compute',
     'pfsbench nightly-plan --system hawk:compute --repeat 3 --tags E6',
     'pfsbench nightly-plan --system hawk:compute --detect 5%',
+    'pfsbench nightly-plan --system hawk:compute --budget 2 --nodes 16 '
+    '--write-plan nightly.plan',
 )
 
 #: <repo>, beside this package.
@@ -53,6 +66,12 @@ def add_arguments(parser):
                              "(a plain tag such as E1 matches exactly), one "
                              "per line, after checking that they select a "
                              "case (what nightly.sh runs by; default: off)")
+    parser.add_argument('--reframe-targets', action='store_true',
+                        help="print only the reframe -P value that runs "
+                             "every case on each of the partition's "
+                             "targets (target=a,b), or nothing with one "
+                             "target (what nightly.sh runs by; default: "
+                             "off)")
     parser.add_argument('--config-dir', default=os.path.join(_REPO, 'config'),
                         metavar='DIR',
                         help='the config directory (default: %(default)s)')
@@ -66,8 +85,30 @@ def add_arguments(parser):
                              '10 (e.g. 5%%): repeats per case from the '
                              'history in RUNS/results.db (default: none)')
     parser.add_argument('--gate-config', metavar='FILE',
-                        help='gate settings for --detect (default: '
-                             'config/gate.yaml)')
+                        help='gate settings for --detect and --budget '
+                             '(default: config/gate.yaml)')
+    parser.add_argument('--budget', type=float, metavar='HOURS',
+                        help='choose the cases and repeats (at most '
+                             '--repeat) that fit HOURS, one case at a time '
+                             '(default: none, plan the whole selection)')
+    parser.add_argument('--nodes', type=int, metavar='N',
+                        help='with --budget: the nodes the nightly may use;'
+                             ' larger cases are left out (default: the '
+                             "partition's extras.max_nodes)")
+    parser.add_argument('--assume-minutes', type=float, default=5.0,
+                        metavar='M',
+                        help='with --budget: minutes a case without '
+                             'history takes (an IO500-phase case: 3 '
+                             'stonewalls if longer; default: %(default)s)')
+    parser.add_argument('--write-plan', metavar='FILE',
+                        help='with --budget: write the plan to FILE for '
+                             'scripts/nightly.sh --plan FILE (default: '
+                             'none)')
+    parser.add_argument('--check-plan', metavar='FILE',
+                        help='check a --write-plan FILE against --system '
+                             'and print the reframe arguments that run it, '
+                             'one per line (what nightly.sh --plan runs '
+                             'by; default: none)')
 
 
 def _fraction(text):
@@ -127,11 +168,28 @@ def run(args):
     if args.repeat < 1:
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
+    _check_budget_args(args)
+    if args.check_plan:
+        return check_plan(args)
     tags = args.tags or ['nightly']
-    selected = cases.describe(os.path.join(args.config_dir, 'settings.py'),
-                              args.system, os.path.join(_REPO,
-                                                        'reframe-checks'),
-                              tags)
+    targets = cases.every_target(part)
+    if args.reframe_targets:
+        print(*targets[1:])
+        return 0
+    settings = os.path.join(args.config_dir, 'settings.py')
+    checks = os.path.join(_REPO, 'reframe-checks')
+    here = runs_here(system)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        # The checks' own skips, as a dry run of the selection meets them
+        # (on the system itself, the tools too: a dry run elsewhere
+        # renders the job of another host and looks for none); beside the
+        # listing, which takes as long.
+        dry_run = None if args.reframe_tags else pool.submit(
+            cases.dry_run_skips, settings, args.system, checks, tags,
+            {'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None, targets)
+        selected = cases.describe(settings, args.system, checks, tags,
+                                  args=targets)
+        skips = dry_run.result() if dry_run and selected else {}
     if not selected:
         raise ConfigError('<command line>', '--tags', ' '.join(tags),
                           f'selects no case on {args.system} (tags match '
@@ -141,19 +199,22 @@ def run(args):
         for tag in tags:
             print(cases.reframe_tag(tag))
         return 0
-    max_nodes = part.get('extras', {}).get('max_nodes')
-    if part.get('launcher') == 'local' and max_nodes is None:
-        max_nodes = 1
+    runs = [c for c in selected if c['display_name'] not in skips]
     past = history(args.runs, system['name'], part['name'])
     # A case's time limit as its job will ask it: capped to the
     # partition's time_limit (pfsbench.checks.base).
     cap = (validate.time_seconds(part['time_limit'], args.system,
                                  'time_limit')
            if part.get('time_limit') else None)
-    runs = [c for c in selected
-            if max_nodes is None or (c.get('nodes') or 1) <= max_nodes]
+    if args.budget is not None:
+        return budget_plan(args, system, part, tags, runs, skips, here,
+                           past, cap)
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
           f'{args.repeat} repeat(s)')
+    if targets:
+        print(f'targets: every case on each of '
+              f'{targets[1].split("=", 1)[1].replace(",", ", ")} '
+              f'(reframe -P {targets[1]})')
     width = max([len(c['display_name']) for c in runs] + [4])
     print(f'{"case":{width}} {"nodes":>5} {"estimate":>9}  from')
     node_s = limit_s = estimate_s = 0.0
@@ -172,10 +233,7 @@ def run(args):
         node_s += nodes * seconds
         limit_s += limit
         estimate_s += seconds
-    skipped = len(selected) - len(runs)
-    if skipped:
-        print(f'skipped: {skipped} case(s) need more than extras.max_nodes '
-              f'= {max_nodes} node(s)')
+    print_left_out(skips, here, system, runs)
     print(f'total: {len(runs)} case(s) x {args.repeat} repeat(s) = '
           f'{len(runs) * args.repeat} job(s); '
           f'{node_s * args.repeat / 3600:.1f} node-hours, '
@@ -192,6 +250,252 @@ def run(args):
             past[c['display_name']]) if past.get(c['display_name'])
             else (c.get('time_limit') or 0) for c in runs}
         detect_plan(args, system['name'], part['name'], runs, seconds)
+    return 0
+
+
+def _check_budget_args(args):
+    """Refuse what --budget and its options cannot mean."""
+    if args.budget is not None and not (
+            math.isfinite(args.budget) and args.budget > 0):
+        raise ConfigError('<command line>', '--budget', args.budget,
+                          'expected hours above 0, e.g. 2')
+    if args.nodes is not None and args.nodes < 1:
+        raise ConfigError('<command line>', '--nodes', args.nodes,
+                          'expected a whole number of at least 1')
+    if not (math.isfinite(args.assume_minutes) and args.assume_minutes > 0):
+        raise ConfigError('<command line>', '--assume-minutes',
+                          args.assume_minutes, 'expected minutes above 0')
+    for option in ('nodes', 'write_plan'):
+        if getattr(args, option) is not None and args.budget is None:
+            raise ConfigError('<command line>',
+                              '--' + option.replace('_', '-'),
+                              getattr(args, option), 'needs --budget HOURS')
+
+
+def print_left_out(skips, here, system, runs):
+    """Name the cases the checks would skip, and what was not checked."""
+    for name, reason in skips.items():
+        print(f'left out: {name}: the check would skip it: {reason}')
+    if not here:
+        tools = sorted({cases.case_tool(c) or '' for c in runs} - {''})
+        print(f'tools not checked: this host ({socket.gethostname()}) is '
+              f'not {system["name"]}: {", ".join(tools) or "none"} (run '
+              f'nightly-plan there to leave out what it lacks)')
+
+
+#: Repeats a case needs for the gate to see its spread within a night.
+MIN_REPEATS = 2
+
+
+def _family(case):
+    """The check family of a case: its ``reframe-checks/`` directory."""
+    return os.path.basename(os.path.dirname(case.get('@file', ''))) or \
+        case['display_name'].split()[0]
+
+
+def choose(cases_, seconds, budget_s, max_repeats):
+    """The cases and the one repeat count that fit ``budget_s`` one case
+    at a time: every case at the most repeats (at least
+    :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else one case
+    per family (its cheapest) and then the others, cheapest first, at
+    :data:`MIN_REPEATS`; else the same at 1 repeat, families dropped
+    dearest first when even one each does not fit.
+
+    Returns:
+        ``(repeats, chosen)``, ``chosen`` in the order of ``cases_``.
+    """
+    def cost(group):
+        return sum(seconds[c['display_name']] for c in group)
+
+    for repeats in range(max_repeats, MIN_REPEATS - 1, -1):
+        if repeats * cost(cases_) <= budget_s:
+            return repeats, list(cases_)
+    families = {}
+    for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
+        families.setdefault(_family(case), case)
+    core = sorted(families.values(), key=lambda c: seconds[c['display_name']])
+    for repeats in sorted({min(MIN_REPEATS, max_repeats), 1}, reverse=True):
+        while core and repeats * cost(core) > budget_s and repeats == 1:
+            core.pop()          # the dearest family
+        if repeats * cost(core) > budget_s:
+            continue
+        chosen = list(core)
+        for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
+            if case not in chosen and \
+                    repeats * cost(chosen + [case]) <= budget_s:
+                chosen.append(case)
+        return repeats, [c for c in cases_ if c in chosen]
+    return 1, []
+
+
+def first_night_seconds(case, assume_s):
+    """What a case without history is counted at: ``assume_s``, or one
+    stonewall more than its stonewalled writes if longer (an IO500 phase
+    case: ``stonewalled_writes`` writes the stonewall ends, then the reads,
+    stats and removals of what they wrote; ``ior_io500_phases`` has two,
+    ``io500_suite_run`` four)."""
+    stonewall_s = case.get('stonewall_s') or 0
+    writes = case.get('stonewalled_writes') or 2
+    return max(assume_s, (writes + 1) * stonewall_s)
+
+
+def selection_name(case):
+    """A case as ``reframe -n`` selects it alone (``NAME%param=value``)."""
+    return case['display_name'].replace(' %', '%')
+
+
+def budget_plan(args, system, part, tags, runs, skips, here, past, cap):
+    """Print (and write) the cases and repeats that fit ``args.budget``."""
+    nodes = args.nodes or part.get('extras', {}).get('max_nodes')
+    fit = [c for c in runs if nodes is None or (c.get('nodes') or 1) <= nodes]
+    seconds, source = {}, {}
+    for case in fit:
+        name = case['display_name']
+        limit = case.get('time_limit') or 0
+        if cap is not None:
+            limit = min(limit, cap)
+        if past.get(name):
+            seconds[name] = statistics.median(past[name])
+            source[name] = f'{len(past[name])} earlier run(s)'
+        else:
+            seconds[name] = min(first_night_seconds(
+                case, args.assume_minutes * 60), limit or math.inf)
+            source[name] = 'first-night guess'
+    budget_s = args.budget * 3600
+    repeats, chosen = choose(fit, seconds, budget_s, args.repeat)
+    config = gate_config.load(args.gate_config)
+    alpha = (1.0 - config.lookback_confidence) / 2.0
+    db = os.path.join(args.runs, 'results.db')
+    noise = (case_nights(db, system['name'], part['name'],
+                         set(seconds), config)
+             if os.path.exists(db) else {})
+    where = f' on {nodes} node(s)' if nodes else ''
+    print(f'nightly on {args.system} within {args.budget:g} h{where}: tags '
+          f'{", ".join(tags)}, {repeats} repeat(s)')
+    width = max([len(c['display_name']) for c in chosen] + [4])
+    print(f'{"case":{width}} {"nodes":>5} {"minutes":>7}  {"detects":>7}  '
+          f'from')
+    wall_s = node_s = 0.0
+    for case in chosen:
+        name = case['display_name']
+        found, var = sens.plan_detects(noise.get(name, {}), repeats, alpha,
+                                       config.lookback_outlier_z)
+        by = (f'{var} over {len(noise[name][var])} night(s)' if var else
+              'default noise')
+        print(f'{name:{width}} {case.get("nodes") or 1:5} '
+              f'{seconds[name] / 60:7.1f}  {found:>6.0%}   {source[name]}; '
+              f'detects: {by}')
+        wall_s += repeats * seconds[name]
+        node_s += repeats * seconds[name] * (case.get('nodes') or 1)
+    for case in runs:
+        if case not in fit:
+            print(f'left out: {case["display_name"]}: needs '
+                  f'{case.get("nodes")} node(s), more than --nodes {nodes}')
+        elif case not in chosen:
+            print(f'left out: {case["display_name"]}: does not fit '
+                  f'{args.budget:g} h')
+    print_left_out(skips, here, system, runs)
+    families = sorted({_family(c) for c in runs})
+    missing = sorted(set(families) - {_family(c) for c in chosen})
+    print(f'total: {len(chosen)} case(s) x {repeats} repeat(s) = '
+          f'{len(chosen) * repeats} job(s); {node_s / 3600:.1f} node-hours, '
+          f'{_hours(wall_s)} one case at a time; families: '
+          f'{len(families) - len(missing)} of {len(families)}' +
+          (f' (not {", ".join(missing)})' if missing else ''))
+    print(f'detects: the smallest slowdown found 9 times in 10 at '
+          f'{alpha:.0%} false alarms at {repeats} repeat(s); "default '
+          f'noise": nights {sens.DEFAULT_NIGHT_NOISE:.0%} apart, repeats '
+          f'{sens.DEFAULT_REPEAT_NOISE:.0%} (docs/nightly.md)')
+    if not chosen:
+        raise ConfigError('<command line>', '--budget', args.budget,
+                          'no case fits: a larger budget or --nodes')
+    names = ([] if len(chosen) == len(runs) else
+             [arg for c in chosen for arg in ('-n', selection_name(c))])
+    base = (f'scripts/nightly.sh --system {args.system} --baseline NAME '
+            f'--target DIR')
+    print(f'run it: {base} --tags {" --tags ".join(tags)} --repeat '
+          f'{repeats}' + (' -- ' + ' '.join(shlex.quote(a) for a in names)
+                          if names else ''))
+    if args.write_plan:
+        write_plan(args, tags, repeats, chosen)
+        print(f'   or: {base} --plan {args.write_plan}')
+    return 0
+
+
+def write_plan(args, tags, repeats, chosen):
+    try:
+        with open(args.write_plan, 'w') as fp:
+            fp.write(f'# pfsbench nightly-plan --system {args.system} '
+                     f'--budget {args.budget:g}'
+                     f'{f" --nodes {args.nodes}" if args.nodes else ""}\n'
+                     f'# scripts/nightly.sh --plan FILE runs it '
+                     f'(docs/nightly.md)\n'
+                     f'system {args.system}\nrepeat {repeats}\n')
+            for tag in tags:
+                fp.write(f'tag {tag}\n')
+            for case in chosen:
+                fp.write(f'case {case["display_name"]}\n')
+    except OSError as err:
+        raise ConfigError('<command line>', '--write-plan', args.write_plan,
+                          f'cannot write it: {err.strerror}') from None
+
+
+def read_plan(path):
+    """``(system, repeats, tags, case names)`` of a --write-plan file."""
+    try:
+        with open(path) as fp:
+            lines = fp.read().splitlines()
+    except OSError as err:
+        raise ConfigError('<command line>', '--plan', path,
+                          f'cannot read it: {err.strerror}') from None
+    plan = {'system': [], 'repeat': [], 'tag': [], 'case': []}
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith('#'):
+            continue
+        key, _, value = line.partition(' ')
+        if key not in plan or not value.strip():
+            raise ConfigError(path, f'line {number}', line,
+                              'expected system, repeat, tag or case and a '
+                              'value')
+        plan[key].append(value.strip())
+    for key in ('system', 'repeat'):
+        if len(plan[key]) != 1:
+            raise ConfigError(path, key, plan[key],
+                              f'expected one {key} line')
+    repeat = plan['repeat'][0]
+    if not repeat.isdigit() or int(repeat) < 1:
+        raise ConfigError(path, 'repeat', repeat,
+                          'expected a whole number of at least 1')
+    if not plan['case']:
+        raise ConfigError(path, 'case', '', 'expected at least one case')
+    return plan['system'][0], int(repeat), plan['tag'] or ['nightly'], \
+        plan['case']
+
+
+def check_plan(args):
+    """Check a plan against ``args.system`` and what its tags select;
+    print the ``reframe`` arguments that run it, one per line."""
+    system, repeats, tags, names = read_plan(args.check_plan)
+    if system != args.system:
+        raise ConfigError(args.check_plan, 'system', system,
+                          f'the plan is for another partition than '
+                          f'--system {args.system}')
+    selected = {c['display_name']: c for c in cases.describe(
+        os.path.join(args.config_dir, 'settings.py'), args.system,
+        os.path.join(_REPO, 'reframe-checks'), tags)}
+    for name in names:
+        if name not in selected:
+            raise ConfigError(args.check_plan, 'case', name,
+                              f'not among the cases tags '
+                              f'{", ".join(tags)} select on {args.system} '
+                              f'(pfsbench nightly-plan --budget ... '
+                              f'--write-plan writes a new plan)')
+    out = ['--repeat', str(repeats)]
+    for tag in tags:
+        out += ['-t', cases.reframe_tag(tag)]
+    for name in names:
+        out += ['-n', selection_name(selected[name])]
+    print('\n'.join(out))
     return 0
 
 
@@ -219,7 +523,7 @@ def case_nights(db, system, partition, names, config):
                 if not (ignore or unstable):
                     # Each night as the lookback rule sees it.
                     out.setdefault(key.name, {}).setdefault(var, []).append(
-                        lb.night_moments(vals))
+                        night_moments(vals))
     return {name: {var: nights[-config.lookback_nights:]
                    for var, nights in figs.items()}
             for name, figs in out.items()}

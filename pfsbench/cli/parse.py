@@ -6,7 +6,7 @@ import importlib
 import json
 import sys
 
-from pfsbench.errors import ConfigError, ParseError
+from pfsbench.core.errors import ConfigError, ParseError
 from pfsbench.parsers import TOOLS
 from pfsbench.parsers.text import (bad_bytes, decode, read_output,
                                    with_bad_bytes)

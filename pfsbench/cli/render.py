@@ -5,9 +5,9 @@ import os
 import shlex
 import sys
 
-from pfsbench.cli import common
+from pfsbench.cli import nightly_job, common
 from pfsbench.commands import dd
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
@@ -18,9 +18,10 @@ DESCRIPTION = ('Render the job script of one experiment with the same '
                '; '.join(f'{e.id}: {e.descr}' for e in EXPERIMENTS.values()))
 EXAMPLES = (
     'pfsbench render E6 --system hawk:compute --nodes 64 -o e6.sbatch',
-    'pfsbench render E8 --system hawk:compute --processes 12',
     ('pfsbench render E1 --system example_seed000:mds --point '
      'active_cores=12 -o e1-12.sbatch'),
+    ('pfsbench render nightly --system hawk:compute --baseline '
+     'pre-upgrade -o nightly.sbatch'),
 )
 
 
@@ -31,7 +32,11 @@ _CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 
 def add_arguments(parser):
     parser.add_argument('experiment', metavar='EXPERIMENT',
-                        help='experiment id: ' + ', '.join(EXPERIMENTS))
+                        help='experiment id: ' + ', '.join(EXPERIMENTS) +
+                             "; or 'nightly': the nightly's own job "
+                             '(--system NAME:PARTITION, the measured '
+                             'partition; its extras.driver_partition runs '
+                             'it)'),
     job = parser.add_argument_group('job options')
     job.add_argument('--system', metavar='NAME:PARTITION',
                      help="take the scheduler options (access), modules, "
@@ -108,6 +113,26 @@ def add_arguments(parser):
                              help='iozone processes in the node\'s '
                                   'throughput group, -l N -u N -t N '
                                   '(default: 4; the checks sweep 1..12)')
+    nightly = parser.add_argument_group(
+        "nightly (the nightly's driver job: scripts/nightly.sh on the "
+        "partition's extras.driver_partition, docs/gate.md)")
+    nightly.add_argument('--baseline', metavar='NAME',
+                         help='the baseline the gate compares with '
+                              '(required for nightly)')
+    nightly.add_argument('--tags', default='nightly', metavar='TAG',
+                         help="the nightly's cases, as nightly.sh --tags "
+                              '(default: %(default)s)')
+    nightly.add_argument('--repeat', type=int, default=5, metavar='N',
+                         help='repeats, as nightly.sh --repeat (default: '
+                              '%(default)s)')
+    nightly.add_argument('--scrontab', action='store_true',
+                         help='write a scrontab (#SCRON options and a cron '
+                              'line at 02:00) instead of an sbatch script '
+                              '(default: off)')
+    nightly.add_argument('--runs', metavar='DIR',
+                         help="where earlier runs' reports are, for the "
+                              'time estimate (default: $PFSBENCH_RUNS, else '
+                              'runs/ of this clone)')
     parser.add_argument('-o', '--output', metavar='FILE',
                         help='write the script here (default: stdout)')
 
@@ -141,6 +166,8 @@ def run(args):
     # The header records how to render the script again, quoted for a shell.
     verb = args.argv.index('render')
     shown = 'pfsbench ' + shlex.join(args.argv[verb:])
+    if args.experiment == 'nightly':
+        return _nightly(args, shown)
     site = job_site(args.config_dir, args.system) if args.system \
         else JobSite()
     chosen = _chosen(args.point)
@@ -160,6 +187,39 @@ def run(args):
     _print_notes(text)
     common.write_output(args.output, text)
 
+    return 0
+
+
+def _nightly(args, shown):
+    """``render nightly``: the nightly's driver job (pfsbench.cli.nightly_job);
+    the experiments' options do not apply to it."""
+    given = [opt for opt, value in [
+        ('--nodes', args.nodes), ('--tasks-per-node', args.tasks_per_node),
+        ('--point', args.point), ('--output-dir', args.output_dir),
+        ('--sbatch-option', args.sbatch_option),
+        ('--block-size', args.block_size), ('--count', args.count),
+        ('--processes', args.processes)] if value]
+    if given:
+        raise ConfigError('<command line>', given[0], None,
+                          "not an option of render nightly (the driver "
+                          "job's options come from extras.driver_partition)")
+    if not args.system:
+        raise ConfigError('<command line>', '--system', None,
+                          'required for nightly: NAME:PARTITION, the '
+                          'measured partition')
+    if not args.baseline:
+        raise ConfigError('<command line>', '--baseline', None,
+                          'required for nightly (pfsbench baseline list '
+                          'shows the recorded ones)')
+    text = nightly_job.render_nightly(
+        args.config_dir, args.system, args.baseline, target=args.target,
+        tag=args.tags, repeat=args.repeat, runs_dir=args.runs,
+        time=args.time, scrontab=args.scrontab, command_line=shown)
+    # Slurm opens the job's output file before the job runs: its
+    # directory must exist.
+    os.makedirs(os.path.join(nightly_job.REPO, 'runs', 'nightly'),
+                exist_ok=True)
+    common.write_output(args.output, text)
     return 0
 
 

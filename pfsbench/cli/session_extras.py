@@ -4,9 +4,9 @@
 import json
 import os
 
-from pfsbench.gate import extras
-from pfsbench.gate.results import default_runs_dir
-from pfsbench.siteconfig import find_partitions, load_site_configuration
+from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.site import extras
+from pfsbench.site.config import find_partitions, load_site_configuration
 
 #: The configuration directory of this checkout.
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(

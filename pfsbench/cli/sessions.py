@@ -8,10 +8,10 @@ import os
 import re
 import time
 
-from pfsbench.errors import ConfigError, MissingData
-from pfsbench.gate import baseline as bl
-from pfsbench.gate.results import (default_db_path, load_results,
-                                   require_database)
+from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.judge import baseline as bl
+from pfsbench.gate.store.results import (default_db_path, load_results,
+                                         require_database)
 
 
 def add_source_options(parser):

@@ -51,10 +51,10 @@ def layout_steps(run_dir, count, size):
     directories, for the streams checks and ``pfsbench render`` alike.
 
     Returns:
-        a list of :class:`pfsbench.jobsteps.Step`, run once, in the batch
+        a list of :class:`pfsbench.core.jobsteps.Step`, run once, in the batch
         script.
     """
-    from pfsbench.jobsteps import Step
+    from pfsbench.core.jobsteps import Step
 
     probe = f'{run_dir}/{LAYOUT_PROBE}'
     return [

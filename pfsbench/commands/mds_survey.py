@@ -5,7 +5,8 @@ environment the job exports.  The check and ``pfsbench render`` both take
 it from here.
 """
 
-from pfsbench.parsers.mds_survey import DEFAULT_TESTS
+#: The tests of the script's default ``tests_str``, in its order.
+DEFAULT_TESTS = ('create', 'lookup', 'md_getattr', 'setxattr', 'destroy')
 
 #: The script's thread sweep (doubling from ``thrlo`` to ``thrhi``), files
 #: of all threads and directories per thread when a run gives none.

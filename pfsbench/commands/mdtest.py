@@ -14,7 +14,7 @@ import os
 
 from pfsbench.commands import procstat
 from pfsbench.commands.ior import IO500_DATA_PACKET_TYPE, IO500_STONEWALL_S
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 
 #: What the items are: ``-F`` files only, ``-D`` directories only, or both
 #: (mdtest's default: a directory phase, then a file phase).
@@ -478,7 +478,7 @@ def job_steps(dirs, options, *, split_phases=False, cpu_sampling=True,
             (None: no remount).
 
     Returns:
-        the :class:`pfsbench.jobsteps.Step` list.
+        the :class:`pfsbench.core.jobsteps.Step` list.
     """
     if not split_phases:
         return [Step('mdtest', 'mdtest', tuple(mdtest_argv(dirs, **options)))]
@@ -540,7 +540,7 @@ def tracing_steps(run_dir, tracer_on, tracer_off, options):
         options: keyword arguments of :func:`mdtest_argv`.
 
     Returns:
-        the :class:`pfsbench.jobsteps.Step` list.
+        the :class:`pfsbench.core.jobsteps.Step` list.
     """
     def run(label):
         argv = mdtest_argv(os.path.join(run_dir, label), **options)

@@ -9,11 +9,12 @@ the exact command the source ran.
 
 import sys
 
-from pfsbench.commands import shell_join
+from pfsbench.core.shell import shell_join
 
 
 def runner(run_dir, phases, fan_out=1, cache_defeat='none',
-           drop_caches_command=None, barrier_timeout=3600, python=None):
+           drop_caches_command=None, barrier_timeout=3600, python=None,
+           rendezvous_dir=None):
     """argv of ``python -m pfsbench.runner`` for one launcher task.
 
     Args:
@@ -27,6 +28,9 @@ def runner(run_dir, phases, fan_out=1, cache_defeat='none',
         barrier_timeout: seconds a barrier waits for its last stream.
         python: the interpreter that has pfsbench installed (default: this
             one).
+        rendezvous_dir: a directory every task sees, where task 0
+            publishes the barrier's address (default: the run directory;
+            a node target's is not shared).
 
     Returns:
         the argv list.
@@ -40,6 +44,8 @@ def runner(run_dir, phases, fan_out=1, cache_defeat='none',
         argv += ['--phase', f'{name}={shell_join(phase_argv)}']
     if cache_defeat == 'drop_caches' and drop_caches_command:
         argv += ['--drop-caches-command', drop_caches_command]
+    if rendezvous_dir:
+        argv += ['--rendezvous-dir', rendezvous_dir]
 
     return argv
 

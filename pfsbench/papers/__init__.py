@@ -10,7 +10,7 @@ and ``lineno``).  Seed 000 publishes charts only (axis ticks, no values):
 it has no file.
 
 A site's figures come from the gate's own reading of the results
-(:func:`pfsbench.gate.results.session_figures`): the latest session
+(:func:`pfsbench.gate.store.results.session_figures`): the latest session
 holding each case, its mean over the usable repeats (those measured under
 foreign load kept, and counted).  :data:`COMPARISONS` says, per
 experiment, which checks, which parameters and which figure a paper record
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from pfsbench.errors import ConfigError, MissingData
+from pfsbench.core.errors import ConfigError, MissingData
 
 #: The seeds with published figures, and their data files.
 SEEDS = ('001', '002', '003', '004')
@@ -213,7 +213,7 @@ def _same(param_value, record_value):
 
 def site_means(results, session_uuids, name_filter=None):
     """Each case's figures as the gate reads them
-    (:func:`pfsbench.gate.results.session_figures` of the latest current
+    (:func:`pfsbench.gate.store.results.session_figures` of the latest current
     session holding it), except that repeats measured under foreign load
     are kept, and counted: beside a paper, a site's figure is its figure,
     marked, where the gate leaves it out of a verdict.
@@ -221,7 +221,7 @@ def site_means(results, session_uuids, name_filter=None):
     Returns:
         ``{CaseKey: ({var: (mean, values)}, {var: unit}, contended)}``.
     """
-    from pfsbench.gate.results import session_figures
+    from pfsbench.gate.store.results import session_figures
 
     start = {u: results.sessions[u].time_start for u in set(session_uuids)}
     latest = {}
@@ -248,7 +248,7 @@ def site_figures(experiment, figures, results, session_uuids,
     Args:
         experiment: ``'E16'``.
         figures: the paper's :class:`Figure` tuple of it.
-        results: the gate's :class:`~pfsbench.gate.results.Results`.
+        results: the gate's :class:`~pfsbench.gate.store.results.Results`.
         session_uuids: the sessions that make up the site's run.
         name_filter: optional compiled regex on the case name.
 

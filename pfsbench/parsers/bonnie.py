@@ -39,7 +39,7 @@ Quirks of the real tool this parser allows for (recorded in the fixtures):
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import last_line
 
 #: The bulk I/O tests, in bonnie++'s column order.

@@ -10,7 +10,7 @@ stops early.
 
 import re
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 
 def failure_markers(tool, own=()):

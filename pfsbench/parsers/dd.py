@@ -16,7 +16,7 @@ bytes were copied, because a short file is not a bandwidth figure.
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 _RECORDS = re.compile(r'^(\d+)\+(\d+) records (in|out)$')
 _COPIED = re.compile(

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 _DIRECTIONS = ('read', 'write', 'trim')
 _FIO_SAYS = re.compile(r'^fio: ')

@@ -15,7 +15,7 @@ io500 (IO500/io500 src/main.c, ``dupprintf``) prints one line per phase::
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 _PHASE_RE = re.compile(
     r'^\[(RESULT|      )\]\s+(\S+)\s+([0-9.]+) (GiB/s|kIOPS) : time '

@@ -15,8 +15,8 @@ Supported outputs (see ``docs/parsers-ior.md``):
   ``src/C/IOR.c`` of IOR-2.10.3 (hpc/ior commit a56d39e) and as published
   in seed 002.
 
-A run that failed raises :class:`~pfsbench.errors.ParseError` quoting IOR's
-own ``ERROR`` line, else its assertion failure, else the MPI or launcher
+A run that failed raises :class:`~pfsbench.core.errors.ParseError` quoting
+IOR's own ``ERROR`` line, else its assertion failure, else the MPI or launcher
 abort line; a run without end marker or summary raises quoting the last line.
 """
 
@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import (failure_markers, last_line,
                                      raise_on_failure)
 

@@ -37,7 +37,7 @@ quoting iozone's own error line (``Can not open temp file: ...``,
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import last_line
 
 #: Columns of the auto / single-file table, as the header names them.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 # Sizes as lfs prints them (1M) are IOR's size syntax, case aside.
 from pfsbench.commands.ior import size_bytes
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 
 @dataclass(frozen=True)

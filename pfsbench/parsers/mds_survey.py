@@ -16,7 +16,7 @@ cut short.
 it a per-thread count.
 
 Failures of the script itself (no MDT found, directory creation failed)
-raise :class:`~pfsbench.errors.ParseError` quoting its line; a failed test
+raise :class:`~pfsbench.core.errors.ParseError` quoting its line; a failed test
 is kept as a rate of ``None`` (:attr:`SurveyRate.failed`) so that the other
 tests of the sweep still count.
 """
@@ -24,11 +24,9 @@ tests of the sweep still count.
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import last_line
-
-#: The tests of the script's default ``tests_str``, in its order.
-DEFAULT_TESTS = ('create', 'lookup', 'md_getattr', 'setxattr', 'destroy')
+from pfsbench.commands.mds_survey import DEFAULT_TESTS  # noqa: F401
 
 
 @dataclass(frozen=True)

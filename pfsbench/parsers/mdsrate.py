@@ -28,7 +28,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import (failure_markers, last_line,
                                      raise_on_failure)
 

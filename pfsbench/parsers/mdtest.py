@@ -19,7 +19,7 @@ Supported outputs (mdtest 3.3, 4.0 and 4.1 from hpc/ior; see
 mdtest prints ``0.000`` for a phase it did not run; such a phase has no
 summary (``None``) and is listed in :attr:`Result.not_run`.
 
-A failed run raises :class:`~pfsbench.errors.ParseError` quoting mdtest's
+A failed run raises :class:`~pfsbench.core.errors.ParseError` quoting mdtest's
 own ``ERROR`` or ``FAILED`` line, else its assertion failure, else the MPI
 or launcher abort; then a run whose phases printed ``WARNING`` lines for
 items they could not create, stat, read or remove (mdtest 4.x exits 0
@@ -31,7 +31,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import (failure_markers, last_line,
                                      raise_on_failure)
 

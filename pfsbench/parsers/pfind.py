@@ -12,7 +12,7 @@ figure io500 scores for find (IO500/io500 src/phase_find.c ``run_find``).
 import re
 from dataclasses import dataclass
 
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 
 _DONE_RE = re.compile(
     r'^\[DONE\] rate: ([0-9.]+) kiops time: ([0-9.]+)s found: (\d+) '

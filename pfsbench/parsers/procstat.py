@@ -11,7 +11,7 @@ everything but idle and iowait.
 from dataclasses import dataclass
 
 from pfsbench.commands.procstat import SAMPLE_PREFIX
-from pfsbench.errors import ParseError
+from pfsbench.core.errors import ParseError
 from pfsbench.parsers.common import last_line
 
 #: /proc/stat's cpu fields that make up the total (guests are in user).

@@ -15,14 +15,14 @@ requirements of EXPERIMENTS.md, per phase (per measure):
 - ``conservative_mb_s``: the slowest stream times the number of streams,
   seed 001's correction for unsynchronised scatter;
 - ``trimmed_mb_s``: seed 001's trimming of questionable bonnie points
-  (:func:`pfsbench.aggregate.trimmed`), beside the others;
+  (:func:`pfsbench.core.aggregate.trimmed`), beside the others;
 - per-node sums (min, mean, max, the slowest node named), the spread between
   streams and the measured start skew.
 
 Repeats: a phase named ``<phase>_r<N>`` (N >= 2) is the N-th repeat of
 ``<phase>`` (the source averaged 3 runs); its tool output is read as the
 phase's, and every figure of a measure is the mean over its repeats
-(:func:`pfsbench.aggregate.mean_over_repeats`; the conservative aggregate
+(:func:`pfsbench.core.aggregate.mean_over_repeats`; the conservative aggregate
 is so seed 001's: the lowest stream of each repeat, averaged, times the
 streams), with the spread of the sum between repeats and the largest start
 skew of any repeat.
@@ -43,11 +43,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from pfsbench import aggregate
-from pfsbench.errors import ParseError
+from pfsbench.core import aggregate, tools
+from pfsbench.core.errors import ParseError
 # The runner writes what this module reads: one vocabulary, in the runner.
-from pfsbench.runner import LABELLED_LINE, PREFIX, stream_label
-from pfsbench.runner import tool_error_line
+from pfsbench.runner import (LABELLED_LINE, PREFIX, stream_label,
+                             tool_error_line)
 
 _KV = re.compile(r'(\w+)=(\S+)')
 _SECONDS = r'\d+(?:\.\d+)?'
@@ -62,9 +62,6 @@ _FIELDS = {
 #: ``<phase>_r<N>``: the N-th repeat of a phase.
 _REPEAT = re.compile(r'^(?P<phase>[a-z][a-z0-9_]*?)_r(?P<repeat>[2-9]|'
                      r'[1-9]\d+)$')
-#: Tool adapters by program name, for output parsed without a ``tool``.
-_ADAPTERS = {'dd': 'pfsbench.parsers.dd', 'fio': 'pfsbench.parsers.fio',
-             'bonnie++': 'pfsbench.parsers.bonnie'}
 
 
 @dataclass(frozen=True)
@@ -130,7 +127,7 @@ class PhaseSummary:
     #: the node with the lowest rate ('' when no node has one).
     slowest_node: str
     start_skew_s: float
-    #: seed 001's trimmed aggregate (:func:`pfsbench.aggregate.trimmed`).
+    #: seed 001's trimmed aggregate (:func:`pfsbench.core.aggregate.trimmed`).
     trimmed_mb_s: Optional[float] = None
     unit: str = 'MB/s'
     #: Repeats averaged, and (max - min) / mean of the sum of streams
@@ -375,8 +372,11 @@ def _first_failure(out, source):
 
 def _adapter(out, source):
     programs = {out.program(phase) for phase in out.commands}
-    if len(programs) == 1 and next(iter(programs)) in _ADAPTERS:
-        return importlib.import_module(_ADAPTERS[programs.pop()])
+    # The tool adapters by program name (pfsbench.core.tools), for output
+    # parsed without a ``tool``.
+    adapters = tools.stream_adapters()
+    if len(programs) == 1 and next(iter(programs)) in adapters:
+        return importlib.import_module(adapters[programs.pop()])
 
     raise ParseError(source, out.header[0], out.lines[out.header[0] - 1],
                      f'no parser for the phase commands '

@@ -7,7 +7,7 @@ memory, a rank killed mid-write leaves half a UTF-8 sequence, another rank's
 text lands inside a line.  Nothing in the suite decodes a tool's output
 strictly: a byte that is not UTF-8 becomes U+FFFD, and :func:`bad_bytes`
 says where (file:line) for a message that needs it.  Parsers then see only
-``str`` and raise :class:`pfsbench.errors.ParseError` on what they cannot
+``str`` and raise :class:`pfsbench.core.errors.ParseError` on what they cannot
 read, never a ``UnicodeDecodeError``.
 """
 
@@ -64,11 +64,11 @@ def run(argv, *, timeout=None, env=None, shell=False, merge_stderr=False):
 
 
 def with_bad_bytes(err, text, source):
-    """``err`` (a :class:`pfsbench.errors.ParseError`), saying where
+    """``err`` (a :class:`pfsbench.core.errors.ParseError`), saying where
     ``text`` held bytes that are not UTF-8 when the line it quotes shows
     one, or what it expected does (a header read with one): the parser saw
     U+FFFD there, the reader should know why."""
-    from pfsbench.errors import ParseError
+    from pfsbench.core.errors import ParseError
 
     places = bad_bytes(text, source)
     if not places or REPLACEMENT not in err.line + err.expected:

@@ -44,6 +44,10 @@ CACHE_DEFEAT_MODES = ('drop_caches', 'direct', 'none')
 #: Drops a node's page cache; needs root (sites configure a sudo helper as
 #: the partition's ``drop_caches_command``).
 DEFAULT_DROP_CACHES = 'sync && echo 3 > /proc/sys/vm/drop_caches'
+#: The environment variable a rendered job sets to a directory every node
+#: sees when its run directories are per node (pfsbench.render): the
+#: runner's --rendezvous-dir default.
+RENDEZVOUS_ENV = 'PFSBENCH_RENDEZVOUS_DIR'
 #: A phase name: it becomes part of figure names (``write_bw``).
 PHASE_NAME = re.compile(r'^[a-z][a-z0-9_]*$')
 #: A labelled line of a stream's tool output: ``s0001/n1/write: ...``.

@@ -18,8 +18,8 @@ import threading
 import time
 
 from pfsbench.runner import (CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES,
-                             PHASE_NAME, PREFIX, stream_label,
-                             tool_error_line)
+                             PHASE_NAME, PREFIX, RENDEZVOUS_ENV,
+                             stream_label, tool_error_line)
 from pfsbench.runner.barrier import (RENDEZVOUS_FILE, Aborted, Coordinator,
                                      Member, candidate_addresses, publish,
                                      read_rendezvous)
@@ -245,7 +245,7 @@ class Streams:
             if self.rank == 0:
                 coordinator, serving, addresses = self._coordinate()
             else:
-                token, addresses = read_rendezvous(args.run_dir,
+                token, addresses = read_rendezvous(args.rendezvous_dir,
                                                    args.start_timeout)
             self.member = Member(
                 coordinator.token if coordinator else token, addresses,
@@ -294,7 +294,7 @@ class Streams:
         """
         args = self.args
         token = os.urandom(16).hex()
-        path = os.path.join(args.run_dir, RENDEZVOUS_FILE)
+        path = os.path.join(args.rendezvous_dir, RENDEZVOUS_FILE)
 
         def unpublish():
             # Every task has connected: nobody reads the file any more.
@@ -316,7 +316,7 @@ class Streams:
             f'{PREFIX} coordinator ' + ' '.join(
                 f'{a}:{coordinator.port}' for a in published)])
         if self.ntasks > 1:
-            publish(args.run_dir, token, coordinator.port, published)
+            publish(args.rendezvous_dir, token, coordinator.port, published)
         return coordinator, serving, [('127.0.0.1', coordinator.port)]
 
     def _end(self, status):
@@ -342,6 +342,12 @@ def build_parser():
     parser.add_argument('--run-dir', required=True, metavar='DIR',
                         help='directory on the target file system that this '
                              'run owns (stream directories, rendezvous file)')
+    parser.add_argument('--rendezvous-dir', metavar='DIR',
+                        default=os.environ.get(RENDEZVOUS_ENV),
+                        help='directory every task sees, where task 0 '
+                             'publishes the barrier address (default: '
+                             f'${RENDEZVOUS_ENV}, else --run-dir; a node '
+                             "target's run directory is not shared)")
     parser.add_argument('--phase', required=True, action='append',
                         type=_phase, metavar='NAME=COMMAND',
                         help='a phase, in order (repeat); {stream_dir} in '
@@ -374,8 +380,20 @@ def build_parser():
     return parser
 
 
+def node_run_dir(run_dir, node):
+    """``run_dir`` with ``$SLURMD_NODENAME`` (a node target's path names
+    the node: docs/targets.md) replaced by this task's ``node``; nothing
+    else is expanded."""
+    for form in ('${SLURMD_NODENAME}', '$SLURMD_NODENAME'):
+        run_dir = run_dir.replace(form, node)
+    return run_dir
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    args.run_dir = node_run_dir(args.run_dir,
+                                os.environ.get('SLURMD_NODENAME', ''))
+    args.rendezvous_dir = args.rendezvous_dir or args.run_dir
     if args.fan_out < 1:
         print(f'{PREFIX} error: --fan-out must be >= 1, got {args.fan_out}',
               file=sys.stderr)

@@ -9,15 +9,15 @@ names, the depth of a reference file's ``$index``, indexes into a
 baseline's sessions):
 
 ``extras.json``
-    a partition's ``extras`` (pfsbench.siteconfig, docs/systems.md);
+    a partition's ``extras`` (pfsbench.site.config, docs/systems.md);
 ``target.json``
     one entry of ``extras.targets``;
 ``references.json``
     ``config/references/<system>.yaml``;
 ``gate.json``
-    the gate's settings, ``config/gate.yaml`` (pfsbench.gate.config);
+    the gate's settings, ``config/gate.yaml`` (pfsbench.gate.judge.config);
 ``baseline.json``
-    a baseline file (pfsbench.gate.baseline, docs/gate.md).
+    a baseline file (pfsbench.gate.judge.baseline, docs/gate.md).
 
 Beside the standard keywords the schemas use two that only shape
 messages: ``title`` names a mapping in an unknown-key message (``unknown
@@ -39,7 +39,7 @@ import jsonschema
 import referencing
 import referencing.jsonschema
 
-from pfsbench.errors import ConfigError
+from pfsbench.core.errors import ConfigError
 
 _BASE = jsonschema.Draft202012Validator
 

@@ -37,6 +37,8 @@ import os
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
+from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (SEED001_AVERAGED_RUNS,
                                      one_stream_per_node, seed001_averaged,
                                      streams_check_base, streams_on_one_node,
@@ -110,15 +112,23 @@ class bonnie_streams_base(streams_check_base):
 class bonnie_per_node(bonnie_streams_base, one_stream_per_node):
     """E7: one bonnie++ per node, 1..64 nodes, all started together."""
 
+    experiment = 'E7'
     descr = ('E7 (seed 001): bonnie++, one instance per node, all together '
              '(1 run; the source averaged 3: bonnie_averaged_per_node)')
-    tags = {'bonnie', 'E7', 'nightly'}
+    tags = {'bonnie', 'E7'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one bonnie++ case: 16 nodes, one each
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=16)
 
 
 @rfm.simple_test
 class bonnie_averaged_per_node(seed001_averaged, bonnie_per_node):
     """E7 as the source measured it: 3 runs in one job, averaged."""
 
+    experiment = 'E7'
     descr = ('E7 (seed 001): bonnie++, one instance per node, all together, '
              '3 runs averaged')
     repeats = SEED001_AVERAGED_RUNS
@@ -129,8 +139,9 @@ class bonnie_averaged_per_node(seed001_averaged, bonnie_per_node):
 class bonnie_streams_one_node(bonnie_streams_base, streams_on_one_node):
     """E9: 1..12 bonnie++ instances on one node."""
 
+    experiment = 'E9'
     descr = 'E9 (seed 001): bonnie++, 1..12 instances on one node'
-    tags = {'bonnie', 'E9', 'nightly'}
+    tags = {'bonnie', 'E9', 'weekly'}
 
 
 @rfm.simple_test
@@ -138,6 +149,7 @@ class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
     """E10: 12 bonnie++ instances per node on 1..64 nodes (16 x 200 MiB
     each, as the source)."""
 
+    experiment = 'E10'
     descr = 'E10 (seed 001): bonnie++, 12 instances per node on 1..64 nodes'
     size_mib = bonnie.SEED001_VOLUME_MIB_MULTI * bonnie.SEED001_VOLUMES
     repeats = SEED001_AVERAGED_RUNS
@@ -148,6 +160,7 @@ class bonnie_streams_per_node(bonnie_streams_base, twelve_streams_per_node):
 class bonnie_lustre_stripe(bonnie_streams_base):
     """E5: one bonnie++ on one node, over Lustre stripe count x size."""
 
+    experiment = 'E5'
     descr = ('E5 (seed 001): bonnie++ over Lustre stripe count x stripe '
              'size, one node')
     valid_systems = ['+lustre']
@@ -159,10 +172,8 @@ class bonnie_lustre_stripe(bonnie_streams_base):
     #: 3 to 4), sizes 64k..4m and 0 (the file system's default).
     #:
     #: :type: :class:`str`
-    layout = parameter([f'{count}x{size}'
-                        for count in lfs.SEED001_STRIPE_COUNTS
-                        for size in lfs.SEED001_STRIPE_SIZES],
-                       type=str, loggable=True)
+    layout = parameter(experiments.E5.values('layout'), type=str,
+                       loggable=True)
     tags = {'bonnie', 'E5', 'lustre', 'full'}
 
     @run_after('init')

@@ -19,7 +19,9 @@ etc., indexed by ``$partition``, ``nodes`` and ``streams_per_node``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import variable
+from reframe.core.builtins import run_after, variable
+
+from pfsbench.checks.base import tag_nightly_point
 
 from pfsbench.checks.streams import (one_stream_per_node,
                                      streams_check_base, streams_on_one_node,
@@ -31,6 +33,7 @@ from pfsbench.parsers import dd as dd_output
 class dd_streaming_base(streams_check_base):
     """What the three dd families share; not a test by itself."""
 
+    tool = 'dd'
     stream_parser = dd_output
     # Seed 001 averaged 3 runs, and set its layout on +lustre partitions
     # (its lfs4 took 12: extras lustre_stripe_count, or -S stripe_count).
@@ -81,22 +84,31 @@ class dd_streaming_base(streams_check_base):
 class dd_stream_per_node(dd_streaming_base, one_stream_per_node):
     """E6: one stream per node, 1..64 nodes, 50 GB per stream."""
 
+    experiment = 'E6'
     descr = 'E6 (seed 001): dd, one stream per node, all nodes together'
-    tags = {'dd', 'E6', 'nightly'}
+    tags = {'dd', 'E6'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one streaming case: 16 nodes, one stream each
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=16)
 
 
 @rfm.simple_test
 class dd_streams_one_node(dd_streaming_base, streams_on_one_node):
     """E9: 1..12 streams on one node, 50 GB per stream."""
 
+    experiment = 'E9'
     descr = 'E9 (seed 001): dd, 1..12 streams on one node'
-    tags = {'dd', 'E9', 'nightly'}
+    tags = {'dd', 'E9', 'weekly'}
 
 
 @rfm.simple_test
 class dd_streams_per_node(dd_streaming_base, twelve_streams_per_node):
     """E10: 12 streams per node on 1..64 nodes, 5 GB per stream."""
 
+    experiment = 'E10'
     descr = 'E10 (seed 001): dd, 12 streams per node on 1..64 nodes'
     count = dd.SEED001_COUNT_MULTI_STREAM
     tags = {'dd', 'E10', 'full'}

@@ -18,7 +18,9 @@ Figures (as dd's): ``write_bw``/``read_bw`` (all bytes over the wall time),
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, variable
+from reframe.core.builtins import parameter, run_after, variable
+
+from pfsbench.checks.base import tag_nightly_point
 
 from pfsbench.checks.streams import NODE_COUNTS, streams_check_base
 from pfsbench.commands import fio
@@ -49,7 +51,14 @@ class fio_streams(streams_check_base):
     #: :default: ``1048576``
     block_size = variable(int, value=fio.DEFAULT_BLOCK_SIZE, loggable=True)
 
-    tags = {'fio', 'nightly'}
+    tags = {'fio'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one fio case: dd's E6 point, 16 nodes
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, nodes=16,
+                          streams_per_node=1)
 
     def size_stream(self, cap):
         if cap is not None and self.size > cap:

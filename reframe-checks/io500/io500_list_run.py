@@ -25,30 +25,23 @@ docs/checks-io500.md says what differs.  References: key
 import os
 
 import reframe as rfm
-from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, run_before, variable)
+from reframe.core.builtins import run_before
 
+from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
-from pfsbench.checks.mdtest import performance_of
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import io500, ior, mdtest
-from pfsbench.errors import ParseError
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import io500 as io500_parser
-from pfsbench.parsers import text
+from pfsbench.commands import io500
+from pfsbench.core.errors import ParseError
+from pfsbench.core.jobsteps import Step
+from pfsbench.parsers import io500 as io500_parser, text
 
 #: The ini file the case writes into its stage directory.
 INI_FILE = 'io500.ini'
 
 
-def _phase_figure(phase):
-    unit = 'GiB/s' if phase.group == 'bw' else 'kIOPS'
-    return performance_of(phase.name.replace('-', '_'), unit, 'phase_value',
-                          phase.name)
-
-
 @rfm.simple_test
-class io500_list_run(SteppedJob, FileSystemCheck):
+class io500_list_run(io500_phases.IO500Run, SteppedJob,
+                     FileSystemCheck):
     """One run of the real io500 binary with an ini made for the case."""
 
     descr = 'the real io500: all phases and its score, for the case'
@@ -61,70 +54,6 @@ class io500_list_run(SteppedJob, FileSystemCheck):
     # directory.
     keep_files = [INI_FILE, 'io500-results/result_summary.txt',
                   'io500-results/result.txt']
-
-    #: Nodes of the job.
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 8]``
-    nodes = parameter([1, 2, 4, 8], type=int, loggable=True)
-
-    #: io500 tasks per node.
-    #:
-    #: :type: :class:`int`
-    #: :values: ``[1, 2, 4, 12]``
-    tasks_per_node = parameter([1, 2, 4, 12], type=int, loggable=True)
-
-    #: Seconds every write phase runs (``[debug] stonewall-time``); a list
-    #: entry uses 300, and io500 marks any other value invalid.
-    stonewall_s = variable(int, value=io500.LIST_STONEWALL_S, loggable=True)
-    api = variable(str, value='POSIX', loggable=True)
-
-    #: ior-easy's block per task, ior-hard's segments and mdtest's files
-    #: per task: IO500's defaults, or the partition's caps (set at setup).
-    ior_easy_block_size = variable(str, value=ior.IO500_EASY_BLOCK_SIZE,
-                                   loggable=True)
-    ior_hard_segments = variable(int, value=ior.IO500_HARD_SEGMENTS,
-                                 loggable=True)
-    mdtest_files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
-                                     loggable=True)
-
-    #: Whether io500 called the run valid (set at sanity).
-    io500_valid = variable(bool, value=False, loggable=True)
-
-    ior_easy_write = _phase_figure(io500.PHASES[0])
-    mdtest_easy_write = _phase_figure(io500.PHASES[1])
-    ior_hard_write = _phase_figure(io500.PHASES[2])
-    mdtest_hard_write = _phase_figure(io500.PHASES[3])
-    find = _phase_figure(io500.PHASES[4])
-    ior_easy_read = _phase_figure(io500.PHASES[5])
-    mdtest_easy_stat = _phase_figure(io500.PHASES[6])
-    ior_hard_read = _phase_figure(io500.PHASES[7])
-    mdtest_hard_stat = _phase_figure(io500.PHASES[8])
-    mdtest_easy_delete = _phase_figure(io500.PHASES[9])
-    mdtest_hard_read = _phase_figure(io500.PHASES[10])
-    mdtest_hard_delete = _phase_figure(io500.PHASES[11])
-
-    @run_after('init')
-    def check_stonewall(self):
-        if self.stonewall_s < 1:
-            raise ValueError(f'stonewall_s: {self.stonewall_s}: expected 1 '
-                             f'or more seconds')
-
-    @run_after('setup')
-    def size_the_job(self):
-        self.place_mpi_tasks(self.nodes, self.tasks_per_node)
-        cap = self.size_cap('ior_max_bytes_per_task')
-        if cap is not None:
-            if ior.size_bytes(self.ior_easy_block_size) > cap:
-                self.ior_easy_block_size = ior.size_text(ior.whole_transfers(
-                    cap, ior.IO500_EASY_TRANSFER_SIZE))
-            hard = ior.size_bytes(ior.IO500_HARD_TRANSFER_SIZE)
-            self.ior_hard_segments = min(self.ior_hard_segments,
-                                         max(1, cap // hard))
-        max_items = self.current_partition.extras.get('mdtest_max_items')
-        if max_items:
-            self.mdtest_files_per_task = min(self.mdtest_files_per_task,
-                                             max_items)
 
     def results_dir(self):
         # In the stage directory, not the run directory: the job removes
@@ -181,14 +110,7 @@ class io500_list_run(SteppedJob, FileSystemCheck):
     def phase_value(self, name):
         return self.summary().phase(name).value
 
-    @performance_function('GiB/s')
-    def io500_bw(self):
-        return self.summary().bw_gib_s
-
-    @performance_function('kIOPS')
-    def io500_md(self):
-        return self.summary().md_kiops
-
-    @performance_function('score')
-    def io500_score(self):
-        return self.summary().total
+    def scores(self):
+        summary = self.summary()
+        return io500.Score(summary.bw_gib_s, summary.md_kiops, summary.total,
+                           ())

@@ -13,15 +13,18 @@ IO500's order, each read long after its write:
    exactly what the writes recorded in their stonewall status files.
 
 (IO500 runs mdtest and find phases in between; those are the mdtest
-family's, ``mdtest_io500_phases``.)  ``cache_defeat=drop_caches`` adds a page-cache drop between
-the writes and the reads, which IO500 itself does not do.
+family's, ``mdtest_io500_phases``; ``io500_suite_run``,
+``reframe-checks/io500/io500_suite_run.py``, runs all twelve interleaved
+in one job, as io500 does, and logs IO500's total ``io500_score``.)
+``cache_defeat=drop_caches`` adds a page-cache drop between the writes
+and the reads, which IO500 itself does not do.
 
 Figures: each phase's bandwidth in GiB/s, as IO500 reports it, and
 ``io500_bw``, IO500's bandwidth score of the four (their geometric mean,
 :func:`pfsbench.commands.io500.score`); the metadata score is
 ``mdtest_io500_phases``'s ``io500_md``, and IO500's total is
-``sqrt(io500_bw * io500_md)`` (``pfsbench summary`` does not combine two
-checks: docs/checks-ior.md says how to read them side by side).  The
+``sqrt(io500_bw * io500_md)``, which ``io500_suite_run`` logs from one
+job (``pfsbench summary`` does not combine two checks).  The
 partition's size cap limits ior-hard's segments and ior-easy's block
 (IO500's block is too large to finish: elsewhere only the stonewall bounds
 what ior-easy writes, so keep ``stonewall_s`` short on small partitions).
@@ -33,11 +36,12 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import binaries
+from pfsbench.checks import io500_phases
 from pfsbench.checks.ior import ior_check_base
 from pfsbench.commands import io500, ior
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import ior as ior_parser
+from pfsbench.site import binaries
 
 
 PHASES = ('ior-easy-write', 'ior-hard-write', 'ior-easy-read',
@@ -73,7 +77,14 @@ class ior_io500_phases(ior_check_base):
     stonewall_s = ior.IO500_STONEWALL_S
     repetitions = 1
     cache_defeat = 'reorder'
-    tags = {'io500', 'nightly'}
+    # Weekly: the nightly runs these phases in io500_suite_run's one job,
+    # with the other IO500 phases and the score (docs/nightly.md).
+    tags = {'io500', 'weekly'}
+
+    #: The phases the stonewall ends (ior-easy and ior-hard writes, or
+    #: mdtest's); nightly-plan counts a case without history at one
+    #: stonewall more than these.
+    stonewalled_writes = variable(int, value=2)
 
     #: ior-easy's block per task: IO500's 9920000m, which only the stonewall
     #: ends; the partition's size cap lowers it (logged).
@@ -111,57 +122,30 @@ class ior_io500_phases(ior_check_base):
             self.tags |= {'quick'}
 
     def job_steps(self):
-        opts = dict(api=self.api, stonewall_s=self.stonewall_s,
-                    executable=self.tool_path)
-        hard = dict(opts, segments=self.segments)
-        easy = dict(opts, block_size=self.easy_block_size)
         # IO500's layout: data under the run directory, stonewall status
         # files and per-rank figures under its results directory.
-        data, results = self.run_dir, f'{self.run_dir}/results'
-        steps = [
-            Step('mkdir', 'shell',
-                 ('mkdir', '-p', f'{data}/ior-easy', f'{data}/ior-hard',
-                  results), launched=False),
-            Step('ior-easy-write', 'ior', tuple(
-                ior.io500_ior_easy(data, results, 'write', **easy))),
-            Step('ior-hard-write', 'ior', tuple(
-                ior.io500_ior_hard(data, results, 'write', **hard))),
-        ]
+        drop = []
         if self.cache_defeat == 'drop_caches':
-            steps.append(Step('drop caches', 'shell',
-                              ('sh', '-c', self.drop_caches_command())))
+            drop = [Step('drop caches', 'shell',
+                         ('sh', '-c', self.drop_caches_command()))]
+        return io500_phases.phase_steps(io500_phases.Layout(
+            self.run_dir, f'{self.run_dir}/results', self.stonewall_s,
+            ior_exe=self.tool_path, api=self.api,
+            easy_block_size=self.easy_block_size,
+            hard_segments=self.segments), ('ior',), before_reads=drop)
 
-        steps += [
-            Step('ior-easy-read', 'ior', tuple(
-                ior.io500_ior_easy(data, results, 'read', **easy))),
-            Step('ior-hard-read', 'ior', tuple(
-                ior.io500_ior_hard(data, results, 'read', **hard))),
-        ]
-        return steps
+    def phase_value(self, name):
+        return io500_phases.ior_gib_s(self.parsed(ior_parser, step=name),
+                                      name)
 
-    def phase_bw(self, label):
-        result = self.parsed(ior_parser, step=label)
-        operation = label.rsplit('-', 1)[1]
-        return result.summary(operation).bw_max_mib_s / 1024
-
-    @performance_function('GiB/s')
-    def ior_easy_write(self):
-        return self.phase_bw('ior-easy-write')
-
-    @performance_function('GiB/s')
-    def ior_hard_write(self):
-        return self.phase_bw('ior-hard-write')
-
-    @performance_function('GiB/s')
-    def ior_easy_read(self):
-        return self.phase_bw('ior-easy-read')
-
-    @performance_function('GiB/s')
-    def ior_hard_read(self):
-        return self.phase_bw('ior-hard-read')
+    ior_easy_write = io500_phases.phase_figure(io500.PHASES[0])
+    ior_hard_write = io500_phases.phase_figure(io500.PHASES[2])
+    ior_easy_read = io500_phases.phase_figure(io500.PHASES[5])
+    ior_hard_read = io500_phases.phase_figure(io500.PHASES[7])
 
     @performance_function('GiB/s')
     def io500_bw(self):
         """IO500's bandwidth score of the four phases (src/main.c
-        ``calc_score``: their geometric mean)."""
-        return io500.score({p: self.phase_bw(p) for p in PHASES}).bw
+        ``calc_score``: their geometric mean); the total is
+        ``io500_suite_run``'s."""
+        return io500.score({p: self.phase_value(p) for p in PHASES}).bw

@@ -27,10 +27,10 @@ import shutil
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.ior import ior_bandwidth_base
-from pfsbench.commands import ior
-from pfsbench.commands import lfs as lfs_commands
-from pfsbench.jobsteps import Step
+from pfsbench.commands import ior, lfs as lfs_commands
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import lfs
 
 
@@ -38,20 +38,21 @@ from pfsbench.parsers import lfs
 class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
     """E5: IOR bandwidth over Lustre stripe count and stripe size."""
 
+    experiment = 'E5'
     descr = 'E5 (seed 001): Lustre stripe count x stripe size, one node'
     valid_systems = ['+lustre']
     #: ``lfs setstripe -c``: OSTs the file is striped over.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 3, 4, 8, 12, 16, 32]`` (3: lfs3 peaked at 3 to 4)
-    stripe_count = parameter(lfs_commands.SEED001_STRIPE_COUNTS, type=int,
+    stripe_count = parameter(experiments.E5.values('stripe_count'), type=int,
                              loggable=True)
 
     #: ``lfs setstripe -S``; ``0`` is the file system's default.
     #:
     #: :type: :class:`str`
     #: :values: ``['64k', '128k', '256k', '512k', '1m', '2m', '4m', '0']``
-    stripe_size = parameter(lfs_commands.SEED001_STRIPE_SIZES, type=str,
+    stripe_size = parameter(experiments.E5.values('stripe_size'), type=str,
                             loggable=True)
     nodes = variable(int, value=1, loggable=True)
     tasks_per_node = variable(int, value=1, loggable=True)
@@ -63,7 +64,7 @@ class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
 
     @run_after('setup')
     def need_lfs(self):
-        self.skip_if(not self.is_dry_run() and shutil.which('lfs') is None,
+        self.skip_if(not self.renders_only() and shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify stripe layouts')
 

@@ -21,6 +21,7 @@ example_seed002.yaml carries the source's figures).
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.ior import ior_bandwidth_base
 from pfsbench.commands import ior
 
@@ -29,13 +30,14 @@ from pfsbench.commands import ior
 class ior_mpiio_fpp_bandwidth(ior_bandwidth_base):
     """E11: IOR MPI-IO file per process, 36 and 72 tasks on 3 nodes."""
 
+    experiment = 'E11'
     descr = ('E11 (seed 002): IOR -a MPIIO -b 4g -t 4m -i 1 -F, 36 and 72 '
              'tasks on 3 nodes')
     #: IOR tasks on the 3 nodes: 36 (12 per node) or 72 (24 per node).
     #:
     #: :type: :class:`int`
     #: :values: ``[36, 72]``
-    tasks = parameter(sorted(ior.SEED002_SCALES), type=int, loggable=True)
+    tasks = parameter(experiments.E11.values('tasks'), type=int, loggable=True)
 
     #: File-system target to write (a name in the partition's
     #: ``extras['targets']``); empty: the first.  A parameter, so that two
@@ -43,7 +45,9 @@ class ior_mpiio_fpp_bandwidth(ior_bandwidth_base):
     #:
     #: :type: :class:`str`
     #: :values: ``['']``
-    fs_target = parameter([''], type=str, loggable=True)
+    fs_target = parameter(
+        experiments.E11.check_space('ior_mpiio_fpp_bandwidth')['fs_target'],
+        type=str, loggable=True)
 
     nodes = variable(int, value=3, loggable=True)
     tasks_per_node = variable(int, value=0, loggable=True)

@@ -16,6 +16,7 @@ tasks_per_node]``.
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.ior import ior_bandwidth_base
 from pfsbench.commands import ior
 
@@ -24,20 +25,22 @@ from pfsbench.commands import ior
 class ior_posix_n_to_n_bandwidth(ior_bandwidth_base):
     """E14: IOR POSIX file per client, 1..11 clients per node."""
 
+    experiment = 'E14'
     descr = ('E14 (seed 003): IOR POSIX N-to-N, 10K/100K/1M transfers, '
              '1..11 clients per node')
     #: Bytes per I/O call (``-t``), seed 003's three.
     #:
     #: :type: :class:`str`
     #: :values: ``['10k', '100k', '1m']``
-    transfer_size = parameter(list(ior.SEED003_TRANSFER_SIZES), type=str,
+    transfer_size = parameter(experiments.E14.values('transfer_size'), type=str,
                               loggable=True)
 
     #: Clients (IOR tasks) per node.
     #:
     #: :type: :class:`int`
     #: :values: ``1..11``
-    tasks_per_node = parameter(list(ior.SEED003_CLIENTS_PER_NODE), type=int,
+    tasks_per_node = parameter(experiments.E14.values('tasks_per_node'),
+                               type=int,
                                loggable=True)
 
     #: Client nodes (seed 003's PROBE cluster had two).
@@ -48,7 +51,7 @@ class ior_posix_n_to_n_bandwidth(ior_bandwidth_base):
     api = variable(str, value='POSIX', loggable=True)
     access = variable(str, value='fpp', loggable=True)
     block_size = ior.SEED003_BLOCK_SIZE
-    tags = {'E14', 'nightly'}
+    tags = {'E14', 'weekly'}
 
     @run_after('init')
     def tag_quick_cases(self):

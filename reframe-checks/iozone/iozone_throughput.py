@@ -49,15 +49,16 @@ from reframe.core.builtins import (parameter, run_after, run_before,
                                    sanity_function, variable)
 from reframe.core.exceptions import SanityError
 
-from pfsbench import jobsteps
+from pfsbench import experiments
+from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
-                                     STREAMS_ON_ONE_NODE, seed001_averaged,
-                                     streams_check_base, summary_figures)
+                                     seed001_averaged, streams_check_base,
+                                     summary_figures)
 from pfsbench.commands import iozone, lfs
-from pfsbench.errors import ParseError
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import iozone as iozone_output
-from pfsbench.parsers import streams
+from pfsbench.core import jobsteps
+from pfsbench.core.errors import ParseError
+from pfsbench.core.jobsteps import Step
+from pfsbench.parsers import iozone as iozone_output, streams
 
 
 class iozone_throughput_base(streams_check_base):
@@ -115,17 +116,26 @@ class iozone_throughput_base(streams_check_base):
 class iozone_one_node(iozone_throughput_base):
     """E8: 1..12 iozone processes in one throughput group on one node."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 node '
              '(1 run; the source averaged 3: iozone_averaged_one_node)')
     nodes = variable(int, value=1, loggable=True)
-    processes = parameter(STREAMS_ON_ONE_NODE, type=int, loggable=True)
-    tags = {'iozone', 'E8', 'nightly'}
+    processes = parameter(experiments.E8.values('processes'), type=int,
+                          loggable=True)
+    tags = {'iozone', 'E8'}
+
+    @run_after('init')
+    def tag_tier(self):
+        # The nightly's one iozone case: 12 processes
+        # (docs/nightly.md); the rest of the sweep is weekly.
+        tag_nightly_point(self, processes=12)
 
 
 @rfm.simple_test
 class iozone_averaged_one_node(seed001_averaged, iozone_one_node):
     """E8 as the source measured it: 3 runs in one job, averaged."""
 
+    experiment = 'E8'
     descr = ('E8 (seed 001): iozone throughput mode, 1..12 processes, 1 '
              'node, 3 runs averaged')
     repeats = SEED001_AVERAGED_RUNS
@@ -137,10 +147,12 @@ class iozone_per_node(iozone_throughput_base):
     """E10: 12 iozone processes per node on 1..64 nodes, one group per
     node behind the barrier, summed."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone throughput mode, 12 processes per node '
              'on 1..64 nodes')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
-    processes = parameter([12], type=int, loggable=True)
+    processes = parameter(experiments.E10.values('streams_per_node'),
+                          type=int, loggable=True)
     file_size_kib = iozone.SEED001_FILE_KIB_MULTI
     repeats = SEED001_AVERAGED_RUNS
     tags = {'iozone', 'E10', 'full'}
@@ -151,6 +163,7 @@ class iozone_single_per_node(iozone_throughput_base):
     """E19: one single-file iozone per node on 1..64 nodes, all behind the
     barrier; every sub-test (fread/fwrite too), one measurement."""
 
+    experiment = 'E19'
     descr = ('E19 (seed 001): iozone, one instance per node on 1..64 nodes, '
              'all together')
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
@@ -186,8 +199,12 @@ class iozone_cluster(iozone_throughput_base):
     """E10 in iozone's cluster mode (``-+m``): 12 clients per node on 1..64
     nodes, started and synchronised by one iozone on the first node."""
 
+    experiment = 'E10'
     descr = ('E10 (seed 001): iozone cluster mode (-+m), 12 clients per '
              'node on 1..64 nodes')
+    # iozone's master writes the client file with every node's directory
+    # itself: a path naming the node would reach it literally.
+    expands_node_name = False
     nodes = parameter(NODE_COUNTS, type=int, loggable=True)
     #: Clients on every node (seed 001: 12, one per core).
     #:

@@ -21,10 +21,11 @@ from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 import reframe.utility.typecheck as typ
 
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
 from pfsbench.commands import mds_survey as survey
-from pfsbench.jobsteps import Step
+from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import mds_survey
 
 
@@ -33,6 +34,7 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
     """E13: mds-survey create/lookup/md_getattr/setxattr/destroy over a
     thread sweep, on the MDS."""
 
+    experiment = 'E13'
     descr = 'E13 (seed 003): lustre-iokit mds-survey thread sweep on the MDS'
     valid_systems = ['+lustre_mds']
     tool = 'mds-survey'
@@ -40,7 +42,7 @@ class mds_survey_rates(SteppedJob, FileSystemCheck):
     nodes = 1
     num_tasks = 1
     tags = {'E13', 'mds-survey', 'full'}
-    time_limit = '2h'
+    time_limit = experiments.E13.time
 
     #: Threads of the first row (the script's ``thrlo``).
     #:

@@ -34,19 +34,19 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
+from pfsbench import experiments
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.mdtest import PhaseCpuFigures
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import mdsrate, mdtest, procstat
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import mdsrate as mdsrate_parser
-from pfsbench.parsers import procstat as procstat_parser
+from pfsbench.commands import mdtest
+from pfsbench.core import tools
+from pfsbench.experiments import jobs
+from pfsbench.parsers import (mdsrate as mdsrate_parser,
+                              procstat as procstat_parser)
 
 #: The partition's ``extras`` key naming the mdsrate binary.
-EXTRAS_KEY = 'mdsrate'
-#: The stand-in's name of each mdsrate phase, for the CPU figures.
-CPU_PHASE = {'create': 'create', 'stat': 'stat', 'unlink': 'remove'}
+EXTRAS_KEY = tools.get('mdsrate').extras_key
 
 
 @rfm.simple_test
@@ -63,13 +63,13 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
     experiment = 'E16'
     step_parsers = {'mdsrate': mdsrate_parser, 'cpu': procstat_parser}
     tags = {'mdsrate'}
-    time_limit = '2h'
+    time_limit = experiments.E16.time
 
     #: Processes of the whole run.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 4, 8, 16, 32, 64]``
-    np = parameter(list(mdtest.SEED004_MDTEST_NP), type=int, loggable=True)
+    np = parameter(experiments.E16.values('np'), type=int, loggable=True)
 
     #: Files of all ranks (the source's 304,000).
     #:
@@ -111,16 +111,8 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
                           else per_task * self.num_tasks)
 
     def job_steps(self):
-        test_dir = os.path.join(self.run_dir, 'mdsrate')
-        sample = tuple(procstat.sample_argv())
-        steps = []
-        for phase, argv in mdsrate.job_argvs(test_dir, self.files_run,
-                                             executable=self.tool_path):
-            cpu = CPU_PHASE[phase]
-            steps += [Step(f'cpu before {cpu}', 'cpu', sample),
-                      Step(phase, 'mdsrate', tuple(argv)),
-                      Step(f'cpu after {cpu}', 'cpu', sample)]
-        return steps
+        return jobs.mdsrate_steps(os.path.join(self.run_dir, 'mdsrate'),
+                                  self.files_run, self.tool_path)
 
     def step_problems(self, step):
         if step.kind != 'mdsrate':

@@ -6,7 +6,9 @@ The seven mdtest phases of IO500 (IO500/io500 ``src/phase_mdtest_easy*.c``,
 IO500's own command lines (:func:`pfsbench.commands.mdtest.io500_mdtest_easy_argv`,
 ``io500_mdtest_hard_argv``, :func:`pfsbench.commands.io500.find_argv`) and
 in IO500's order (the ior phases that IO500 runs between them are the IOR
-family's, ``ior_io500_phases``):
+family's, ``ior_io500_phases``; ``io500_suite_run``,
+``reframe-checks/io500/io500_suite_run.py``, runs all twelve interleaved
+in one job, as io500 does, and logs IO500's total score):
 
 1. mdtest-easy-write: empty files, a directory per task, stonewalled;
    then IO500's ``timestamp``: the results directory's ``timestampfile``;
@@ -23,12 +25,14 @@ find runs the ``pfind`` binary (``-S pfind_binary=``, else the partition's
 Spack view, else ``PATH``; the Spack io500 package installs it): the check
 skips, naming it, where there is none.  ``io500_md`` is IO500's metadata
 score of these eight phases (:func:`pfsbench.commands.io500.score`); the
-bandwidth score is ``ior_io500_phases``'s ``io500_bw``.
+bandwidth score is ``ior_io500_phases``'s ``io500_bw``, and the total
+``io500_score`` is ``io500_suite_run``'s.
 
 IO500's validity rule: a write phase that ran shorter than its stonewall
 time is invalid (the files ran out before the time did: the result
-measures a smaller run than IO500 asks for) and is never scored; such a
-case fails, naming the phase, its time and the stonewall.
+measures a smaller run than IO500 asks for); this check fails such a
+case, naming the phase, its time and the stonewall (``io500_suite_run``
+reports it in ``io500_valid`` and still scores, as io500 does).
 
 Figures: each phase's rate in kIOPS, as IO500 reports it.  The
 partition's ``mdtest_max_items`` caps IO500's 1,000,000 files per task
@@ -43,27 +47,16 @@ import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
-from pfsbench import binaries
+from pfsbench.checks import io500_phases
 from pfsbench.checks.mdtest import mdtest_check_base
 from pfsbench.commands import io500, ior, mdtest
-from pfsbench.jobsteps import Step
-from pfsbench.parsers import pfind as pfind_parser
-from pfsbench.parsers import mdtest as mdtest_parser
+from pfsbench.parsers import pfind as pfind_parser, mdtest as mdtest_parser
+from pfsbench.site import binaries
 
-#: IO500's mdtest phases in its order: (phase, preset, preset's phase).
-PHASES = (
-    ('mdtest-easy-write', 'easy', 'write'),
-    ('mdtest-hard-write', 'hard', 'write'),
-    ('mdtest-easy-stat', 'easy', 'stat'),
-    ('mdtest-hard-stat', 'hard', 'stat'),
-    ('mdtest-easy-delete', 'easy', 'delete'),
-    ('mdtest-hard-read', 'hard', 'read'),
-    ('mdtest-hard-delete', 'hard', 'delete'),
-)
-_ARGV = {'easy': mdtest.io500_mdtest_easy_argv,
-         'hard': mdtest.io500_mdtest_hard_argv}
-_PRESET_PHASES = {'easy': mdtest.IO500_EASY_PHASES,
-                  'hard': mdtest.IO500_HARD_PHASES}
+#: Why the check needs pfind, and how to get it (its skip says so).
+PFIND_NEEDED = (f"IO500's find phase runs it; {binaries.BUILD_ADVICE} (the "
+                f'io500 package installs pfind) or run with -S '
+                f'pfind_binary=/path/to/pfind')
 
 
 @rfm.simple_test
@@ -98,7 +91,14 @@ class mdtest_io500_phases(mdtest_check_base):
     iterations = 1
     # Not quick: on a capped partition the writes finish before IO500's
     # 300 s stonewall and are invalid (run with -S stonewall_s=1 there).
-    tags = {'io500', 'nightly'}
+    # Weekly: the nightly runs these phases in io500_suite_run's one job,
+    # with the other IO500 phases and the score (docs/nightly.md).
+    tags = {'io500', 'weekly'}
+
+    #: The phases the stonewall ends (ior-easy and ior-hard writes, or
+    #: mdtest's); nightly-plan counts a case without history at one
+    #: stonewall more than these.
+    stonewalled_writes = variable(int, value=2)
 
     def tool_unusable(self, path):
         return (binaries.io500_unusable(path, mdtest.IO500_MDTEST_OPTIONS,
@@ -107,49 +107,21 @@ class mdtest_io500_phases(mdtest_check_base):
 
     @run_after('setup')
     def find_pfind(self):
-        tried = binaries.candidates(
-            'pfind', self.pfind_binary,
-            self.current_partition.extras.get('spack_view', ''))
-        found = binaries.first_executable(tried)
-        if self.is_dry_run():
-            self.pfind_path = found or (tried[0] if tried else 'pfind')
-            return
-
-        where = binaries.describe(tried) or 'no spack_view, nothing on PATH'
-        self.skip_if(found is None,
-                     f"no pfind binary ({where}): IO500's find phase runs it; "
-                     f'{binaries.BUILD_ADVICE} (the io500 package installs '
-                     f'pfind) or run with -S pfind_binary=/path/to/pfind')
-        self.pfind_path = found
+        self.pfind_path = io500_phases.find_tool(
+            self, 'pfind', self.pfind_binary, PFIND_NEEDED)
 
     def results_dir(self):
         return os.path.join(self.run_dir, 'results')
 
     def job_steps(self):
-        steps = [Step('mkdir', 'shell', ('mkdir', '-p', self.results_dir()),
-                      launched=False)]
-        for label, preset, phase in PHASES:
-            argv = _ARGV[preset](
-                self.run_dir, self.results_dir(), phase,
-                files_per_proc=self.items_run_per_task,
-                stonewall_s=self.stonewall_s, executable=self.tool_path)
-            steps.append(Step(label, 'mdtest', tuple(argv)))
-            if label == 'mdtest-easy-write':
-                # IO500's timestamp phase: find looks for newer files.
-                steps.append(Step('timestamp', 'shell', (
-                    'touch', os.path.join(self.results_dir(),
-                                          io500.TIMESTAMP_FILE)),
-                    launched=False))
-            elif label == 'mdtest-hard-write':
-                steps.append(Step('find', 'pfind', tuple(io500.find_argv(
-                    self.run_dir, self.results_dir(),
-                    executable=self.pfind_path))))
-        return steps
+        return io500_phases.phase_steps(io500_phases.Layout(
+            self.run_dir, self.results_dir(), self.stonewall_s,
+            mdtest_exe=self.tool_path, pfind_exe=self.pfind_path,
+            files_per_task=self.items_run_per_task), ('mdtest', 'pfind'))
 
     def phase_summary(self, label):
-        _, preset, phase = next(p for p in PHASES if p[0] == label)
-        result = self.parsed(mdtest_parser, step=label)
-        return result.summary(f'file_{_PRESET_PHASES[preset][phase]}')
+        return io500_phases.mdtest_summary(
+            self.parsed(mdtest_parser, step=label), label)
 
     def step_problems(self, step):
         problems = super().step_problems(step)
@@ -165,57 +137,37 @@ class mdtest_io500_phases(mdtest_check_base):
             return [f'step {step.label!r}: mdtest reported no rate']
 
         if step.label.endswith('-write'):
-            ran_s = summary.max_time_s
-            if ran_s is None or ran_s < self.stonewall_s:
-                problems.append(
-                    f'{step.label} is invalid (IO500): it ran {ran_s} s, '
-                    f'shorter than its stonewall of {self.stonewall_s} s '
-                    f'(all {self.items_run_per_task} files per task were '
-                    f'created first)')
+            invalid = io500_phases.too_short(step.label, summary.max_time_s,
+                                             self.stonewall_s)
+            if invalid:
+                problems.append(f'{invalid} (all {self.items_run_per_task} '
+                                f'files per task were created first)')
         return problems
 
     def kiops(self, label):
         return self.phase_summary(label).mean_ops_per_s / 1000
 
-    @performance_function('kIOPS')
-    def mdtest_easy_write(self):
-        return self.kiops('mdtest-easy-write')
+    def phase_value(self, name):
+        if name == 'find':
+            return self.find_result().kiops
+        return self.kiops(name)
 
-    @performance_function('kIOPS')
-    def mdtest_hard_write(self):
-        return self.kiops('mdtest-hard-write')
-
-    @performance_function('kIOPS')
-    def mdtest_easy_stat(self):
-        return self.kiops('mdtest-easy-stat')
-
-    @performance_function('kIOPS')
-    def mdtest_hard_stat(self):
-        return self.kiops('mdtest-hard-stat')
-
-    @performance_function('kIOPS')
-    def mdtest_easy_delete(self):
-        return self.kiops('mdtest-easy-delete')
-
-    @performance_function('kIOPS')
-    def mdtest_hard_read(self):
-        return self.kiops('mdtest-hard-read')
-
-    @performance_function('kIOPS')
-    def mdtest_hard_delete(self):
-        return self.kiops('mdtest-hard-delete')
+    mdtest_easy_write = io500_phases.phase_figure(io500.PHASES[1])
+    mdtest_hard_write = io500_phases.phase_figure(io500.PHASES[3])
+    mdtest_easy_stat = io500_phases.phase_figure(io500.PHASES[6])
+    mdtest_hard_stat = io500_phases.phase_figure(io500.PHASES[8])
+    mdtest_easy_delete = io500_phases.phase_figure(io500.PHASES[9])
+    mdtest_hard_read = io500_phases.phase_figure(io500.PHASES[10])
+    mdtest_hard_delete = io500_phases.phase_figure(io500.PHASES[11])
+    find = io500_phases.phase_figure(io500.PHASES[4])
 
     def find_result(self):
         return self.parsed(pfind_parser, step='find')
 
     @performance_function('kIOPS')
-    def find(self):
-        return self.find_result().kiops
-
-    @performance_function('kIOPS')
     def io500_md(self):
         """IO500's metadata score of the eight phases (src/main.c
-        ``calc_score``: their geometric mean)."""
-        figures = {label: self.kiops(label) for label, _, _ in PHASES}
-        figures['find'] = self.find_result().kiops
-        return io500.score(figures).md
+        ``calc_score``: their geometric mean); the total is
+        ``io500_suite_run``'s."""
+        return io500.score({p.name: self.phase_value(p.name)
+                            for p in io500.PHASES if p.group == 'md'}).md

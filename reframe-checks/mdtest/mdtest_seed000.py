@@ -37,9 +37,10 @@ and remove rates (ops/s; the source plots kOps/s).  References: keys
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
-from pfsbench.mounts import declared_or_local_fstype
+from pfsbench.site.mounts import declared_or_local_fstype
 
 
 class seed000_mdtest_base(mdtest_rates_base):
@@ -56,7 +57,7 @@ class seed000_mdtest_base(mdtest_rates_base):
     iterations = mdtest.SEED000_ITERATIONS
     #: 0: by the target's file system (500k Lustre, 3M ext4 and XFS).
     total_items = 0
-    time_limit = '6h'
+    time_limit = experiments.E1.time
 
     #: Processes per active core (E1, E3, E4).
     #:
@@ -101,7 +102,7 @@ class mdtest_e1_core_scaling(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``6..48 step 6``
-    active_cores = parameter(list(mdtest.SEED000_ACTIVE_CORES), type=int,
+    active_cores = parameter(experiments.E1.values('active_cores'), type=int,
                              loggable=True)
 
 
@@ -118,7 +119,7 @@ class mdtest_e2_socket_binding(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 3, 4]``
-    sockets = parameter(list(mdtest.SEED000_SOCKETS), type=int,
+    sockets = parameter(experiments.E2.values('sockets'), type=int,
                         loggable=True)
 
     @run_after('init')
@@ -150,7 +151,8 @@ class mdtest_e3_mount_points(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 2, 6, 12, 24]``
-    mounts = parameter(list(mdtest.SEED000_MOUNTS), type=int, loggable=True)
+    mounts = parameter(experiments.E3.values('mounts'), type=int,
+                       loggable=True)
 
     #: Active cores.
     #:
@@ -187,13 +189,14 @@ class mdtest_e4_targets(seed000_mdtest_base):
     #:
     #: :type: :class:`int`
     #: :values: ``0..7``
-    target_index = parameter(list(range(8)), type=int, loggable=True)
+    target_index = parameter(experiments.E4.values('target_index'), type=int,
+                             loggable=True)
 
     #: Active cores.
     #:
     #: :type: :class:`int`
     #: :values: ``[12, 24, 36, 48]``
-    active_cores = parameter(list(mdtest.SEED000_E4_ACTIVE_CORES), type=int,
+    active_cores = parameter(experiments.E4.values('active_cores'), type=int,
                              loggable=True)
 
     @run_after('setup')

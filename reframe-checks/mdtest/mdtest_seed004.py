@@ -45,14 +45,15 @@ directory, np]``), ``mdtest_e16_mdsrate_standin`` and
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after
 
+from pfsbench import experiments
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.checks.seed004 import Seed004Clients
 from pfsbench.commands import mdtest
 
 #: metabench's process counts (E15).
-METABENCH_NP = list(mdtest.SEED004_METABENCH_NP)
+METABENCH_NP = experiments.E15.values('np')
 #: mdsrate's and mdtest's process counts (E16, E17).
-MDTEST_NP = list(mdtest.SEED004_MDTEST_NP)
+MDTEST_NP = experiments.E17.values('np')
 
 
 class seed004_mdtest_base(Seed004Clients, mdtest_rates_base):
@@ -86,7 +87,8 @@ class mdtest_e15_metabench_standin(seed004_mdtest_base):
     #:
     #: :type: :class:`str`
     #: :values: ``['same', 'different']``
-    directory = parameter(['same', 'different'], type=str, loggable=True)
+    directory = parameter(experiments.E15.values('directory'), type=str,
+                          loggable=True)
 
     @run_after('init')
     def set_directory(self):

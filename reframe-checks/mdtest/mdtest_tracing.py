@@ -20,6 +20,7 @@ tracer_index, tasks_per_node]``.
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
+from pfsbench import experiments
 from pfsbench.checks.mdtest import (mdtest_rates_base, performance_of,
                                     phase_figures)
 from pfsbench.commands import mdtest
@@ -36,6 +37,7 @@ def _overhead(phase):
 class mdtest_e12_tracing_overhead(mdtest_rates_base):
     """E12: mdtest create/stat/remove with the tracer on, then off."""
 
+    experiment = 'E12'
     descr = 'E12 (seed 003): mdtest with a metadata tracer on and off'
     nodes = variable(int, value=1, loggable=True)
 
@@ -44,13 +46,15 @@ class mdtest_e12_tracing_overhead(mdtest_rates_base):
     #:
     #: :type: :class:`int`
     #: :values: ``[0, 1, 2, 3]``
-    tracer_index = parameter([0, 1, 2, 3], type=int, loggable=True)
+    tracer_index = parameter(experiments.E12.values('tracer_index'), type=int,
+                             loggable=True)
 
     #: mdtest tasks per node.
     #:
     #: :type: :class:`int`
     #: :values: ``[1, 16]``
-    tasks_per_node = parameter(list(mdtest.E12_TASKS_PER_NODE), type=int,
+    tasks_per_node = parameter(experiments.E12.values('tasks_per_node'),
+                               type=int,
                                loggable=True)
 
     #: The tracer's name (set at setup).
@@ -68,7 +72,8 @@ class mdtest_e12_tracing_overhead(mdtest_rates_base):
 
     @run_after('init')
     def tag_scale(self):
-        self.tags |= {'quick' if self.tasks_per_node == 1 else 'nightly'}
+        # E12 needs the site's tracers: weekly, not in the nightly.
+        self.tags |= {'quick' if self.tasks_per_node == 1 else 'weekly'}
 
     @run_after('setup')
     def check_command_line(self):

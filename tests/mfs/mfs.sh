@@ -14,6 +14,8 @@
 #   mfs.sh provenance        server-side facts (extras.server_provenance_command)
 #   mfs.sh master-cpu        the master's CPU as a /proc/stat line
 #                            (extras.server_cpu_command)
+#   mfs.sh remount           unmount and mount the 4 clients again (frees the
+#                            space of files deleted through them)
 #   mfs.sh copies N          set the number of copies of new data (1..3)
 #   mfs.sh chunkserver stop|start I    stop or start chunkserver I (1..3)
 #
@@ -146,9 +148,12 @@ daemons_alive() {
     done
 }
 
+# The chunkservers connected to the master now.  A stopped one stays listed
+# under "disconnected chunk servers:" (a line that also names our address),
+# so only the first table's rows count.
 connected_chunkservers() {
     mfscli_server -SCS 2>/dev/null |
-        awk -F'\t' '$1 ~ /chunk servers/ || $2 ~ /^[0-9.]+$/ { n++ } END { print n + 0 }'
+        awk -F'\t' '$1 == "chunk servers:" { n++ } END { print n + 0 }'
 }
 
 mfscli_server() {
@@ -259,7 +264,17 @@ master_answers() {
 }
 
 all_chunkservers_connected() {
-    [[ $(mfscli_server -SCS 2>/dev/null | grep -c "$ADDR") -ge $CHUNKSERVERS ]]
+    [[ $(connected_chunkservers) -ge $CHUNKSERVERS ]]
+}
+
+# Mounts client I and waits until it answers (60 s after START at most).
+start_mount() {
+    local i=$1 start=$2 mp
+    mp=$(mount_point "$i")
+    # allow_other: the checks' users are not necessarily root.
+    start_in_netns "mfsmount-$i" mfsmount "$mp" -f -H "$ADDR" -P "$MATOCL_PORT" \
+        -o allow_other -o mfsioretries=5
+    wait_until "mount $mp" "$start" mount_answers "$mp"
 }
 
 cmd_up() {
@@ -297,12 +312,8 @@ cmd_up() {
     done
     wait_until "$CHUNKSERVERS chunkservers" "$start" all_chunkservers_connected
     for ((i = 1; i <= MOUNTS; i++)); do
-        mp=$(mount_point "$i")
-        mkdir -p "$mp"
-        # allow_other: the checks' users are not necessarily root.
-        start_in_netns "mfsmount-$i" mfsmount "$mp" -f -H "$ADDR" -P "$MATOCL_PORT" \
-            -o allow_other -o mfsioretries=5
-        wait_until "mount $mp" "$start" mount_answers "$mp"
+        mkdir -p "$(mount_point "$i")"
+        start_mount "$i" "$start"
     done
     mp=$(mount_point 1)
     # Deleted files would stay in the trash for 24 h, holding chunks on the
@@ -421,14 +432,21 @@ cmd_status() {
 #   read_bytes N / write_bytes N   what the chunkservers read from and wrote
 #       to their disks (/proc/PID/io of each chunkserver: server side, every
 #       client's I/O; reads served from the servers' page cache are not
-#       counted);
+#       counted), the writes divided by the copies the target's new data
+#       gets: what the clients wrote (with 2 copies the disks take every
+#       byte twice, and a case's own second copy is no foreign load);
 #   metadata_ops N   the master's operation counters summed over every
 #       mount's session (mfscli -SMO, current hour, all columns but read and
 #       write).  The master restarts them each hour: a sample that went
 #       backwards tells pfsbench to give no verdict.
+# The copies new data on the target gets (its goal).
+target_copies() {
+    in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }'
+}
+
 cmd_counters() {
     (($# == 0)) || die "counters takes no arguments"
-    local f pid read=0 write=0 r w smo ops
+    local f pid read=0 write=0 r w smo ops copies
     for f in "$RUN_DIR"/mfschunkserver-*.pid; do
         pid=$(cat "$f" 2>/dev/null) || continue
         pid_is_ours "$pid" || continue
@@ -438,8 +456,10 @@ cmd_counters() {
     done
     smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
     ops=$(awk -F'\t' 'NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
+    copies=$(target_copies)
+    [[ $copies =~ ^[1-9]$ ]] || die "mfsgetgoal $(mount_point 1)/scratch: '$copies': expected the number of copies"
     echo "read_bytes $read"
-    echo "write_bytes $write"
+    echo "write_bytes $((write / copies))"
     echo "metadata_ops $ops"
 }
 
@@ -450,9 +470,9 @@ cmd_provenance() {
     version=$(awk -F'\t' '$2 == "master version" { print $3; exit }' <<<"$sig")
     local scs cs_versions
     scs=$(mfscli_server -SCS) || die "mfscli -SCS failed: is the master up ('$PROG status')?"
-    chunkservers=$(grep -c "$ADDR" <<<"$scs") || true
-    cs_versions=$(awk -F'\t' 'NF > 5 { print $6 }' <<<"$scs" | sort -u | paste -sd/)
-    goal=$(in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }')
+    chunkservers=$(awk -F'\t' '$1 == "chunk servers:" { n++ } END { print n + 0 }' <<<"$scs")
+    cs_versions=$(awk -F'\t' '$1 == "chunk servers:" && NF > 5 { print $6 }' <<<"$scs" | sort -u | paste -sd/)
+    goal=$(target_copies)
     echo "filesystem moosefs"
     echo "master_version ${version:-unknown}"
     echo "chunkservers $chunkservers"
@@ -475,6 +495,39 @@ cmd_master_cpu() {
         { split(stat, f, " "); u = f[12]; s = f[13]; t = int($1 * hz)
           idle = t - u - s; if (idle < 0) idle = 0
           printf "cpu %d 0 %d %d 0 0 0 0 0 0\n", u, s, idle }' /proc/uptime
+}
+
+# MooseFS 3.0.117 keeps every file deleted through a mount "sustained",
+# holding its chunks, until that client's session ends: a series of runs
+# remounts between runs, or the disks fill up (docs/test-filesystem.md).
+cmd_remount() {
+    (($# == 0)) || die "remount takes no arguments"
+    require_root
+    # A stopped chunkserver ('chunkserver stop') does not stop a remount.
+    if ! { [[ -e $RUN_DIR/ready ]] && pid_file_alive "$RUN_DIR/mfsmaster.pid" && master_answers; }; then
+        die "the master is not up ('$PROG status'; '$PROG down' then '$PROG up' recovers)"
+    fi
+    local i mp start pids=() unmounted=() busy=()
+    start=$(now)
+    for ((i = 1; i <= MOUNTS; i++)); do
+        mp=$(mount_point "$i")
+        # Never lazily: a busy mount would keep its session, and its space.
+        if umount "$mp" 2>/dev/null; then
+            unmounted+=("$i")
+            mapfile -t -O "${#pids[@]}" pids < <(owned_pids "$RUN_DIR/mfsmount-$i.pid")
+        else
+            busy+=("$mp")
+        fi
+    done
+    # Each client ends with its mount (its session closes: a few seconds);
+    # all together.
+    signal_and_wait "${pids[@]}"
+    for i in "${unmounted[@]}"; do
+        start_mount "$i" "$start"
+    done
+    ((${#busy[@]} == 0)) ||
+        die "${busy[*]}: busy (open files or a working directory there: fuser -vm); not remounted"
+    echo "$PROG: remounted $MOUNTS clients in $(elapsed_since "$start") s"
 }
 
 cmd_copies() {
@@ -510,7 +563,7 @@ cmd_chunkserver() {
 }
 
 main() {
-    local usage="up | down | status | counters | provenance | master-cpu | copies N | chunkserver stop|start I"
+    local usage="up | down | status | remount | counters | provenance | master-cpu | copies N | chunkserver stop|start I"
     (($#)) || die "usage: $PROG $usage"
     local cmd=$1
     shift
@@ -518,12 +571,13 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down "$@" ;;
     status) cmd_status "$@" ;;
+    remount) cmd_remount "$@" ;;
     counters) cmd_counters "$@" ;;
     provenance) cmd_provenance "$@" ;;
     master-cpu) cmd_master_cpu "$@" ;;
     copies) cmd_copies "$@" ;;
     chunkserver) cmd_chunkserver "$@" ;;
-    -h | --help | help) sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h | --help | help) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown subcommand '$cmd' (usage: $PROG $usage)" ;;
     esac
 }

@@ -4,13 +4,13 @@ ior-output.c idea): ``text`` and ``markdown`` (tables), ``json`` (the record
 itself), ``junit`` (XML for CI) and ``html`` (self-contained, with plots).
 
 Every renderer takes the record built by
-:func:`pfsbench.gate.record.run_gate` and returns a string.
+:func:`pfsbench.gate.judge.record.run_gate` and returns a string.
 """
 
 import json
 
-from pfsbench.errors import ConfigError, MissingData
-from pfsbench.gate.record import REPORT_FORMAT_VERSION, REPORT_KIND
+from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
 
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 

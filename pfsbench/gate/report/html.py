@@ -4,12 +4,12 @@ inline SVG."""
 
 import html
 
+from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import plots, sweeps
-from pfsbench.gate.report.tables import (attention, case_notes,
-                                         change_lines, changepoint_lines,
-                                         contended_lines, describe_sessions,
-                                         headline, shown_figures, table_rows)
-from pfsbench.gate.rows import case_rows
+from pfsbench.gate.report.tables import (attention, case_notes, change_lines,
+                                         changepoint_lines, contended_lines,
+                                         describe_sessions, headline,
+                                         shown_figures, table_rows)
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}

@@ -10,15 +10,14 @@ improvements have no child, and their figures go to the suite's
 ``<system-out>``.  Contended samples, left out of the verdicts, are
 counted in the ``contended_samples`` property and named first in
 ``<system-out>``.  Every message ends with what changed in the case's
-provenance since the baseline (pfsbench.gate.provenance).
+provenance since the baseline (pfsbench.gate.store.provenance).
 """
 
 import socket
 import xml.etree.ElementTree as ET
 
-from pfsbench.gate.rows import case_rows, var_rows
-from pfsbench.gate.report.tables import (contended_lines, figure, interval,
-                                         pct)
+from pfsbench.gate.judge.rows import case_rows, var_rows
+from pfsbench.gate.report.tables import contended_lines, figure, interval, pct
 
 
 def _line(r, changes):

@@ -6,7 +6,7 @@ import datetime
 import html
 from collections import defaultdict
 
-from pfsbench.gate.rows import var_rows
+from pfsbench.gate.judge.rows import var_rows
 
 #: Parameters tried, in order, as the x axis of a scaling curve.
 SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
@@ -190,7 +190,8 @@ def history_svg(hist, row=None, width=640, height=220):
     one plot costs microseconds, so the report can hold one per case):
     the baseline band (min..max of the baseline samples, mean dashed),
     the means, the change points (dotted, with the step) and ``row``'s
-    current mean with its verdict (a :class:`~pfsbench.gate.rows.VarRow`).
+    current mean with its verdict (a
+    :class:`~pfsbench.gate.judge.rows.VarRow`).
 
     Returns:
         An ``<svg>`` element as text.

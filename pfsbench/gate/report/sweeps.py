@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The scaling sweeps of a report record (:mod:`pfsbench.gate.sweeps`):
+"""The scaling sweeps of a report record (:mod:`pfsbench.gate.judge.sweeps`):
 a compact table in text and Markdown, the rate-vs-processes curve with its
 saturation point marked in HTML (inline SVG, as the histories)."""
 
 import html
 import math
 
-from pfsbench.gate.sweeps import title
+from pfsbench.gate.judge.sweeps import title
 
 #: What the tables and the plots say the figures are.
 LEGEND = ('Scaling sweeps of the current session: the mean rate at each '

@@ -3,12 +3,11 @@
 
 import datetime
 
-from pfsbench.gate.baseline import contended_note
-from pfsbench.gate.provenance import (OPTION_KEYS, Change, option_change,
-                                      rank_of)
+from pfsbench.gate.judge.baseline import contended_note
+from pfsbench.gate.judge.rows import case_rows, common_changes
+from pfsbench.gate.judge.sensitivity import short_label
 from pfsbench.gate.report import sweeps
-from pfsbench.gate.rows import case_rows, common_changes
-from pfsbench.gate.sensitivity import short_label
+from pfsbench.gate.store.provenance import Change, detail_of, rank_of
 
 
 def pct(value):
@@ -16,7 +15,7 @@ def pct(value):
 
 
 def interval(row):
-    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.rows.VarRow`."""
+    """``'[-12.0%, -3.1%]'`` of a :class:`~pfsbench.gate.judge.rows.VarRow`."""
     if row.low is None:
         return 'n/a'
 
@@ -98,12 +97,11 @@ def shown_figures(record):
 
 
 def describe_tags(tags_changed):
-    """A change point's ``tags_changed`` as text, option lists compared
-    option by option."""
+    """A change point's ``tags_changed`` as text, option lists, Spack
+    builds and server facts compared item by item."""
     return '; '.join(
-        Change(k, rank_of(k)[1], (a,), b,
-               option_change((a,), b) if k in OPTION_KEYS else ''
-               ).describe() for k, (a, b) in tags_changed.items())
+        Change(k, rank_of(k)[1], (a,), b, detail_of(k, (a,), b)).describe()
+        for k, (a, b) in tags_changed.items())
 
 
 def changepoint_lines(record):

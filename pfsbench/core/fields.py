@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Names of the test-case fields the gate reads, each defined once.
+
+A check records these as loggable variables; ReFrame writes every loggable
+variable into its run report (and so into the results database) and the
+perflog, and :mod:`pfsbench.gate` reads them back by these names.  A
+check declares a variable by its attribute name, so it cannot import the
+name: ``tests/test_fields.py`` loads the real checks with ReFrame's loader
+and fails when a check no longer has, as a loggable variable, a field that
+the gate reads for it.
+
+The module sits outside :mod:`pfsbench.gate` because both sides use it:
+the checks that write the fields and the gate that reads them.
+"""
+
+#: Where the case wrote: the target's path and file-system type
+#: (pfsbench.checks.FileSystemCheck, every check).
+TARGET_PATH = 'target_path'
+TARGET_FSTYPE = 'target_fstype'
+
+#: What the benchmark binaries were built from, ``name@version/hash`` of
+#: each Spack package (pfsbench.checks.FileSystemCheck, every check).
+SPACK_PROVENANCE = 'spack_provenance'
+
+#: The exact build of the tool the case ran, ``<spec> /<full hash>`` from
+#: ``spack.lock`` (pfsbench.checks.FileSystemCheck, every check with a
+#: tool).
+TOOL_SPACK_BUILD = 'tool_spack_build'
+
+#: Server-side facts of the file system (versions, servers, layout) from
+#: the partition's ``extras.server_provenance_command`` (every check).
+SERVER_PROVENANCE = 'server_provenance'
+
+#: Fields that can explain a change of one case (beside the session
+#: extras): the change-point report names them when they differ.
+CASE_TAG_FIELDS = (SPACK_PROVENANCE, TOOL_SPACK_BUILD, TARGET_PATH,
+                   TARGET_FSTYPE, SERVER_PROVENANCE)
+
+#: The tool's own iteration count in one case: IOR ``-i`` (the IOR checks'
+#: ``repetitions``) and mdtest ``-i`` (``iterations``).  The first one a
+#: case logs as an integer >= 1 counts.
+REPETITIONS = 'repetitions'
+ITERATIONS = 'iterations'
+ITERATION_COUNT_FIELDS = (REPETITIONS, ITERATIONS)
+
+#: A performance variable ``<x>_mean`` with a ``<x>_stddev`` sibling is the
+#: mean of the tool's iterations and their population standard deviation;
+#: with an iteration count the gate rebuilds every iteration's moments
+#: (pfsbench.gate.judge.samples.iteration_moments).
+MEAN_SUFFIX = '_mean'
+STDDEV_SUFFIX = '_stddev'
+
+#: ``True`` when foreign load was seen on the target during the case's
+#: measurement (every check); the gate leaves such a case out of
+#: baselines and verdicts.  A record without the field is uncontended.
+CONTENDED = 'contended'
+
+#: What foreign load was seen (free text, for the reports), or empty.
+CONTENTION = 'contention'
+
+#: ReFrame's own variables that must agree between the samples of one
+#: case: the run was configured the same way (``-S`` variables are added
+#: from the session's command line).
+CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')

@@ -1,0 +1,364 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Named baselines: measured samples the gate compares against.
+
+A baseline is one JSON file, ``<runs>/baselines/<name>.json`` next to the
+results database (docs/gate.md, "Baseline file format")::
+
+    {
+      "format_version": 1,
+      "kind": "pfsbench-baseline",
+      "name": "pre-upgrade",
+      "created": "2026-11-22T10:41:25+00:00",
+      "pfsbench_version": "0.1.0",
+      "database": "/.../runs/results.db",
+      "sessions": [{"uuid": ..., "time_start": ..., "extras": {...}, ...}],
+      "cases": [
+        {"name": "dd_streaming %nodes=1 %streams_per_node=1",
+         "system": "local", "partition": "default", "environ": "builtin",
+         "params": {"nodes": "1", "streams_per_node": "1"},
+         "config": {"num_tasks": 1},
+         "provenance": [{"session_index": 0,
+                         "tags": {"job_nodelist": "n1", ...}}],
+         "perfvars": {"write_bw": {"unit": "MB/s",
+                                   "values": [512.1, 498.7, 505.0],
+                                   "session_index": [0, 0, 0]}}}
+      ]
+    }
+
+``session_index`` points into ``sessions``.  Samples measured while
+foreign load was seen (:data:`pfsbench.core.fields.CONTENDED`) are left out
+and listed in ``contended_samples`` (``case``, ``session``,
+``contention``).  Baselines are measured history; references
+(config/references/) are a separate thing.
+"""
+
+import datetime
+import json
+import math
+import os
+import re
+from collections import defaultdict
+
+from pfsbench import __version__, schemas
+from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench.gate.store.provenance import case_level
+from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
+
+#: The schema of a baseline file (``pfsbench/schemas/``).
+SCHEMA = 'baseline.json'
+FORMAT_VERSION = schemas.const(SCHEMA, 'format_version')
+KIND = schemas.const(SCHEMA, 'kind')
+_NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._-]{0,99}')
+
+
+class BaselineExists(PfsbenchError):
+    """Recording over an existing baseline without ``--force``."""
+
+
+def baseline_dir(db_path):
+    """Where baselines live: ``baselines/`` beside the results database."""
+    return os.path.join(os.path.dirname(os.path.abspath(db_path)),
+                        'baselines')
+
+
+def check_name(name):
+    """Validate a baseline name (letters, digits, ``.``, ``_``, ``-``)."""
+    if not _NAME_RE.fullmatch(name or ''):
+        raise ConfigError('<command line>', 'baseline', name,
+                          'a baseline name is 1-100 letters, digits, '
+                          "'.', '_' or '-', starting with a letter or digit")
+
+    return name
+
+
+def baseline_path(directory, name):
+    return os.path.join(directory, check_name(name) + '.json')
+
+
+def finite(value):
+    """Whether a logged performance value is a finite number (a check
+    may log NaN or infinity: a division by a zero time, a tool's
+    ``inf``); ``bool`` is not a number here."""
+    return isinstance(value, (int, float)) and \
+        not isinstance(value, bool) and math.isfinite(value)
+
+
+def unusable_reason(record, session):
+    """Why a record holds no measurement, or ``''``."""
+    if session.dry_run:
+        return 'a --dry-run session (performance values are None)'
+
+    if record.fail_phase not in USABLE_FAIL_PHASES:
+        reason = record.fail_reason.splitlines()[0] if record.fail_reason \
+            else 'no reason given'
+        return f'failed in {record.fail_phase}: {reason}'
+
+    if record.result in ('abort', 'skip'):
+        return {'abort': 'aborted', 'skip': 'skipped'}[record.result]
+
+    if not record.perf:
+        return 'no performance variables'
+
+    if any(v is None for v, _ in record.perf.values()):
+        return 'performance values are None'
+
+    for var, (value, _) in record.perf.items():
+        if not finite(value):
+            return f'{var}: {value!r}: not a finite number'
+
+    return ''
+
+
+def contended_sample(record):
+    """How a left-out contended record is listed (baseline files, gate
+    records)."""
+    return {'case': str(record.key), 'session': record.session,
+            'contention': record.contention}
+
+
+def contended_note(samples):
+    """``'3 contended samples left out: <contention>'``, or ``''``.
+
+    Args:
+        samples: entries made by :func:`contended_sample`.
+
+    Returns:
+        one line naming every distinct contention, in order.
+    """
+    if not samples:
+        return ''
+
+    seen = dict.fromkeys(s.get('contention') or 'no detail recorded'
+                         for s in samples)
+    plural = 's' if len(samples) != 1 else ''
+    return (f'{len(samples)} contended sample{plural} left out: '
+            f'{"; ".join(seen)}')
+
+
+def build(results, session_uuids, name, name_filter=None):
+    """Build a baseline from the chosen sessions.
+
+    Args:
+        results: a :class:`pfsbench.gate.store.results.Results`.
+        session_uuids: uuids of the sessions to take samples from.
+        name: the baseline's name.
+        name_filter: optional compiled regex; only cases whose name matches
+            (``re.search``) are recorded.
+
+    Returns:
+        The baseline as a dict (see the module docstring); contended
+        samples are left out and listed.
+
+    Raises:
+        MissingData: no usable sample, or a chosen session stopped early,
+            or a chosen case holds no measurement.
+        ConfigError: the same case was configured differently in two
+            sessions (different ``-S`` variables or task counts).
+    """
+    check_name(name)
+    sessions = [results.sessions[u] for u in session_uuids]
+    sessions.sort(key=lambda s: s.time_start)
+    index = {s.uuid: i for i, s in enumerate(sessions)}
+    cases = {}
+    contended = []
+    seen = defaultdict(lambda: (set(), set()))
+    for session in sessions:
+        if session.num_aborted:
+            raise MissingData(
+                f'session {session.uuid}: stopped early '
+                f'({session.num_aborted} aborted case(s)); choose other '
+                'sessions'
+            )
+
+        records = [r for r in results.by_session(session.uuid)
+                   if name_filter is None or name_filter.search(r.key.name)]
+        for rec in records:
+            if rec.contended:
+                contended.append(contended_sample(rec))
+                continue
+
+            why = unusable_reason(rec, session)
+            if why:
+                raise MissingData(f'session {session.uuid}: {rec.key}: {why}')
+
+            entry = cases.get(rec.key)
+            if entry is None:
+                entry = cases[rec.key] = {
+                    **rec.key.as_dict(), 'params': rec.key.params,
+                    'config': dict(rec.config), 'config_session':
+                    session.uuid, 'perfvars': {}
+                }
+            elif entry['config'] != rec.config:
+                field, old, new = first_difference(entry['config'],
+                                                   rec.config)
+                raise ConfigError(
+                    f'session {session.uuid}', f'{rec.key}: {field}', new,
+                    f'differs from {old!r} in session '
+                    f'{entry["config_session"]}; sessions with different '
+                    'parameters cannot form one baseline'
+                )
+
+            nodes, tags = seen[(rec.key, index[session.uuid])]
+            nodes.update(rec.nodelist)
+            tags.update(rec.tags)
+            for var, (value, unit) in rec.perf.items():
+                pv = entry['perfvars'].setdefault(
+                    var, {'unit': unit, 'values': [], 'session_index': [],
+                          'iterations': []}
+                )
+                if pv['unit'] != unit:
+                    raise ConfigError(
+                        f'session {session.uuid}', f'{rec.key}: {var}', unit,
+                        f'unit differs from {pv["unit"]!r} in an earlier '
+                        'session'
+                    )
+
+                pv['values'].append(float(value))
+                pv['session_index'].append(index[session.uuid])
+                pv['iterations'].append(rec.iterations)
+
+    if not cases:
+        note = contended_note(contended)
+        raise MissingData(
+            'no test case selected from session(s) '
+            f'{", ".join(s.uuid for s in sessions)}' +
+            (f' ({note})' if note else '')
+        )
+
+    for (key, idx), (nodes, tags) in sorted(seen.items()):
+        cases[key].setdefault('provenance', []).append(
+            {'session_index': idx, 'tags': case_level(nodes, tags)})
+
+    for entry in cases.values():
+        del entry['config_session']
+        for pv in entry['perfvars'].values():
+            # Only when every sample knows its tool's iteration count.
+            if None in pv['iterations']:
+                del pv['iterations']
+
+    return {
+        'format_version': FORMAT_VERSION,
+        'kind': KIND,
+        'name': name,
+        'created': datetime.datetime.now(
+            datetime.timezone.utc).isoformat(timespec='seconds'),
+        'pfsbench_version': __version__,
+        'database': results.source,
+        'sessions': [s.as_dict() for s in sessions],
+        'cases': [cases[k] for k in sorted(cases)],
+        'contended_samples': contended,
+    }
+
+
+def first_difference(old, new):
+    """``(key, old value, new value)`` of the first key, in sorted order,
+    where two configuration dicts differ."""
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return key, old.get(key), new.get(key)
+
+    return '?', old, new
+
+
+def save(baseline, directory, force=False):
+    """Write a baseline file atomically; return its path."""
+    path = baseline_path(directory, baseline['name'])
+    if os.path.exists(path) and not force:
+        raise BaselineExists(
+            f'{path}: baseline {baseline["name"]!r} exists; delete it '
+            'first or pass --force'
+        )
+
+    os.makedirs(directory, exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as fp:
+        json.dump(baseline, fp, indent=1, sort_keys=False)
+        fp.write('\n')
+
+    os.replace(tmp, path)
+    return path
+
+
+def load(directory, name):
+    """Read and validate a baseline.
+
+    Raises:
+        MissingData: no such baseline (the message lists the known ones).
+        ConfigError: the file is not a valid baseline (names the field).
+    """
+    path = baseline_path(directory, name)
+    try:
+        with open(path) as fp:
+            data = json.load(fp)
+    except FileNotFoundError:
+        raise _not_found(directory, name, path) from None
+    except ValueError as err:
+        raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
+
+    validate(data, path)
+    return data
+
+
+def validate(data, path):
+    """Check a decoded baseline against its schema, and that every
+    sample's session index and iteration count line up with its values.
+
+    Raises:
+        ConfigError: naming the file, the dotted key and the value.
+    """
+    schemas.check(data, SCHEMA, path)
+    nsess = len(data['sessions'])
+    for i, case in enumerate(data['cases']):
+        for j, prov in enumerate(case.get('provenance', ())):
+            if prov['session_index'] >= nsess:
+                raise ConfigError(path, f'cases.{i}.provenance.{j}.'
+                                  'session_index', prov['session_index'],
+                                  f'expected an index into sessions '
+                                  f'(0..{nsess - 1})')
+
+        for var, pv in case['perfvars'].items():
+            where = f'cases.{i}.perfvars.{var}'
+            nvals = len(pv['values'])
+            idx = pv['session_index']
+            if len(idx) != nvals or any(j >= nsess for j in idx):
+                raise ConfigError(path, f'{where}.session_index', idx,
+                                  f'expected {nvals} indexes into sessions '
+                                  f'(0..{nsess - 1})')
+
+            its = pv.get('iterations')
+            if its is not None and len(its) != nvals:
+                raise ConfigError(path, f'{where}.iterations', its,
+                                  f'expected {nvals} iteration counts >= 1')
+
+
+def case_key(case):
+    return CaseKey(case['name'], case['system'], case['partition'],
+                   case['environ'])
+
+
+def list_names(directory):
+    """Names of the baselines in ``directory``, sorted."""
+    try:
+        files = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+
+    return sorted(f[:-5] for f in files
+                  if f.endswith('.json') and _NAME_RE.fullmatch(f[:-5]))
+
+
+def delete(directory, name):
+    """Remove a baseline file; return its path."""
+    path = baseline_path(directory, name)
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        raise _not_found(directory, name, path) from None
+
+    return path
+
+
+def _not_found(directory, name, path):
+    known = ', '.join(list_names(directory)) or 'none'
+    return MissingData(f'{path}: baseline {name!r} not found (known: '
+                       f'{known})')

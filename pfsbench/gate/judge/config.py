@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's settings file (config/gate.yaml): defaults, checks, lookup.
+
+Every key is checked against the schema ``pfsbench/schemas/gate.json``
+(keys, types, ranges); an error names the file, the dotted key and the
+value.  config/gate.yaml is the commented sample of every key (IO500
+style); the defaults are :class:`GateConfig`'s.
+"""
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+
+import yaml
+
+from pfsbench import schemas
+from pfsbench.core.errors import ConfigError
+
+#: Where the file lives by default.
+DEFAULT_PATH = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))), 'config', 'gate.yaml'
+)
+
+#: The schema of the settings file (``pfsbench/schemas/``).
+SCHEMA = 'gate.json'
+
+#: Units whose figure is better when higher (a rate) or lower (a time or a
+#: spread).  Matching is exact after stripping spaces.
+HIGHER_UNITS = frozenset({
+    'B/s', 'KB/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s', 'KiB/s', 'MiB/s',
+    'GiB/s', 'TiB/s', 'ops/s', 'kops/s', 'Kops/s', 'Mops/s', 'IOPS',
+    'iops', 'op/s', 'files/s', 'items/s', 'req/s',
+    'kIOPS',        # IO500's metadata phases and score (mdtest_io500_phases)
+    'score',        # IO500's total, sqrt(GiB/s x kIOPS) (io500_list_run)
+})
+LOWER_UNITS = frozenset({'s', 'ms', 'us', 'ns', 'min', 'h', '%'})
+
+
+def direction_of_unit(unit):
+    """``'higher'``, ``'lower'`` or ``None`` for a unit string."""
+    unit = (unit or '').replace(' ', '')
+    if unit in HIGHER_UNITS:
+        return 'higher'
+
+    if unit in LOWER_UNITS:
+        return 'lower'
+
+    return None
+
+
+@dataclass
+class Override:
+    """Settings for the variables that match ``pattern``."""
+
+    pattern: str
+    tolerance: float = None
+    direction: str = None
+    ignore: bool = False
+    unstable: bool = False
+
+
+@dataclass
+class GateConfig:
+    """Validated gate settings (see config/gate.yaml for each key)."""
+
+    path: str = '<defaults>'
+    confidence: float = 0.95
+    tolerance: float = 0.05
+    inconclusive_exit: int = 0
+    min_samples: int = 2
+    sample_unit: str = 'repeat'
+    night_noise: bool = True
+    iteration_moments: bool = True
+    changepoint_threshold: float = 5.0
+    changepoint_min_segment: int = 3
+    changepoint_min_change: float = None
+    history_sessions: int = 400
+    rule: str = 'lookback'
+    lookback_nights: int = 60
+    lookback_confidence: float = 0.98
+    lookback_level: str = 'baseline'
+    lookback_detect: float = None
+    lookback_outlier_z: float = 3.5
+    lookback_match: tuple = ('job_nodelist', 'spack_provenance',
+                             'target_path', 'target_fstype')
+    lookback_marker: str = 'intended_change'
+    overrides: list = field(default_factory=list)
+
+    def settings_for(self, check, var, unit):
+        """Tolerance, direction and ignore flag of one variable.
+
+        Overrides are tried in file order and later ones win; a pattern
+        matches the variable name (``read_bw``) or ``<check>.<variable>``
+        (``dd_streaming.read_bw``), with shell wildcards.
+
+        Raises:
+            ConfigError: the direction is neither set nor known from the
+                unit.
+        """
+        tol, direction, ignore, _ = self.variable(check, var, unit)
+        return tol, direction, ignore
+
+    def variable(self, check, var, unit):
+        """:meth:`settings_for` and whether the variable is in the
+        unstable tier (``unstable: true``): ``(tolerance, direction,
+        ignore, unstable)``."""
+        tol, direction, ignore, unstable = self.tolerance, None, False, False
+        for ov in self.overrides:
+            if (fnmatch.fnmatchcase(var, ov.pattern) or
+                    fnmatch.fnmatchcase(f'{check}.{var}', ov.pattern)):
+                if ov.tolerance is not None:
+                    tol = ov.tolerance
+
+                if ov.direction is not None:
+                    direction = ov.direction
+
+                ignore = ignore or ov.ignore
+                unstable = unstable or ov.unstable
+
+        if direction is None:
+            direction = direction_of_unit(unit)
+
+        if direction is None and not ignore:
+            raise ConfigError(
+                self.path, f'variables.{check}.{var}.direction', unit,
+                'unknown unit: set direction: higher or lower for this '
+                'variable'
+            )
+
+        return tol, direction, ignore, unstable
+
+
+#: Settings keys -> :class:`GateConfig` attributes, where they differ.
+_CHANGEPOINT_ATTRS = {'threshold': 'changepoint_threshold',
+                      'min_segment': 'changepoint_min_segment',
+                      'min_change': 'changepoint_min_change'}
+
+
+def parse(data, path):
+    """Validate a decoded gate.yaml and return a :class:`GateConfig`.
+
+    Args:
+        data: the decoded YAML (``None`` for an empty file).
+        path: the file, for messages.
+
+    Raises:
+        ConfigError: a key, type or range the schema refuses.
+    """
+    schemas.check(data, SCHEMA, path)
+    data = data or {}
+    cfg = GateConfig(path=path)
+    for key, value in data.items():
+        if key not in ('format_version', 'changepoints', 'variables',
+                       'lookback'):
+            setattr(cfg, key, value)
+
+    for key, value in (data.get('changepoints') or {}).items():
+        setattr(cfg, _CHANGEPOINT_ATTRS[key], value)
+
+    for key, value in (data.get('lookback') or {}).items():
+        setattr(cfg, f'lookback_{key}',
+                tuple(value) if key == 'match' else value)
+
+    if cfg.lookback_detect is not None and \
+            cfg.lookback_detect < cfg.tolerance:
+        raise ConfigError(path, 'lookback.detect', cfg.lookback_detect,
+                          'must be at least the tolerance '
+                          f'({cfg.tolerance}): a pass rules out a loss of '
+                          'detect, a regression needs one beyond the '
+                          'tolerance')
+
+    for pattern, spec in (data.get('variables') or {}).items():
+        cfg.overrides.append(Override(pattern=str(pattern), **spec))
+
+    return cfg
+
+
+def load(path=None):
+    """Read and validate the gate settings.
+
+    Args:
+        path: the YAML file; ``None`` means config/gate.yaml if it exists,
+            else the built-in defaults.
+
+    Raises:
+        ConfigError: a missing file named explicitly, bad YAML, or a bad
+            key or value.
+    """
+    if path is None:
+        if not os.path.exists(DEFAULT_PATH):
+            return GateConfig()
+
+        path = DEFAULT_PATH
+
+    try:
+        with open(path) as fp:
+            data = yaml.safe_load(fp)
+    except FileNotFoundError:
+        raise ConfigError(path, '<file>', path, 'no such file') from None
+    except yaml.YAMLError as err:
+        raise ConfigError(path, '<yaml>', None,
+                          str(err).replace('\n', ' ')) from None
+
+    return parse(data, path)

@@ -1,0 +1,368 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's report record: :func:`compare` judges every variable of
+every baseline case (:mod:`pfsbench.gate.judge.rule`) on the samples of
+:mod:`pfsbench.gate.judge.samples`, and :func:`run_gate` adds the history
+(:mod:`pfsbench.gate.store.history`) and what changed since the baseline
+(:mod:`pfsbench.gate.store.provenance`) into the one record that every output
+format renders (pfsbench.gate.report).
+"""
+
+import datetime
+import math
+import statistics
+from collections import defaultdict
+
+from pfsbench import __version__
+from pfsbench.core.errors import ConfigError
+from pfsbench.gate.judge import baseline as bl, lookback as lb
+from pfsbench.gate.judge.rows import VarRow
+from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
+                                      fixed_tolerance_verdict, judge,
+                                      judge_nights)
+from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
+                                         lookback_nights, select_current,
+                                         session_means)
+from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
+from pfsbench.gate.judge.sweeps import sweeps
+from pfsbench.gate.statistics.stats import night_noise
+from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store.history import history, history_means, past_nights
+from pfsbench.gate.store.results import like_tags
+
+#: ``kind`` and ``format_version`` of the report record
+#: (pfsbench.gate.report.load_record checks both).
+REPORT_KIND = 'pfsbench-gate-report'
+REPORT_FORMAT_VERSION = 1
+
+
+def _mean_or_none(values):
+    return statistics.fmean(values) if values else None
+
+
+def compare(baseline, results, session_uuids, config, name_filter=None):
+    """Compare the current sessions with a baseline.
+
+    Args:
+        baseline: a validated baseline dict.
+        results: the loaded :class:`~pfsbench.gate.store.results.Results`.
+        session_uuids: the sessions that make up "the current run".
+        config: a :class:`~pfsbench.gate.judge.config.GateConfig`.
+        name_filter: optional compiled regex on the case name.
+
+    Returns:
+        ``(rows, missing, new_cases, contended)``: one
+        :class:`~pfsbench.gate.judge.rows.VarRow` per variable,
+        one dict per baseline case without a usable current measurement,
+        the names of current cases that the baseline lacks, and the
+        current samples left out because they were contended
+        (:func:`pfsbench.gate.judge.baseline.contended_sample`).
+
+    Raises:
+        ConfigError: a case ran with a different configuration than in the
+            baseline (``-S`` variables, task counts), or a unit changed.
+    """
+    cases = [c for c in baseline['cases']
+             if name_filter is None or name_filter.search(c['name'])]
+    keys = {bl.case_key(c): c for c in cases}
+    current = select_current(results, session_uuids, set(keys))
+    past = {}
+    lookback = config.rule == 'lookback'
+    if lookback or (config.night_noise and config.sample_unit == 'repeat'):
+        past = past_nights(results, current,
+                           max(config.history_sessions,
+                               config.lookback_nights if lookback else 0),
+                           {k: c.get('config', {}) for k, c in keys.items()})
+
+    rows, missing, contended = [], [], []
+    for key in sorted(keys):
+        case = keys[key]
+        if key not in current:
+            missing.append({'case': str(key), 'reason': 'not in the '
+                            'current session(s)'})
+            continue
+
+        sess_uuid, records = current[key]
+        session = results.sessions[sess_uuid]
+        left_out = [bl.contended_sample(r) for r in records if r.contended]
+        contended += left_out
+        records = [r for r in records if not r.contended]
+        if not records:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': 'every repeat was contended: ' +
+                            bl.contended_note(left_out)})
+            continue
+
+        bad = [why for why in (bl.unusable_reason(r, session)
+                               for r in records) if why]
+        if bad:
+            missing.append({'case': str(key), 'session': sess_uuid,
+                            'reason': f'{len(bad)} of {len(records)} '
+                            f'repeat(s) unusable: {bad[0]}'})
+            continue
+
+        for rec in records:
+            if rec.config != case.get('config', {}):
+                field, old, new = bl.first_difference(case.get('config', {}),
+                                                      rec.config)
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {field}', new,
+                    f'differs from the baseline\'s {old!r}: the run was '
+                    'configured differently; record a new baseline'
+                )
+
+        case_nights = past.get(key, [])
+        like_nights = []
+        if lookback:
+            like_nights = like_for_like(case_nights, session,
+                                        like_tags(records),
+                                        config.lookback_match,
+                                        config.lookback_nights)
+        for var in sorted(case['perfvars']):
+            pv = case['perfvars'][var]
+            unit = pv['unit']
+            tol, direction, ignore, unstable = config.variable(
+                key.check, var, unit)
+            cur = [rec.perf[var][0] for rec in records if var in rec.perf]
+            units = {rec.perf[var][1] for rec in records if var in rec.perf}
+            row = {
+                'case': str(key), 'name': key.name, 'check': key.check,
+                'params': key.params, 'system': key.system,
+                'partition': key.partition, 'environ': key.environ,
+                'var': var, 'unit': unit, 'direction': direction,
+                'tolerance': tol, 'session': sess_uuid,
+                'base': {'n': len(pv['values']),
+                         'mean': _mean_or_none(pv['values']),
+                         'values': pv['values']},
+                'cur': {'n': len(cur), 'mean': _mean_or_none(cur),
+                        'values': [float(v) for v in cur]},
+            }
+            if units and units != {unit}:
+                raise ConfigError(
+                    f'session {sess_uuid}', f'{key}: {var}',
+                    ', '.join(sorted(units)),
+                    f'unit differs from the baseline\'s {unit!r}'
+                )
+
+            if not cur:
+                missing.append({'case': str(key), 'session': sess_uuid,
+                                'var': var, 'reason': f'variable {var} not '
+                                'reported'})
+                continue
+
+            base_vals, cur_vals = pv['values'], cur
+
+            moments = None
+            if config.iteration_moments and (lookback or
+                                             config.sample_unit == 'repeat'):
+                moments = iteration_moments(case, var, records)
+                if moments is not None:
+                    row['base']['iterations'] = moments[0].n
+                    row['cur']['iterations'] = moments[1].n
+
+            if config.sample_unit == 'session':
+                # One sample per session: the baseline's session means
+                # against this session's mean, so night-to-night drift
+                # counts as noise (a prediction interval, docs/gate.md).
+                base_vals = session_means(pv)
+                cur_vals = [statistics.fmean(cur)]
+                row['base']['session_means'] = base_vals
+
+            by_nights = None
+            zero_nights = 0
+            if lookback and not ignore:
+                level, segments, note = lookback_nights(
+                    like_nights, session, baseline, pv, var, config,
+                    tol if config.changepoint_min_change is None
+                    else config.changepoint_min_change)
+                detect = config.lookback_detect or 2 * tol
+                # Tonight's tool iterations, where known, are its
+                # samples (one IOR run of -i 5 is a night of 5).
+                tonight = moments[1] if moments else lb.night_moments(cur)
+                zero_nights = lb.not_positive(level, tonight, segments)
+                by_nights = judge_nights(
+                    level, tonight, segments, tol, direction,
+                    max(detect, tol), config.lookback_confidence,
+                    config.min_samples, config.lookback_outlier_z)
+                if by_nights is not None and note:
+                    by_nights['reason'] = note
+
+            if ignore:
+                row.update(verdict='ignored', reason='ignored in '
+                           f'{config.path}', change=None, low=None,
+                           high=None, df=None, repeats_needed=None)
+            elif by_nights is not None:
+                row.update(by_nights)
+                # (A change of -100 % is a level 17 orders of magnitude
+                # above tonight: no level to show.)
+                if row['change'] is not None and row['change'] > -1.0:
+                    # What the change is against: the level of the nights.
+                    row['base']['level'] = (row['cur']['mean'] /
+                                            (1.0 + row['change']))
+                    row['base']['nights'] = \
+                        by_nights['lookback']['level_nights']
+            else:
+                night_floor = None
+                if config.night_noise and config.sample_unit == 'repeat':
+                    means = history_means(
+                        case_nights[-config.history_sessions:], var)
+                    noise = night_noise(means)
+                    if noise is not None:
+                        night_floor = (noise[0], noise[1],
+                                       len(set(pv['session_index'])))
+                        row['night_noise'] = {'cv': math.sqrt(noise[0]),
+                                              'df': noise[1],
+                                              'sessions': len(means)}
+
+                row.update(judge(base_vals, cur_vals, tol, direction,
+                                 config.confidence,
+                                 1 if config.sample_unit == 'session'
+                                 else config.min_samples,
+                                 nights=night_floor,
+                                 detect=config.lookback_detect,
+                                 moments=moments if config.sample_unit ==
+                                 'repeat' else None))
+                if lookback and zero_nights:
+                    row['reason'] += (f'; {zero_nights} night(s) at 0 (no '
+                                      'ratio on the log scale): interval '
+                                      'rule')
+                elif lookback:
+                    row['reason'] += ('; fewer than 3 like-for-like nights '
+                                      'in the history: interval rule')
+
+            if unstable and row['verdict'] == 'regression':
+                row['verdict'] = 'inconclusive'
+                row['reason'] = (f'unstable figure ({config.path}: '
+                                 'unstable): reported, never gating: ' +
+                                 row['reason'])
+
+            found = row.get('sensitivity')
+            if found and row['verdict'] != 'ignored':
+                text = sensitivity_label(found)
+                # A blind figure's night is inconclusive by construction:
+                # what it cannot see comes first.
+                row['reason'] = (f'{text}; {row["reason"]}'
+                                 if found['blind'] and
+                                 row['verdict'] == 'inconclusive'
+                                 else f'{row["reason"]}; {text}')
+
+            row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
+                pv['values'], cur, tol, direction
+            ) if direction else None
+            rows.append(VarRow(**row))
+
+    # A session that stopped early is missing data even where its finished
+    # cases could be judged (they are): what it did not run is unknown.
+    for uuid in session_uuids:
+        session = results.sessions[uuid]
+        if session.num_aborted:
+            missing.append({'case': f'session {uuid}', 'session': uuid,
+                            'reason': f'stopped early: {session.num_aborted}'
+                            ' aborted case(s)'})
+
+    chosen = set(session_uuids)
+    new_cases = sorted({str(key) for uuid in chosen
+                        for key in results.case_records(uuid)
+                        if key not in keys and
+                        (name_filter is None or name_filter.search(key.name))})
+    return rows, missing, new_cases, contended
+
+
+def what_changed(baseline, results, rows):
+    """The provenance differences between each compared case's baseline
+    sessions and its current session, likeliest cause first.
+
+    Args:
+        baseline: the baseline dict.
+        results: the loaded results.
+        rows: the compared rows (their ``case`` and ``session``).
+
+    Returns:
+        ``{case: [Change.as_dict(), ...]}``.
+    """
+    cases = {str(bl.case_key(c)): c for c in baseline['cases']}
+    wanted = {(r.case, r.session) for r in rows}
+    records = defaultdict(list)
+    for uuid in {u for _, u in wanted}:
+        for rec in results.by_session(uuid):
+            # What the contended repeats ran on did not make the figures.
+            if (str(rec.key), uuid) in wanted and not rec.contended:
+                records[(str(rec.key), uuid)].append(rec)
+
+    out = {}
+    for case, uuid in sorted(wanted):
+        before, per_case = prov.baseline_tags(baseline, cases[case])
+        after = prov.session_level(results.sessions[uuid])
+        if per_case:
+            after.update(prov.case_level(
+                *prov.case_tags_of(records[(case, uuid)])))
+
+        out[case] = [c.as_dict() for c in prov.differences(before, after)]
+
+    return out
+
+
+def run_gate(baseline, results, session_uuids, config, name_filter=None,
+             with_history=True, baseline_path=''):
+    """Compare, collect history and change points, and build the record.
+
+    Returns:
+        The report record (a JSON-serialisable dict) that every format
+        renders; ``record['exit_code']`` is the gate's exit code.
+    """
+    rows, missing, new_cases, contended = compare(
+        baseline, results, session_uuids, config, name_filter)
+    summary = {v: 0 for v in VERDICTS if v != 'missing'}
+    for row in rows:
+        summary[row.verdict] += 1
+
+    # Beside the verdicts (which decide the exit code): how many figures
+    # could not have found the loss the gate promises not to miss.
+    found = [r.sensitivity for r in rows
+             if r.verdict != 'ignored' and r.sensitivity is not None]
+    sensitivity = {'figures': len(found),
+                   'blind': sum(s['blind'] for s in found),
+                   'power': POWER}
+
+    hist = history(results, rows, config) if with_history else []
+    # The coverage the headers name: the lookback rule's where it judged
+    # every variable (each reason names its own).
+    judged = [r for r in rows if r.verdict != 'ignored']
+    confidence = config.lookback_confidence if judged and all(
+        r.lookback is not None for r in judged) else config.confidence
+    sessions = [results.sessions[u].as_dict() for u in session_uuids]
+    record = {
+        'kind': REPORT_KIND,
+        'format_version': REPORT_FORMAT_VERSION,
+        'created': datetime.datetime.now(
+            datetime.timezone.utc).isoformat(timespec='seconds'),
+        'pfsbench_version': __version__,
+        'source': results.source,
+        'baseline': {'name': baseline['name'], 'path': baseline_path,
+                     'created': baseline.get('created'),
+                     'sessions': [s['uuid'] for s in baseline['sessions']],
+                     'extras': [s.get('extras', {})
+                                for s in baseline['sessions']],
+                     'contended_samples': baseline.get('contended_samples',
+                                                       [])},
+        'current_sessions': sessions,
+        'settings': {'config': config.path, 'confidence': confidence,
+                     'lookback_confidence': config.lookback_confidence,
+                     'tolerance': config.tolerance,
+                     'inconclusive_exit': config.inconclusive_exit,
+                     'sample_unit': config.sample_unit,
+                     'night_noise': config.night_noise,
+                     'rule': config.rule,
+                     'method': 'lookback-nights' if config.rule ==
+                     'lookback' else 'welch-log-ratio'},
+        'results': [r.as_dict() for r in rows],
+        'missing': missing,
+        'new_cases': new_cases,
+        'contended_samples': contended,
+        'history': hist,
+        'changes': what_changed(baseline, results, rows),
+        'sweeps': sweeps(results, session_uuids, name_filter),
+        'summary': {**summary, 'missing': len(missing)},
+        'sensitivity': sensitivity,
+    }
+    record['exit_code'] = exit_code(summary, missing, config)
+    return record

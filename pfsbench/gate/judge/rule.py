@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The verdict rule: one variable's samples on both sides in, a verdict
+out (:func:`judge`, applying :func:`decide` to the change interval), and
+the gate's exit code from the verdicts (:func:`exit_code`).
+"""
+
+import math
+import statistics
+
+from pfsbench.core.errors import NotEnoughSamples
+from pfsbench.gate.judge import lookback as lb, sensitivity as sens
+from pfsbench.gate.statistics.stats import (floor_by_nights, ratio_interval,
+                                            ratio_interval_moments,
+                                            repeats_to_settle)
+
+VERDICTS = ('regression', 'inconclusive', 'improvement', 'pass', 'missing',
+            'ignored')
+
+
+def decide(interval, tolerance, direction):
+    """Verdict of one variable from its change interval.
+
+    In the variable's *worse* direction (down for ``higher``, up for
+    ``lower``):
+
+    * ``regression``: the whole interval lies beyond the tolerance
+      (``high < -tol`` for higher-is-better);
+    * ``improvement``: the whole interval lies beyond the tolerance the
+      other way (``low > +tol``);
+    * ``inconclusive``: the interval contains the worse-side threshold, so
+      the data can neither show a regression nor rule one out;
+    * ``pass``: the interval excludes a loss bigger than the tolerance.
+
+    Args:
+        interval: a :class:`pfsbench.gate.statistics.stats.RatioInterval`.
+        tolerance: the smallest relative change that matters (0.05).
+        direction: ``'higher'`` or ``'lower'`` is better.
+
+    Returns:
+        ``(verdict, threshold)`` where ``threshold`` is the worse-side
+        limit (``-tol`` or ``+tol``).
+    """
+    lo, hi = interval.low, interval.high
+    if direction == 'higher':
+        if hi < -tolerance:
+            return 'regression', -tolerance
+
+        if lo > tolerance:
+            return 'improvement', -tolerance
+
+        if lo < -tolerance:
+            return 'inconclusive', -tolerance
+
+        return 'pass', -tolerance
+
+    if direction == 'lower':
+        if lo > tolerance:
+            return 'regression', tolerance
+
+        if hi < -tolerance:
+            return 'improvement', tolerance
+
+        if hi > tolerance:
+            return 'inconclusive', tolerance
+
+        return 'pass', tolerance
+
+    raise ValueError(f'direction must be higher or lower, got {direction!r}')
+
+
+def fixed_tolerance_verdict(base, cur, tolerance, direction):
+    """What a fixed ReFrame-style reference would say: the current mean
+    against the baseline mean with a plain ``-tol`` bound, no statistics.
+
+    Returns:
+        ``'regression'``, ``'pass'``, or ``None`` if the baseline mean is
+        not positive (no ratio).
+    """
+    mean_base = statistics.fmean(base)
+    if mean_base <= 0:
+        return None
+
+    change = statistics.fmean(cur) / mean_base - 1.0
+    if direction == 'higher':
+        return 'regression' if change < -tolerance else 'pass'
+
+    return 'regression' if change > tolerance else 'pass'
+
+
+def _repeats_text(need, per, never):
+    """What an inconclusive reason says of the repeats that would settle
+    it: ``need`` per ``per`` (side, night), or ``never`` for ``None``."""
+    if need is None:
+        return never
+
+    if need > 1000:
+        return f'more than 1000 repeats per {per} would be needed'
+
+    return f'about {need} repeats per {per} would settle it'
+
+
+def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
+          nights=None, moments=None, detect=None):
+    """Verdict of one variable from its samples.
+
+    Args:
+        base: baseline samples.
+        cur: current samples.
+        tolerance: smallest relative change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples than this give ``inconclusive``.
+        nights: ``(variance, df, k)`` of the night-to-night noise of the
+            log session mean and the baseline's session count, or ``None``;
+            the interval is then at least that wide
+            (:func:`pfsbench.gate.statistics.stats.floor_by_nights`).
+        moments: ``(baseline, current)``
+            :class:`~pfsbench.gate.statistics.stats.Moments` of every tool
+            iteration, used instead of ``base`` and ``cur`` for the interval.
+        detect: the loss the gate must find (the figure's sensitivity
+            target, :mod:`pfsbench.gate.judge.sensitivity`); default twice the
+            tolerance.
+
+    Returns:
+        A dict with ``verdict``, ``reason``, ``change``, ``low``, ``high``,
+        ``df``, ``repeats_needed`` (for ``inconclusive``) and
+        ``sensitivity`` (:func:`pfsbench.gate.judge.sensitivity.sensitivity`,
+        ``None`` without an interval).
+    """
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'sensitivity': None}
+    if base and cur and not any(base) and not any(cur):
+        # A spread or a skew of exactly 0 on both sides (one stream): no
+        # ratio exists, and nothing changed.
+        out.update(verdict='pass', reason='0 in the baseline and now',
+                   change=0.0, low=0.0, high=0.0)
+        return out
+
+    if direction == 'lower' and cur and not any(cur) and \
+            len(cur) >= min_samples:
+        # Nothing is lower than 0 (a spread or a skew of one stream): no
+        # ratio exists, and nothing got worse.
+        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
+        out.update(verdict='pass', reason='0 now: nothing is lower',
+                   change=change, low=change, high=change)
+        return out
+
+    try:
+        if moments is not None:
+            iv = ratio_interval_moments(*moments, confidence)
+        else:
+            iv = ratio_interval(base, cur, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    if nights is not None:
+        iv = floor_by_nights(iv, *nights)
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    out['sensitivity'] = sens.of_interval(
+        iv, tolerance, max(detect or 2 * tolerance, tolerance), direction,
+        'interval', tau2=nights[0] if nights and iv.night_floor else 0.0,
+        level_nights=nights[2] if nights else 1)
+    verdict, threshold = decide(iv, tolerance, direction)
+    n_cur = moments[1].n if moments is not None else len(cur)
+    if n_cur < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{n_cur} current sample(s), the gate needs '
+                         f'{min_samples}')
+        return out
+
+    out['verdict'] = verdict
+    pct = f'{confidence:.0%}'
+    if verdict == 'inconclusive' and iv.night_floor:
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: the '
+                         'night-to-night noise of the history is larger than '
+                         'the tolerance; more repeats per run will not settle '
+                         'it: record the baseline over more nights or widen '
+                         'the tolerance')
+    elif verdict == 'inconclusive':
+        need = repeats_to_settle(iv, threshold)
+        out['repeats_needed'] = need
+        need_txt = _repeats_text(need, 'side', 'the change sits on the '
+                                 'tolerance; more repeats will not settle '
+                                 'it')
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: noise '
+                         f'is larger than the tolerance; {need_txt}')
+    elif verdict == 'regression':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{threshold:+.1%}')
+    elif verdict == 'improvement':
+        out['reason'] = (f'the whole {pct} interval lies beyond '
+                         f'{-threshold:+.1%}')
+    else:
+        out['reason'] = (f'the {pct} interval excludes a change worse than '
+                         f'{threshold:+.1%}')
+
+    if iv.night_floor and verdict != 'inconclusive':
+        out['reason'] += ('; interval widened to the night-to-night noise '
+                          'of the history')
+
+    if moments is not None:
+        out['reason'] += (f'; samples: {moments[0].n} baseline and '
+                          f'{moments[1].n} current tool iterations (from '
+                          'each run\'s mean and standard deviation)')
+
+    if iv.borrowed:
+        side = 'baseline' if iv.borrowed == 'base' else 'current'
+        out['reason'] += (f'; one {side} sample, spread taken from the '
+                          'other side')
+
+    return out
+
+
+def judge_nights(level, current, segments, tolerance, direction,
+                 detect, confidence=0.95, min_samples=2, outlier_z=3.5):
+    """Verdict of one variable by the lookback rule
+    (:mod:`pfsbench.gate.judge.lookback`): tonight against the level nights,
+    with the night-to-night noise of the like-for-like history.
+
+    Args:
+        level: :class:`~pfsbench.gate.statistics.stats.Moments` of the nights
+            that set the level (the baseline's, or those since an intended
+            change).
+        current: tonight's :class:`~pfsbench.gate.statistics.stats.Moments`.
+        segments: the history's nights for the noise, split at
+            intended-change markers (lists of Moments).
+        tolerance: the smallest change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        detect: the loss a passing night must rule out.
+        confidence: coverage of the interval.
+        min_samples: fewer current samples give ``inconclusive``.
+        outlier_z: nights beyond this robust z are left out of the level
+            and of the noise.
+
+    Returns:
+        A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
+        used), or ``None`` when the history holds too few nights for the
+        noise (fewer than 3 in a segment); the caller then judges by the
+        interval rule.
+    """
+    if lb.not_positive(level, current, segments):
+        if level and not any(n.mean for n in level) and not current.mean:
+            # A spread or a skew that has been 0 (one stream) and is 0
+            # again: nothing changed, whatever the history holds.
+            return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
+                    'high': 0.0, 'df': None, 'repeats_needed': None,
+                    'spread_change': None,
+                    'reason': f'0 tonight and on the {len(level)} level '
+                              'night(s)',
+                    'lookback': {'level_nights': len(level),
+                                 'history_nights': sum(map(len, segments)),
+                                 'outliers': 0, 'night_cv': 0.0, 'df': None,
+                                 'detect': detect}}
+
+        # A night at 0 has no logarithm: the interval rule judges.
+        return None
+
+    kept = []
+    dropped = 0
+    for seg in segments:
+        ok, out = lb.drop_outliers(seg, outlier_z)
+        kept.append(ok)
+        dropped += len(out)
+
+    noise = lb.night_variance(kept)
+    if noise is None:
+        return None
+
+    level_kept, level_out = lb.drop_outliers(level, outlier_z)
+    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
+           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+           'spread_change': None, 'sensitivity': None,
+           'lookback': {'level_nights': len(level_kept),
+                        'history_nights': sum(len(s) for s in kept),
+                        'outliers': dropped + len(level_out),
+                        'night_cv': math.sqrt(noise[0]),
+                        'df': noise[1], 'detect': detect}}
+    try:
+        iv = lb.interval(level_kept, current, noise, confidence)
+    except NotEnoughSamples as err:
+        out['reason'] = str(err)
+        return out
+
+    out.update(change=iv.change, low=iv.low, high=iv.high,
+               df=None if math.isinf(iv.df) else iv.df)
+    out['sensitivity'] = sens.of_interval(
+        iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
+        level_nights=len(level_kept))
+    verdict, threshold = lb.decide(iv, tolerance, detect, direction)
+    pct = f'{confidence:.0%}'
+    basis = (f'tonight against {len(level_kept)} level night(s), '
+             f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
+             f'{out["lookback"]["history_nights"]} like-for-like night(s)')
+    if out['lookback']['outliers']:
+        basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
+
+    if current.n < min_samples and verdict != 'inconclusive':
+        out['reason'] = (f'{current.n} current sample(s), the gate needs '
+                         f'{min_samples}; {basis}')
+        return out
+
+    out['verdict'] = verdict
+    tol = -tolerance if direction == 'higher' else tolerance
+    interval = f'{pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+    why = {'regression': f'the whole {interval} is a loss and the change '
+                         f'is beyond {tol:+.1%}',
+           'improvement': f'the whole {interval} is a gain beyond '
+                          f'{-tol:+.1%}',
+           'pass': f'the {interval} rules out a loss beyond '
+                   f'{threshold:+.1%} and shows no significant loss beyond '
+                   f'{tol:+.1%}'}
+    if verdict in why:
+        out['reason'] = why[verdict]
+    else:
+        need = lb.repeats_to_settle(level_kept, current, noise, detect,
+                                    confidence, direction=direction)
+        out['repeats_needed'] = need
+        need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
+                                 'alone is too large: more repeats will not '
+                                 'settle it; more level nights or a larger '
+                                 'detect will')
+
+        out['reason'] = (f'the {interval} can neither rule out a loss of '
+                         f'{threshold:+.1%} nor show one beyond '
+                         f'{tol:+.1%}: {need_txt}')
+
+    cv2 = lb.pooled_cv2(level_kept)
+    if cv2 and lb.spread_grew(current, cv2, sum(
+            n.n - 1 for n in level_kept if n.n > 1)):
+        ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
+        out['spread_change'] = ratio
+        out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
+                          'level nights\' (F test, 1 %): a disturbed '
+                          'night?')
+
+    out['reason'] += f'; {basis}'
+    return out
+
+
+def exit_code(summary, missing, config):
+    """0 pass, 1 regression, 3 missing data (and inconclusive if the site
+    chose so in gate.yaml).  A regression wins over missing data."""
+    if summary.get('regression'):
+        return 1
+
+    if missing or not sum(summary.values()):
+        return 3
+
+    if summary.get('inconclusive') and config.inconclusive_exit == 3:
+        return 3
+
+    return 0

@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The samples a verdict compares: the current session's records of each
+case, every tool iteration rebuilt from a run's mean and standard
+deviation, a baseline variable's session means.
+"""
+
+import statistics
+from collections import defaultdict
+
+from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
+from pfsbench.gate.judge.lookback import split_at_markers
+from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.statistics.stats import (moments_from_summaries,
+                                            night_moments)
+
+
+def iteration_moments(case, var, records):
+    """Moments of every tool iteration behind ``var`` on both sides, or
+    ``None`` when ``var`` is not such a mean or a count is missing.
+
+    Args:
+        case: the baseline case (its ``perfvars`` hold the sibling).
+        var: the variable, ``<x>_mean``.
+        records: the current session's records of the case.
+
+    Returns:
+        ``(baseline Moments, current Moments)`` or ``None``.
+    """
+    if not var.endswith(MEAN_SUFFIX):
+        return None
+
+    sibling = var[:-len(MEAN_SUFFIX)] + STDDEV_SUFFIX
+    pv, sd = case['perfvars'][var], case['perfvars'].get(sibling)
+    if sd is None or 'iterations' not in pv or \
+            len(sd['values']) != len(pv['values']):
+        return None
+
+    cur = [(r.perf[var][0], r.perf[sibling][0], r.iterations)
+           for r in records if var in r.perf and sibling in r.perf]
+    if not cur or len(cur) != len(records) or \
+            any(v is None or s is None or n is None for v, s, n in cur):
+        return None
+
+    return (moments_from_summaries(pv['values'], sd['values'],
+                                   pv['iterations']),
+            moments_from_summaries(*zip(*cur)))
+
+
+def session_means(perfvar):
+    """Per-session means of a baseline variable, in session order."""
+    groups = defaultdict(list)
+    for value, idx in zip(perfvar['values'], perfvar['session_index']):
+        groups[idx].append(value)
+
+    return [statistics.fmean(groups[i]) for i in sorted(groups)]
+
+
+def select_current(results, session_uuids, keys):
+    """The latest session's records of each case among ``session_uuids``.
+
+    Returns:
+        ``{CaseKey: (session uuid, [Record, ...])}``.
+    """
+    start = {u: results.sessions[u].time_start for u in set(session_uuids)}
+    latest = {}
+    for uuid in sorted(start, key=start.get):
+        for key in results.case_records(uuid):
+            prev = latest.get(key)
+            if key in keys and (prev is None or start[uuid] > start[prev]):
+                latest[key] = uuid
+
+    return {key: (uuid, list(results.case_records(uuid)[key]))
+            for key, uuid in latest.items()}
+
+
+def _tag(like, session, name):
+    """A like-for-like value: the case's tag, else the session extra."""
+    for key, value in like:
+        if key == name:
+            return value
+
+    value = session.extras.get(name)
+    return None if value is None else str(value)
+
+
+def like_for_like(past, tonight, tonight_like, names, limit):
+    """The newest ``limit`` nights of a case's history that ran like
+    tonight: every tag in ``names`` equal to tonight's (the case's
+    ``job_nodelist``, ``spack_provenance``, ``target_path``,
+    ``target_fstype``, or a session extra).
+
+    Args:
+        past: :func:`pfsbench.gate.store.history.past_nights` of the case
+            (:class:`~pfsbench.gate.store.history.Night` list), oldest first.
+        tonight: the current :class:`~pfsbench.gate.store.results.Session`.
+        tonight_like: :func:`pfsbench.gate.store.results.like_tags` of its
+            records.
+        names: ``lookback.match``.
+        limit: ``lookback.nights``.
+
+    Returns:
+        The nights, oldest first.
+    """
+    wanted = [(name, _tag(tonight_like, tonight, name)) for name in names]
+    # Nights share few distinct tag tuples: match each once, and the
+    # session extras (names that are no case tag) per night.
+    known = {}
+    out = []
+    for night in reversed(past):
+        if len(out) == limit:
+            break
+
+        like = night.like
+        found = known.get(like)
+        if found is None:
+            tags = dict(like)
+            found = known[like] = (
+                all(tags[name] == value for name, value in wanted
+                    if name in tags),
+                [(name, value) for name, value in wanted
+                 if name not in tags])
+
+        ok, extras = found
+        if ok and all(_tag((), night.session, name) == value
+                      for name, value in extras):
+            out.append(night)
+
+    out.reverse()
+    return out
+
+
+def lookback_nights(past, tonight, baseline, perfvar, var, config,
+                    min_change):
+    """The nights the lookback rule weighs for one variable
+    (:func:`pfsbench.gate.judge.rule.judge_nights`).
+
+    The history is the case's like-for-like nights
+    (:func:`like_for_like`).  The level is the baseline's nights plus the
+    like-for-like nights up to its newest session (``level: baseline``)
+    or the newest like-for-like nights (``level: recent``); an intended
+    change (a session extra named ``lookback.marker``) after the
+    baseline restarts the level there, and splits the noise history into
+    segments around their own levels.
+
+    Args:
+        past: :func:`like_for_like` nights of the case.
+        tonight: the current :class:`~pfsbench.gate.store.results.Session`.
+        baseline: the baseline dict.
+        perfvar: the baseline case's ``perfvars[var]``.
+        var: the variable.
+        config: the :class:`~pfsbench.gate.judge.config.GateConfig`.
+        min_change: the smallest step that splits the history (the
+            change points' ``min_change``, by default the tolerance).
+
+    Returns:
+        ``(level, segments, note)``: level :class:`Moments`, lists of
+        history Moments, and ``''`` or why the level is empty (tonight
+        starts a new level).
+    """
+    marker = config.lookback_marker
+    history = []
+    for night in past:
+        found = night.moments(var)
+        if found is not None:
+            history.append((night.session, found))
+
+    # A marker counts where its value changes: a nightly script that
+    # keeps passing the same value marks the first night only.
+    values = [s.extras.get(marker) or None for s, _ in history]
+    marks = [bool(v) and v != prev
+             for prev, v in zip([None] + values, values)]
+    # An unmarked step (a change point, Otava's segments) splits the
+    # history for the noise too, never the level: around their own levels
+    # its nights are noise, around one level the step would be.
+    splits = list(marks)
+    for c in _steps([n.mean for _, n in history], min_change, config):
+        splits[c.index] = True
+
+    segments = split_at_markers([n for _, n in history], splits)
+    value = tonight.extras.get(marker) or None
+    if value and value != (values[-1] if values else None):
+        return [], segments, (f'tonight is marked as an intended change '
+                              f'({marker}={value}): it starts a new level')
+
+    sessions = baseline['sessions']
+    base_uuids = {s['uuid'] for s in sessions}
+    base_end = max(s['time_start'] for s in sessions)
+    marked = [s.time_start for (s, _), m in zip(history, marks) if m]
+    since = marked[-1] if marked else None
+    if config.lookback_level == 'recent' or \
+            (since is not None and since > base_end):
+        level = [n for s, n in history
+                 if since is None or s.time_start >= since]
+        return level, segments, ''
+
+    groups = defaultdict(list)
+    for sample, idx in zip(perfvar['values'], perfvar['session_index']):
+        groups[idx].append(sample)
+
+    level = [night_moments(groups[i]) for i in sorted(groups)]
+    level += [n for s, n in history
+              if s.time_start <= base_end and s.uuid not in base_uuids and
+              (since is None or s.time_start >= since)]
+    return level, segments, ''
+
+
+def _steps(means, min_change, config):
+    """Change points of a history's night means, with the gate's
+    change-point settings."""
+    if len(means) < 2 * config.changepoint_min_segment or \
+            any(m <= 0 for m in means):
+        return []
+
+    return cp.detect(means, threshold=config.changepoint_threshold,
+                     min_segment=config.changepoint_min_segment,
+                     min_change=min_change)

@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's pure statistics: moments, intervals, change points, scaling.
+"""

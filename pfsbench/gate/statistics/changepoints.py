@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Step changes in a nightly series (robust binary segmentation).
+
+Method (docs/gate.md, "Change points"):
+
+1. Work on ``x = ln(y)`` so that a step is a relative change and the noise
+   of a rate is roughly constant.
+2. Remove isolated outliers with a running median of 3 (a one-night spike
+   vanishes, a step keeps its position).
+3. Estimate the noise from first differences, which a few steps barely
+   touch: ``sigma = 1.4826 * MAD(diff(x)) / sqrt(2)``.
+4. Binary segmentation: in a segment, the split ``k`` maximising
+   ``T = |mean(left) - mean(right)| / (sigma * sqrt(1/n_left + 1/n_right))``
+   is a change point if ``T > threshold`` and the relative step
+   ``exp(mean(right) - mean(left)) - 1`` is at least ``min_change``; then
+   both halves are searched again.  Segments are at least ``min_segment``
+   long.
+
+No dependency beyond the stdlib; a series of 365 nights takes well under
+a millisecond per level.
+"""
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from pfsbench.gate.statistics.stats import diff_sigma
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A step that begins at ``index`` of the series.
+
+    Attributes:
+        index: position of the first value after the step.
+        before: mean of the segment before (original scale, geometric).
+        after: mean of the segment after (original scale, geometric).
+        change: ``after/before - 1``.
+        score: the statistic ``T`` of the split.
+    """
+
+    index: int
+    before: float
+    after: float
+    change: float
+    score: float
+
+
+def median3(values):
+    """Running median of width 3; the ends are kept."""
+    n = len(values)
+    if n < 3:
+        return list(values)
+
+    return [values[0]] + [
+        max(min(a, b), min(max(a, b), c))
+        for a, b, c in zip(values, values[1:], values[2:])
+    ] + [values[-1]]
+
+
+def noise_sigma(x):
+    """Robust standard deviation of the noise of ``x`` (from first
+    differences, so steps barely count)."""
+    if len(x) < 3:
+        return 0.0
+
+    return diff_sigma(x)
+
+
+def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
+           sigma_floor=1e-4):
+    """Change points of a positive series.
+
+    Args:
+        values: the series (e.g. one variable's per-session means), > 0.
+        threshold: minimal split statistic ``T`` (a z-score).
+        min_segment: minimal number of values on each side of a step.
+        min_change: minimal relative step to report (e.g. the tolerance).
+        sigma_floor: lower bound of the log-scale noise, so a perfectly
+            constant series does not make every wiggle a step.
+
+    Returns:
+        A list of :class:`ChangePoint`, by index.
+    """
+    if any(v is None or v <= 0 for v in values):
+        raise ValueError('change-point detection needs positive values')
+
+    n = len(values)
+    if n < 2 * min_segment:
+        return []
+
+    x = median3([math.log(v) for v in values])
+    sigma = max(noise_sigma(x), sigma_floor)
+    prefix = [0.0]
+    for v in x:
+        prefix.append(prefix[-1] + v)
+
+    found = []
+
+    def search(lo, hi):
+        ks = range(lo + min_segment, hi - min_segment + 1)
+        if not ks:
+            return
+
+        # T^2 sigma^2 = (nl S - n Sl)^2 / (nl nr n) with Sl the left sum
+        # and S the segment's: no square root nor division per split.
+        n, base, total = hi - lo, prefix[lo], prefix[hi] - prefix[lo]
+        scores = [((k - lo) * total - n * (prefix[k] - base)) ** 2 /
+                  ((k - lo) * (hi - k)) for k in ks]
+        best_k = ks[scores.index(max(scores))]
+        nl, nr = best_k - lo, hi - best_k
+        best_step = (prefix[hi] - prefix[best_k]) / nr - \
+            (prefix[best_k] - base) / nl
+        best = abs(best_step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
+        if best <= threshold or abs(math.expm1(best_step)) < min_change:
+            return
+
+        # Its before/after means are refitted once every step is known.
+        found.append((best_k, best))
+        search(lo, best_k)
+        search(best_k, hi)
+
+    search(0, n)
+    return _refit(sorted(found), x)
+
+
+def _refit(splits, x):
+    """Change points from ``[(index, score)]`` (sorted), each step's
+    before/after means taken between its neighbouring steps."""
+    out = []
+    bounds = [0] + [k for k, _ in splits] + [len(x)]
+    for i, (k, score) in enumerate(splits):
+        ml = statistics.fmean(x[bounds[i]:k])
+        mr = statistics.fmean(x[k:bounds[i + 2]])
+        out.append(ChangePoint(index=k, before=math.exp(ml),
+                               after=math.exp(mr), change=math.expm1(mr - ml),
+                               score=score))
+
+    return out

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A variable's past: per-session means before the current session (for
+the night-noise floor) and over the whole window, with change points and
+the provenance that changed where each step began.
+"""
+
+import statistics
+from collections import defaultdict
+
+from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.store import provenance as prov
+
+
+def past_nights(results, current, limit, configs):
+    """Each case's nights before its current session (the newest
+    ``limit``), for the night-noise floor and the lookback rule.
+
+    Args:
+        results: the loaded results.
+        current: ``{CaseKey: (session uuid, records)}``.
+        limit: keep this many sessions per case.
+        configs: ``{CaseKey: config}``; records configured otherwise
+            (other ``-S`` values, task counts) are left out, as are
+            failed and contended ones.
+
+    Returns:
+        ``{CaseKey: [Night, ...]}``, oldest first.
+    """
+    series, inside = results.series()
+    objs = [series.sessions[u] for u in series.uuids]
+    times = [s.time_start for s in objs]
+    out = {}
+    for key, (uuid, _) in current.items():
+        cols = series.cases.get(key)
+        if cols is None:
+            continue
+
+        until = results.sessions[uuid].time_start
+        wanted = {i for i, c in enumerate(cols.configs)
+                  if c == configs.get(key)}
+        pos, ids = cols.pos.tolist(), cols.config_ids.tolist()
+        picked = []
+        for j in range(len(pos) - 1, -1, -1):
+            p = pos[j]
+            if inside[p] and times[p] < until and ids[j] in wanted:
+                picked.append(Night(objs[p], cols, j))
+                if len(picked) == limit:
+                    break
+
+        picked.reverse()
+        out[key] = picked
+
+    return out
+
+
+class Night:
+    """One night of a case in the history: its session, and its figures
+    read from the case's columns when asked for."""
+
+    __slots__ = ('session', 'cols', 'j')
+
+    def __init__(self, session, cols, j):
+        self.session, self.cols, self.j = session, cols, j
+
+    @property
+    def like(self):
+        """:func:`pfsbench.gate.store.results.like_tags` of the night."""
+        return self.cols.likes[self.cols.like_ids[self.j]]
+
+    def moments(self, var):
+        """:class:`~pfsbench.gate.statistics.stats.Moments` of ``var``, or
+        ``None``."""
+        return self.cols.moments(var, self.j)
+
+
+def history_means(nights, var):
+    """The means of ``var`` over :func:`past_nights`' list of one case
+    (nights without it left out)."""
+    if not nights:
+        return []
+
+    cols = nights[0].cols
+    found = cols.columns.get(var)
+    if found is None:
+        return []
+
+    means, _, counts = found
+    return [means[n.j] for n in nights if counts[n.j]]
+
+
+def _series(results, cases, sessions):
+    """``{case: {var: [point, ...]}}`` of the cases named ``cases``
+    (strings) over ``sessions``, every configuration (a session's
+    configurations merged, weighted by their sample counts); a point is
+    ``{'session', 'time', 'mean', 'n'}``."""
+    series, inside = results.series()
+    window = {s.uuid for s in sessions}
+    ok = [inside[p] and u in window for p, u in enumerate(series.uuids)]
+    times = [series.sessions[u].time_start for u in series.uuids]
+    out = {case: defaultdict(list) for case in cases}
+    keys = {}
+    for key, cols in series.cases.items():
+        name = str(key)
+        if name not in out:
+            continue
+
+        keys[name] = key
+        pos = cols.pos.tolist()
+        use = [j for j, p in enumerate(pos) if ok[p]]
+        if len(set(pos[j] for j in use)) != len(use):
+            out[name] = _merged(series.uuids, times, pos, use, cols)
+            continue
+
+        # One configuration per session (the usual case).
+        at = [pos[j] for j in use]
+        uuids = [series.uuids[p] for p in at]
+        when = [times[p] for p in at]
+        for var, (means, _, counts) in cols.columns.items():
+            ms, ns = means.tolist(), counts.tolist()
+            if len(use) != len(pos):
+                ms, ns = [ms[j] for j in use], [ns[j] for j in use]
+
+            out[name][var] = [{'session': u, 'time': t, 'mean': m, 'n': n}
+                              for u, t, m, n in zip(uuids, when, ms, ns)
+                              if n]
+
+    return out, keys
+
+
+def _merged(uuids, times, pos, use, cols):
+    """:func:`_series` of a case that ran with several configurations in
+    one session: their means merged, weighted by their counts."""
+    out = defaultdict(list)
+    for var, (means, _, counts) in cols.columns.items():
+        points = out[var]
+        last = None
+        for j in use:
+            n = counts[j]
+            if not n:
+                continue
+
+            if pos[j] == last:
+                prev = points[-1]
+                k = prev['n']
+                prev['mean'] = (prev['mean'] * k + means[j] * n) / (k + n)
+                prev['n'] = k + n
+            else:
+                points.append({'session': uuids[pos[j]],
+                               'time': times[pos[j]], 'mean': means[j],
+                               'n': n})
+            last = pos[j]
+
+    return out
+
+
+def history(results, rows, config):
+    """Per-session means of every compared variable, with change points
+    (failed and contended records left out).
+
+    Returns:
+        A list of dicts, one per row in ``rows``, with the series, the
+        baseline band and the change points (each naming the session where
+        the step began and the tags that differ from the session before).
+    """
+    ordered = results.ordered_sessions()[-config.history_sessions:]
+    series, keys = _series(results, {r.case for r in rows}, ordered)
+    out = []
+    for row in rows:
+        points = series[row.case].get(row.var, [])
+        uuids = [p['session'] for p in points]
+        base_vals = row.base['values']
+        band = {'mean': statistics.fmean(base_vals),
+                'min': min(base_vals), 'max': max(base_vals)}
+        changes = []
+        means = [p['mean'] for p in points]
+        if len(means) >= 2 * config.changepoint_min_segment and \
+                all(m > 0 for m in means):
+            min_change = config.changepoint_min_change
+            if min_change is None:
+                min_change = row.tolerance
+
+            for c in cp.detect(means, threshold=config.changepoint_threshold,
+                               min_segment=config.changepoint_min_segment,
+                               min_change=min_change):
+                before = results.sessions[uuids[c.index - 1]]
+                after = results.sessions[uuids[c.index]]
+                at, diff = _tag_change_near(results, uuids, c.index,
+                                            keys.get(row.case))
+                changes.append({
+                    'index': c.index, 'session': after.uuid,
+                    'time': after.time_start, 'previous_session':
+                    before.uuid, 'before': c.before, 'after': c.after,
+                    'change': c.change, 'score': c.score,
+                    'tags_changed': diff,
+                    'tags_changed_at': at,
+                })
+
+        out.append({'case': row.case, 'check': row.check,
+                    'var': row.var, 'unit': row.unit,
+                    'points': points, 'baseline': band,
+                    'changepoints': changes})
+
+    return out
+
+
+def _tags_of(results, uuid, key):
+    session = results.sessions[uuid]
+    return prov.session_tags(session, *prov.case_tags_of(
+        results.case_records(uuid).get(key, ())))
+
+
+def _tag_change_near(results, uuids, index, key, reach=2):
+    """The tags that differ across the step at ``index``; if none do,
+    the nearest pair of sessions within ``reach`` nights whose tags differ
+    (a noisy series can place a step a night early or late).
+
+    Returns:
+        ``(uuid of the first session with the new tags or None,
+        {key: [before, after]})``.
+    """
+    for offset in [0] + [o for j in range(1, reach + 1) for o in (-j, j)]:
+        k = index + offset
+        if k < 1 or k >= len(uuids):
+            continue
+
+        diff = prov.differences([_tags_of(results, uuids[k - 1], key)],
+                                _tags_of(results, uuids[k], key))
+        if diff:
+            return uuids[k], {c.key: [c.before[0], c.after] for c in diff}
+
+    return None, {}

@@ -1,0 +1,314 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Foreign load seen during a measurement.
+
+A figure measured while something else used the target is not the target's
+figure.  :mod:`pfsbench.site.exclusive` keeps pfsbench's own cases apart; this
+module looks for everybody else, so that such a result is marked
+``contended`` and the gate leaves it out:
+
+- **I/O on the target's block device** that the case did not do: the
+  device's sectors read and written (``/proc/diskstats``) from just before
+  the job was submitted to just after it ended, minus the bytes the case
+  itself moved, beyond a slack for file-system metadata, journal and
+  read-ahead (:data:`SLACK_FRACTION`, at least :data:`SLACK_BYTES`).  Only
+  for targets on a local block device (a network or parallel file system
+  has none here; tmpfs has none at all).
+- **Other Slurm jobs running on the job's nodes** when it ended (without
+  Slurm accounting, jobs that came and went during the case are not seen).
+- **The whole file system's counters**, where the partition declares
+  ``extras.fs_counters_command`` (a site's command printing cumulative
+  bytes read, written and metadata operations of every client: Lustre's
+  server stats, ``mmpmon``, ``beegfs-ctl --serverstats``, MooseFS's servers):
+  sampled before and after the case; what exceeds the case's own bytes and
+  operations beyond a slack is other users' load, wherever their jobs run.
+  The probes above stay: they see what a local target does.
+"""
+
+import os
+import subprocess
+from dataclasses import dataclass
+
+from pfsbench.parsers import text
+from pfsbench.parsers.text import decode
+from pfsbench.site.mounts import mount_of, read_mounts
+
+DISKSTATS = '/proc/diskstats'
+#: /proc/diskstats counts 512-byte sectors whatever the device's own size.
+SECTOR_BYTES = 512
+#: Foreign I/O below this share of the case's own bytes is noise
+#: (journal, metadata, read-ahead).
+SLACK_FRACTION = 0.10
+#: ... and below this many bytes whatever the case moved.
+SLACK_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class DeviceCounters:
+    """Bytes read and written on one block device since boot."""
+
+    device: str
+    read_bytes: int
+    write_bytes: int
+
+
+def parse_diskstats(text):
+    """``/proc/diskstats`` as ``{'major:minor': DeviceCounters}``."""
+    counters = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 10:
+            continue
+
+        device = f'{fields[0]}:{fields[1]}'
+        counters[device] = DeviceCounters(
+            device=fields[2],
+            read_bytes=int(fields[5]) * SECTOR_BYTES,
+            write_bytes=int(fields[9]) * SECTOR_BYTES)
+
+    return counters
+
+
+def target_device(path, mounts=None):
+    """``major:minor`` of the block device holding ``path``, or None
+    where there is none (network, parallel and memory file systems have
+    major number 0)."""
+    mount = mount_of(path, read_mounts() if mounts is None else mounts)
+    if mount is None or mount['device'].startswith('0:'):
+        return None
+
+    return mount['device']
+
+
+def sample(device, diskstats_path=DISKSTATS):
+    """The device's counters now, or None when they cannot be read."""
+    if device is None:
+        return None
+
+    try:
+        with open(diskstats_path) as fp:
+            return parse_diskstats(fp.read()).get(device)
+    except OSError:
+        return None
+
+
+def foreign_io(before, after, own_bytes):
+    """What the device did beyond the case's own I/O, as a sentence, or
+    ``''`` when it stayed within the slack (or cannot be told).
+
+    Args:
+        before, after: :class:`DeviceCounters` around the case.
+        own_bytes: bytes the case itself wrote plus read (None: unknown).
+    """
+    if before is None or after is None or own_bytes is None:
+        return ''
+
+    moved = ((after.read_bytes - before.read_bytes) +
+             (after.write_bytes - before.write_bytes))
+    extra = moved - own_bytes
+    if extra <= max(SLACK_BYTES, SLACK_FRACTION * own_bytes):
+        return ''
+
+    return (f'{after.device}: {extra / 2**20:.0f} MiB of I/O beyond this '
+            f"case's own {own_bytes / 2**20:.0f} MiB")
+
+
+def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
+    """Other running Slurm jobs on ``nodelist``, as a sentence, or ``''``.
+
+    Args:
+        nodelist: the job's nodes (names).
+        own_jobids: the jobs of this suite run, which are not foreign.
+    """
+    if not nodelist:
+        return ''
+
+    try:
+        proc = text.run(
+            [squeue, '--noheader', '--states=RUNNING', '--format=%i %N',
+             '--nodelist=' + ','.join(nodelist)],
+            timeout=30, env=dict(os.environ))
+    except (OSError, subprocess.TimeoutExpired):
+        return ''
+
+    own = {str(j) for j in own_jobids}
+    others = [line.split()[0] for line in proc.stdout.splitlines()
+              if line.split() and line.split()[0] not in own]
+    if not others:
+        return ''
+
+    return (f'Slurm job(s) {", ".join(others)} running on '
+            f'{",".join(nodelist)}')
+
+
+#: The counters a partition's ``extras.fs_counters_command`` prints, one
+#: ``name value`` line each (cumulative, whole file system; docs/
+#: test-filesystem.md has the MooseFS, Lustre, GPFS and BeeGFS recipes).
+FS_COUNTER_NAMES = ('read_bytes', 'write_bytes', 'metadata_ops')
+#: Metadata operations beyond the case's own below this share of them, or
+#: this many, are noise (the suite's own lookups, statfs, the job's shell).
+OPS_SLACK_FRACTION = 0.10
+OPS_SLACK = 2000
+#: Seconds a site's counters or provenance command may take.
+COMMAND_TIMEOUT_S = 60
+
+
+class CommandFailed(Exception):
+    """A site's server-side command failed or printed what it must not;
+    the message names the command and the line."""
+
+
+@dataclass(frozen=True)
+class FsCounters:
+    """One sample of a whole file system's cumulative counters."""
+
+    read_bytes: int
+    write_bytes: int
+    metadata_ops: int
+
+
+def parse_fs_counters(text, command):
+    """The ``name value`` lines of a counters command as
+    :class:`FsCounters`; lines naming other counters are ignored.
+
+    Raises:
+        CommandFailed: a counter is missing, repeated or not a
+            non-negative integer.
+    """
+    seen = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0] not in FS_COUNTER_NAMES:
+            continue
+
+        name = words[0]
+        if len(words) != 2 or not words[1].isdigit():
+            raise CommandFailed(f'{command!r}: {line.strip()!r}: expected '
+                                f"'{name} <non-negative integer>'")
+        if name in seen:
+            raise CommandFailed(f'{command!r}: {name} printed twice')
+        seen[name] = int(words[1])
+
+    missing = [n for n in FS_COUNTER_NAMES if n not in seen]
+    if missing:
+        raise CommandFailed(f'{command!r}: no {", ".join(missing)} line in '
+                            f'its output')
+
+    return FsCounters(**seen)
+
+
+def run_site_command(command, timeout=COMMAND_TIMEOUT_S):
+    """Runs a site's shell command; its standard output.
+
+    Raises:
+        CommandFailed: it could not start, timed out or exited non-zero
+            (with the last line it wrote to standard error).
+    """
+    try:
+        proc = subprocess.run(command, shell=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(f'{command!r}: no answer in {timeout} s') \
+            from None
+    except OSError as err:
+        raise CommandFailed(f'{command!r}: {err.strerror}') from None
+
+    if proc.returncode != 0:
+        last = (decode(proc.stderr).strip().splitlines() or [''])[-1]
+        raise CommandFailed(f'{command!r}: exit status {proc.returncode}'
+                            + (f': {last}' if last else ''))
+
+    return decode(proc.stdout)
+
+
+def sample_fs_counters(command):
+    """``(FsCounters, '')``, or ``(None, why)`` when the command failed:
+    a case without a verdict is better than a case that fails because a
+    monitoring command did."""
+    try:
+        return parse_fs_counters(run_site_command(command), command), ''
+    except CommandFailed as err:
+        return None, str(err)
+
+
+def fs_counters_delta(before, after):
+    """What the file system did between two samples, as a dict, or None
+    when a counter went backwards (a server restart, MooseFS's hourly
+    reset): no verdict can be drawn then."""
+    if before is None or after is None:
+        return None
+
+    delta = {n: getattr(after, n) - getattr(before, n)
+             for n in FS_COUNTER_NAMES}
+    if any(v < 0 for v in delta.values()):
+        return None
+
+    return delta
+
+
+def foreign_fs_load(delta, own_bytes, own_ops):
+    """The file system's load beyond the case's own, as a sentence naming
+    the foreign bytes and operations, or ``''`` within the slack.
+
+    Args:
+        delta: :func:`fs_counters_delta` (None: no verdict, ``''``).
+        own_bytes: bytes the case wrote plus read (None: unknown, then
+            bytes give no verdict).
+        own_ops: metadata operations the case did, an upper estimate
+            (None: the family does only a few, :data:`OPS_SLACK` covers
+            them).
+    """
+    if delta is None:
+        return ''
+
+    found = []
+    if own_bytes is not None:
+        moved = delta['read_bytes'] + delta['write_bytes']
+        extra = moved - own_bytes
+        if extra > max(SLACK_BYTES, SLACK_FRACTION * own_bytes):
+            found.append(f'{extra / 2**20:.0f} MiB of foreign I/O '
+                         f'(read {delta["read_bytes"] / 2**20:.0f} MiB, '
+                         f'written {delta["write_bytes"] / 2**20:.0f} MiB; '
+                         f"this case's own {own_bytes / 2**20:.0f} MiB)")
+    ops = own_ops or 0
+    extra_ops = delta['metadata_ops'] - ops
+    if extra_ops > max(OPS_SLACK, OPS_SLACK_FRACTION * ops):
+        found.append(f'{extra_ops} foreign metadata operations '
+                     f"({delta['metadata_ops']} in all; this case's own "
+                     f'about {ops})')
+    if not found:
+        return ''
+
+    return 'file-system counters: ' + ', '.join(found)
+
+
+def describe_delta(delta):
+    """``'read_bytes=0 write_bytes=268435456 metadata_ops=31'``, or ``''``
+    (logged with every case whose partition declares counters)."""
+    if delta is None:
+        return ''
+
+    return ' '.join(f'{n}={delta[n]}' for n in FS_COUNTER_NAMES)
+
+
+def parse_provenance(text, command):
+    """The ``key value`` lines of a provenance command as an ordered dict
+    (value: the rest of the line).
+
+    Raises:
+        CommandFailed: a key is not a word, or nothing was printed.
+    """
+    facts = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+
+        key, _, value = line.strip().partition(' ')
+        if not key.replace('_', '').replace('.', '').isalnum():
+            raise CommandFailed(f'{command!r}: {line.strip()!r}: expected '
+                                f"'<key> <value>' with a word as key")
+        facts[key] = value.strip()
+
+    if not facts:
+        raise CommandFailed(f'{command!r}: printed nothing')
+
+    return facts
