@@ -57,9 +57,14 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
+sys.path.insert(0, REPO)
 
 from conftest import reframe_env, slurm_env  # noqa: E402
 from test_mfs import MFS, TARGET, _ForeignWriter  # noqa: E402
+
+from pfsbench.gate.judge.config import GateConfig  # noqa: E402
+from pfsbench.runs.contention import (CommandFailed,  # noqa: E402
+                                      parse_provenance)
 
 SYSTEM = 'localslurm:mfs'
 BASELINE = 'month'
@@ -115,8 +120,10 @@ def provenance():
     proc = mfs('provenance', check=False)
     if proc.returncode != 0:
         return None
-    return dict(line.split(None, 1) for line in proc.stdout.splitlines()
-                if len(line.split(None, 1)) == 2)
+    try:
+        return parse_provenance(proc.stdout, 'mfs.sh provenance')
+    except CommandFailed:
+        return None
 
 
 class Servers:
@@ -166,10 +173,8 @@ def gate_config(work):
     with open(os.path.join(REPO, 'config', 'gate.yaml')) as fp:
         cfg = yaml.safe_load(fp)
     look = cfg.setdefault('lookback', {})
-    look['match'] = [m for m in look.get('match', ['job_nodelist',
-                                                   'spack_provenance',
-                                                   'target_path',
-                                                   'target_fstype'])
+    look['match'] = [m for m in look.get('match',
+                                         GateConfig.lookback_match)
                      if m != 'job_nodelist']
     path = os.path.join(work, 'gate.yaml')
     with open(path, 'w') as fp:
@@ -454,6 +459,11 @@ def assertions(nights, change_night):
     out = []
     for n in nights:
         if n['infrastructure']:
+            if n['kind'] == 'change' or n['night'] == change_night + 1:
+                # The night the month exists to test gave no verdict.
+                out.append((False, f"night {n['night']} ({n['kind']}): no "
+                            f"verdict (infrastructure: "
+                            f"{n['infrastructure']})"))
             continue
         label = f"night {n['night']}"
         if n['contended']:

@@ -265,3 +265,35 @@ def test_suite_run_through_localslurm_on_two_nodes(localslurm, tmp_path):
         io500.score(figures).total, rel=1e-9)
     assert record['mdtest_files_per_task'] == '2000'
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+def test_suite_run_with_a_damaged_mdtest_step_fails_naming_it(tmp_path):
+    # mdtest-easy-write's summary lost (a wrapper drops its rate rows, as
+    # a crashed rank would): sanity names the step; the run goes on to
+    # the others and no traceback hides the reason.
+    main = _main_build()
+    wrapper = tmp_path / 'mdtest'
+    count = tmp_path / 'calls'
+    wrapper.write_text(
+        '#!/bin/sh\n'
+        'case "$*" in *--help*|*-h) exec ' + main.mdtest + ' "$@" ;; esac\n'
+        f'echo x >> {count}\n'
+        f'if [ "$(wc -l < {count})" -eq 1 ]; then\n'
+        '  ' + main.mdtest + ' "$@" | grep -v -e "File creation" '
+        '-e "Directory creation" -e "Tree creation"\n'
+        '  exit 0\n'
+        'fi\n'
+        'exec ' + main.mdtest + ' "$@"\n')
+    wrapper.chmod(0o755)
+    proc = run_reframe(['-c', IO500_CHECKS, '-n', SUITE, '-P', 'nodes=1',
+                        '-P', 'tasks_per_node=1', '-S', 'stonewall_s=1',
+                        '-S', 'mdtest_files_per_task=2000',
+                        '-S', f'ior_binary={main.ior}',
+                        '-S', f'mdtest_binary={wrapper}',
+                        '-S', f'pfind_binary={pfind()}', '-r'],
+                       tmp_path / 'runs')
+    assert proc.returncode != 0, proc.stdout
+    assert "step 'mdtest-easy-write': mdtest reported no rate" in \
+        proc.stdout, proc.stdout
+    assert 'Traceback' not in proc.stdout and \
+        'AttributeError' not in proc.stdout, proc.stdout

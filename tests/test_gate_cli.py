@@ -50,6 +50,21 @@ def db(tmp_path):
     return path
 
 
+@pytest.fixture
+def repeats_alone(tmp_path, monkeypatch):
+    """config/gate.yaml with ``assumed_night_cv: 0``: the repeats alone
+    decide the first nights after a baseline (the synthetic nights here
+    differ by their 1 % repeats only; these tests are about what the gate
+    names and keeps, not about the noise between nights)."""
+    from pfsbench.gate.judge import config as gate_config
+    text = open(gate_config.DEFAULT_PATH).read()
+    assert 'assumed_night_cv: 0.10\n' in text
+    path = tmp_path / 'repeats-alone.yaml'
+    path.write_text(text.replace('assumed_night_cv: 0.10\n',
+                                 'assumed_night_cv: 0\n'))
+    monkeypatch.setattr(gate_config, 'DEFAULT_PATH', str(path))
+
+
 def add(db, *reports):
     synth.write_database(str(db), list(reports))
 
@@ -108,7 +123,7 @@ def test_bad_baseline_name_and_file(db, capsys):
     assert 'old.json:format_version: 7:' in err
 
 
-def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys):
+def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys, repeats_alone):
     run(['baseline', 'record', 'pre', '--since', '1970-01-01', '--db',
          str(db)], capsys)
     add(db, nightly(2 * DAY, scale=1.001))
@@ -134,7 +149,7 @@ def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys):
                                              'results.db']
 
 
-def test_gate_text_names_regressed_variables(db, capsys):
+def test_gate_text_names_regressed_variables(db, capsys, repeats_alone):
     run(['baseline', 'record', 'pre', '--since', '1970-01-01', '--db',
          str(db)], capsys)
     add(db, nightly(2 * DAY, scale=0.8))
@@ -430,7 +445,7 @@ def test_since_ages_and_local_dates():
     assert parse_since('2026-11-01T18:00:00+00:00') == 1793556000.0
 
 
-def test_night_noise_history_ignores_other_configurations(tmp_path, capsys):
+def test_night_noise_history_ignores_other_configurations(tmp_path, capsys, repeats_alone):
     # Five earlier nights that ran with another -S value and wildly
     # different figures must not widen tonight's interval.
     db = tmp_path / 'results.db'
@@ -458,7 +473,7 @@ def _ior_like(sid, t, mean, stddev, repetitions=5):
     return synth.make_report([tc], time_start=t, session_uuid=sid)
 
 
-def test_tool_iterations_are_samples(tmp_path, capsys):
+def test_tool_iterations_are_samples(tmp_path, capsys, repeats_alone):
     db = tmp_path / 'results.db'
     synth.write_database(str(db), [
         _ior_like('a' * 8 + '-0000-0000-0000-000000000000', 0.0, 1000.0,
@@ -526,7 +541,7 @@ def contend(report, case, repeats, contention):
 FOREIGN = 'foreign I/O on /scratch: dd (pid 4242) on n1'
 
 
-def test_contended_samples_are_left_out_and_reported(tmp_path, capsys):
+def test_contended_samples_are_left_out_and_reported(tmp_path, capsys, repeats_alone):
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
     # The baseline session's contended repeat is far off: it must not
@@ -571,7 +586,7 @@ def test_contended_samples_are_left_out_and_reported(tmp_path, capsys):
     assert f'1 contended sample left out: {FOREIGN}' in junit
 
 
-def test_every_repeat_contended_is_missing_data(db, capsys):
+def test_every_repeat_contended_is_missing_data(db, capsys, repeats_alone):
     run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
     add(db, contend(nightly(2 * DAY), CASE2, [0, 1, 2], ''))
     code, out, _ = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
@@ -621,3 +636,55 @@ def test_contended_nights_stay_out_of_the_night_noise(tmp_path, capsys):
     # Nor do they move the history that change points are sought in.
     [hist] = record['history']
     assert [p['mean'] for p in hist['points']] == [500.0] * 14 + [450.0]
+
+
+def test_first_night_after_a_one_night_baseline_assumes_night_noise(
+        tmp_path, capsys):
+    # CI, the short month on MooseFS: a one-night baseline of 3 repeats,
+    # the next unchanged night 19 % lower. The repeats alone called it a
+    # regression; with fewer than 5 nights in the history the gate assumes
+    # the night-to-night noise of gate.yaml's assumed_night_cv (10 %).
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    synth.write_database(str(db), [synth.session(
+        {CASE1: [500.0, 505.0, 495.0]}, time_start=0.0)])
+    run(['baseline', 'record', 'pre', '--db', str(db)], capsys)
+    add(db, synth.session({CASE1: [405.0, 409.0, 401.0]}, time_start=DAY))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 0, out
+    [row] = json.loads(out)['results']
+    assert row['verdict'] == 'inconclusive'
+    assert row['night_noise'] == {'cv': 0.10, 'df': None, 'sessions': 1,
+                                  'assumed': True}
+    assert 'assumed (10%, assumed_night_cv in the gate settings)' in \
+        row['reason']
+    assert row['low'] < -0.19 * 1.8 and row['high'] > 0.0
+    # Without the assumption the same night is a regression.
+    repeats = tmp_path / 'repeats.yaml'
+    repeats.write_text('assumed_night_cv: 0\n')
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--config',
+                        str(repeats)], capsys)
+    assert code == 1 and out.startswith('pfsbench gate: REGRESSION'), out
+    # A loss of 40 % is found all the same, and says why it is wide.
+    add(db, synth.session({CASE1: [300.0, 303.0, 297.0]},
+                          time_start=2 * DAY))
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json'], capsys)
+    assert code == 1
+    [row] = json.loads(out)['results']
+    assert row['verdict'] == 'regression'
+    assert 'night-to-night noise assumed (10%) until the history holds 5 ' \
+        'nights' in row['reason']
+    # From 5 nights on the history measures it: nothing is assumed.
+    for night in range(3, 7):
+        add(db, synth.session({CASE1: [v * (1 + 0.01 * (night % 2))
+                                       for v in (500.0, 505.0, 495.0)]},
+                              time_start=night * DAY))
+    interval = tmp_path / 'interval.yaml'
+    interval.write_text('rule: interval\n')
+    code, out, _ = run(['gate', '-b', 'pre', '--db', str(db), '--format',
+                        'json', '--config', str(interval)], capsys)
+    [row] = json.loads(out)['results']
+    assert 'assumed' not in row['night_noise'], row
+    assert row['night_noise']['sessions'] >= 5

@@ -83,6 +83,18 @@ def test_a_spread_with_its_tolerance_of_50_percent_is_never_a_traceback():
     assert lb.log_margin(0.5, 'higher') == pytest.approx(math.log(2.0))
 
 
+def test_a_tolerance_of_one_on_a_higher_is_better_figure_gives_a_verdict():
+    # MB/s with tolerance 1.0 (the schema allows up to 10): detect 2.0, a
+    # "loss" to zero or below; ln(1 - 2) raised before.
+    assert lb.log_margin(1.0, 'higher') == math.inf
+    rng = random.Random(7)
+    history = [night(rng, 500.0 * math.exp(rng.gauss(0.0, 0.4)), 50.0, 3)
+               for _ in range(8)]
+    out = judge_nights(history[-3:], night(rng, 300.0, 50.0, 3), [history],
+                       1.0, 'higher', 2.0, confidence=0.98)
+    assert out['verdict'] in ('pass', 'inconclusive'), out
+
+
 def test_a_noisy_night_weighs_less_in_the_level():
     tight = Moments(100.0, 1.0, 5)
     noisy = Moments(80.0, 30.0 ** 2, 5)

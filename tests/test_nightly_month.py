@@ -6,9 +6,9 @@ writer on night 2, one copy -> two copies on the servers on night 4.
 The gate must call no unchanged night a regression, mark the contended
 night, find night 4 (exit 1) or say that its noise hides a loss that
 large, name the change from the server provenance, and start a new level
-on the first night with ``intended_change``.  Needs root, the localhost Slurm cluster and the
-MooseFS (skips naming what is missing); MooseFS is restored (one copy,
-every chunkserver, remounted) whatever happens.
+on the first night with ``intended_change``.  Needs root, the localhost
+Slurm cluster and the MooseFS (skips naming what is missing); MooseFS is
+restored (one copy, every chunkserver, remounted) whatever happens.
 """
 
 import json
@@ -50,6 +50,9 @@ def test_a_short_month_finds_the_server_change_and_nothing_else(
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         universal_newlines=True)
     print(proc.stdout)
+    # The bench writes no report when it stops early (not root, MooseFS
+    # down, a failed baseline): its output says why.
+    assert report.exists(), proc.stdout
     month = json.loads(report.read_text())
     nights = {n['night']: n for n in month['nights']}
     assert sorted(nights) == [1, 2, 3, 4, 5, 6], proc.stdout

@@ -335,6 +335,12 @@ def test_a_plan_for_another_partition_is_refused(tmp_path):
     assert code == 2 and err.startswith(
         f"pfsbench: error: {plan}:case: 'no_such_case': not among the "
         f"cases tags nightly select on local:default")
+    plan.write_bytes(b'system local:default\nrepeat 1\ncase \xb4\n')
+    code, out, err = _plan('--system', 'local:default', '--check-plan',
+                           str(plan))
+    assert code == 2 and err.startswith(
+        f"pfsbench: error: <command line>:--plan: '{plan}': not UTF-8 "
+        f"text (byte 0xb4"), err
     plan.write_text('system local:default\nrepeat 0\ncase x\n')
     code, out, err = _plan('--system', 'local:default', '--check-plan',
                            str(plan))

@@ -176,6 +176,13 @@ def test_the_nightly_covers_every_target_of_the_partition(
         assert (f'dd_stream_per_node %nodes={nodes} %.target=scratch'
                 in names)
         assert f'dd_stream_per_node %nodes={nodes} %.target=node' in names
+    # A plan with such names (as --budget writes them) is accepted by the
+    # check nightly.sh runs before the first job.
+    plan = tmp_path / 'two-targets.plan'
+    plan.write_text('system localslurm:srun\nrepeat 1\ntag E6\n'
+                    'case dd_stream_per_node %nodes=1 %.target=node\n')
+    args = _plan(capsys, monkeypatch, tmp_path, '--check-plan', str(plan))
+    assert args[:2] == ['--repeat', '1'], args
 
 
 def test_rendered_job_on_a_node_target_makes_and_removes_on_every_node(
@@ -204,3 +211,59 @@ def test_rendered_job_on_a_node_target_makes_and_removes_on_every_node(
                        r"\$SLURMD_NODENAME': a node target that names the "
                        r"node"):
         render('E6', site=site, nodes=2)
+
+
+class _Case:
+    """What the node-target hook reads of a case (it is a plain function:
+    no ReFrame pipeline is needed to decide a skip)."""
+
+    def __init__(self, reads, scope, tasks, per_node):
+        self.reads_other_nodes_files = reads
+        self.target_scope = scope
+        self.target_name = 'nvme'
+        self.num_tasks, self.num_tasks_per_node = tasks, per_node
+        self.tool_label, self.tool = 'IOR', 'ior'
+        self.skipped = None
+
+    def skip_if(self, cond, msg):
+        if cond:
+            self.skipped = msg
+
+
+@pytest.mark.parametrize('reads, scope, tasks, per_node, skipped', [
+    (True, 'node', 24, 12, True),      # IO500 at 2 x 12 on a node target
+    (True, 'node', 12, 12, False),     # one node sees all its files
+    (True, 'shared', 24, 12, False),   # a shared target: every node sees
+    (False, 'node', 24, 12, False),    # dd, mdtest -u: each its own files
+])
+def test_a_job_reading_other_nodes_files_skips_on_a_node_target(
+        reads, scope, tasks, per_node, skipped):
+    from pfsbench.checks.base import FileSystemCheck
+    from pfsbench.checks.io500_phases import IO500Run
+    case = _Case(reads, scope, tasks, per_node)
+    FileSystemCheck.refuse_other_nodes_files_on_a_node_target(case)
+    assert bool(case.skipped) == skipped, case.skipped
+    if skipped:
+        assert case.skipped.startswith('nvme: a node target (scope: node): '
+                                       'the 2 nodes of this job')
+    # The IO500 checks declare it; the base (dd, bonnie++, ...) does not.
+    assert IO500Run.reads_other_nodes_files
+    assert not FileSystemCheck.reads_other_nodes_files
+
+
+def test_the_runner_refuses_a_node_path_outside_a_slurm_step(
+        tmp_path, monkeypatch, capsys):
+    # Unset, $SLURMD_NODENAME would become '' and every node's streams
+    # would share /x//pfsbench-...: refused before anything is written.
+    from pfsbench.runner.__main__ import main as runner_main
+    monkeypatch.delenv('SLURMD_NODENAME', raising=False)
+    run_dir = f'{tmp_path}/$SLURMD_NODENAME/run'
+    code = runner_main(['--run-dir', run_dir, '--phase', 'write=true'])
+    assert code == 2
+    assert capsys.readouterr().err.endswith(
+        "names the node ($SLURMD_NODENAME), which is not set here (not a "
+        "Slurm step)\n")
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setenv('SLURMD_NODENAME', 'n7')
+    from pfsbench.runner.__main__ import node_run_dir
+    assert node_run_dir(run_dir, 'n7') == f'{tmp_path}/n7/run'

@@ -160,6 +160,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: families skip a node target whose path names the node.
     expands_node_name = False
 
+    #: Whether a task reads files another node's tasks wrote (IO500's
+    #: ``-C``/``-N 1`` reads, its shared file, find over the tree); such a
+    #: job cannot span nodes on a node target, whose directories each node
+    #: sees alone.
+    reads_other_nodes_files = False
+
     #: The tool's executable; empty: the partition's Spack view, then
     #: ``PATH``.
     #:
@@ -595,6 +601,22 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         """Whether the partition starts one process per job (ReFrame's
         ``local`` launcher): one node, and the family fans out itself."""
         return self.current_partition.launcher_type.registered_name == 'local'
+
+    @run_before('run')
+    def refuse_other_nodes_files_on_a_node_target(self):
+        if not (self.reads_other_nodes_files and
+                self.target_scope == 'node'):
+            return
+
+        nodes = -(-(self.num_tasks or 1) //
+                  max(self.num_tasks_per_node or 1, 1))
+        self.skip_if(
+            nodes > 1,
+            f'{self.target_name}: a node target (scope: node): the '
+            f'{nodes} nodes of this job would each see only their own '
+            f'files, and {self.tool_label or self.tool} reads files other '
+            f'nodes wrote (docs/targets.md); run it on a shared target or '
+            f'on one node')
 
     def place_mpi_tasks(self, nodes, tasks_per_node):
         """Set the job's task layout for an MPI tool: ``nodes`` x

@@ -109,6 +109,8 @@ class IO500Run(rfm.RegressionTestPlugin):
     mdtest_hard_read = phase_figure(io500.PHASES[10])
     mdtest_hard_delete = phase_figure(io500.PHASES[11])
 
+    reads_other_nodes_files = True
+
     @run_after('init')
     def check_stonewall(self):
         if self.stonewall_s < 1:

@@ -170,7 +170,7 @@ def run(args):
                           'expected a whole number of at least 1')
     _check_budget_args(args)
     if args.check_plan:
-        return check_plan(args)
+        return check_plan(args, part)
     tags = args.tags or ['nightly']
     targets = cases.every_target(part)
     if args.reframe_targets:
@@ -448,6 +448,11 @@ def read_plan(path):
     except OSError as err:
         raise ConfigError('<command line>', '--plan', path,
                           f'cannot read it: {err.strerror}') from None
+    except UnicodeDecodeError as err:
+        raise ConfigError('<command line>', '--plan', path,
+                          f'not UTF-8 text (byte {err.object[err.start]:#x} '
+                          f'at offset {err.start}): not a plan --write-plan '
+                          f'wrote') from None
     plan = {'system': [], 'repeat': [], 'tag': [], 'case': []}
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith('#'):
@@ -472,9 +477,10 @@ def read_plan(path):
         plan['case']
 
 
-def check_plan(args):
-    """Check a plan against ``args.system`` and what its tags select;
-    print the ``reframe`` arguments that run it, one per line."""
+def check_plan(args, part):
+    """Check a plan against ``args.system`` and what its tags select on
+    every target of ``part`` (the names --budget wrote); print the
+    ``reframe`` arguments that run it, one per line."""
     system, repeats, tags, names = read_plan(args.check_plan)
     if system != args.system:
         raise ConfigError(args.check_plan, 'system', system,
@@ -482,7 +488,8 @@ def check_plan(args):
                           f'--system {args.system}')
     selected = {c['display_name']: c for c in cases.describe(
         os.path.join(args.config_dir, 'settings.py'), args.system,
-        os.path.join(_REPO, 'reframe-checks'), tags)}
+        os.path.join(_REPO, 'reframe-checks'), tags,
+        args=cases.every_target(part))}
     for name in names:
         if name not in selected:
             raise ConfigError(args.check_plan, 'case', name,

@@ -391,8 +391,14 @@ def node_run_dir(run_dir, node):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    args.run_dir = node_run_dir(args.run_dir,
-                                os.environ.get('SLURMD_NODENAME', ''))
+    node = os.environ.get('SLURMD_NODENAME', '')
+    if not node and node_run_dir(args.run_dir, '') != args.run_dir:
+        # An empty name would put every node's streams in one directory.
+        print(f'{PREFIX} error: --run-dir {args.run_dir}: names the node '
+              f'($SLURMD_NODENAME), which is not set here (not a Slurm '
+              f'step)', file=sys.stderr)
+        return 2
+    args.run_dir = node_run_dir(args.run_dir, node)
     args.rendezvous_dir = args.rendezvous_dir or args.run_dir
     if args.fan_out < 1:
         print(f'{PREFIX} error: --fan-out must be >= 1, got {args.fan_out}',

@@ -41,7 +41,7 @@ tasks_per_node]``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import run_after, variable
+from reframe.core.builtins import run_after, run_before, variable
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck, tag_nightly_point
@@ -107,7 +107,7 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
             self, 'mdtest', self.mdtest_binary,
             f"IO500's mdtest phases run it; "
             f"{binaries.build_hint('mdtest')}", beside=self.tool_path)
-        if not self.is_dry_run():
+        if not self.renders_only():
             unusable = binaries.io500_unusable(
                 self.mdtest_path, mdtest.IO500_MDTEST_OPTIONS, 'mdtest')
             self.skip_if(bool(unusable), unusable)
@@ -157,14 +157,21 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
         if (not problems and step.kind == 'mdtest' and
                 io500_phases.mdtest_summary(result, step.label) is None):
             problems.append(f'step {step.label!r}: mdtest reported no rate')
-        if not problems and step.label == io500.PHASES[-1].name:
-            # Every step has been read: IO500's verdict on the run.
-            reasons = io500_phases.invalid_reasons(
-                self.scores(), self.stonewall_s,
-                self.parsed(pfind_parser, step='find').found)
-            self.io500_valid = not reasons
-            self.io500_invalid = '; '.join(reasons)
         return problems
+
+    @run_before('performance')
+    def judge_validity(self):
+        # IO500's verdict on the run, once sanity has read every step (a
+        # damaged earlier step fails sanity and never gets here; a dry run
+        # has no output to judge).
+        if self.is_dry_run():
+            return
+
+        reasons = io500_phases.invalid_reasons(
+            self.scores(), self.stonewall_s,
+            self.parsed(pfind_parser, step='find').found)
+        self.io500_valid = not reasons
+        self.io500_invalid = '; '.join(reasons)
 
     def phase_value(self, name):
         phase = next(p for p in io500.PHASES if p.name == name)

@@ -85,6 +85,9 @@ class ior_io500_phases(ior_check_base):
     #: mdtest's); nightly-plan counts a case without history at one
     #: stonewall more than these.
     stonewalled_writes = variable(int, value=2)
+    # ior-easy reads with -C, ior-hard shares one file, mdtest -N 1 stats
+    # and find walks other tasks' files (base: reads_other_nodes_files).
+    reads_other_nodes_files = True
 
     #: ior-easy's block per task: IO500's 9920000m, which only the stonewall
     #: ends; the partition's size cap lowers it (logged).

@@ -99,6 +99,9 @@ class mdtest_io500_phases(mdtest_check_base):
     #: mdtest's); nightly-plan counts a case without history at one
     #: stonewall more than these.
     stonewalled_writes = variable(int, value=2)
+    # ior-easy reads with -C, ior-hard shares one file, mdtest -N 1 stats
+    # and find walks other tasks' files (base: reads_other_nodes_files).
+    reads_other_nodes_files = True
 
     def tool_unusable(self, path):
         return (binaries.io500_unusable(path, mdtest.IO500_MDTEST_OPTIONS,

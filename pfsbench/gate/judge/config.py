@@ -71,6 +71,9 @@ class GateConfig:
     min_samples: int = 2
     sample_unit: str = 'repeat'
     night_noise: bool = True
+    # Until the history holds the 5 sessions night_noise needs: the
+    # repeats of one night alone call a night-to-night wobble a regression.
+    assumed_night_cv: float = 0.10
     iteration_moments: bool = True
     changepoint_threshold: float = 5.0
     changepoint_min_segment: int = 3

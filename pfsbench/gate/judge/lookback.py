@@ -307,9 +307,14 @@ def log_margin(fraction, direction):
     """A relative loss (positive: ``0.1`` is 10 % worse) as its distance
     on the log scale: ``-ln(1 - fraction)`` for higher-is-better,
     ``ln(1 + fraction)`` for lower-is-better (a loss of 100 % or more is
-    a doubling there, not a zero)."""
+    a doubling there, not a zero; for higher-is-better it is the figure
+    at 0 or below, which no finite interval reaches: infinite)."""
     if direction == 'lower':
         return math.log1p(fraction)
+    if fraction >= 1.0:
+        # A tolerance of 1 or more on MB/s or ops/s (the schema allows
+        # up to 10): ln(0) would raise.
+        return math.inf
 
     return -math.log1p(-fraction)
 

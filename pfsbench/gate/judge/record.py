@@ -212,12 +212,27 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         row['night_noise'] = {'cv': math.sqrt(noise[0]),
                                               'df': noise[1],
                                               'sessions': len(means)}
+                    elif config.assumed_night_cv:
+                        # Too few nights to measure it: assumed (as if
+                        # known, df infinite), so the first nights after a
+                        # one-night baseline cannot call a wobble between
+                        # nights a regression.
+                        night_floor = (config.assumed_night_cv ** 2,
+                                       math.inf,
+                                       len(set(pv['session_index'])))
+                        row['night_noise'] = {
+                            'cv': config.assumed_night_cv, 'df': None,
+                            'sessions': len(means), 'assumed': True}
 
                 row.update(judge(base_vals, cur_vals, tol, direction,
                                  config.confidence,
                                  1 if config.sample_unit == 'session'
                                  else config.min_samples,
                                  nights=night_floor,
+                                 nights_assumed=bool(
+                                     night_floor and
+                                     row.get('night_noise', {}).get(
+                                         'assumed')),
                                  detect=config.lookback_detect,
                                  moments=moments if config.sample_unit ==
                                  'repeat' else None))
@@ -351,6 +366,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'inconclusive_exit': config.inconclusive_exit,
                      'sample_unit': config.sample_unit,
                      'night_noise': config.night_noise,
+                     'assumed_night_cv': config.assumed_night_cv,
                      'rule': config.rule,
                      'method': 'lookback-nights' if config.rule ==
                      'lookback' else 'welch-log-ratio'},

@@ -100,7 +100,7 @@ def _repeats_text(need, per, never):
 
 
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
-          nights=None, moments=None, detect=None):
+          nights=None, moments=None, detect=None, nights_assumed=False):
     """Verdict of one variable from its samples.
 
     Args:
@@ -114,6 +114,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
             log session mean and the baseline's session count, or ``None``;
             the interval is then at least that wide
             (:func:`pfsbench.gate.statistics.stats.floor_by_nights`).
+        nights_assumed: ``nights`` is the assumed noise of gate.yaml's
+            ``assumed_night_cv`` (a history too short to measure it), not
+            the history's; only the reason differs.
         moments: ``(baseline, current)``
             :class:`~pfsbench.gate.statistics.stats.Moments` of every tool
             iteration, used instead of ``base`` and ``cur`` for the interval.
@@ -173,7 +176,16 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 
     out['verdict'] = verdict
     pct = f'{confidence:.0%}'
-    if verdict == 'inconclusive' and iv.night_floor:
+    if verdict == 'inconclusive' and iv.night_floor and nights_assumed:
+        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                         f' contains the tolerance {threshold:+.1%}: fewer '
+                         'than 5 nights in the history, so the night-to-'
+                         f'night noise is assumed ({math.sqrt(nights[0]):.0%},'
+                         ' assumed_night_cv in the gate settings) and it is '
+                         'larger than the tolerance; more repeats per run '
+                         'will not settle it: the history measures it after '
+                         '5 nights, or record the baseline over more nights')
+    elif verdict == 'inconclusive' and iv.night_floor:
         out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
                          f' contains the tolerance {threshold:+.1%}: the '
                          'night-to-night noise of the history is larger than '
@@ -199,7 +211,11 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         out['reason'] = (f'the {pct} interval excludes a change worse than '
                          f'{threshold:+.1%}')
 
-    if iv.night_floor and verdict != 'inconclusive':
+    if iv.night_floor and verdict != 'inconclusive' and nights_assumed:
+        out['reason'] += ('; interval widened to the night-to-night noise '
+                          f'assumed ({math.sqrt(nights[0]):.0%}) until the '
+                          'history holds 5 nights')
+    elif iv.night_floor and verdict != 'inconclusive':
         out['reason'] += ('; interval widened to the night-to-night noise '
                           'of the history')
 
