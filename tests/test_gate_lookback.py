@@ -13,7 +13,7 @@ import pytest
 from pfsbench import cli
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.judge.rule import judge_nights
-from pfsbench.gate.statistics.stats import Moments, moments
+from pfsbench.gate.statistics.stats import Moments, moments, wild_repeats
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'
@@ -388,3 +388,52 @@ def test_a_night_keeps_its_repeats_unless_one_is_wild():
     for values in ([43.0, 43.1, 13.8], [5.0] * 6, [0.0] * 6,
                    [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]):
         assert lb.night_moments(values) == moments(values)
+
+
+def test_every_repeat_left_out_is_reported(tmp_path, capsys):
+    # Wild repeats in a baseline night, a history night after the
+    # baseline and tonight: each is listed in the record (which night,
+    # which repeat, its value, why), counted on the summary line and
+    # named in every format.  Expected: what night_moments leaves out of
+    # each night as the database holds it, found independently.
+    nights = [list(v) for v in CAPPED_NIGHTS]
+    nights[2] = list(WILD_NIGHT)
+    nights[7] = [43.0, 43.1, 614.0, 43.2, 42.9]
+    tonight = [43.1, 43.0, 42.9, 43.2, 12.0, 43.1]
+    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(11)]
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    synth.write_database(str(db), [
+        synth.session({CASE: values}, time_start=i * DAY, var='read_bw',
+                      session_uuid=uuids[i])
+        for i, values in enumerate(nights + [tonight])])
+    assert run(['baseline', 'record', 'base', '--db', str(db)] +
+               [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
+    expected = sorted(
+        ('tonight' if i == 10 else 'baseline' if i < 5 else 'history',
+         uuids[i], k + 1, v)
+        for i, values in enumerate(nights + [tonight])
+        for k, v, _ in wild_repeats(values))
+    assert [e[3] for e in expected] == [13.8, 39.0, 614.0, 12.0]
+
+    code, out, err = run(['gate', '-b', 'base', '--db', str(db), '--format',
+                          'json'], capsys)
+    row = json.loads(out)['results'][0]
+    assert row['lookback'] is not None, row['reason']
+    assert sorted((w['night'], w['session'], w['repeat'], w['value'])
+                  for w in row['wild_repeats']) == expected
+    assert all('median' in w['why'] and w['robust_z'] > 8
+               for w in row['wild_repeats'])
+    # Tonight's figure is the mean judged, without its wild repeat.
+    assert row['cur']['n'] == 5 and row['cur']['mean'] == pytest.approx(
+        43.06)
+
+    for fmt, counted in (('text', '4 wild repeats left out'),
+                         ('markdown', '4 wild repeats left out'),
+                         ('html', '4 wild repeats left out'),
+                         ('junit', 'name="wild_repeats" value="4"')):
+        code, out, err = run(['gate', '-b', 'base', '--db', str(db),
+                              '--format', fmt], capsys)
+        assert counted in out, (fmt, out)
+        for value in ('13.8', '39', '614', '12'):
+            assert f'{value} MB/s' in out, (fmt, value)

@@ -22,7 +22,7 @@ NAN = float('nan')
 
 #: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
 #: hold (the index then builds the file again).
-SERIES_FORMAT = 2
+SERIES_FORMAT = 3
 
 
 @dataclass
@@ -41,6 +41,10 @@ class CaseColumns:
     #: ``{var: (means, variances, counts)}``, NaN and 0 where an entry
     #: lacks the variable.
     columns: dict = field(default_factory=dict)
+    #: ``{var: {entry: Moments.left_out}}``: the repeats each night left
+    #: out as wild (pfsbench.gate.statistics.stats.night_moments), only
+    #: for nights that left some out.
+    wild: dict = field(default_factory=dict)
 
     def _index(self, table, value):
         for i, known in enumerate(table):
@@ -76,6 +80,8 @@ class CaseColumns:
             cols[1].append(NAN if night.variance is None
                            else night.variance)
             cols[2].append(night.n)
+            if night.left_out:
+                self.wild.setdefault(var, {})[n] = night.left_out
 
         for var, cols in self.columns.items():
             if var not in per_var:
@@ -92,7 +98,8 @@ class CaseColumns:
 
         variance = cols[1][i]
         return Moments(cols[0][i], None if variance != variance else
-                       variance, cols[2][i])
+                       variance, cols[2][i],
+                       self.wild.get(var, {}).get(i, ()))
 
 
 class Series:
@@ -152,6 +159,13 @@ class Series:
                     array.array('d', (m[j] for j in kept)),
                     array.array('d', (v[j] for j in kept)),
                     array.array('i', (n[j] for j in kept)))
+
+            at = {j: k for k, j in enumerate(kept)}
+            for var, nights in cols.wild.items():
+                moved = {at[j]: left for j, left in nights.items()
+                         if j in at}
+                if moved:
+                    new.wild[var] = moved
 
             if kept:
                 out.cases[key] = new
