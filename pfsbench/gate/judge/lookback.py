@@ -31,7 +31,8 @@ A night's moments leave out its wild repeats (:func:`night_moments`):
 one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
 would let it (the quality bench's capped recording, docs/gate.md,
-section 7).
+section 7).  Each verdict lists the repeats its nights left out
+(``wild_repeats`` in the gate's record).
 """
 
 import math
