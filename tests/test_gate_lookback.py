@@ -390,12 +390,10 @@ def test_a_night_keeps_its_repeats_unless_one_is_wild():
         assert lb.night_moments(values) == moments(values)
 
 
-def test_every_repeat_left_out_is_reported(tmp_path, capsys):
-    # Wild repeats in a baseline night, a history night after the
-    # baseline and tonight: each is listed in the record (which night,
-    # which repeat, its value, why), counted on the summary line and
-    # named in every format.  Expected: what night_moments leaves out of
-    # each night as the database holds it, found independently.
+def wild_nights_db(tmp_path, capsys):
+    """Ten capped nights, two with wild repeats (a baseline night and a
+    history night after it), and tonight with one; the baseline: the
+    first five.  Returns the database, the nights and their uuids."""
     nights = [list(v) for v in CAPPED_NIGHTS]
     nights[2] = list(WILD_NIGHT)
     nights[7] = [43.0, 43.1, 614.0, 43.2, 42.9]
@@ -409,10 +407,20 @@ def test_every_repeat_left_out_is_reported(tmp_path, capsys):
         for i, values in enumerate(nights + [tonight])])
     assert run(['baseline', 'record', 'base', '--db', str(db)] +
                [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
+    return db, nights + [tonight], uuids
+
+
+def test_every_repeat_left_out_is_reported(tmp_path, capsys):
+    # Wild repeats in a baseline night, a history night after the
+    # baseline and tonight: each is listed in the record (which night,
+    # which repeat, its value, why), counted on the summary line and
+    # named in every format.  Expected: what night_moments leaves out of
+    # each night as the database holds it, found independently.
+    db, nights, uuids = wild_nights_db(tmp_path, capsys)
     expected = sorted(
         ('tonight' if i == 10 else 'baseline' if i < 5 else 'history',
          uuids[i], k + 1, v)
-        for i, values in enumerate(nights + [tonight])
+        for i, values in enumerate(nights)
         for k, v, _ in wild_repeats(values))
     assert [e[3] for e in expected] == [13.8, 39.0, 614.0, 12.0]
 
@@ -437,3 +445,20 @@ def test_every_repeat_left_out_is_reported(tmp_path, capsys):
         assert counted in out, (fmt, out)
         for value in ('13.8', '39', '614', '12'):
             assert f'{value} MB/s' in out, (fmt, value)
+
+
+def test_the_interval_rule_lists_the_wild_repeats_of_its_night_noise(
+        tmp_path, capsys):
+    # The interval rule takes tonight's repeats as they are, but its
+    # night-noise floor reads the history's night means, which leave
+    # wild repeats out: those are listed, tonight's 12.0 is not.
+    db, nights, uuids = wild_nights_db(tmp_path, capsys)
+    config = tmp_path / 'interval.yaml'
+    config.write_text('rule: interval\n')
+    code, row = gate_json(db, capsys, '--config', str(config))
+    assert 'night_noise' in row and row.get('lookback') is None, row
+    assert sorted((w['night'], w['session'], w['value'])
+                  for w in row['wild_repeats']) == [
+        ('history', uuids[2], 13.8), ('history', uuids[2], 39.0),
+        ('history', uuids[7], 614.0)]
+    assert row['cur']['n'] == 6
