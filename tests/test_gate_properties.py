@@ -267,3 +267,14 @@ def test_a_lower_is_better_figure_at_0_for_weeks_then_0_again_passes():
                         'lower', 0.10) is None
     out = judge([0.002, 0.0021, 0.0019], [0.0, 0.0, 0.0], 0.05, 'lower')
     assert out['verdict'] == 'pass' and out['change'] == -1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.one_of(st.just(0.0), sizes), min_size=1,
+                       max_size=12))
+def test_a_night_without_its_wild_repeats_keeps_most_of_them(values):
+    night = lb.night_moments(values)
+    # Wild means beyond 8 MADs of the median: never half the night.
+    assert 2 * night.n > len(values)
+    assert min(values) * (1 - 1e-9) <= night.mean <= max(values) * (1 + 1e-9)
+    assert night.variance is None or night.variance >= 0.0

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pfsbench.cli.check_config import runs_here
 from pfsbench.core.errors import ConfigError, PfsbenchError
 from pfsbench.gate.judge import config as gate_config, sensitivity as sens
-from pfsbench.gate.statistics.stats import moments
+from pfsbench.gate.statistics.stats import night_moments
 from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
 from pfsbench.runs import cases
@@ -588,8 +588,9 @@ def case_nights(db, system, partition, names, config):
             for (var, unit), vals in values.items():
                 _, _, ignore, unstable = config.variable(key.check, var, unit)
                 if not (ignore or unstable):
+                    # Each night as the lookback rule sees it.
                     out.setdefault(key.name, {}).setdefault(var, []).append(
-                        moments(vals))
+                        night_moments(vals))
     return {name: {var: nights[-config.lookback_nights:]
                    for var, nights in figs.items()}
             for name, figs in out.items()}

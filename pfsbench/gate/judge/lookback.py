@@ -26,6 +26,13 @@ whole interval below 0 (the loss is real) *and* the point change beyond
 the tolerance (it matters); a night **passes** when its interval rules
 out a loss of ``detect`` (the loss the gate promises not to miss);
 anything between is **inconclusive**.
+
+A night's moments leave out its wild repeats (:func:`night_moments`):
+one repeat that other users' load made 15 times slower or faster must
+not move the night, nor widen its spread, as much as the mean of five
+would let it (the quality bench's capped recording, docs/gate.md,
+section 7).  Each verdict lists the repeats its nights left out
+(``wild_repeats`` in the gate's record).
 """
 
 import math
@@ -33,6 +40,8 @@ import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.statistics.stats import RatioInterval, f_sf, t_quantile
+# The lookback rule's view of one night (lb.night_moments to its users).
+from pfsbench.gate.statistics.stats import night_moments  # noqa: F401
 
 
 def log_moments(night, pooled_cv2=None):

@@ -21,10 +21,10 @@ from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
                                       judge_nights)
 from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          lookback_nights, select_current,
-                                         session_means)
+                                         session_means, wild_entries)
 from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
 from pfsbench.gate.judge.sweeps import sweeps
-from pfsbench.gate.statistics.stats import moments as moments_of, night_noise
+from pfsbench.gate.statistics.stats import night_noise
 from pfsbench.gate.store import provenance as prov
 from pfsbench.gate.store.history import history, history_means, past_nights
 from pfsbench.gate.store.results import like_tags
@@ -169,15 +169,18 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
             by_nights = None
             zero_nights = 0
+            # Every repeat a night the verdict read left out as wild
+            # (pfsbench.gate.statistics.stats.night_moments), listed.
+            wild = []
             if lookback and not ignore:
-                level, segments, note = lookback_nights(
+                level, segments, note, wild = lookback_nights(
                     like_nights, session, baseline, pv, var, config,
                     tol if config.changepoint_min_change is None
                     else config.changepoint_min_change)
                 detect = config.lookback_detect or 2 * tol
                 # Tonight's tool iterations, where known, are its
                 # samples (one IOR run of -i 5 is a night of 5).
-                tonight = moments[1] if moments else moments_of(cur)
+                tonight = moments[1] if moments else lb.night_moments(cur)
                 zero_nights = lb.not_positive(level, tonight, segments)
                 by_nights = judge_nights(
                     level, tonight, segments, tol, direction,
@@ -185,6 +188,15 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     config.min_samples, config.lookback_outlier_z)
                 if by_nights is not None and note:
                     by_nights['reason'] = note
+                if by_nights is None:
+                    wild = []
+                elif not moments:
+                    wild = wild_entries('tonight', sess_uuid,
+                                        tonight) + wild
+                    if tonight.left_out:
+                        # Tonight as judged: its mean without them (the
+                        # level shown below is derived from it).
+                        row['cur'].update(mean=tonight.mean, n=tonight.n)
 
             if ignore:
                 row.update(verdict='ignored', reason='ignored in '
@@ -207,6 +219,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         case_nights[-config.history_sessions:], var)
                     noise = night_noise(means)
                     if noise is not None:
+                        wild = [w for n in
+                                case_nights[-config.history_sessions:]
+                                if n.moments(var) is not None
+                                for w in wild_entries(
+                                    'history', n.session.uuid,
+                                    n.moments(var))]
                         night_floor = (noise[0], noise[1],
                                        len(set(pv['session_index'])))
                         row['night_noise'] = {'cv': math.sqrt(noise[0]),
@@ -260,6 +278,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  row['verdict'] == 'inconclusive'
                                  else f'{row["reason"]}; {text}')
 
+            if wild:
+                row['wild_repeats'] = wild
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
             ) if direction else None

@@ -74,11 +74,16 @@ class VarRow(CaseIdentity):
     #: 'target', 'power', 'alpha', 'blind', 'repeats',
     #: 'repeats_needed'}``, ``None`` without an interval.
     sensitivity: dict = None
+    #: The repeats the nights this verdict read left out as wild
+    #: (:func:`pfsbench.gate.judge.samples.wild_entries`): ``[{'night',
+    #: 'session', 'repeat', 'value', 'robust_z', 'why'}, ...]``, or
+    #: ``None`` where none was.
+    wild_repeats: list = None
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
         for name in ('night_noise', 'lookback', 'spread_change',
-                     'sensitivity'):
+                     'sensitivity', 'wild_repeats'):
             if out[name] is None:
                 del out[name]
 

@@ -10,7 +10,20 @@ from collections import defaultdict
 from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate.judge.lookback import split_at_markers
 from pfsbench.gate.statistics import changepoints as cp
-from pfsbench.gate.statistics.stats import moments, moments_from_summaries
+from pfsbench.gate.statistics.stats import (WILD_Z, moments_from_summaries,
+                                            night_moments)
+
+
+def wild_entries(night, session, found):
+    """The repeats a night left out as wild
+    (:attr:`~pfsbench.gate.statistics.stats.Moments.left_out`), as a gate
+    record lists them: ``night`` is ``'tonight'``, ``'baseline'`` or
+    ``'history'``, ``repeat`` counts from 1."""
+    return [{'night': night, 'session': session, 'repeat': i + 1,
+             'value': v, 'robust_z': round(z, 1),
+             'why': f'{z:.1f} scaled median absolute deviations from its '
+                    f'night\'s median (on the log scale; limit {WILD_Z:g})'}
+            for i, v, z in found.left_out]
 
 
 def iteration_moments(case, var, records):
@@ -152,9 +165,10 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
             change points' ``min_change``, by default the tolerance).
 
     Returns:
-        ``(level, segments, note)``: level :class:`Moments`, lists of
-        history Moments, and ``''`` or why the level is empty (tonight
-        starts a new level).
+        ``(level, segments, note, wild)``: level :class:`Moments`, lists
+        of history Moments, ``''`` or why the level is empty (tonight
+        starts a new level), and the repeats those nights left out as
+        wild (:func:`wild_entries`).
     """
     marker = config.lookback_marker
     history = []
@@ -176,10 +190,14 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
         splits[c.index] = True
 
     segments = split_at_markers([n for _, n in history], splits)
+    # Every history night is read (the noise, and the level's share).
+    wild = [w for s, n in history
+            for w in wild_entries('history', s.uuid, n)]
     value = tonight.extras.get(marker) or None
     if value and value != (values[-1] if values else None):
         return [], segments, (f'tonight is marked as an intended change '
-                              f'({marker}={value}): it starts a new level')
+                              f'({marker}={value}): it starts a new '
+                              'level'), wild
 
     sessions = baseline['sessions']
     base_uuids = {s['uuid'] for s in sessions}
@@ -190,17 +208,30 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
             (since is not None and since > base_end):
         level = [n for s, n in history
                  if since is None or s.time_start >= since]
-        return level, segments, ''
+        return level, segments, '', wild
 
     groups = defaultdict(list)
     for sample, idx in zip(perfvar['values'], perfvar['session_index']):
         groups[idx].append(sample)
 
-    level = [moments(groups[i]) for i in sorted(groups)]
+    level = [night_moments(groups[i]) for i in sorted(groups)]
+    # A baseline night is in the history too: listed once, as baseline.
+    wild = [w for w in wild if w['session'] not in base_uuids]
+    for i, night in zip(sorted(groups), level):
+        wild += wild_entries('baseline', _session_uuid(sessions, i), night)
     level += [n for s, n in history
               if s.time_start <= base_end and s.uuid not in base_uuids and
               (since is None or s.time_start >= since)]
-    return level, segments, ''
+    return level, segments, '', wild
+
+
+def _session_uuid(sessions, index):
+    """The uuid of a baseline's session ``index`` (its
+    ``session_index``), or the index itself where the file lacks it."""
+    if isinstance(index, int) and 0 <= index < len(sessions):
+        return sessions[index].get('uuid', index)
+
+    return index
 
 
 def _steps(means, min_change, config):

@@ -9,7 +9,8 @@ from pfsbench.gate.report import plots, sweeps
 from pfsbench.gate.report.tables import (attention, case_notes, change_lines,
                                          changepoint_lines, contended_lines,
                                          describe_sessions, headline,
-                                         shown_figures, table_rows)
+                                         shown_figures, table_rows,
+                                         wild_lines)
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -127,6 +128,12 @@ def render_html(record, max_plots=60, all_figures=False):
     if contended:
         out.append('<h2>Contended samples (not gated)</h2><ul>')
         out += [f'<li>{esc(line)}</li>' for line in contended]
+        out.append('</ul>')
+
+    wild = wild_lines(record)
+    if wild:
+        out.append('<h2>Wild repeats (left out)</h2><ul>')
+        out += [f'<li>{esc(line.strip())}</li>' for line in wild]
         out.append('</ul>')
 
     cps = changepoint_lines(record)

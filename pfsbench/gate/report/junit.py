@@ -9,7 +9,8 @@ the build; the exit code carries the site's choice); passes and
 improvements have no child, and their figures go to the suite's
 ``<system-out>``.  Contended samples, left out of the verdicts, are
 counted in the ``contended_samples`` property and named first in
-``<system-out>``.  Every message ends with what changed in the case's
+``<system-out>``; so are the repeats the nights left out as wild (the
+``wild_repeats`` property).  Every message ends with what changed in the case's
 provenance since the baseline (pfsbench.gate.store.provenance).
 """
 
@@ -17,7 +18,8 @@ import socket
 import xml.etree.ElementTree as ET
 
 from pfsbench.gate.judge.rows import case_rows, var_rows
-from pfsbench.gate.report.tables import contended_lines, figure, interval, pct
+from pfsbench.gate.report.tables import (contended_lines, figure, interval,
+                                         pct, wild_count, wild_lines)
 
 
 def _line(r, changes):
@@ -59,7 +61,9 @@ def render_junit(record):
 
     ET.SubElement(props, 'property', name='contended_samples',
                   value=str(len(record.get('contended_samples', []))))
-    system_out = contended_lines(record)
+    ET.SubElement(props, 'property', name='wild_repeats',
+                  value=str(wild_count(record)))
+    system_out = contended_lines(record) + wild_lines(record)
     changes = {c.case: c.changes_text() for c in case_rows(record)}
     for r in rows:
         tc = ET.SubElement(suite, 'testcase', {

@@ -7,6 +7,7 @@ from pfsbench.gate.judge.baseline import contended_note
 from pfsbench.gate.judge.rows import case_rows, common_changes
 from pfsbench.gate.judge.sensitivity import short_label
 from pfsbench.gate.report import sweeps
+from pfsbench.gate.statistics.stats import WILD_REASON
 from pfsbench.gate.store.provenance import Change, detail_of, rank_of
 
 
@@ -53,6 +54,10 @@ def headline(record):
     if blind:
         parts.append(f'{blind} cannot detect their tolerance')
 
+    wild = wild_count(record)
+    if wild:
+        parts.append(f'{wild} wild repeat{"s" if wild > 1 else ""} left out')
+
     if s.get('regression'):
         verdict = 'REGRESSION'
     elif s.get('missing') or not any(s.values()):
@@ -86,6 +91,34 @@ def contended_lines(record):
     base = contended_note(record['baseline'].get('contended_samples', []))
     if base:
         lines.append(f'baseline: {base}')
+
+    return lines
+
+
+def wild_count(record):
+    """How many repeats the verdicts' nights left out as wild (a repeat
+    that two figures share by construction, an alias, counted once)."""
+    return len({(r['case'], w['session'], w['repeat'], w['value'])
+                for r in record['results']
+                for w in r.get('wild_repeats') or ()})
+
+
+def wild_lines(record):
+    """Every repeat left out as wild, one line per figure after a line
+    that counts them and says why (a record written before the gate left
+    repeats out has none)."""
+    rows = [r for r in record['results'] if r.get('wild_repeats')]
+    if not rows:
+        return []
+
+    n = wild_count(record)
+    lines = [f'{n} wild repeat{"s" if n > 1 else ""} left out of the '
+             f'nights judged, each {WILD_REASON}:']
+    for r in rows:
+        lines.append(f'  {r["case"]} {r["var"]}: ' + ', '.join(
+            f'{w["night"]} {str(w["session"])[:8]} repeat {w["repeat"]}: '
+            f'{w["value"]:.4g} {r["unit"]} (z {w["robust_z"]:g})'
+            for w in r['wild_repeats']))
 
     return lines
 
@@ -253,6 +286,7 @@ def render_text(record, all_figures=False):
         out.append(f'not in baseline (not gated): {name}')
 
     out.extend(contended_lines(record))
+    out.extend(wild_lines(record))
 
     cps = changepoint_lines(record)
     if cps:
@@ -327,6 +361,8 @@ def render_markdown(record, all_figures=False):
         f'`{_md_escape(n)}`' for n in record['new_cases']])
     out += _md_section('Contended samples (not gated)', [
         _md_escape(line) for line in contended_lines(record)])
+    out += _md_section('Wild repeats (left out)', [
+        _md_escape(line.strip()) for line in wild_lines(record)])
     out += _md_section('Change points', [
         _md_escape(line) for line in changepoint_lines(record)])
     out += sweeps.markdown_lines(record)

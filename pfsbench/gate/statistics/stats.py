@@ -22,7 +22,7 @@ docs/gate.md gives the derivation and the verdict rules built on it.
 import functools
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pfsbench.core.errors import NotEnoughSamples
 
@@ -283,6 +283,11 @@ class Moments:
     mean: float
     variance: float
     n: int
+    #: The repeats :func:`night_moments` left out as wild, ``((index,
+    #: value, robust z), ...)`` (index: the repeat's place among the
+    #: night's values); the statistics above are of the others.  Not part
+    #: of equality: two nights with the same statistics are the same.
+    left_out: tuple = field(default=(), compare=False)
 
 
 def moments(values):
@@ -487,3 +492,63 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
         df=night_df, cv2_base=interval.cv2_base, cv2_cur=interval.cv2_cur,
         n_base=interval.n_base, n_cur=interval.n_cur,
         borrowed=interval.borrowed, night_floor=True)
+
+
+#: Fewer repeats than this keep every repeat: the median absolute
+#: deviation of three or four repeats is too often near 0 by chance, so
+#: that an ordinary repeat would look wild.
+MIN_REPEATS_FOR_WILD = 5
+
+#: A repeat whose log lies more than this many scaled median absolute
+#: deviations (x 1.4826) from its night's median log is wild.  Large on
+#: purpose: it must leave a broad but ordinary spread alone (the
+#: unthrottled recording's repeats span a factor of 3) and catch a
+#: repeat far outside an otherwise steady night (the bench's).
+WILD_Z = 8.0
+
+
+def wild_repeats(values):
+    """The repeats of one night that are wild: ``[(index, value, robust
+    z), ...]``, in the night's order (see :func:`night_moments`)."""
+    if len(values) < MIN_REPEATS_FOR_WILD or \
+            not all(math.isfinite(v) and v > 0 for v in values):
+        return []
+
+    logs = [math.log(v) for v in values]
+    med = statistics.median(logs)
+    mad = 1.4826 * statistics.median(abs(x - med) for x in logs)
+    if mad == 0.0:
+        return []
+
+    return [(i, v, abs(x - med) / mad)
+            for i, (v, x) in enumerate(zip(values, logs))
+            if abs(x - med) > WILD_Z * mad]
+
+
+#: Why a repeat is left out, as reports say it.
+WILD_REASON = (f'its log more than {WILD_Z:g} scaled median absolute '
+               'deviations (z) from its night\'s median log, in a night of '
+               f'at least {MIN_REPEATS_FOR_WILD} repeats')
+
+
+def night_moments(values):
+    """:class:`Moments` of one night's repeats
+    without its wild ones (listed in :attr:`Moments.left_out`).
+
+    With at least :data:`MIN_REPEATS_FOR_WILD` repeats, all positive and
+    finite, a repeat whose log lies beyond :data:`WILD_Z` robust z-scores
+    (scaled MAD) of the night's median log is left out; fewer than half
+    can be.  Repeats that agree exactly (MAD 0: constants, zeros) keep
+    every repeat.
+
+    Args:
+        values: the night's repeats (at least one).
+    """
+    wild = wild_repeats(values)
+    if not wild:
+        return moments(values)
+
+    out = {i for i, _, _ in wild}
+    kept = moments([v for i, v in enumerate(values) if i not in out])
+    return Moments(kept.mean, kept.variance, kept.n,
+                   tuple((i, float(v), z) for i, v, z in wild))

@@ -14,16 +14,15 @@ else (an older session added late, another index format) rebuilds it.
 """
 
 import array
-import math
 from dataclasses import dataclass, field
 
-from pfsbench.gate.statistics.stats import Moments
+from pfsbench.gate.statistics.stats import Moments, night_moments
 
 NAN = float('nan')
 
 #: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
 #: hold (the index then builds the file again).
-SERIES_FORMAT = 1
+SERIES_FORMAT = 3
 
 
 @dataclass
@@ -42,6 +41,10 @@ class CaseColumns:
     #: ``{var: (means, variances, counts)}``, NaN and 0 where an entry
     #: lacks the variable.
     columns: dict = field(default_factory=dict)
+    #: ``{var: {entry: Moments.left_out}}``: the repeats each night left
+    #: out as wild (pfsbench.gate.statistics.stats.night_moments), only
+    #: for nights that left some out.
+    wild: dict = field(default_factory=dict)
 
     def _index(self, table, value):
         for i, known in enumerate(table):
@@ -64,15 +67,21 @@ class CaseColumns:
                     array.array('d', [NAN] * n), array.array('d', [NAN] * n),
                     array.array('i', [0] * n))
 
-            k = len(values)
-            variance = NAN
-            if k > 1:
-                variance = math.fsum((v - mean) ** 2
-                                     for v in values) / (k - 1)
+            # The night as the lookback rule sees it: its wild repeats
+            # left out (a mean of all of them where none is wild).
+            night = night_moments(values) if values else None
+            if night is None:
+                cols[0].append(mean)
+                cols[1].append(NAN)
+                cols[2].append(0)
+                continue
 
-            cols[0].append(mean)
-            cols[1].append(variance)
-            cols[2].append(k)
+            cols[0].append(night.mean)
+            cols[1].append(NAN if night.variance is None
+                           else night.variance)
+            cols[2].append(night.n)
+            if night.left_out:
+                self.wild.setdefault(var, {})[n] = night.left_out
 
         for var, cols in self.columns.items():
             if var not in per_var:
@@ -89,7 +98,8 @@ class CaseColumns:
 
         variance = cols[1][i]
         return Moments(cols[0][i], None if variance != variance else
-                       variance, cols[2][i])
+                       variance, cols[2][i],
+                       self.wild.get(var, {}).get(i, ()))
 
 
 class Series:
@@ -149,6 +159,13 @@ class Series:
                     array.array('d', (m[j] for j in kept)),
                     array.array('d', (v[j] for j in kept)),
                     array.array('i', (n[j] for j in kept)))
+
+            at = {j: k for k, j in enumerate(kept)}
+            for var, nights in cols.wild.items():
+                moved = {at[j]: left for j, left in nights.items()
+                         if j in at}
+                if moved:
+                    new.wild[var] = moved
 
             if kept:
                 out.cases[key] = new
