@@ -449,23 +449,31 @@ def test_server_cpu_from_the_partitions_command(tmp_path):
     assert '|stat_server_cpu_util=' not in record
 
 
-@needs_mdtest
-def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
+def _io500_phases_1x1(runs, stonewall_s, items_per_task):
+    """One 1 x 1 mdtest_io500_phases on local (or skip without pfind):
+    its perflog record; the case must pass."""
     if PFIND is None:
         pytest.skip('no pfind (PFSBENCH_PFIND, PATH, /opt/io500/bin): '
                     "IO500's find phase needs it; spack install io500")
     proc = run_reframe(['-c', MDTEST_CHECKS, '-n', 'mdtest_io500_phases',
                         '-P', 'nodes=1', '-P', 'tasks_per_node=1',
-                        '-S', 'stonewall_s=30', '-S', 'items_per_task=2000',
+                        '-S', f'stonewall_s={stonewall_s}',
+                        '-S', f'items_per_task={items_per_task}',
                         '-S', f'mdtest_binary={MDTEST_BINARY}',
                         '-S', f'pfind_binary={PFIND}', '-r'],
-                       tmp_path)
+                       runs)
+    assert proc.returncode == 0, proc.stdout
+    (record,) = perflog_dicts(runs, 'local', 'default',
+                              'mdtest_io500_phases')
+    return record
+
+
+@needs_mdtest
+def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
     # 2000 files per task end before a 30 s stonewall: IO500's rule (the
     # one io500_suite_run follows) makes the phases invalid, and the case
     # passes, scored, saying why, as io500 does.
-    assert proc.returncode == 0, proc.stdout
-    (record,) = perflog_dicts(tmp_path, 'local', 'default',
-                              'mdtest_io500_phases')
+    record = _io500_phases_1x1(tmp_path, 30, 2000)
     assert record['io500_valid'] == 'false', record
     invalid = record['io500_invalid'].split('; ')
     assert invalid[0] == "stonewall_s: 30 s, not the list's 300 s", invalid
@@ -487,6 +495,19 @@ def test_io500_write_shorter_than_the_stonewall_is_invalid(tmp_path):
     assert any(ln.startswith(f'{PFIND} ') and ln.endswith(' -D rates')
                for ln in script.splitlines()), script
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
+
+
+@needs_mdtest
+def test_io500_find_that_finds_nothing_is_invalid_not_failed(tmp_path):
+    # Nine files per task: no mdtest-hard file is named *01*, so find finds
+    # none.  io500 (src/phase_find.c: "Find didn't find anything, this is
+    # likely invalid") marks the phase invalid and goes on, as
+    # io500_suite_run does: the case passes, scored, saying why.
+    record = _io500_phases_1x1(tmp_path, 1, 9)
+    assert record['io500_valid'] == 'false', record
+    invalid = record['io500_invalid'].split('; ')
+    assert 'find: it found no file' in invalid, invalid
+    assert record['find'] > 0 and record['io500_md'] > 0, record
 
 
 @needs_mdtest

@@ -178,6 +178,21 @@ def test_one_group_is_scored_and_judged_alone():
     assert io500.stonewall_invalid('ior-easy-write', 300.0, 300) == ''
 
 
+def test_a_group_without_find_is_judged_by_the_same_rules():
+    # ior_io500_phases: the bw group, no find phase (found None): its
+    # stonewalled writes and a phase at 0 are invalid, nothing of md's.
+    bw = {p.name: 3.0 for p in io500.PHASES if p.group == 'bw'}
+    times = {'ior-easy-write': 300.2, 'ior-hard-write': 12.5}
+    score = io500.score(dict(bw, **{'ior-hard-read': 0.0}), times, 300,
+                        group='bw')
+    assert score.md == 0.0 and score.bw == pytest.approx(3.0)
+    assert invalid_reasons(score, 300) == [
+        'ior-hard-write: ran 12.5 s, below the stonewall of 300 s',
+        'ior-hard-read: 0.0: the score should not be 0']
+    assert invalid_reasons(io500.score(bw, dict(times, **{
+        'ior-hard-write': 301.0}), 300, group='bw'), 300) == []
+
+
 def test_stonewalled_writes_are_io500s():
     from pfsbench.checks.io500_phases import stonewalled_writes
     assert (stonewalled_writes(), stonewalled_writes('ior'),

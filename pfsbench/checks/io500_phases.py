@@ -8,7 +8,8 @@ and IO500's validity rules.  A check finds its second and third tools
 Three checks use it: ``ior_io500_phases`` (the four ior phases),
 ``mdtest_io500_phases`` (the seven mdtest phases and find) and
 ``io500_suite_run`` (all twelve in one job, in IO500's interleaved order,
-with IO500's score); ``io500_list_run`` (the real io500 binary) and
+with IO500's score); they read, score and judge their phases alike
+(:class:`SuitePhases`).  ``io500_list_run`` (the real io500 binary) and
 ``io500_suite_run`` share the case and the figures (:class:`IO500Run`).
 The command lines are :mod:`pfsbench.commands.ior`'s,
 :mod:`pfsbench.commands.mdtest`'s and :mod:`pfsbench.commands.io500`'s
@@ -20,11 +21,13 @@ from typing import NamedTuple
 
 import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, variable)
+                                   run_after, run_before, variable)
 
 from pfsbench.checks.mdtest import performance_of
 from pfsbench.commands import io500, ior, mdtest
 from pfsbench.core.jobsteps import Step
+from pfsbench.parsers import (ior as ior_parser, mdtest as mdtest_parser,
+                              pfind as pfind_parser)
 
 #: IO500's mdtest phases: phase -> (preset, the preset's phase).
 MDTEST_PHASES = {p.name: tuple(p.name.split('-')[1:]) for p in io500.PHASES
@@ -58,10 +61,11 @@ class IO500Run(rfm.RegressionTestPlugin):
 
     The case: nodes, tasks per node, the stonewall, the API, and IO500's
     sizes lowered by the partition's caps.  Its figures: each phase's
-    (``phase_value(name)``), IO500's bandwidth and metadata scores and its
-    total (``scores()``: a :class:`pfsbench.commands.io500.Score` or
-    anything with ``bw``, ``md`` and ``total``), and whether IO500 would
-    call the run valid.
+    (``phase_value(name)``) and IO500's bandwidth and metadata scores and
+    its total (``scores()``: a :class:`pfsbench.commands.io500.Score` or
+    anything with ``bw``, ``md`` and ``total``).  Whether IO500 would call
+    the run valid (``io500_valid``) is each check's: io500's own verdict
+    (``io500_list_run``) or IO500's rules (:class:`SuitePhases`).
     """
 
     #: Nodes of the job.
@@ -99,9 +103,6 @@ class IO500Run(rfm.RegressionTestPlugin):
                                      loggable=True)
     #: True when a partition's cap lowered one of them.
     size_capped = variable(bool, value=False, loggable=True)
-
-    #: Whether IO500's rules make the run valid (set at sanity).
-    io500_valid = variable(bool, value=False, loggable=True)
 
     ior_easy_write = phase_figure(io500.PHASES[0])
     mdtest_easy_write = phase_figure(io500.PHASES[1])
@@ -262,11 +263,12 @@ def mdtest_kiops(result, phase):
     return mdtest_summary(result, phase).mean_ops_per_s / 1000
 
 
-def invalid_reasons(score, stonewall_s, found):
+def invalid_reasons(score, stonewall_s, found=None):
     """Why IO500 would print the run ``[INVALID]``: the phases
     :func:`pfsbench.commands.io500.score` found invalid, a stonewall other
     than the list's (src/phase_dbg.c) and a find that ``found`` nothing
-    (src/phase_find.c)."""
+    (src/phase_find.c: "Find didn't find anything", which marks the phase
+    invalid and goes on; None: the run has no find phase)."""
     reasons = []
     if stonewall_s != io500.LIST_STONEWALL_S:
         reasons.append(f'stonewall_s: {stonewall_s} s, not the list\'s '
@@ -274,3 +276,92 @@ def invalid_reasons(score, stonewall_s, found):
     if found == 0:
         reasons.append('find: it found no file')
     return reasons + list(score.invalid)
+
+
+#: The parser of each tool's output.
+PARSERS = {'ior': ior_parser, 'mdtest': mdtest_parser,
+            'pfind': pfind_parser}
+_PHASES = {p.name: p for p in io500.PHASES}
+
+
+class SuitePhases(rfm.RegressionTestPlugin):
+    """Mixin of the checks that run IO500's phases with the suite's tools
+    (``ior_io500_phases``, ``mdtest_io500_phases``, ``io500_suite_run``;
+    before the check's base in the bases): each phase's figure as IO500
+    reports it (``phase_value(name)``), IO500's score of them
+    (``scores()``) and IO500's verdict on them, by one rule.
+
+    The verdict is io500's (:func:`invalid_reasons`): a stonewalled write
+    shorter than the stonewall or the list's 300 s, a phase at 0, a find
+    that found nothing, a stonewall other than 300 s.  As io500 does, the
+    case is not failed for it and is still scored: ``io500_valid`` is
+    logged false and ``io500_invalid`` says why.  The check has a
+    ``stonewall_s`` and labels each phase's step with its name.
+    """
+
+    #: The score group the check's phases make up ('bw': the ior phases;
+    #: 'md': mdtest's and find); None: all twelve.
+    io500_group = None
+
+    #: Whether IO500's rules make the phases valid, and why not
+    #: ('; '-separated; empty when valid; set at sanity).
+    io500_valid = variable(bool, value=False, loggable=True)
+    io500_invalid = variable(str, value='', loggable=True)
+
+    def io500_phases(self):
+        """The phases of :data:`io500.PHASES` the check runs."""
+        return [p for p in io500.PHASES
+                if self.io500_group in (None, p.group)]
+
+    def phase_result(self, name):
+        """The parsed output of the step of phase ``name``."""
+        return self.parsed(PARSERS[_PHASES[name].tool], step=name)
+
+    def phase_value(self, name):
+        """Phase ``name``'s figure as IO500 reports it (GiB/s for ior,
+        kIOPS for the others)."""
+        tool = _PHASES[name].tool
+        result = self.phase_result(name)
+        if tool == 'ior':
+            return ior_gib_s(result, name)
+        if tool == 'mdtest':
+            return mdtest_kiops(result, name)
+        return result.kiops
+
+    def write_time_s(self, name):
+        """Seconds the stonewalled write ``name`` ran, by its tool's
+        clock."""
+        result = self.phase_result(name)
+        if _PHASES[name].tool == 'ior':
+            return ior_write_time_s(result)
+        return mdtest_summary(result, name).max_time_s
+
+    def found_files(self):
+        """How many files find found (None: the check runs no find)."""
+        if 'find' not in {p.name for p in self.io500_phases()}:
+            return None
+        return self.phase_result('find').found
+
+    def scores(self):
+        """IO500's score of the check's phases
+        (:func:`pfsbench.commands.io500.score`), with the writes' times
+        for its validity rules."""
+        phases = self.io500_phases()
+        return io500.score(
+            {p.name: self.phase_value(p.name) for p in phases},
+            {p.name: self.write_time_s(p.name) for p in phases
+             if p.stonewalled},
+            self.stonewall_s, group=self.io500_group)
+
+    @run_before('performance')
+    def judge_validity(self):
+        # IO500's verdict, once sanity has read every step (a damaged step
+        # fails sanity and never gets here; a dry run has nothing to
+        # judge).
+        if self.is_dry_run():
+            return
+
+        reasons = invalid_reasons(self.scores(), self.stonewall_s,
+                                  self.found_files())
+        self.io500_valid = not reasons
+        self.io500_invalid = '; '.join(reasons)

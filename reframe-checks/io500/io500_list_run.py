@@ -25,7 +25,7 @@ docs/checks-io500.md says what differs.  References: key
 import os
 
 import reframe as rfm
-from reframe.core.builtins import run_before
+from reframe.core.builtins import run_before, variable
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck
@@ -54,6 +54,10 @@ class io500_list_run(io500_phases.IO500Run, SteppedJob,
     # directory.
     keep_files = [INI_FILE, 'io500-results/result_summary.txt',
                   'io500-results/result.txt']
+
+    #: Whether io500 called the run valid (no ``[INVALID]`` on its score;
+    #: set at sanity).
+    io500_valid = variable(bool, value=False, loggable=True)
 
     def results_dir(self):
         # In the stage directory, not the run directory: the job removes

@@ -41,15 +41,13 @@ tasks_per_node]``.
 """
 
 import reframe as rfm
-from reframe.core.builtins import run_after, run_before, variable
+from reframe.core.builtins import run_after, variable
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.base import FileSystemCheck, tag_nightly_point
 from pfsbench.checks.mdtest import OPS_PER_ITEM_AND_PHASE
 from pfsbench.checks.steps import SteppedJob
-from pfsbench.commands import io500, ior, mdtest
-from pfsbench.parsers import (ior as ior_parser, mdtest as mdtest_parser,
-                              pfind as pfind_parser)
+from pfsbench.commands import ior, mdtest
 from pfsbench.site import binaries
 
 #: What the parsers report the task count as (the launcher check).
@@ -58,8 +56,8 @@ _TASKS_REPORTED = {'ior': lambda result: result.params.tasks,
 
 
 @rfm.simple_test
-class io500_suite_run(io500_phases.IO500Run, SteppedJob,
-                      FileSystemCheck):
+class io500_suite_run(io500_phases.IO500Run, io500_phases.SuitePhases,
+                      SteppedJob, FileSystemCheck):
     """IO500's twelve phases, the suite's command lines, one job, IO500's
     order and score."""
 
@@ -67,8 +65,7 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
     valid_systems = ['+pfs']
     tool = 'ior'
     tool_label = 'IOR'
-    step_parsers = {'ior': ior_parser, 'mdtest': mdtest_parser,
-                    'pfind': pfind_parser}
+    step_parsers = dict(io500_phases.PARSERS)
     # Not quick: its 1 x 1 case on local (capped) takes about a minute,
     # most of it seven mdtest phases over 2 x 20000 files
     # (docs/checks-io500.md, bench/io500_suite_cost.py).
@@ -93,10 +90,6 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
     ior_path = variable(alias=tool_path, loggable=True)  # noqa: F821
     mdtest_path = variable(str, value='', loggable=True)
     pfind_path = variable(str, value='', loggable=True)
-
-    #: Why IO500 would print the run ``[INVALID]`` ('; '-separated; empty
-    #: for a valid run; set at sanity).
-    io500_invalid = variable(str, value='', loggable=True)
 
     def tool_unusable(self, path):
         return binaries.io500_unusable(path, ior.IO500_IOR_OPTIONS, 'IOR')
@@ -158,43 +151,3 @@ class io500_suite_run(io500_phases.IO500Run, SteppedJob,
                 io500_phases.mdtest_summary(result, step.label) is None):
             problems.append(f'step {step.label!r}: mdtest reported no rate')
         return problems
-
-    @run_before('performance')
-    def judge_validity(self):
-        # IO500's verdict on the run, once sanity has read every step (a
-        # damaged earlier step fails sanity and never gets here; a dry run
-        # has no output to judge).
-        if self.is_dry_run():
-            return
-
-        reasons = io500_phases.invalid_reasons(
-            self.scores(), self.stonewall_s,
-            self.parsed(pfind_parser, step='find').found)
-        self.io500_valid = not reasons
-        self.io500_invalid = '; '.join(reasons)
-
-    def phase_value(self, name):
-        phase = next(p for p in io500.PHASES if p.name == name)
-        result = self.parsed(self.step_parsers[phase.tool], step=name)
-        if phase.tool == 'ior':
-            return io500_phases.ior_gib_s(result, name)
-        if phase.tool == 'mdtest':
-            return io500_phases.mdtest_kiops(result, name)
-        return result.kiops
-
-    def write_time_s(self, phase):
-        """Seconds a stonewalled write ran, by its tool's clock."""
-        result = self.parsed(self.step_parsers[phase.tool], step=phase.name)
-        if phase.tool == 'ior':
-            return io500_phases.ior_write_time_s(result)
-        return io500_phases.mdtest_summary(result, phase.name).max_time_s
-
-    def scores(self):
-        """IO500's score of the phases logged
-        (:func:`pfsbench.commands.io500.score`), with the writes' times
-        for its validity rules."""
-        return io500.score(
-            {p.name: self.phase_value(p.name) for p in io500.PHASES},
-            {p.name: self.write_time_s(p) for p in io500.PHASES
-             if p.stonewalled},
-            self.stonewall_s)

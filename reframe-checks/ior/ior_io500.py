@@ -24,7 +24,17 @@ Figures: each phase's bandwidth in GiB/s, as IO500 reports it, and
 :func:`pfsbench.commands.io500.score`); the metadata score is
 ``mdtest_io500_phases``'s ``io500_md``, and IO500's total is
 ``sqrt(io500_bw * io500_md)``, which ``io500_suite_run`` logs from one
-job (``pfsbench summary`` does not combine two checks).  The
+job (``pfsbench summary`` does not combine two checks).
+
+IO500's validity rules, the ones ``mdtest_io500_phases`` and
+``io500_suite_run`` follow
+(:class:`pfsbench.checks.io500_phases.SuitePhases`): a write
+(ior-easy-write, ior-hard-write) that ran shorter than its
+stonewall time (its block or segments ran out first: on a capped
+partition, or a fast idle machine) or than the list's 300 s, a phase at
+0, or a stonewall other than 300 s make the phases invalid.  As io500
+does, the case is not failed for it and is still scored: ``io500_valid``
+is logged false and ``io500_invalid`` says why.  The
 partition's size cap limits ior-hard's segments and ior-easy's block
 (IO500's block is too large to finish: elsewhere only the stonewall bounds
 what ior-easy writes, so keep ``stonewall_s`` short on small partitions).
@@ -40,16 +50,11 @@ from pfsbench.checks import io500_phases
 from pfsbench.checks.ior import ior_check_base
 from pfsbench.commands import io500, ior
 from pfsbench.core.jobsteps import Step
-from pfsbench.parsers import ior as ior_parser
 from pfsbench.site import binaries
 
 
-PHASES = ('ior-easy-write', 'ior-hard-write', 'ior-easy-read',
-          'ior-hard-read')
-
-
 @rfm.simple_test
-class ior_io500_phases(ior_check_base):
+class ior_io500_phases(io500_phases.SuitePhases, ior_check_base):
     """IO500 ior-easy and ior-hard, write then read, stonewalled."""
 
     descr = 'IO500 ior-easy / ior-hard write and read phases'
@@ -80,6 +85,8 @@ class ior_io500_phases(ior_check_base):
     # Weekly: the nightly runs these phases in io500_suite_run's one job,
     # with the other IO500 phases and the score (docs/nightly.md).
     tags = {'io500', 'weekly'}
+    #: IO500's bandwidth phases, scored and judged as a group.
+    io500_group = 'bw'
 
     #: The phases the stonewall ends (ior-easy and ior-hard writes, or
     #: mdtest's); nightly-plan counts a case without history at one
@@ -138,10 +145,6 @@ class ior_io500_phases(ior_check_base):
             easy_block_size=self.easy_block_size,
             hard_segments=self.segments), ('ior',), before_reads=drop)
 
-    def phase_value(self, name):
-        return io500_phases.ior_gib_s(self.parsed(ior_parser, step=name),
-                                      name)
-
     ior_easy_write = io500_phases.phase_figure(io500.PHASES[0])
     ior_hard_write = io500_phases.phase_figure(io500.PHASES[2])
     ior_easy_read = io500_phases.phase_figure(io500.PHASES[5])
@@ -152,4 +155,4 @@ class ior_io500_phases(ior_check_base):
         """IO500's bandwidth score of the four phases (src/main.c
         ``calc_score``: their geometric mean); the total is
         ``io500_suite_run``'s."""
-        return io500.score({p: self.phase_value(p) for p in PHASES}).bw
+        return self.scores().bw

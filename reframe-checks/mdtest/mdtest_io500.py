@@ -28,14 +28,16 @@ score of these eight phases (:func:`pfsbench.commands.io500.score`); the
 bandwidth score is ``ior_io500_phases``'s ``io500_bw``, and the total
 ``io500_score`` is ``io500_suite_run``'s.
 
-IO500's validity rules (:func:`pfsbench.commands.io500.score`, the one
-rule ``io500_suite_run`` follows too): a write phase that ran shorter
-than its stonewall time (the files ran out before the time did: the
-result measures a smaller run than IO500 asks for) or than the list's
-300 s, a phase at 0, or a stonewall other than 300 s make the phases
-invalid.  As io500 does, the case is not failed for it and still scored:
-``io500_valid`` is logged false and ``io500_invalid`` says why.  A find
-that found nothing fails the case.
+IO500's validity rules, the ones ``ior_io500_phases`` and
+``io500_suite_run`` follow
+(:class:`pfsbench.checks.io500_phases.SuitePhases`): a write phase that
+ran shorter than its stonewall time (the files ran out before the time
+did: the result measures a smaller run than IO500 asks for) or than the
+list's 300 s, a phase at 0, a find that found nothing (src/phase_find.c:
+"Find didn't find anything, this is likely invalid"), or a stonewall
+other than 300 s make the phases invalid.  As io500 does, the case is
+not failed for it and is still scored: ``io500_valid`` is logged false
+and ``io500_invalid`` says why.
 
 Figures: each phase's rate in kIOPS, as IO500 reports it.  The
 partition's ``mdtest_max_items`` caps IO500's 1,000,000 files per task
@@ -48,12 +50,12 @@ import os
 
 import reframe as rfm
 from reframe.core.builtins import (parameter, performance_function,
-                                   run_after, run_before, variable)
+                                   run_after, variable)
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.mdtest import mdtest_check_base
 from pfsbench.commands import io500, ior, mdtest
-from pfsbench.parsers import pfind as pfind_parser, mdtest as mdtest_parser
+from pfsbench.parsers import pfind as pfind_parser
 from pfsbench.site import binaries
 
 #: Why the check needs pfind, and how to get it (its skip says so).
@@ -63,7 +65,7 @@ PFIND_NEEDED = (f"IO500's find phase runs it; {binaries.BUILD_ADVICE} (the "
 
 
 @rfm.simple_test
-class mdtest_io500_phases(mdtest_check_base):
+class mdtest_io500_phases(io500_phases.SuitePhases, mdtest_check_base):
     """IO500 mdtest-easy and mdtest-hard, write/stat/read/delete."""
 
     descr = 'IO500 mdtest-easy / mdtest-hard phases'
@@ -87,11 +89,6 @@ class mdtest_io500_phases(mdtest_check_base):
     #: The pfind binary this run used (set at setup).
     pfind_path = variable(str, value='', loggable=True)
 
-    #: Whether IO500's rules make these phases valid, and why not
-    #: ('; '-separated; set at sanity), as ``io500_suite_run`` logs them.
-    io500_valid = variable(bool, value=False, loggable=True)
-    io500_invalid = variable(str, value='', loggable=True)
-
     step_parsers = dict(mdtest_check_base.step_parsers, pfind=pfind_parser)
     item_kind = 'files'
     items_per_task = mdtest.IO500_FILES_PER_PROC
@@ -102,6 +99,9 @@ class mdtest_io500_phases(mdtest_check_base):
     # Weekly: the nightly runs these phases in io500_suite_run's one job,
     # with the other IO500 phases and the score (docs/nightly.md).
     tags = {'io500', 'weekly'}
+    #: IO500's metadata phases (mdtest's and find), scored and judged as
+    #: a group.
+    io500_group = 'md'
 
     #: The phases the stonewall ends (ior-easy and ior-hard writes, or
     #: mdtest's); nightly-plan counts a case without history at one
@@ -131,42 +131,15 @@ class mdtest_io500_phases(mdtest_check_base):
             mdtest_exe=self.tool_path, pfind_exe=self.pfind_path,
             files_per_task=self.items_run_per_task), ('mdtest', 'pfind'))
 
-    def phase_summary(self, label):
-        return io500_phases.mdtest_summary(
-            self.parsed(mdtest_parser, step=label), label)
-
     def step_problems(self, step):
         problems = super().step_problems(step)
-        if step.kind == 'pfind' and not problems:
-            if self.parsed(pfind_parser, step=step.label).found == 0:
-                # src/phase_find.c: "Find didn't find anything".
-                problems.append('find is invalid (IO500): it found no file')
         if step.kind != 'mdtest' or problems:
             return problems
 
-        if self.phase_summary(step.label) is None:
+        if io500_phases.mdtest_summary(self.phase_result(step.label),
+                                       step.label) is None:
             return [f'step {step.label!r}: mdtest reported no rate']
         return problems
-
-    @run_before('performance')
-    def judge_validity(self):
-        # IO500's verdict on the phases, as io500_suite_run's, once sanity
-        # has read every step (a dry run has no output to judge).
-        if self.is_dry_run():
-            return
-
-        reasons = io500_phases.invalid_reasons(
-            self.scores(), self.stonewall_s, self.find_result().found)
-        self.io500_valid = not reasons
-        self.io500_invalid = '; '.join(reasons)
-
-    def kiops(self, label):
-        return self.phase_summary(label).mean_ops_per_s / 1000
-
-    def phase_value(self, name):
-        if name == 'find':
-            return self.find_result().kiops
-        return self.kiops(name)
 
     mdtest_easy_write = io500_phases.phase_figure(io500.PHASES[1])
     mdtest_hard_write = io500_phases.phase_figure(io500.PHASES[3])
@@ -177,23 +150,9 @@ class mdtest_io500_phases(mdtest_check_base):
     mdtest_hard_delete = io500_phases.phase_figure(io500.PHASES[11])
     find = io500_phases.phase_figure(io500.PHASES[4])
 
-    def find_result(self):
-        return self.parsed(pfind_parser, step='find')
-
     @performance_function('kIOPS')
     def io500_md(self):
         """IO500's metadata score of the eight phases (src/main.c
         ``calc_score``: their geometric mean); the total is
         ``io500_suite_run``'s."""
         return self.scores().md
-
-    def scores(self):
-        """IO500's score of the eight phases
-        (:func:`pfsbench.commands.io500.score`), with the writes' times
-        (mdtest's own clock) for its validity rules."""
-        return io500.score(
-            {p.name: self.phase_value(p.name) for p in io500.PHASES
-             if p.group == 'md'},
-            {p.name: self.phase_summary(p.name).max_time_s
-             for p in io500.PHASES if p.stonewalled and p.tool == 'mdtest'},
-            self.stonewall_s, group='md')
