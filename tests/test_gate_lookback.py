@@ -462,3 +462,24 @@ def test_the_interval_rule_lists_the_wild_repeats_of_its_night_noise(
         ('history', uuids[2], 13.8), ('history', uuids[2], 39.0),
         ('history', uuids[7], 614.0)]
     assert row['cur']['n'] == 6
+
+
+def test_repeats_to_settle_counts_the_repeats_degrees_of_freedom():
+    # CI, data=journal on a loaded machine: one level night of 2 steady
+    # repeats, tonight 2 repeats 45 % apart, no night noise measured over
+    # 6 nights. The estimate said "about 2 repeats per night would settle
+    # it" of a night whose 2 repeats had not (t of 1 df is 31.8 at 98 %).
+    level_nights = [moments([1073.0, 1075.0])]
+    tonight = moments([190.0, 350.0])
+    noise = (0.0, 5)
+    need = lb.repeats_to_settle(level_nights, tonight, noise, 0.8, 0.98,
+                                direction='higher')
+    assert need is not None and need > 2
+    # And what it promises does settle it: an unchanged night of `need`
+    # repeats with the pooled spread excludes a loss of 80 %.
+    cv2 = lb.pooled_cv2(level_nights + [tonight])
+    sd = math.sqrt(cv2) * 1074.0
+    settled = moments([1074.0 + sd * z for z in
+                       (random.Random(1).gauss(0, 1) for _ in range(need))])
+    iv = lb.interval([moments([1073.0, 1075.0])], settled, noise, 0.98)
+    assert iv.low > -0.8

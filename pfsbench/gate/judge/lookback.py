@@ -340,8 +340,14 @@ def repeats_to_settle(level_nights, current, noise, detect, confidence,
         nights = [type(n)(n.mean, cv2 * n.mean ** 2, r)
                   for n in level_nights]
         _, var_mu = level(nights, tau2, cv2)
-        return t_quantile(p, max(tau_df, 1)) * math.sqrt(
-            tau2 + cv2 / r + var_mu)
+        # The degrees of freedom as :func:`interval` would have them with
+        # r repeats a night (the repeats' spread pooled over the level
+        # nights and tonight): a t quantile of the history's df alone
+        # promised 2 repeats to a night whose 2 repeats gave t(1) = 31.8.
+        df = _satterthwaite([(tau2, max(tau_df, 1)),
+                             (cv2 / r + var_mu,
+                              max((r - 1) * (len(level_nights) + 1), 1))])
+        return t_quantile(p, df) * math.sqrt(tau2 + cv2 / r + var_mu)
 
     if t_quantile(p, max(tau_df, 1)) * math.sqrt(
             tau2 * (1 + 1 / len(level_nights))) >= margin:
