@@ -240,3 +240,22 @@ def test_a_stream_record_cut_short_is_quoted():
         _parse('streams', '\n'.join(lines).encode(), 'rfm_job.out')
     assert str(err.value) == (f"rfm_job.out:{at + 1}: expected the runner's "
                               f'exit= in this line, got: "{lines[at]}"')
+
+
+@pytest.mark.parametrize('tool, name, old, new, says', [
+    # The two damages the fuzz found (a flipped byte; a dropped line):
+    # float() of '..180765', and a KeyError of lat_ns without 'mean'.
+    ('io500', 'run-2x1/result_summary.txt', ' 0.180765 GiB/s',
+     ' ..180765 GiB/s', "expected io500's '.RESULT. <phase>"),
+    ('fio', 'seqwrite-1m-fsync-normal-json.txt',
+     '"mean" : 139327.515625', '"meen" : 139327.515625',
+     "write results damaged"),
+    ('fio', 'seqwrite-1m-fsync-normal-json.txt',
+     '"jobs" : [', '"jobs" : [ 7, ', "a 'jobs' list of objects")])
+def test_found_damage_is_a_parse_error(tool, name, old, new, says):
+    path = (mutations.DATA / 'io500' / name) if tool == 'io500' else \
+        (FIXTURES / tool / name)
+    text = path.read_text()
+    assert old in text
+    with pytest.raises(ParseError, match=says):
+        _parse(tool, text.replace(old, new, 1).encode())

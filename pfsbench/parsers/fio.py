@@ -178,9 +178,11 @@ def _parse_json(lines, start, source):
         raise ParseError(source, lineno, lines[lineno - 1].strip(),
                          f'expected fio JSON ({err.msg})') from None
 
-    if 'jobs' not in doc or not doc['jobs']:
+    if not isinstance(doc, dict) or not isinstance(doc.get('jobs'), list) \
+            or not doc['jobs'] or \
+            not all(isinstance(job, dict) for job in doc['jobs']):
         raise ParseError(source, start + 1, lines[start],
-                         "expected a 'jobs' list in fio's JSON")
+                         "expected a 'jobs' list of objects in fio's JSON")
 
     jobs = []
     for job in doc['jobs']:
@@ -192,12 +194,22 @@ def _parse_json(lines, start, source):
                              f'{job["error"]}')
         records = {}
         for direction in _DIRECTIONS:
-            io = job.get(direction) or {}
-            lat = io.get('lat_ns') or {}
-            records[direction] = _io(
-                io.get('io_bytes', 0), io.get('runtime', 0) / 1e3,
-                io.get('bw_bytes', 0), io.get('iops', 0.0),
-                lat['mean'] / 1e3 if lat.get('N') else None)
+            try:
+                io = job.get(direction) or {}
+                lat = io.get('lat_ns') or {}
+                records[direction] = _io(
+                    int(io.get('io_bytes', 0)),
+                    float(io.get('runtime', 0)) / 1e3,
+                    float(io.get('bw_bytes', 0)), float(io.get('iops', 0.0)),
+                    float(lat['mean']) / 1e3 if lat.get('N') else None)
+            except (KeyError, TypeError, ValueError, AttributeError) as err:
+                # A damaged document: a field gone ('mean' beside 'N'),
+                # or a number that is a string or a list.
+                lineno = _line_of(lines, f'"jobname" : "{name}"', start)
+                raise ParseError(source, lineno, lines[lineno - 1].strip(),
+                                 f'fio job {name!r}: {direction} results '
+                                 f'damaged ({type(err).__name__}: {err})'
+                                 ) from None
         jobs.append(FioJob(name=name, groupid=job.get('groupid', 0),
                            error=0, jobs=None, **records))
 

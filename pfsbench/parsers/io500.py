@@ -17,12 +17,15 @@ from dataclasses import dataclass
 
 from pfsbench.core.errors import ParseError
 
+#: A figure as io500 prints it ('%f'); '[0-9.]+' also took '..596', a
+#: damaged figure float() refuses (the parser fuzz found it).
+_NUM = r'([0-9]+(?:\.[0-9]+)?)'
 _PHASE_RE = re.compile(
-    r'^\[(RESULT|      )\]\s+(\S+)\s+([0-9.]+) (GiB/s|kIOPS) : time '
-    r'([0-9.]+) seconds( \[INVALID\])?$')
+    rf'^\[(RESULT|      )\]\s+(\S+)\s+{_NUM} (GiB/s|kIOPS) : time '
+    rf'{_NUM} seconds( \[INVALID\])?$')
 _SCORE_RE = re.compile(
-    r'^\[SCORE \] Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL '
-    r'([0-9.]+)( \[INVALID\])?$')
+    rf'^\[SCORE \] Bandwidth {_NUM} GiB/s : IOPS {_NUM} kiops : TOTAL '
+    rf'{_NUM}( \[INVALID\])?$')
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def parse(text, source='<text>'):
     """
     phases = []
     score = None
-    for line in text.splitlines():
+    for lineno, line in enumerate(text.splitlines(), 1):
         if m := _PHASE_RE.match(line.strip()):
             kind, name, value, unit, time_s, invalid = m.groups()
             phases.append(PhaseResult(name, float(value), unit,
@@ -68,6 +71,12 @@ def parse(text, source='<text>'):
                                       invalid is None))
         elif m := _SCORE_RE.match(line.strip()):
             score = m
+        elif line.startswith(('[RESULT]', '[SCORE ]')):
+            # A damaged figure: not a phase left out without a word.
+            raise ParseError(source, lineno, line.strip(),
+                             "expected io500's '[RESULT] <phase> <value> "
+                             "GiB/s|kIOPS : time <s> seconds' or '[SCORE ] "
+                             "Bandwidth ... TOTAL <score>'")
     if score is None:
         lines = text.splitlines()
         raise ParseError(source, len(lines), lines[-1] if lines else '',
