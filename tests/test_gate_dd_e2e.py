@@ -252,8 +252,9 @@ def test_first_week_of_quick_dd_nights_then_data_journal(week_ext4,
     cappedfs.sh(['umount', fs['mnt']], check=True)
     cappedfs.sh(['mount', '-o', 'data=journal', fs['loop'], fs['mnt']],
                 check=True)
-    # Six repeats tonight, not two: on CI at load 8 the journalled writes
-    # of one night spread +-45 %, and two repeats give tonight's interval
+    # Six repeats tonight, not two: on a loaded CI machine the journalled
+    # writes of one night spread about +-45 % (read back from the width of
+    # the interval), and two repeats give tonight's interval
     # one degree of freedom (t = 31.8 at 98 %): a -75 % night was then
     # inconclusive, "about 2 repeats per night would settle it".
     _run_dd(fs, runs, {}, **dict(quick, repeats=6))

@@ -214,6 +214,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         by_nights['lookback']['level_nights']
             else:
                 night_floor = None
+                assumed = False
                 if config.night_noise and config.sample_unit == 'repeat':
                     means = history_means(
                         case_nights[-config.history_sessions:], var)
@@ -238,6 +239,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         night_floor = (config.assumed_night_cv ** 2,
                                        math.inf,
                                        len(set(pv['session_index'])))
+                        assumed = True
                         row['night_noise'] = {
                             'cv': config.assumed_night_cv, 'df': None,
                             'sessions': len(means), 'assumed': True}
@@ -247,10 +249,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  1 if config.sample_unit == 'session'
                                  else config.min_samples,
                                  nights=night_floor,
-                                 nights_assumed=bool(
-                                     night_floor and
-                                     row.get('night_noise', {}).get(
-                                         'assumed')),
+                                 nights_assumed=assumed,
                                  detect=config.lookback_detect,
                                  moments=moments if config.sample_unit ==
                                  'repeat' else None))
