@@ -13,7 +13,10 @@ import pytest
 from pfsbench import cli
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.judge.rule import judge_nights
-from pfsbench.gate.statistics.stats import Moments, moments, wild_repeats
+from pfsbench.gate.statistics.stats import (SPREAD_MEDIANS, Moments,
+                                            moments, night_spread,
+                                            pooled_scale, wild_repeats)
+from pfsbench.gate.store.series import CaseColumns
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'
@@ -462,6 +465,128 @@ def test_the_interval_rule_lists_the_wild_repeats_of_its_night_noise(
         ('history', uuids[2], 13.8), ('history', uuids[2], 39.0),
         ('history', uuids[7], 614.0)]
     assert row['cur']['n'] == 6
+
+
+#: The capped nights as the nightly's default 3 repeats would have
+#: measured them.
+SHORT_NIGHTS = [values[:3] for values in CAPPED_NIGHTS]
+
+
+def test_the_spread_of_a_night_is_unbiased_for_each_repeat_count():
+    # A pooled scale mixes nights of any length: each night's spread
+    # must have the median sigma whatever its count.
+    rng = random.Random(5)
+    for n in (2, 3, 4, 5, 10, 16, 17):
+        spreads = sorted(night_spread([math.exp(rng.gauss(0.0, 0.1))
+                                       for _ in range(n)])
+                         for _ in range(20001))
+        assert spreads[10000] == pytest.approx(0.1, rel=0.03), n
+    assert SPREAD_MEDIANS[3] == pytest.approx(0.7942, abs=1e-4)
+
+
+def test_a_short_night_measures_its_repeats_by_the_other_nights():
+    # 3 repeats, one wild (the capped reads' 13.8 among 43.0 +- 0.1):
+    # its own MAD cannot tell (main before: kept, the mean 33.3), the
+    # within-night scale of the other nights (0.2 %) can.
+    scale = pooled_scale([night_spread(v) for v in SHORT_NIGHTS])
+    assert 0.001 < scale < 0.005
+    found = lb.night_moments([43.0, 43.1, 13.8], scale)
+    assert found == moments([43.0, 43.1])
+    assert [(i, v) for i, v, _ in found.left_out] == [(2, 13.8)]
+    assert found.left_out[0][2] > 100
+    assert 'pooled over the figure\'s other nights' in found.wild_scale
+    # 4 repeats: at most one left out.
+    assert lb.night_moments([43.0, 12.0, 43.1, 42.9], scale) == moments(
+        [43.0, 43.1, 42.9])
+    # Two of 3 (or of 4) beyond the limit: a broad night, not a wild
+    # repeat; every repeat kept.
+    for values in ([43.0, 13.8, 150.0], [43.0, 13.8, 150.0, 43.1],
+                   [43.0, 13.8, 12.0, 43.1]):
+        assert lb.night_moments(values, scale) == moments(values)
+    # Too few nights for a scale (4 with a spread): as before.
+    assert pooled_scale([night_spread(v) for v in SHORT_NIGHTS[:4]] +
+                        [None, float('nan')]) is None
+    # Steady nights of equal repeats: a scale of 0 leaves nothing out.
+    assert pooled_scale([night_spread([5.0] * 3)] * 6) == 0.0
+    assert lb.night_moments([5.0, 5.0, 1.0], 0.0) == moments(
+        [5.0, 5.0, 1.0])
+    # 1 or 2 repeats, zeros: as before, whatever the scale.
+    for values in ([13.8], [43.0, 13.8], [0.0, 43.0, 43.1], [0.0] * 3):
+        assert lb.night_moments(values, scale) == moments(values)
+
+
+def test_a_short_night_of_ordinary_broad_spread_keeps_its_repeats():
+    # The unthrottled recording's writes, one session of 10 in threes:
+    # repeats spanning a factor of 12 are this target's ordinary noise.
+    broad = [129.0, 41.0, 135.0, 317.0, 484.0, 375.0, 168.0, 265.0, 271.0,
+             77.0, 300.0, 550.0, 410.0, 95.0, 230.0]
+    nights = [broad[i:i + 3] for i in range(0, 15, 3)]
+    scale = pooled_scale([night_spread(v) for v in nights])
+    assert scale > 0.2
+    for values in nights + [[41.0, 135.0, 484.0], [484.0, 41.0, 317.0]]:
+        assert lb.night_moments(values, scale) == moments(values)
+
+
+def test_a_history_column_leaves_out_what_tonight_would():
+    # The index's columns measure a short night by the nights before
+    # it, as the gate measures tonight by the history.
+    cols = CaseColumns()
+    nights = SHORT_NIGHTS[:7] + [[43.0, 13.8, 43.1]] + SHORT_NIGHTS[7:]
+    for i, values in enumerate(nights):
+        cols.append(i, {}, {'read_bw': (sum(values) / 3, values)}, ())
+    for i, values in enumerate(nights):
+        scale = pooled_scale([night_spread(v) for v in nights[:i]])
+        assert cols.moments('read_bw', i) == lb.night_moments(values,
+                                                              scale)
+        assert cols.spread('read_bw', i) == night_spread(values)
+    wild = cols.moments('read_bw', 7)
+    assert wild.n == 2 and [v for _, v, _ in wild.left_out] == [13.8]
+    assert 'pooled' in wild.wild_scale
+    # The first nights have too few before them: all kept.
+    cols = CaseColumns()
+    for i, values in enumerate([[43.0, 13.8, 43.1]] + SHORT_NIGHTS):
+        cols.append(i, {}, {'read_bw': (0.0, values)}, ())
+    assert cols.moments('read_bw', 0).n == 3
+
+
+def short_nights_db(tmp_path, capsys, factor):
+    """Ten capped nights of 3 repeats, the eighth with a wild repeat,
+    and tonight with one, ``factor`` times the level; the baseline: the
+    first five nights."""
+    nights = [list(v) for v in SHORT_NIGHTS]
+    nights[7] = [43.0, 13.8, 43.1]
+    tonight = [v * factor for v in (43.1, 12.0, 43.0)]
+    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(11)]
+    db = tmp_path / 'runs' / 'results.db'
+    db.parent.mkdir()
+    synth.write_database(str(db), [
+        synth.session({CASE: values}, time_start=i * DAY, var='read_bw',
+                      session_uuid=uuids[i])
+        for i, values in enumerate(nights + [tonight])])
+    assert run(['baseline', 'record', 'base', '--db', str(db)] +
+               [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
+    return db, uuids
+
+
+@pytest.mark.parametrize('factor, verdict', [(1.0, 'pass'),
+                                             (0.85, 'regression')])
+def test_nights_of_3_repeats_leave_out_their_wild_repeat_alike(
+        tmp_path, capsys, factor, verdict):
+    # The nightly's default of 3 repeats: a history night's and
+    # tonight's wild repeat are left out by the same scale, and listed.
+    # Main before: both kept, tonight 24 % low with a spread 300 times
+    # the others', inconclusive either way.
+    db, uuids = short_nights_db(tmp_path, capsys, factor)
+    code, row = gate_json(db, capsys)
+    assert row['verdict'] == verdict, row['reason']
+    assert row['change'] == pytest.approx(factor - 1.0, abs=0.01)
+    assert sorted((w['night'], w['session'], w['repeat'], w['value'])
+                  for w in row['wild_repeats']) == [
+        ('history', uuids[7], 2, 13.8),
+        ('tonight', uuids[10], 2, pytest.approx(12.0 * factor))]
+    assert all('pooled over the figure\'s other nights' in w['why'] and
+               w['robust_z'] > 8 for w in row['wild_repeats'])
+    assert row['cur']['n'] == 2
 
 
 def test_repeats_to_settle_counts_the_repeats_degrees_of_freedom():
