@@ -640,11 +640,10 @@ def wild_repeats(values, scale=None):
 #: Why a repeat is left out, as reports say it.
 WILD_REASON = (f'its log more than {WILD_Z:g} of its night\'s scaled '
                'median absolute deviations (z) from the night\'s median '
-               f'log in a night of at least {MIN_REPEATS_FOR_WILD} repeats;'
-               f' more than {WILD_Z_SHORT:g} within-night scales pooled '
-               'over the figure\'s other nights (at least '
-               f'{MIN_POOL_NIGHTS}) in a night of {MIN_REPEATS_FOR_POOLED} '
-               f'or {MIN_REPEATS_FOR_WILD - 1}')
+               f'log (nights of {MIN_REPEATS_FOR_WILD} repeats or more) or '
+               f'{WILD_Z_SHORT:g} within-night scales pooled over the '
+               f'figure\'s other nights (nights of {MIN_REPEATS_FOR_POOLED} '
+               f'or {MIN_REPEATS_FOR_WILD - 1})')
 
 
 #: The scale a night of at least :data:`MIN_REPEATS_FOR_WILD` repeats
