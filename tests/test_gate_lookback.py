@@ -401,16 +401,24 @@ def wild_nights_db(tmp_path, capsys):
     nights[2] = list(WILD_NIGHT)
     nights[7] = [43.0, 43.1, 614.0, 43.2, 42.9]
     tonight = [43.1, 43.0, 42.9, 43.2, 12.0, 43.1]
-    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(11)]
+    db, uuids = nights_and_baseline(tmp_path, capsys, nights + [tonight])
+    return db, nights + [tonight], uuids
+
+
+def nights_and_baseline(tmp_path, capsys, nights):
+    """A database of one session per night (read_bw, a day apart) and
+    the baseline 'base' of the first five.  Returns the database and the
+    sessions' uuids."""
+    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(len(nights))]
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
     synth.write_database(str(db), [
         synth.session({CASE: values}, time_start=i * DAY, var='read_bw',
                       session_uuid=uuids[i])
-        for i, values in enumerate(nights + [tonight])])
+        for i, values in enumerate(nights)])
     assert run(['baseline', 'record', 'base', '--db', str(db)] +
                [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
-    return db, nights + [tonight], uuids
+    return db, uuids
 
 
 def test_every_repeat_left_out_is_reported(tmp_path, capsys):
@@ -556,16 +564,7 @@ def short_nights_db(tmp_path, capsys, factor):
     nights = [list(v) for v in SHORT_NIGHTS]
     nights[7] = [43.0, 13.8, 43.1]
     tonight = [v * factor for v in (43.1, 12.0, 43.0)]
-    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(11)]
-    db = tmp_path / 'runs' / 'results.db'
-    db.parent.mkdir()
-    synth.write_database(str(db), [
-        synth.session({CASE: values}, time_start=i * DAY, var='read_bw',
-                      session_uuid=uuids[i])
-        for i, values in enumerate(nights + [tonight])])
-    assert run(['baseline', 'record', 'base', '--db', str(db)] +
-               [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
-    return db, uuids
+    return nights_and_baseline(tmp_path, capsys, nights + [tonight])
 
 
 @pytest.mark.parametrize('factor, verdict', [(1.0, 'pass'),
