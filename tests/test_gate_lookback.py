@@ -176,9 +176,11 @@ def run(argv, capsys):
     return code, out, err
 
 
-def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2):
+def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2,
+              loggable=None):
     """A database of one night per level (5 repeats with 2 % spread),
-    and its baseline of the first night."""
+    and its baseline of the first night; ``loggable``: ``{night:
+    {variable: value}}`` of the nights' test cases."""
     rng = random.Random(seed)
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
@@ -188,7 +190,8 @@ def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2):
         reports.append(synth.session(
             {CASE: values}, time_start=i * DAY,
             extras=(extras or {}).get(i),
-            nodelist=(nodelists or {}).get(i, ('n1',))))
+            nodelist=(nodelists or {}).get(i, ('n1',)),
+            loggable=(loggable or {}).get(i)))
 
     synth.write_database(str(db), reports)
     return db
@@ -279,6 +282,56 @@ def test_only_like_for_like_nights_make_the_history(tmp_path, capsys):
     code, row = gate_json(db, capsys, '--config', str(loose))
     assert row['verdict'] == 'inconclusive'
     assert row['lookback']['history_nights'] == 9
+
+
+def io500_nights_db(tmp_path, levels, invalid):
+    """:func:`nights_db` of an IO500 case whose ``invalid`` nights ran
+    their phases short of the stonewall (``io500_valid`` false)."""
+    return nights_db(tmp_path, levels, loggable={
+        i: {'io500_valid': i not in invalid,
+            'io500_invalid': 'ior-easy-write: ran 240 s, below the '
+                             "list's minimum of 300 s" if i in invalid
+                             else ''}
+        for i in range(len(levels))})
+
+
+def test_io500_validity_splits_the_history_and_names_the_change(
+        tmp_path, capsys):
+    # Ten valid nights at 500, then three whose phases ran short of the
+    # stonewall at 300, then tonight, valid again at 500: its noise
+    # comes from the valid nights alone.
+    levels = [500.0] * 10 + [300.0] * 3 + [500.0]
+    db = io500_nights_db(tmp_path, levels, invalid={10, 11, 12})
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~13'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert code == 0 and row['verdict'] == 'pass', row['reason']
+    assert row['lookback']['history_nights'] == 10
+    # Matched as before this tag (io500_valid out of lookback.match), the
+    # invalid nights are in it.
+    loose = tmp_path / 'loose.yaml'
+    loose.write_text('lookback:\n  match: [job_nodelist]\n')
+    code, row = gate_json(db, capsys, '--config', str(loose))
+    assert row['lookback']['history_nights'] == 13
+
+
+def test_an_invalid_io500_night_is_a_loss_named_by_its_validity(
+        tmp_path, capsys):
+    # The baseline is valid; tonight's run is not, and scores 40 % less:
+    # a regression of the score, whose report names the validity first.
+    levels = [500.0] * 10 + [300.0] * 4
+    db = io500_nights_db(tmp_path, levels, invalid={10, 11, 12, 13})
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~13'], capsys)[0] == 0
+    code, out, err = run(['gate', '-b', 'base', '--db', str(db), '--format',
+                          'json'], capsys)
+    report = json.loads(out)
+    assert code == 1 and report['results'][0]['verdict'] == 'regression'
+    assert report['results'][0]['lookback']['history_nights'] == 3
+    first = next(iter(report['changes'].values()))[0]
+    assert (first['key'], first['before'], first['after']) == (
+        'io500_valid', ['True'], 'False')
+    assert first['label'].startswith('IO500 validity')
 
 
 def test_an_unstable_figure_reports_a_loss_but_never_fails(tmp_path,
