@@ -446,6 +446,33 @@ def test_a_night_keeps_its_repeats_unless_one_is_wild():
         assert lb.night_moments(values) == moments(values)
 
 
+def test_five_ordinary_repeats_are_not_made_wild_by_chance():
+    # Three of five ordinary repeats agree to 0.05 %: the night's own
+    # scaled MAD is near 0, and by it the ordinary +-3 % repeats are wild.
+    # Floored at the figure's pooled scale (2 %), they are kept; a repeat
+    # at half the others still is not.
+    night = [100.0, 100.05, 99.95, 103.0, 97.0]
+    assert len(wild_repeats(night)) == 2
+    assert wild_repeats(night, 0.02) == []
+    assert lb.night_moments(night, 0.02) == moments(night)
+    wild = [100.0, 100.05, 99.95, 103.0, 50.0]
+    assert [i for i, _, _ in wild_repeats(wild, 0.02)] == [4]
+    assert 'pooled' in lb.night_moments(wild, 0.02).wild_scale
+    # How often it happened: nights of 5 normal repeats (2 % spread),
+    # by their own scale alone and floored at the pooled scale of 20 such
+    # nights.
+    rng = random.Random(5)
+
+    def normal_night():
+        return [100.0 * math.exp(rng.gauss(0.0, 0.02)) for _ in range(5)]
+
+    scale = pooled_scale([night_spread(normal_night()) for _ in range(20)])
+    nights = [normal_night() for _ in range(2000)]
+    own = sum(bool(wild_repeats(n)) for n in nights) / len(nights)
+    floored = sum(bool(wild_repeats(n, scale)) for n in nights)
+    assert own > 0.02 and floored == 0
+
+
 def wild_nights_db(tmp_path, capsys):
     """Ten capped nights, two with wild repeats (a baseline night and a
     history night after it), and tonight with one; the baseline: the

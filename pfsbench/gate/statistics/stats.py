@@ -623,8 +623,7 @@ def wild_repeats(values, scale=None):
 
     logs = [math.log(v) for v in values]
     med = statistics.median(logs)
-    mad = scale if short else \
-        1.4826 * statistics.median(abs(x - med) for x in logs)
+    mad = scale if short else _long_night_scale(logs, med, scale)
     if not mad > 0.0:
         return []
 
@@ -637,10 +636,23 @@ def wild_repeats(values, scale=None):
     return wild if 2 * len(wild) < n else []
 
 
+def _long_night_scale(logs, med, scale):
+    """The scale a night of at least :data:`MIN_REPEATS_FOR_WILD`
+    repeats measures its wild repeats by: its own scaled median absolute
+    deviation, floored at the figure's pooled scale where there is one.
+    The floor: five ordinary repeats of which three agree closely by
+    chance have a MAD near 0, and then their ordinary extreme looked wild
+    (4.8 % of nights of 5 normal repeats, 0.5 % of nights of 10,
+    tests/test_gate_lookback.py)."""
+    own = 1.4826 * statistics.median(abs(x - med) for x in logs)
+    return own if scale is None else max(own, scale)
+
+
 #: Why a repeat is left out, as reports say it.
 WILD_REASON = (f'its log more than {WILD_Z:g} of its night\'s scaled '
                'median absolute deviations (z) from the night\'s median '
-               f'log (nights of {MIN_REPEATS_FOR_WILD} repeats or more) or '
+               f'log (nights of {MIN_REPEATS_FOR_WILD} repeats or more; '
+               'never less than the pooled scale below) or '
                f'{WILD_Z_SHORT:g} within-night scales pooled over the '
                f'figure\'s other nights (nights of {MIN_REPEATS_FOR_POOLED} '
                f'or {MIN_REPEATS_FOR_WILD - 1})')
@@ -652,11 +664,17 @@ OWN_SCALE = (f'its night\'s scaled median absolute deviation (limit '
              f'{WILD_Z:g})')
 
 
-def wild_scale_text(n, scale):
-    """Which scale a night of ``n`` repeats measured its wild repeats
-    by, and the limit (:attr:`Moments.wild_scale`)."""
-    if n >= MIN_REPEATS_FOR_WILD:
-        return OWN_SCALE
+def wild_scale_text(values, scale):
+    """Which scale a night of ``values`` measured its wild repeats by,
+    and the limit (:attr:`Moments.wild_scale`)."""
+    if len(values) >= MIN_REPEATS_FOR_WILD:
+        logs = [math.log(v) for v in values]
+        med = statistics.median(logs)
+        if scale is None or _long_night_scale(logs, med, None) >= scale:
+            return OWN_SCALE
+        return (f'the within-night scale pooled over the figure\'s other '
+                f'nights ({100 * scale:.3g} %), above its night\'s own '
+                f'(limit {WILD_Z:g})')
 
     return (f'the within-night scale pooled over the figure\'s other '
             f'nights ({100 * scale:.3g} %; limit {WILD_Z_SHORT:g})')
@@ -670,8 +688,9 @@ def night_moments(values, scale=None):
     night's median log is left out, where the repeats are all positive
     and finite and fewer than half are beyond: the scale is the night's
     own scaled median absolute deviation with at least
-    :data:`MIN_REPEATS_FOR_WILD` repeats, else (3 or 4 repeats)
-    ``scale``, the figure's :func:`pooled_scale`.  A scale of 0
+    :data:`MIN_REPEATS_FOR_WILD` repeats, never below ``scale``, the
+    figure's :func:`pooled_scale`, where there is one; else (3 or 4
+    repeats) ``scale`` alone.  A scale of 0
     (constants, zeros) keeps every repeat; so do nights of 1 or 2.
 
     Args:
@@ -686,4 +705,4 @@ def night_moments(values, scale=None):
     kept = moments([v for i, v in enumerate(values) if i not in out])
     return Moments(kept.mean, kept.variance, kept.n,
                    tuple((i, float(v), z) for i, v, z in wild),
-                   wild_scale_text(len(values), scale))
+                   wild_scale_text(values, scale))
