@@ -196,6 +196,13 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: ``unavailable: why`` when /proc/stat could not be read).
     client_cpu = variable(str, value='', loggable=True)
 
+    #: Others' work on the ReFrame host above this share of its CPUs marks
+    #: a ``local`` case contended (``-S client_cpu_share=1``: never, the
+    #: figures still logged; for a test of something else on a shared
+    #: machine).
+    client_cpu_share = variable(float,
+                                value=contention.FOREIGN_CPU_SHARE)
+
     #: Server-side facts from the partition's
     #: ``extras.server_provenance_command`` (``key=value; ...``: versions,
     #: servers, layout), so that the gate can name a server-side change.
@@ -589,7 +596,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             return ''
 
         self.client_cpu = contention.describe_client_cpu(figures)
-        return contention.foreign_cpu_load(figures)
+        return contention.foreign_cpu_load(figures, self.client_cpu_share)
 
     @run_before('performance')
     def look_for_foreign_load(self):

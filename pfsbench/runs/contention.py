@@ -132,13 +132,14 @@ _BUSY_COLUMNS = (0, 1, 2, 5, 6, 7)
 #: Others' work on the client host above this share of its CPUs, on
 #: average over the case, marks it contended: the case's own processes
 #: then no longer have the CPUs they need.  Measured on this 2-CPU VM
-#: with the bench's dd case (64 MB, fdatasync, on a loop-mounted ext4;
-#: cases of 0.2-0.4 s; docs/gate.md, section 7): with no load of ours
-#: the probe saw 0.0-0.2 CPU of foreign work (median; at most 1.1 in one
-#: case of 40, other sessions' daemons), with one busy loop 1.0-1.3 and dd
-#: as fast, with two 1.5-1.7 (dd shares the CPUs with them) and reads
-#: 20 % slower, with four 1.6-1.8 and writes 30 %, reads 40 % slower.
-#: Half the CPUs (1 of 2 here) lies between the quiet and the slowed cases.
+#: (2026-11-26; the bench's dd case, 64 MB with fdatasync on a
+#: loop-mounted ext4, 0.2-0.4 s, 10 cases per run; docs/checks-machinery.md):
+#: with no load of ours, medians of 0.15-0.6 CPU of others' work (at most
+#: 1.1; other helpers' tests), writes 1184-1472 and reads 5485-6012 MB/s;
+#: beside one busy loop 1.0-1.3 CPU and dd as fast; beside two 1.5-1.7
+#: (dd shares the CPUs with them), writes 1089, reads 4481; beside four
+#: 1.6-1.8, writes 934, reads 3327.  Half the CPUs (1 of 2 here) lies
+#: between the quiet runs and the slowed ones.
 FOREIGN_CPU_SHARE = 0.5
 
 
