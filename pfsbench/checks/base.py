@@ -39,6 +39,8 @@ from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.parsers.text import read_output, with_bad_bytes
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.runs import contention
+# (By name: in the class body below, ``contention`` is a variable.)
+from pfsbench.runs.contention import FOREIGN_CPU_SHARE
 from pfsbench.site import (binaries, exclusive, references, rundir, spack,
                            validate)
 from pfsbench.site.config import (check_scratch_dir, extras_value,
@@ -200,8 +202,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: a ``local`` case contended (``-S client_cpu_share=1``: never, the
     #: figures still logged; for a test of something else on a shared
     #: machine).
-    client_cpu_share = variable(float,
-                                value=contention.FOREIGN_CPU_SHARE)
+    client_cpu_share = variable(float, value=FOREIGN_CPU_SHARE)
 
     #: Server-side facts from the partition's
     #: ``extras.server_provenance_command`` (``key=value; ...``: versions,
