@@ -101,7 +101,8 @@ from pfsbench.gate.judge import lookback as lb                   # noqa: E402
 from pfsbench.gate.judge.config import GateConfig                # noqa: E402
 from pfsbench.gate.judge.rule import (fixed_tolerance_verdict, judge,
                                       judge_nights)
-from pfsbench.gate.statistics.stats import moments, night_noise      # noqa: E402
+from pfsbench.gate.statistics.stats import (moments, night_noise,  # noqa: E402
+                                            night_spread, pooled_scale)
 
 CASE = 'dd_stream_per_node %nodes=1'
 #: The gate's default settings (the lookback rule's confidence and
@@ -410,10 +411,18 @@ def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
     noise from all of them."""
     level_ids = rng.sample(others, min(baseline_nights, len(others)))
     # Each night as the gate's history keeps it (its wild repeats left
-    # out, pfsbench.gate.statistics.stats.night_moments).
-    history = [lb.night_moments(nights[i]) for i in others]
-    return judge_nights([lb.night_moments(nights[i]) for i in level_ids],
-                        lb.night_moments(cur), [history], tol, 'higher',
+    # out, pfsbench.gate.statistics.stats.night_moments): a night of 3 or
+    # 4 repeats measured by the within-night scale pooled over the
+    # nights before it (pfsbench.gate.store.series), tonight and the
+    # level's nights (the baseline's, in the gate) by that of the whole
+    # history (pfsbench.gate.judge.samples.night_scale).
+    spreads = [night_spread(nights[i]) for i in others]
+    history = [lb.night_moments(nights[i], pooled_scale(spreads[:k]))
+               for k, i in enumerate(others)]
+    scale = pooled_scale(spreads)
+    return judge_nights([lb.night_moments(nights[i], scale)
+                         for i in level_ids],
+                        lb.night_moments(cur, scale), [history], tol, 'higher',
                         detect,
                         DEFAULTS.lookback_confidence, 2,
                         DEFAULTS.lookback_outlier_z)

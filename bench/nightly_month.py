@@ -100,6 +100,11 @@ CHANGES = {
 }
 
 
+class MonthStopped(Exception):
+    """The month cannot go on (a server command or the baseline
+    failed); the message says which and where its log is."""
+
+
 def load():
     with open('/proc/loadavg') as fp:
         return ' '.join(fp.read().split()[:3])
@@ -110,7 +115,7 @@ def mfs(*args, check=True):
                           stderr=subprocess.STDOUT, universal_newlines=True,
                           timeout=600)
     if check and proc.returncode != 0:
-        raise RuntimeError(f'mfs.sh {" ".join(args)}: exit '
+        raise MonthStopped(f'mfs.sh {" ".join(args)}: exit '
                            f'{proc.returncode}: {proc.stdout.strip()}')
     return proc
 
@@ -302,8 +307,10 @@ class Month:
             stderr=subprocess.STDOUT, universal_newlines=True)
         print(proc.stdout.strip(), flush=True)
         if proc.returncode != 0:
-            raise RuntimeError(f'pfsbench baseline record: exit '
-                               f'{proc.returncode}: {proc.stdout.strip()}')
+            raise MonthStopped(f'pfsbench baseline record: exit '
+                               f'{proc.returncode}: {proc.stdout.strip()} '
+                               f'(the baseline nights\' logs: '
+                               f'{self.work}/baseline-*.log)')
 
     def night(self, n):
         args = self.args
@@ -537,7 +544,12 @@ def main(argv=None):
             sys.exit(f'nightly_month: tests/{script} is not up')
 
     started = time.time()
-    nights = Month(args).run()
+    try:
+        nights = Month(args).run()
+    except MonthStopped as exc:
+        # Not a verdict on the gate: the month could not be run (the file
+        # system failed under the baseline, a server command failed).
+        sys.exit(f'nightly_month: stopped: {exc}')
     held = assertions(nights, args.change_night)
     print(f'\nmonth: {len(nights)} nights in {time.time() - started:.0f} s, '
           f'load {load()}')

@@ -20,7 +20,7 @@ def make_testcase(session_uuid, run_index, index, name, perf, *,
                   system='local', partition='default', environ='builtin',
                   repeat=None, result='pass', fail_phase=None,
                   fail_reason=None, time=0.0, nodelist=('n1',),
-                  num_tasks=1, pad=0):
+                  num_tasks=1, pad=0, loggable=None):
     """One test-case entry of a run report.
 
     Args:
@@ -28,6 +28,7 @@ def make_testcase(session_uuid, run_index, index, name, perf, *,
         repeat: ``--repeat`` index, shown in ``display_name``.
         pad: bytes of filler (a real test case holds ~4 kB of fields the
             gate does not read).
+        loggable: more loggable variables of the case, ``{name: value}``.
     """
     display = name if repeat is None else f'{name} %.repeat_no={repeat}'
     return {
@@ -43,6 +44,7 @@ def make_testcase(session_uuid, run_index, index, name, perf, *,
         'perfvalues': {f'{system}:{partition}:{var}':
                        [val, 0, None, None, unit, 'pass']
                        for var, (val, unit) in perf.items()},
+        **(loggable or {}),
     }
 
 

@@ -57,6 +57,17 @@ def test_every_check_logs_what_the_gate_reads_of_every_case(checks):
         assert not absent, f'{name} does not log {absent}'
 
 
+def test_every_io500_check_logs_its_validity(checks):
+    # The gate matches IO500 nights on io500_valid (lookback.match): a
+    # check that scores IO500 and does not log it compares invalid runs
+    # with valid ones.
+    scored = [name for name, check in checks.items()
+              if any(v.startswith('io500_') for v in check['perf'])]
+    assert len(scored) >= 3, checks.keys()
+    for name in scored:
+        assert fields.IO500_VALID in checks[name]['loggable'], name
+
+
 def test_iteration_means_come_with_an_iteration_count(checks):
     # The gate counts every tool iteration behind a <x>_mean/<x>_stddev
     # pair only when the case logs how many there were.

@@ -13,7 +13,10 @@ import pytest
 from pfsbench import cli
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.judge.rule import judge_nights
-from pfsbench.gate.statistics.stats import Moments, moments, wild_repeats
+from pfsbench.gate.statistics.stats import (SPREAD_MEDIANS, Moments,
+                                            moments, night_spread,
+                                            pooled_scale, wild_repeats)
+from pfsbench.gate.store.series import CaseColumns
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'
@@ -173,9 +176,11 @@ def run(argv, capsys):
     return code, out, err
 
 
-def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2):
+def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2,
+              loggable=None):
     """A database of one night per level (5 repeats with 2 % spread),
-    and its baseline of the first night."""
+    and its baseline of the first night; ``loggable``: ``{night:
+    {variable: value}}`` of the nights' test cases."""
     rng = random.Random(seed)
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
@@ -185,7 +190,8 @@ def nights_db(tmp_path, levels, extras=None, nodelists=None, seed=2):
         reports.append(synth.session(
             {CASE: values}, time_start=i * DAY,
             extras=(extras or {}).get(i),
-            nodelist=(nodelists or {}).get(i, ('n1',))))
+            nodelist=(nodelists or {}).get(i, ('n1',)),
+            loggable=(loggable or {}).get(i)))
 
     synth.write_database(str(db), reports)
     return db
@@ -276,6 +282,56 @@ def test_only_like_for_like_nights_make_the_history(tmp_path, capsys):
     code, row = gate_json(db, capsys, '--config', str(loose))
     assert row['verdict'] == 'inconclusive'
     assert row['lookback']['history_nights'] == 9
+
+
+def io500_nights_db(tmp_path, levels, invalid):
+    """:func:`nights_db` of an IO500 case whose ``invalid`` nights ran
+    their phases short of the stonewall (``io500_valid`` false)."""
+    return nights_db(tmp_path, levels, loggable={
+        i: {'io500_valid': i not in invalid,
+            'io500_invalid': 'ior-easy-write: ran 240 s, below the '
+                             "list's minimum of 300 s" if i in invalid
+                             else ''}
+        for i in range(len(levels))})
+
+
+def test_io500_validity_splits_the_history_and_names_the_change(
+        tmp_path, capsys):
+    # Ten valid nights at 500, then three whose phases ran short of the
+    # stonewall at 300, then tonight, valid again at 500: its noise
+    # comes from the valid nights alone.
+    levels = [500.0] * 10 + [300.0] * 3 + [500.0]
+    db = io500_nights_db(tmp_path, levels, invalid={10, 11, 12})
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~13'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert code == 0 and row['verdict'] == 'pass', row['reason']
+    assert row['lookback']['history_nights'] == 10
+    # Matched as before this tag (io500_valid out of lookback.match), the
+    # invalid nights are in it.
+    loose = tmp_path / 'loose.yaml'
+    loose.write_text('lookback:\n  match: [job_nodelist]\n')
+    code, row = gate_json(db, capsys, '--config', str(loose))
+    assert row['lookback']['history_nights'] == 13
+
+
+def test_an_invalid_io500_night_is_a_loss_named_by_its_validity(
+        tmp_path, capsys):
+    # The baseline is valid; tonight's run is not, and scores 40 % less:
+    # a regression of the score, whose report names the validity first.
+    levels = [500.0] * 10 + [300.0] * 4
+    db = io500_nights_db(tmp_path, levels, invalid={10, 11, 12, 13})
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~13'], capsys)[0] == 0
+    code, out, err = run(['gate', '-b', 'base', '--db', str(db), '--format',
+                          'json'], capsys)
+    report = json.loads(out)
+    assert code == 1 and report['results'][0]['verdict'] == 'regression'
+    assert report['results'][0]['lookback']['history_nights'] == 3
+    first = next(iter(report['changes'].values()))[0]
+    assert (first['key'], first['before'], first['after']) == (
+        'io500_valid', ['True'], 'False')
+    assert first['label'].startswith('IO500 validity')
 
 
 def test_an_unstable_figure_reports_a_loss_but_never_fails(tmp_path,
@@ -398,16 +454,24 @@ def wild_nights_db(tmp_path, capsys):
     nights[2] = list(WILD_NIGHT)
     nights[7] = [43.0, 43.1, 614.0, 43.2, 42.9]
     tonight = [43.1, 43.0, 42.9, 43.2, 12.0, 43.1]
-    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(11)]
+    db, uuids = nights_and_baseline(tmp_path, capsys, nights + [tonight])
+    return db, nights + [tonight], uuids
+
+
+def nights_and_baseline(tmp_path, capsys, nights):
+    """A database of one session per night (read_bw, a day apart) and
+    the baseline 'base' of the first five.  Returns the database and the
+    sessions' uuids."""
+    uuids = [f'00000000-0000-4000-8000-{i:012d}' for i in range(len(nights))]
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
     synth.write_database(str(db), [
         synth.session({CASE: values}, time_start=i * DAY, var='read_bw',
                       session_uuid=uuids[i])
-        for i, values in enumerate(nights + [tonight])])
+        for i, values in enumerate(nights)])
     assert run(['baseline', 'record', 'base', '--db', str(db)] +
                [f'--session={u}' for u in uuids[:5]], capsys)[0] == 0
-    return db, nights + [tonight], uuids
+    return db, uuids
 
 
 def test_every_repeat_left_out_is_reported(tmp_path, capsys):
@@ -462,6 +526,119 @@ def test_the_interval_rule_lists_the_wild_repeats_of_its_night_noise(
         ('history', uuids[2], 13.8), ('history', uuids[2], 39.0),
         ('history', uuids[7], 614.0)]
     assert row['cur']['n'] == 6
+
+
+#: The capped nights as the nightly's default 3 repeats would have
+#: measured them.
+SHORT_NIGHTS = [values[:3] for values in CAPPED_NIGHTS]
+
+
+def test_the_spread_of_a_night_is_unbiased_for_each_repeat_count():
+    # A pooled scale mixes nights of any length: each night's spread
+    # must have the median sigma whatever its count.
+    rng = random.Random(5)
+    for n in (2, 3, 4, 5, 10, 16, 17):
+        spreads = sorted(night_spread([math.exp(rng.gauss(0.0, 0.1))
+                                       for _ in range(n)])
+                         for _ in range(20001))
+        assert spreads[10000] == pytest.approx(0.1, rel=0.03), n
+    assert SPREAD_MEDIANS[3] == pytest.approx(0.7942, abs=1e-4)
+
+
+def test_a_short_night_measures_its_repeats_by_the_other_nights():
+    # 3 repeats, one wild (the capped reads' 13.8 among 43.0 +- 0.1):
+    # its own MAD cannot tell (main before: kept, the mean 33.3), the
+    # within-night scale of the other nights (0.2 %) can.
+    scale = pooled_scale([night_spread(v) for v in SHORT_NIGHTS])
+    assert 0.001 < scale < 0.005
+    found = lb.night_moments([43.0, 43.1, 13.8], scale)
+    assert found == moments([43.0, 43.1])
+    assert [(i, v) for i, v, _ in found.left_out] == [(2, 13.8)]
+    assert found.left_out[0][2] > 100
+    assert 'pooled over the figure\'s other nights' in found.wild_scale
+    # 4 repeats: at most one left out.
+    assert lb.night_moments([43.0, 12.0, 43.1, 42.9], scale) == moments(
+        [43.0, 43.1, 42.9])
+    # Two of 3 (or of 4) beyond the limit: a broad night, not a wild
+    # repeat; every repeat kept.
+    for values in ([43.0, 13.8, 150.0], [43.0, 13.8, 150.0, 43.1],
+                   [43.0, 13.8, 12.0, 43.1]):
+        assert lb.night_moments(values, scale) == moments(values)
+    # Too few nights for a scale (4 with a spread): as before.
+    assert pooled_scale([night_spread(v) for v in SHORT_NIGHTS[:4]] +
+                        [None, float('nan')]) is None
+    # Steady nights of equal repeats: a scale of 0 leaves nothing out.
+    assert pooled_scale([night_spread([5.0] * 3)] * 6) == 0.0
+    assert lb.night_moments([5.0, 5.0, 1.0], 0.0) == moments(
+        [5.0, 5.0, 1.0])
+    # 1 or 2 repeats, zeros: as before, whatever the scale.
+    for values in ([13.8], [43.0, 13.8], [0.0, 43.0, 43.1], [0.0] * 3):
+        assert lb.night_moments(values, scale) == moments(values)
+
+
+def test_a_short_night_of_ordinary_broad_spread_keeps_its_repeats():
+    # The unthrottled recording's writes, one session of 10 in threes:
+    # repeats spanning a factor of 12 are this target's ordinary noise.
+    broad = [129.0, 41.0, 135.0, 317.0, 484.0, 375.0, 168.0, 265.0, 271.0,
+             77.0, 300.0, 550.0, 410.0, 95.0, 230.0]
+    nights = [broad[i:i + 3] for i in range(0, 15, 3)]
+    scale = pooled_scale([night_spread(v) for v in nights])
+    assert scale > 0.2
+    for values in nights + [[41.0, 135.0, 484.0], [484.0, 41.0, 317.0]]:
+        assert lb.night_moments(values, scale) == moments(values)
+
+
+def test_a_history_column_leaves_out_what_tonight_would():
+    # The index's columns measure a short night by the nights before
+    # it, as the gate measures tonight by the history.
+    cols = CaseColumns()
+    nights = SHORT_NIGHTS[:7] + [[43.0, 13.8, 43.1]] + SHORT_NIGHTS[7:]
+    for i, values in enumerate(nights):
+        cols.append(i, {}, {'read_bw': (sum(values) / 3, values)}, ())
+    for i, values in enumerate(nights):
+        scale = pooled_scale([night_spread(v) for v in nights[:i]])
+        assert cols.moments('read_bw', i) == lb.night_moments(values,
+                                                              scale)
+        assert cols.spread('read_bw', i) == night_spread(values)
+    wild = cols.moments('read_bw', 7)
+    assert wild.n == 2 and [v for _, v, _ in wild.left_out] == [13.8]
+    assert 'pooled' in wild.wild_scale
+    # The first nights have too few before them: all kept.
+    cols = CaseColumns()
+    for i, values in enumerate([[43.0, 13.8, 43.1]] + SHORT_NIGHTS):
+        cols.append(i, {}, {'read_bw': (0.0, values)}, ())
+    assert cols.moments('read_bw', 0).n == 3
+
+
+def short_nights_db(tmp_path, capsys, factor):
+    """Ten capped nights of 3 repeats, the eighth with a wild repeat,
+    and tonight with one, ``factor`` times the level; the baseline: the
+    first five nights."""
+    nights = [list(v) for v in SHORT_NIGHTS]
+    nights[7] = [43.0, 13.8, 43.1]
+    tonight = [v * factor for v in (43.1, 12.0, 43.0)]
+    return nights_and_baseline(tmp_path, capsys, nights + [tonight])
+
+
+@pytest.mark.parametrize('factor, verdict', [(1.0, 'pass'),
+                                             (0.85, 'regression')])
+def test_nights_of_3_repeats_leave_out_their_wild_repeat_alike(
+        tmp_path, capsys, factor, verdict):
+    # The nightly's default of 3 repeats: a history night's and
+    # tonight's wild repeat are left out by the same scale, and listed.
+    # Main before: both kept, tonight 24 % low with a spread 300 times
+    # the others', inconclusive either way.
+    db, uuids = short_nights_db(tmp_path, capsys, factor)
+    code, row = gate_json(db, capsys)
+    assert row['verdict'] == verdict, row['reason']
+    assert row['change'] == pytest.approx(factor - 1.0, abs=0.01)
+    assert sorted((w['night'], w['session'], w['repeat'], w['value'])
+                  for w in row['wild_repeats']) == [
+        ('history', uuids[7], 2, 13.8),
+        ('tonight', uuids[10], 2, pytest.approx(12.0 * factor))]
+    assert all('pooled over the figure\'s other nights' in w['why'] and
+               w['robust_z'] > 8 for w in row['wild_repeats'])
+    assert row['cur']['n'] == 2
 
 
 def test_repeats_to_settle_counts_the_repeats_degrees_of_freedom():

@@ -269,6 +269,22 @@ def test_a_lower_is_better_figure_at_0_for_weeks_then_0_again_passes():
     assert out['verdict'] == 'pass' and out['change'] == -1.0
 
 
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.just(0.0), sizes), min_size=1,
+                       max_size=6),
+       scale=st.one_of(st.none(), st.just(0.0),
+                       st.floats(min_value=1e-9, max_value=10.0)))
+def test_a_short_night_by_a_pooled_scale_keeps_most_of_it(values, scale):
+    # Whatever the figure's other nights say: fewer than half left out,
+    # none of a night of 1 or 2, and a mean among the repeats.
+    night = lb.night_moments(values, scale)
+    assert 2 * night.n > len(values)
+    assert night.n == len(values) or len(values) >= 3
+    assert min(values) * (1 - 1e-9) <= night.mean <= max(values) * (1 + 1e-9)
+    assert night.variance is None or night.variance >= 0.0
+    assert len(night.left_out) == len(values) - night.n
+
+
 @settings(max_examples=100, deadline=None)
 @given(values=st.lists(st.one_of(st.just(0.0), sizes), min_size=1,
                        max_size=12))

@@ -211,6 +211,22 @@ def test_status_answers_and_the_mounts_are_one_file_system(mfs):
     assert facts['chunkservers'] == '3'
 
 
+def test_the_master_saves_its_metadata_without_dividing_by_zero(mfs):
+    # mfsmaster 3.0.117 lowers METADATA_SAVE_FREQ (hours, default 1) to
+    # BACK_LOGS / 2 in integer arithmetic, and its hourly store divides by
+    # the result: at 0 the master died every hour on the hour
+    # (docs/test-filesystem.md).
+    settings = {}
+    with open(os.path.join(MFS_DIR, 'etc', 'mfsmaster.cfg')) as fp:
+        for line in fp:
+            name, _, value = line.partition('=')
+            if value and not line.lstrip().startswith('#'):
+                settings[name.strip()] = value.strip()
+    back_logs = int(settings.get('BACK_LOGS', 50))
+    save_freq = int(settings.get('METADATA_SAVE_FREQ', 1))
+    assert min(save_freq, back_logs // 2) >= 1, settings
+
+
 def _ours_left():
     """Mounts under the state directory, processes started from it, and
     the namespace: what 'down' must leave none of."""

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pfsbench.cli.check_config import runs_here
 from pfsbench.core.errors import ConfigError, PfsbenchError
 from pfsbench.gate.judge import config as gate_config, sensitivity as sens
-from pfsbench.gate.statistics.stats import night_moments
+from pfsbench.gate.statistics.stats import (night_moments, night_spread,
+                                            pooled_scale)
 from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
 from pfsbench.runs import cases
@@ -572,6 +573,7 @@ def case_nights(db, system, partition, names, config):
     out), the newest ``lookback.nights`` of them, gated figures only."""
     results = read_database(db, newest=config.history_sessions)
     out = {}
+    spreads = {}
     for session in results.ordered_sessions():
         for key, records in results.case_records(session.uuid).items():
             if (key.name not in names or key.system != system or
@@ -588,9 +590,13 @@ def case_nights(db, system, partition, names, config):
             for (var, unit), vals in values.items():
                 _, _, ignore, unstable = config.variable(key.check, var, unit)
                 if not (ignore or unstable):
-                    # Each night as the lookback rule sees it.
+                    # Each night as the lookback rule sees it (a short
+                    # night measured by the nights before it, as the
+                    # history's columns are).
+                    before = spreads.setdefault((key.name, var), [])
                     out.setdefault(key.name, {}).setdefault(var, []).append(
-                        night_moments(vals))
+                        night_moments(vals, pooled_scale(before)))
+                    before.append(night_spread(vals))
     return {name: {var: nights[-config.lookback_nights:]
                    for var, nights in figs.items()}
             for name, figs in out.items()}

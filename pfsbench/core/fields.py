@@ -36,6 +36,19 @@ SERVER_PROVENANCE = 'server_provenance'
 CASE_TAG_FIELDS = (SPACK_PROVENANCE, TOOL_SPACK_BUILD, TARGET_PATH,
                    TARGET_FSTYPE, SERVER_PROVENANCE)
 
+#: Whether the run met the IO500 rules (io500's own verdict, or the one
+#: the IO500 checks apply to their phases; ``io500_invalid`` says why).
+#: Logged by the IO500 checks only: a score of a run whose phases ended
+#: before the stonewall is not like one of a valid run.
+IO500_VALID = 'io500_valid'
+
+#: Case tags only some families log; a case without one is compared as
+#: before (pfsbench.gate.judge.samples.like_for_like).
+FAMILY_TAG_FIELDS = (IO500_VALID,)
+
+#: Every case tag the gate reads.
+TAG_FIELDS = CASE_TAG_FIELDS + FAMILY_TAG_FIELDS
+
 #: The tool's own iteration count in one case: IOR ``-i`` (the IOR checks'
 #: ``repetitions``) and mdtest ``-i`` (``iterations``).  The first one a
 #: case logs as an integer >= 1 counts.

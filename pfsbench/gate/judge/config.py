@@ -86,7 +86,7 @@ class GateConfig:
     lookback_detect: float = None
     lookback_outlier_z: float = 3.5
     lookback_match: tuple = ('job_nodelist', 'spack_provenance',
-                             'target_path', 'target_fstype')
+                             'target_path', 'target_fstype', 'io500_valid')
     lookback_marker: str = 'intended_change'
     overrides: list = field(default_factory=list)
 

@@ -31,8 +31,13 @@ A night's moments leave out its wild repeats (:func:`night_moments`):
 one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
 would let it (the quality bench's capped recording, docs/gate.md,
-section 7).  Each verdict lists the repeats its nights left out
-(``wild_repeats`` in the gate's record).
+section 7).  A night of at least 5 repeats measures them by its own
+median absolute deviation; one of 3 or 4 (the nightly's default is 3),
+whose own is too often near 0, by the within-night scale pooled over
+the figure's nights before it (:func:`pooled_scale`: the history's
+columns by the nights before each, tonight and the baseline's nights
+by the history).  Each verdict lists the repeats its nights left out
+(``wild_repeats`` in the gate's record) and the scale used.
 """
 
 import math
@@ -41,7 +46,8 @@ import statistics
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.statistics.stats import RatioInterval, f_sf, t_quantile
 # The lookback rule's view of one night (lb.night_moments to its users).
-from pfsbench.gate.statistics.stats import night_moments  # noqa: F401
+from pfsbench.gate.statistics.stats import (  # noqa: F401
+    night_moments, pooled_scale)
 
 
 def log_moments(night, pooled_cv2=None):

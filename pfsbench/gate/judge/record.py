@@ -20,7 +20,8 @@ from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
                                       fixed_tolerance_verdict, judge,
                                       judge_nights)
 from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
-                                         lookback_nights, select_current,
+                                         lookback_nights, night_scale,
+                                         select_current,
                                          session_means, wild_entries)
 from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
 from pfsbench.gate.judge.sweeps import sweeps
@@ -173,14 +174,19 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             # (pfsbench.gate.statistics.stats.night_moments), listed.
             wild = []
             if lookback and not ignore:
+                # Tonight's and the baseline's short nights measured by
+                # the scale the history's nights were (the case's nights
+                # before tonight).
+                scale = night_scale(case_nights, var)
                 level, segments, note, wild = lookback_nights(
                     like_nights, session, baseline, pv, var, config,
                     tol if config.changepoint_min_change is None
-                    else config.changepoint_min_change)
+                    else config.changepoint_min_change, scale)
                 detect = config.lookback_detect or 2 * tol
                 # Tonight's tool iterations, where known, are its
                 # samples (one IOR run of -i 5 is a night of 5).
-                tonight = moments[1] if moments else lb.night_moments(cur)
+                tonight = moments[1] if moments else \
+                    lb.night_moments(cur, scale)
                 zero_nights = lb.not_positive(level, tonight, segments)
                 by_nights = judge_nights(
                     level, tonight, segments, tol, direction,

@@ -10,8 +10,9 @@ from collections import defaultdict
 from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate.judge.lookback import split_at_markers
 from pfsbench.gate.statistics import changepoints as cp
-from pfsbench.gate.statistics.stats import (WILD_Z, moments_from_summaries,
-                                            night_moments)
+from pfsbench.gate.statistics.stats import (OWN_SCALE,
+                                            moments_from_summaries,
+                                            night_moments, pooled_scale)
 
 
 def wild_entries(night, session, found):
@@ -21,9 +22,19 @@ def wild_entries(night, session, found):
     ``'history'``, ``repeat`` counts from 1."""
     return [{'night': night, 'session': session, 'repeat': i + 1,
              'value': v, 'robust_z': round(z, 1),
-             'why': f'{z:.1f} scaled median absolute deviations from its '
-                    f'night\'s median (on the log scale; limit {WILD_Z:g})'}
+             'why': f'{z:.1f} times {found.wild_scale or OWN_SCALE} from '
+                    'its night\'s median, on the log scale'}
             for i, v, z in found.left_out]
+
+
+def night_scale(past, var):
+    """The pooled within-night scale of ``var`` over a case's nights
+    before tonight (:func:`pfsbench.gate.store.history.past_nights`, its
+    configuration): what tonight and the baseline's nights of 3 or 4
+    repeats measure their wild repeats by, as each history night was
+    measured by the nights before it
+    (:func:`~pfsbench.gate.statistics.stats.pooled_scale`)."""
+    return pooled_scale([n.spread(var) for n in past])
 
 
 def iteration_moments(case, var, records):
@@ -142,7 +153,7 @@ def like_for_like(past, tonight, tonight_like, names, limit):
 
 
 def lookback_nights(past, tonight, baseline, perfvar, var, config,
-                    min_change):
+                    min_change, scale=None):
     """The nights the lookback rule weighs for one variable
     (:func:`pfsbench.gate.judge.rule.judge_nights`).
 
@@ -163,6 +174,9 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
         config: the :class:`~pfsbench.gate.judge.config.GateConfig`.
         min_change: the smallest step that splits the history (the
             change points' ``min_change``, by default the tolerance).
+        scale: the pooled within-night scale a baseline night of 3 or 4
+            repeats measures its wild repeats by (tonight's,
+            :func:`night_scale`).
 
     Returns:
         ``(level, segments, note, wild)``: level :class:`Moments`, lists
@@ -214,7 +228,7 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
     for sample, idx in zip(perfvar['values'], perfvar['session_index']):
         groups[idx].append(sample)
 
-    level = [night_moments(groups[i]) for i in sorted(groups)]
+    level = [night_moments(groups[i], scale) for i in sorted(groups)]
     # A baseline night is in the history too: listed once, as baseline.
     wild = [w for w in wild if w['session'] not in base_uuids]
     for i, night in zip(sorted(groups), level):

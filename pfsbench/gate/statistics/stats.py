@@ -288,6 +288,9 @@ class Moments:
     #: night's values); the statistics above are of the others.  Not part
     #: of equality: two nights with the same statistics are the same.
     left_out: tuple = field(default=(), compare=False)
+    #: Which scale the wild repeats were measured by (:func:`night_moments`),
+    #: ``''`` where none was left out.
+    wild_scale: str = field(default='', compare=False)
 
 
 def moments(values):
@@ -494,10 +497,24 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
         borrowed=interval.borrowed, night_floor=True)
 
 
-#: Fewer repeats than this keep every repeat: the median absolute
-#: deviation of three or four repeats is too often near 0 by chance, so
-#: that an ordinary repeat would look wild.
+#: Fewer repeats than this are not judged by their own spread: the
+#: median absolute deviation of three or four repeats is too often near 0
+#: by chance, so that an ordinary repeat would look wild.  Such a night
+#: of at least :data:`MIN_REPEATS_FOR_POOLED` repeats is judged by the
+#: pooled within-night scale of its figure's other nights instead
+#: (:func:`pooled_scale`), where there are :data:`MIN_POOL_NIGHTS`.
 MIN_REPEATS_FOR_WILD = 5
+
+#: The shortest night the pooled scale can leave a repeat out of: in a
+#: night of 2 neither repeat is nearer the median than the other.
+MIN_REPEATS_FOR_POOLED = 3
+
+#: Nights with a spread a pooled scale needs (fewer: none, every repeat
+#: of a short night is kept).
+MIN_POOL_NIGHTS = 5
+
+#: The pooled scale reads at most this many nights (the newest).
+POOL_NIGHTS = 20
 
 #: A repeat whose log lies more than this many scaled median absolute
 #: deviations (x 1.4826) from its night's median log is wild.  Large on
@@ -506,49 +523,167 @@ MIN_REPEATS_FOR_WILD = 5
 #: repeat far outside an otherwise steady night (the bench's).
 WILD_Z = 8.0
 
+#: The limit for a night of 3 or 4 repeats, in pooled scales
+#: (:func:`pooled_scale`).  Twice :data:`WILD_Z`: such a night's median is
+#: one of its 3 or 4 repeats, and its scale is borrowed from nights whose
+#: spreads differ (the capped writes' nights: 0.4 to 9 %).  The quality
+#: bench's capped writes at 3 repeats kept their false alarms (0.3 %) from
+#: 12 to 24 and not at 8 (0.5 %; docs/gate.md, section 7).
+WILD_Z_SHORT = 16.0
 
-def wild_repeats(values):
+#: Median of :func:`night_spread`'s statistic over samples of n standard
+#: normal values (400 000 samples each, seed 19; tests/test_gate_lookback.py
+#: checks them): the statistic divided by it estimates sigma without the
+#: small-sample bias.  Odd and even n differ because an odd night's
+#: median is one of its repeats (its zero deviation is left out).
+SPREAD_MEDIANS = {2: 0.4770, 3: 0.7942, 4: 0.4536, 5: 0.7138, 6: 0.5331,
+                  7: 0.6951, 8: 0.5732, 9: 0.6874, 10: 0.5956, 11: 0.6849,
+                  12: 0.6094}
+
+
+def _spread_median(n):
+    """:data:`SPREAD_MEDIANS` for ``n``; beyond 12 repeats the large-n
+    value 0.6745 with the table's 1/n trend (within 0.5 % at 11 and 12)."""
+    found = SPREAD_MEDIANS.get(n)
+    if found is not None:
+        return found
+
+    return 0.6745 + (0.11 if n % 2 else -0.78) / n
+
+
+def night_spread(values):
+    """A night's robust within-night scale on the log scale, without the
+    small-sample bias: the median of its repeats' absolute deviations
+    from the night's median log (an odd night's median repeat, whose
+    deviation is 0 by construction, left out) over its median for normal
+    repeats (:data:`SPREAD_MEDIANS`).  For 3 repeats: half the range of
+    their logs over 0.7942.
+
+    Args:
+        values: the night's repeats.
+
+    Returns:
+        The scale (an estimate of sigma of a repeat's log, 0 for equal
+        repeats), or ``None`` for fewer than 2 repeats or any not
+        positive and finite.
+    """
+    n = len(values)
+    if n < 2 or not all(math.isfinite(v) and v > 0 for v in values):
+        return None
+
+    logs = [math.log(v) for v in values]
+    med = statistics.median(logs)
+    devs = sorted(abs(x - med) for x in logs)
+    if n % 2:
+        devs = devs[1:]
+
+    return statistics.median(devs) / _spread_median(n)
+
+
+def pooled_scale(spreads):
+    """The pooled within-night scale of a figure's nights: the upper
+    quartile of their :func:`night_spread` (the newest
+    :data:`POOL_NIGHTS`, ``None`` and NaN ones skipped): the scale of a
+    broad but ordinary night of the figure's.  Each night's spread is
+    scaled to estimate sigma whatever its repeat count, so that nights
+    of different counts pool; nights with a wild repeat (up to a
+    quarter) barely move the quartile, while the median would leave out
+    the ordinary repeats of a night broader than most (the capped
+    writes: 1.8 % false alarms at 3 repeats, docs/gate.md, section 7).
+
+    Args:
+        spreads: the nights' spreads, oldest first.
+
+    Returns:
+        The scale, or ``None`` with fewer than :data:`MIN_POOL_NIGHTS`
+        nights that have one.
+    """
+    found = [s for s in spreads if s is not None and s == s]
+    found = found[-POOL_NIGHTS:]
+    if len(found) < MIN_POOL_NIGHTS:
+        return None
+
+    return statistics.quantiles(found, n=4)[2]
+
+
+def wild_repeats(values, scale=None):
     """The repeats of one night that are wild: ``[(index, value, robust
-    z), ...]``, in the night's order (see :func:`night_moments`)."""
-    if len(values) < MIN_REPEATS_FOR_WILD or \
+    z), ...]``, in the night's order (see :func:`night_moments`).
+
+    Args:
+        values: the night's repeats.
+        scale: the figure's :func:`pooled_scale`, used for a night of
+            3 or 4 repeats (``None``: such a night keeps every repeat).
+    """
+    n = len(values)
+    short = n < MIN_REPEATS_FOR_WILD
+    if (short and (scale is None or n < MIN_REPEATS_FOR_POOLED)) or \
             not all(math.isfinite(v) and v > 0 for v in values):
         return []
 
     logs = [math.log(v) for v in values]
     med = statistics.median(logs)
-    mad = 1.4826 * statistics.median(abs(x - med) for x in logs)
-    if mad == 0.0:
+    mad = scale if short else \
+        1.4826 * statistics.median(abs(x - med) for x in logs)
+    if not mad > 0.0:
         return []
 
-    return [(i, v, abs(x - med) / mad)
+    limit = WILD_Z_SHORT if short else WILD_Z
+    wild = [(i, v, abs(x - med) / mad)
             for i, (v, x) in enumerate(zip(values, logs))
-            if abs(x - med) > WILD_Z * mad]
+            if abs(x - med) > limit * mad]
+    # Fewer than half (a night's own MAD sees to it for long nights): a
+    # short night with more beyond the limit is broad, not wild.
+    return wild if 2 * len(wild) < n else []
 
 
 #: Why a repeat is left out, as reports say it.
-WILD_REASON = (f'its log more than {WILD_Z:g} scaled median absolute '
-               'deviations (z) from its night\'s median log, in a night of '
-               f'at least {MIN_REPEATS_FOR_WILD} repeats')
+WILD_REASON = (f'its log more than {WILD_Z:g} of its night\'s scaled '
+               'median absolute deviations (z) from the night\'s median '
+               f'log (nights of {MIN_REPEATS_FOR_WILD} repeats or more) or '
+               f'{WILD_Z_SHORT:g} within-night scales pooled over the '
+               f'figure\'s other nights (nights of {MIN_REPEATS_FOR_POOLED} '
+               f'or {MIN_REPEATS_FOR_WILD - 1})')
 
 
-def night_moments(values):
+#: The scale a night of at least :data:`MIN_REPEATS_FOR_WILD` repeats
+#: measures its wild repeats by (:attr:`Moments.wild_scale`).
+OWN_SCALE = (f'its night\'s scaled median absolute deviation (limit '
+             f'{WILD_Z:g})')
+
+
+def wild_scale_text(n, scale):
+    """Which scale a night of ``n`` repeats measured its wild repeats
+    by, and the limit (:attr:`Moments.wild_scale`)."""
+    if n >= MIN_REPEATS_FOR_WILD:
+        return OWN_SCALE
+
+    return (f'the within-night scale pooled over the figure\'s other '
+            f'nights ({100 * scale:.3g} %; limit {WILD_Z_SHORT:g})')
+
+
+def night_moments(values, scale=None):
     """:class:`Moments` of one night's repeats
     without its wild ones (listed in :attr:`Moments.left_out`).
 
-    With at least :data:`MIN_REPEATS_FOR_WILD` repeats, all positive and
-    finite, a repeat whose log lies beyond :data:`WILD_Z` robust z-scores
-    (scaled MAD) of the night's median log is left out; fewer than half
-    can be.  Repeats that agree exactly (MAD 0: constants, zeros) keep
-    every repeat.
+    A repeat whose log lies beyond :data:`WILD_Z` robust scales of the
+    night's median log is left out, where the repeats are all positive
+    and finite and fewer than half are beyond: the scale is the night's
+    own scaled median absolute deviation with at least
+    :data:`MIN_REPEATS_FOR_WILD` repeats, else (3 or 4 repeats)
+    ``scale``, the figure's :func:`pooled_scale`.  A scale of 0
+    (constants, zeros) keeps every repeat; so do nights of 1 or 2.
 
     Args:
         values: the night's repeats (at least one).
+        scale: the figure's pooled within-night scale, or ``None``.
     """
-    wild = wild_repeats(values)
+    wild = wild_repeats(values, scale)
     if not wild:
         return moments(values)
 
     out = {i for i, _, _ in wild}
     kept = moments([v for i, v in enumerate(values) if i not in out])
     return Moments(kept.mean, kept.variance, kept.n,
-                   tuple((i, float(v), z) for i, v, z in wild))
+                   tuple((i, float(v), z) for i, v, z in wild),
+                   wild_scale_text(len(values), scale))

@@ -72,6 +72,12 @@ class Night:
         ``None``."""
         return self.cols.moments(var, self.j)
 
+    def spread(self, var):
+        """The night's robust within-night scale of ``var``
+        (:func:`~pfsbench.gate.statistics.stats.night_spread`), or
+        ``None``."""
+        return self.cols.spread(var, self.j)
+
 
 def history_means(nights, var):
     """The means of ``var`` over :func:`past_nights`' list of one case

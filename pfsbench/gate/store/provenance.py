@@ -5,8 +5,8 @@ A session's provenance is its session extras (``pfsbench session-extras``:
 file-system type, mount and superblock options, kernel, client versions,
 Spack lock hash, Slurm nodes...), ReFrame's version and host, and, per test
 case, the nodes it ran on and the fields of
-:data:`pfsbench.core.fields.CASE_TAG_FIELDS` (Spack hashes of the binaries,
-target path and file-system type).  :func:`differences` lists what changed
+:data:`pfsbench.core.fields.TAG_FIELDS` (Spack hashes of the binaries,
+target path and file-system type, server-side facts, IO500 validity).  :func:`differences` lists what changed
 between the baseline's sessions and the current one, most likely causes of
 a performance change first, with mount options compared option by option.
 """
@@ -28,6 +28,9 @@ RANKS = (
     ('fs_mount_opts', 'mount options'),
     ('fs_version', 'file-system version'),
     (fields.SERVER_PROVENANCE, 'server side (versions, servers, layout)'),
+    # An IO500 run whose phases ended before the stonewall scores what a
+    # valid one would not: that, not the file system, may be the change.
+    (fields.IO500_VALID, 'IO500 validity (io500_invalid says why)'),
     ('*_server', 'server version'),
     ('*_client', 'client version'),
     ('kernel', 'kernel'),

@@ -210,7 +210,7 @@ class Record:
     #: Fields that describe how the case was configured (for mismatches).
     config: dict
     #: ``((field, value), ...)`` of
-    #: :data:`pfsbench.core.fields.CASE_TAG_FIELDS` present.
+    #: :data:`pfsbench.core.fields.TAG_FIELDS` present.
     tags: tuple = ()
     #: The tool's iteration count in this case, if the check logs one.
     iterations: int = None
@@ -294,7 +294,7 @@ def _records_of_report(report, source):
 
             perf = {sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
                     for pkey, ref in (tc.get('perfvalues') or {}).items()}
-            tags = tuple((f, str(tc[f])) for f in fields.CASE_TAG_FIELDS
+            tags = tuple((f, str(tc[f])) for f in fields.TAG_FIELDS
                          if tc.get(f) not in (None, '', '<undefined>'))
             tags = tag_sets.setdefault(tags, tags)
             nodes = tuple(tc.get('job_nodelist') or ())
@@ -338,7 +338,7 @@ def like_tags(records):
     """What the like-for-like history of a case compares (the lookback
     rule, pfsbench.gate.judge.lookback): ``((field, value), ...)`` of its
     records, ``job_nodelist`` the sorted union of their nodes and each
-    case tag (:data:`pfsbench.core.fields.CASE_TAG_FIELDS`) its values joined
+    case tag (:data:`pfsbench.core.fields.TAG_FIELDS`) its values joined
     by ``;``.
 
     Args:
@@ -679,7 +679,7 @@ _RECORD_FIELDS = tuple(Record.__dataclass_fields__)
 
 #: What an index entry must have been written with: the index format,
 #: the record layout and the fields read from a test case.
-INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.CASE_TAG_FIELDS,
+INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.TAG_FIELDS,
                fields.CONFIG_FIELDS, fields.ITERATION_COUNT_FIELDS,
                fields.CONTENDED, fields.CONTENTION)
 

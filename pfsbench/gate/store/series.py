@@ -11,18 +11,32 @@ sample counts) that load in milliseconds, with the sessions' own
 :class:`~pfsbench.gate.store.results.Session` objects.  A new session is
 appended; a session deleted from the database is dropped; anything
 else (an older session added late, another index format) rebuilds it.
+
+A night of 3 or 4 repeats leaves out its wild repeats by the scale of
+the case's nights before it (same configuration, the newest
+:data:`~pfsbench.gate.statistics.stats.POOL_NIGHTS`), fixed when it is
+appended: dropping a session leaves the later nights as they were.
 """
 
 import array
 from dataclasses import dataclass, field
 
-from pfsbench.gate.statistics.stats import Moments, night_moments
+from pfsbench.gate.statistics.stats import (MIN_REPEATS_FOR_POOLED,
+                                            MIN_REPEATS_FOR_WILD,
+                                            POOL_NIGHTS, Moments,
+                                            night_moments, night_spread,
+                                            pooled_scale)
 
 NAN = float('nan')
 
 #: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
 #: hold (the index then builds the file again).
-SERIES_FORMAT = 3
+SERIES_FORMAT = 4
+
+#: How far back (entries of any configuration) a night looks for the
+#: :data:`POOL_NIGHTS` nights of its own configuration behind its pooled
+#: scale.
+POOL_LOOKBACK = 10 * POOL_NIGHTS
 
 
 @dataclass
@@ -43,8 +57,13 @@ class CaseColumns:
     columns: dict = field(default_factory=dict)
     #: ``{var: {entry: Moments.left_out}}``: the repeats each night left
     #: out as wild (pfsbench.gate.statistics.stats.night_moments), only
-    #: for nights that left some out.
+    #: for nights that left some out, with the scale they were measured
+    #: by: ``(left_out, wild_scale)``.
     wild: dict = field(default_factory=dict)
+    #: ``{var: spreads}``: each entry's robust within-night scale of its
+    #: repeats' logs (pfsbench.gate.statistics.stats.night_spread; NaN
+    #: where it has none), what later nights pool.
+    spreads: dict = field(default_factory=dict)
 
     def _index(self, table, value):
         for i, known in enumerate(table):
@@ -54,11 +73,31 @@ class CaseColumns:
         table.append(value)
         return len(table) - 1
 
+    def pooled_scale(self, var, config_id, before):
+        """:func:`~pfsbench.gate.statistics.stats.pooled_scale` of the
+        entries before ``before`` of configuration ``config_id`` (the
+        newest :data:`POOL_NIGHTS` of them among the
+        :data:`POOL_LOOKBACK` entries before it), or ``None``."""
+        spreads = self.spreads.get(var)
+        if spreads is None:
+            return None
+
+        found = []
+        for j in range(before - 1, max(-1, before - 1 - POOL_LOOKBACK), -1):
+            if self.config_ids[j] == config_id and spreads[j] == spreads[j]:
+                found.append(spreads[j])
+                if len(found) == POOL_NIGHTS:
+                    break
+
+        found.reverse()
+        return pooled_scale(found)
+
     def append(self, position, config, per_var, like):
         """Add one night: ``per_var`` is ``{var: (mean, values)}``."""
         n = len(self.pos)
         self.pos.append(position)
-        self.config_ids.append(self._index(self.configs, config))
+        config_id = self._index(self.configs, config)
+        self.config_ids.append(config_id)
         self.like_ids.append(self._index(self.likes, like))
         for var, (mean, values) in per_var.items():
             cols = self.columns.get(var)
@@ -67,9 +106,20 @@ class CaseColumns:
                     array.array('d', [NAN] * n), array.array('d', [NAN] * n),
                     array.array('i', [0] * n))
 
+            spreads = self.spreads.get(var)
+            if spreads is None:
+                spreads = self.spreads[var] = array.array('d', [NAN] * n)
+
             # The night as the lookback rule sees it: its wild repeats
-            # left out (a mean of all of them where none is wild).
-            night = night_moments(values) if values else None
+            # left out (a mean of all of them where none is wild); a
+            # short night's measured by the scale of the nights before.
+            short = MIN_REPEATS_FOR_POOLED <= len(values) < \
+                MIN_REPEATS_FOR_WILD
+            night = night_moments(
+                values, self.pooled_scale(var, config_id, n)
+                if short else None) if values else None
+            spread = night_spread(values) if values else None
+            spreads.append(NAN if spread is None else spread)
             if night is None:
                 cols[0].append(mean)
                 cols[1].append(NAN)
@@ -81,13 +131,15 @@ class CaseColumns:
                            else night.variance)
             cols[2].append(night.n)
             if night.left_out:
-                self.wild.setdefault(var, {})[n] = night.left_out
+                self.wild.setdefault(var, {})[n] = (night.left_out,
+                                                    night.wild_scale)
 
         for var, cols in self.columns.items():
             if var not in per_var:
                 cols[0].append(NAN)
                 cols[1].append(NAN)
                 cols[2].append(0)
+                self.spreads[var].append(NAN)
 
     def moments(self, var, i):
         """:class:`~pfsbench.gate.statistics.stats.Moments` of entry ``i``, or
@@ -97,9 +149,18 @@ class CaseColumns:
             return None
 
         variance = cols[1][i]
+        left_out, scale = self.wild.get(var, {}).get(i, ((), ''))
         return Moments(cols[0][i], None if variance != variance else
-                       variance, cols[2][i],
-                       self.wild.get(var, {}).get(i, ()))
+                       variance, cols[2][i], left_out, scale)
+
+    def spread(self, var, i):
+        """The :func:`~pfsbench.gate.statistics.stats.night_spread` of
+        entry ``i``, or ``None``."""
+        found = self.spreads.get(var)
+        if found is None or found[i] != found[i]:
+            return None
+
+        return found[i]
 
 
 class Series:
@@ -159,6 +220,10 @@ class Series:
                     array.array('d', (m[j] for j in kept)),
                     array.array('d', (v[j] for j in kept)),
                     array.array('i', (n[j] for j in kept)))
+
+            for var, spreads in cols.spreads.items():
+                new.spreads[var] = array.array('d', (spreads[j]
+                                                     for j in kept))
 
             at = {j: k for k, j in enumerate(kept)}
             for var, nights in cols.wild.items():
