@@ -171,3 +171,23 @@ def test_a_local_case_beside_two_busy_loops_is_contended(tmp_path, capsys):
         6 - marked
     kept = gq.collect(str(runs), keep_contended=True)
     assert [len(s) for s in kept['natural']['write_bw']] == [3, 3]
+
+
+def test_a_case_whose_proc_stat_went_unreadable_has_no_verdict():
+    from types import SimpleNamespace
+
+    from pfsbench.checks.base import FileSystemCheck
+    case = SimpleNamespace(client_cpu='', client_cpu_share=0.5)
+    before = _sample(10.0, 1000.0, 3.0)
+    assert FileSystemCheck.client_cpu_verdict(
+        case, {'cpu_before': before, 'cpu_after': None}) == ''
+    assert case.client_cpu == 'unavailable: /proc/stat could not be read'
+    busy = _sample(12.0, 1004.0, 3.2)
+    assert FileSystemCheck.client_cpu_verdict(
+        case, {'cpu_before': before, 'cpu_after': busy}) == \
+        'client host: others used 1.9 of its 2 CPUs during the case'
+    assert case.client_cpu == 'foreign_cpus=1.90 cpus=2 seconds=2.0'
+    # Not a local case: nothing sampled, nothing said.
+    other = SimpleNamespace(client_cpu='', client_cpu_share=0.5)
+    assert FileSystemCheck.client_cpu_verdict(other, {}) == ''
+    assert other.client_cpu == ''
