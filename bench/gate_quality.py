@@ -57,6 +57,14 @@ wholly on one side, else undecided (more ``--trials`` may decide it; the
 recording's own sessions still limit what any number of trials can
 say).
 
+Results marked ``contended`` (foreign load seen during the case:
+another client's I/O on the device, or, these cases running on the host
+that runs ReFrame, others' work on its CPUs; :mod:`pfsbench.runs.contention`)
+are left out as the gate leaves them out, and counted per condition;
+``--keep-contended`` keeps them (to compare).  A night whose contended
+repeats were left out is judged on the rest; a row of R repeats is
+printed where the median session has R.
+
 With ``--natural-sessions`` > 5 it also measures ``sample_unit: session``
 (a baseline of 5 unthrottled sessions against another session's mean).
 
@@ -69,7 +77,7 @@ the trials.
 
 Usage: python3 bench/gate_quality.py [--sessions 7] [--natural-sessions 10]
        [--mfs-sessions 10] [--repeats 20] [--conditions cap,natural,mfs]
-       [--trials 2000] [--power-only] [--work DIR]
+       [--trials 2000] [--power-only] [--keep-contended] [--work DIR]
 """
 
 import argparse
@@ -300,23 +308,45 @@ def run_sessions(args, throttle, mnt, runs, plan):
            stdout=subprocess.DEVNULL)
 
 
-def collect(runs):
-    """``{cond: {var: [[values of session 0], [session 1], ...]}}``."""
+def collect(runs, keep_contended=False):
+    """``{cond: {var: [[values of session 0], [session 1], ...]}}``.
+
+    Results marked ``contended`` (foreign load seen during the case,
+    :mod:`pfsbench.runs.contention`) are left out as the gate leaves them
+    out, unless ``keep_contended``; how many, per condition, is printed.
+    """
     results = read_database(os.path.join(runs, 'results.db'))
     pools = {}
+    counts = {}
     for sess in results.ordered_sessions():
         cond = sess.extras.get('bench_condition')
         if cond is None or sess.num_aborted:
             continue
 
+        usable = [r for r in results.by_session(sess.uuid)
+                  if r.key.name == CASE and
+                  r.fail_phase in USABLE_FAIL_PHASES]
+        marked = [r for r in usable if r.contended]
+        seen = counts.setdefault(cond, [0, 0, 0, 0])
+        seen[0] += 1
+        seen[1] += len(usable)
+        seen[2] += len(marked)
+        seen[3] += bool(marked)
+        if not keep_contended:
+            usable = [r for r in usable if not r.contended]
         for var in VARIABLES:
-            vals = [r.perf[var][0] for r in results.by_session(sess.uuid)
-                    if r.key.name == CASE and r.perf.get(var, (None,))[0]
-                    and r.fail_phase in USABLE_FAIL_PHASES]
+            vals = [r.perf[var][0] for r in usable
+                    if r.perf.get(var, (None,))[0]]
             if not vals:
                 continue
 
             pools.setdefault(cond, {}).setdefault(var, []).append(vals)
+
+    for cond, (sessions, usable, marked, in_sessions) in counts.items():
+        print(f'{cond}: {marked} of {usable} results in {in_sessions} of '
+              f'{sessions} sessions marked contended, ' +
+              ('kept (--keep-contended)' if keep_contended else
+               'left out as the gate leaves them out'), flush=True)
 
     return pools
 
@@ -330,7 +360,7 @@ def session_trials(pools, var, repeats, count, rng, k=5, tol=0.05):
     for _ in range(count):
         chosen = rng.sample(range(len(sessions)), k + 1)
         means = [sum(s) / len(s) for s in
-                 (rng.sample(sessions[i], repeats) for i in chosen)]
+                 (_repeats_of(sessions[i], repeats, rng) for i in chosen)]
         verdict = judge(means[:k], means[k:], tol, 'higher',
                         min_samples=1)['verdict']
         gate += verdict == 'regression'
@@ -357,9 +387,21 @@ def draw_night(base_sessions, cur_sessions, same, factor, repeats, rng):
     those sessions."""
     c = rng.randrange(len(cur_sessions))
     others = [i for i in range(len(base_sessions)) if not (same and i == c)]
-    cur = [v * factor for v in rng.sample(cur_sessions[c], repeats)]
-    nights = {i: rng.sample(base_sessions[i], repeats) for i in others}
+    cur = [v * factor for v in _repeats_of(cur_sessions[c], repeats, rng)]
+    nights = {i: _repeats_of(base_sessions[i], repeats, rng) for i in others}
     return cur, nights, others
+
+
+def too_few(sessions, repeats):
+    """Whether most sessions have fewer than ``repeats`` values (their
+    contended results left out): no row of R repeats then."""
+    return repeats > statistics.median(len(s) for s in sessions)
+
+
+def _repeats_of(session, repeats, rng):
+    """R repeats of a session, or all it has: a night whose contended
+    repeats were left out is judged on the rest, as the gate does."""
+    return rng.sample(session, min(repeats, len(session)))
 
 
 def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
@@ -491,7 +533,7 @@ def report(pools, args):
                 continue
 
             for repeats in (3, 5, 10):
-                if repeats > min(len(s) for s in pool):
+                if too_few(pool, repeats):
                     continue
 
                 rates = trials(pools, var, cond, repeats, args.trials, rng,
@@ -537,7 +579,7 @@ def report(pools, args):
               f'{"gate inconcl.":>13}')
         for var in VARIABLES:
             for repeats in (3, 5, 10):
-                if repeats > min(len(s) for s in pools['natural'][var]):
+                if too_few(pools['natural'][var], repeats):
                     continue
 
                 g, inc = session_trials(pools, var, repeats, args.trials,
@@ -658,13 +700,18 @@ def power_table(pools, args, rng):
     print(header)
     print('-' * len(header))
     for cond in RECORDINGS:
+        if cond in args.conditions and not any(
+                len(pools.get(cond, {}).get(var) or ()) >= 4
+                for var in VARIABLES):
+            print(f'{cond:9} fewer than 4 sessions with usable results: '
+                  'no rows')
         for var in VARIABLES if cond in pools else ():
             sessions = pools[cond].get(var)
             if not sessions or len(sessions) < 4:
                 continue
 
             for repeats in (3, 5, 10):
-                if repeats > min(len(x) for x in sessions):
+                if too_few(sessions, repeats):
                     continue
 
                 pure, limit, tau, cv = bound(sessions, repeats)
@@ -736,6 +783,10 @@ def main():
     parser.add_argument('--baseline-nights', type=int, default=5,
                         help='sessions of the lookback rule\'s level '
                              '(default: 5)')
+    parser.add_argument('--keep-contended', action='store_true',
+                        help='keep the results marked contended (foreign '
+                             'load seen during the case), which the gate '
+                             'leaves out (default: left out), to compare')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--work', default=None,
                         help='work directory (default: a new /tmp dir); '
@@ -781,7 +832,7 @@ def main():
                 throttle.remove()
 
     if args.trials:
-        report(collect(runs), args)
+        report(collect(runs, args.keep_contended), args)
 
 
 if __name__ == '__main__':

@@ -54,3 +54,20 @@ def test_mfs_down_is_one_line_before_anything_is_measured(tmp_path):
     assert len(lines) == 1 and 'MooseFS is not up' in lines[0], proc.stderr
     assert 'Traceback' not in proc.stderr
     assert not (tmp_path / 'work' / 'runs' / 'results.db').exists()
+
+
+def test_a_night_short_of_its_contended_repeats_is_judged_on_the_rest(gq):
+    import random
+    # Session 1 lost 8 of its 10 repeats (marked contended, left out).
+    sessions = [[100.0 + i for i in range(10)], [90.0, 91.0],
+                [95.0 + i for i in range(10)]]
+    rng = random.Random(1)
+    for _ in range(50):
+        cur, nights, others = gq.draw_night(sessions, sessions, True, 1.0,
+                                            5, rng)
+        assert len(cur) in (2, 5)
+        assert all(len(nights[i]) == min(5, len(sessions[i]))
+                   for i in others)
+    # A row of R repeats where the median session has them.
+    assert not gq.too_few(sessions, 10)
+    assert gq.too_few(sessions + [[1.0], [2.0]], 10)

@@ -39,6 +39,8 @@ from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.parsers.text import read_output, with_bad_bytes
 from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.runs import contention
+# (By name: in the class body below, ``contention`` is a variable.)
+from pfsbench.runs.contention import FOREIGN_CPU_SHARE
 from pfsbench.site import (binaries, exclusive, references, rundir, spack,
                            validate)
 from pfsbench.site.config import (check_scratch_dir, extras_value,
@@ -189,6 +191,18 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
     #: it (``read_bytes=N write_bytes=N metadata_ops=N``; empty without the
     #: command; ``unavailable: why`` when it failed or a counter reset).
     fs_counters = variable(str, value='', loggable=True)
+
+    #: Others' work on the host that runs ReFrame during a ``local`` case
+    #: (:func:`pfsbench.runs.contention.client_cpu`: ``foreign_cpus=N
+    #: cpus=N seconds=N pressure=N``; empty for a scheduler's nodes;
+    #: ``unavailable: why`` when /proc/stat could not be read).
+    client_cpu = variable(str, value='', loggable=True)
+
+    #: Others' work on the ReFrame host above this share of its CPUs marks
+    #: a ``local`` case contended (``-S client_cpu_share=1``: never, the
+    #: figures still logged; for a test of something else on a shared
+    #: machine).
+    client_cpu_share = variable(float, value=FOREIGN_CPU_SHARE)
 
     #: Server-side facts from the partition's
     #: ``extras.server_provenance_command`` (``key=value; ...``: versions,
@@ -480,6 +494,15 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 os.sync()
                 _MEASUREMENTS[id(self)]['fs_before'] = (
                     contention.sample_fs_counters(command))
+            if self.job_runs_here():
+                # Last: the syncs and the command above are not the case's.
+                _MEASUREMENTS[id(self)]['cpu_before'] = (
+                    contention.sample_cpu())
+
+    def job_runs_here(self):
+        """Whether the job runs on the host that runs ReFrame (the
+        ``local`` scheduler), whose CPUs the client-CPU probe watches."""
+        return self.current_partition.scheduler.registered_name == 'local'
 
     @run_after('setup')
     def record_server_provenance(self):
@@ -510,6 +533,9 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         if seen is None or 'after' in seen:
             return
 
+        if 'cpu_before' in seen:
+            # First: what follows is this process's bookkeeping.
+            seen['cpu_after'] = contention.sample_cpu()
         device = self.target_device()
         seen['after'] = contention.sample(device)
         if 'fs_before' in seen:
@@ -557,6 +583,22 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         return contention.foreign_fs_load(delta, self.bytes_moved(),
                                           self.metadata_ops_done())
 
+    def client_cpu_verdict(self, seen):
+        """The client-CPU probe's sentence on foreign load (``''``: none,
+        or no verdict), recording its figures in :attr:`client_cpu`."""
+        if 'cpu_before' not in seen:
+            return ''
+
+        figures = contention.client_cpu(seen['cpu_before'],
+                                        seen.get('cpu_after'))
+        if figures is None:
+            self.client_cpu = (f'unavailable: {contention.PROC_STAT} could '
+                               f'not be read')
+            return ''
+
+        self.client_cpu = contention.describe_client_cpu(figures)
+        return contention.foreign_cpu_load(figures, self.client_cpu_share)
+
     @run_before('performance')
     def look_for_foreign_load(self):
         if self.is_dry_run():
@@ -567,7 +609,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         found = [contention.foreign_io(seen.get('before'), seen.get('after'),
                                        self.bytes_moved()),
                  seen.get('jobs', ''),
-                 self.fs_counters_verdict(seen)]
+                 self.fs_counters_verdict(seen),
+                 self.client_cpu_verdict(seen)]
         found = [s for s in found if s]
         self.contended = bool(found)
         self.contention = '; '.join(found)

@@ -22,10 +22,20 @@ module looks for everybody else, so that such a result is marked
   sampled before and after the case; what exceeds the case's own bytes and
   operations beyond a slack is other users' load, wherever their jobs run.
   The probes above stay: they see what a local target does.
+- **Busy client CPUs**, for cases whose job runs on the host that runs
+  ReFrame (the ``local`` scheduler): the host's busy CPU time over the
+  case (``/proc/stat``, all CPUs) minus the case's own (the ReFrame
+  process's CPU time plus its reaped children's, :func:`os.times`: the
+  job script, and through it dd or mpirun and theirs), as an average
+  number of CPUs; above :data:`FOREIGN_CPU_SHARE` of them others' work shared
+  the client's CPUs with the benchmark.  A site's measured nodes are
+  exclusive Slurm nodes, which this host's counters do not see: the probe
+  does not apply there.
 """
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 
 from pfsbench.parsers import text
@@ -110,6 +120,143 @@ def foreign_io(before, after, own_bytes):
 
     return (f'{after.device}: {extra / 2**20:.0f} MiB of I/O beyond this '
             f"case's own {own_bytes / 2**20:.0f} MiB")
+
+
+PROC_STAT = '/proc/stat'
+CPU_PRESSURE = '/proc/pressure/cpu'
+#: Columns of /proc/stat's ``cpu`` line that are work (user, nice, system,
+#: irq, softirq, steal: steal is another guest's work on this VM's CPUs);
+#: idle and iowait are not, guest and guest_nice are already in user and
+#: nice.
+_BUSY_COLUMNS = (0, 1, 2, 5, 6, 7)
+#: Others' work on the client host above this share of its CPUs, on
+#: average over the case, marks it contended: the case's own processes
+#: then no longer have the CPUs they need.  Measured on this 2-CPU VM
+#: (2026-11-26; the bench's dd case, 64 MB with fdatasync on a
+#: loop-mounted ext4, 0.2-0.4 s, 10 cases per run; docs/checks-machinery.md):
+#: with no load of ours, medians of 0.15-0.6 CPU of others' work (at most
+#: 1.1; other helpers' tests), writes 1184-1472 and reads 5485-6012 MB/s;
+#: beside one busy loop 1.0-1.3 CPU and dd as fast; beside two 1.5-1.7
+#: (dd shares the CPUs with them), writes 1089, reads 4481; beside four
+#: 1.6-1.8, writes 934, reads 3327.  Half the CPUs (1 of 2 here) lies
+#: between the quiet runs and the slowed ones.
+FOREIGN_CPU_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """The client host's CPU counters at one moment."""
+
+    when: float             #: time.monotonic(), seconds
+    busy_s: float           #: all CPUs' busy time since boot, seconds
+    cpus: int               #: CPUs counted in /proc/stat
+    own_s: float            #: this process's and its reaped children's
+    pressure_us: int = None  #: /proc/pressure/cpu ``some`` total, or None
+
+
+def parse_proc_stat(text):
+    """``(busy clock ticks, CPUs)`` from ``/proc/stat``.
+
+    Raises:
+        ValueError: no ``cpu`` line with numbers.
+    """
+    busy = cpus = None
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        if fields[0] == 'cpu':
+            ticks = [int(v) for v in fields[1:]]
+            busy = sum(ticks[i] for i in _BUSY_COLUMNS if i < len(ticks))
+        elif fields[0].startswith('cpu') and fields[0][3:].isdigit():
+            cpus = (cpus or 0) + 1
+    if busy is None or not cpus:
+        raise ValueError('no cpu lines')
+
+    return busy, cpus
+
+
+def parse_cpu_pressure(text):
+    """The ``some ... total=`` microseconds of ``/proc/pressure/cpu``, or
+    None."""
+    for line in text.splitlines():
+        if line.startswith('some '):
+            for word in line.split():
+                if word.startswith('total=') and word[6:].isdigit():
+                    return int(word[6:])
+    return None
+
+
+def _read(path):
+    try:
+        with open(path) as fp:
+            return fp.read()
+    except OSError:
+        return None
+
+
+def sample_cpu(stat_path=PROC_STAT, pressure_path=CPU_PRESSURE):
+    """The client host's :class:`CpuSample` now, or None when
+    ``/proc/stat`` cannot be read or understood (no verdict then)."""
+    text = _read(stat_path)
+    try:
+        busy, cpus = parse_proc_stat(text or '')
+    except ValueError:
+        return None
+
+    own = os.times()
+    pressure = _read(pressure_path)
+    return CpuSample(
+        when=time.monotonic(),
+        busy_s=busy / os.sysconf('SC_CLK_TCK'), cpus=cpus,
+        own_s=own.user + own.system + own.children_user +
+        own.children_system,
+        pressure_us=None if pressure is None else
+        parse_cpu_pressure(pressure))
+
+
+def client_cpu(before, after):
+    """Others' CPU use on the client host between two samples, as a
+    dict (``foreign_cpus``: average CPUs of work not this process's or its
+    reaped children's; ``cpus``; ``seconds``; ``pressure``: the share of
+    the time some task waited for a CPU, None without PSI), or None when
+    either sample is missing."""
+    if before is None or after is None:
+        return None
+
+    seconds = after.when - before.when
+    if seconds <= 0:
+        return None
+
+    host = after.busy_s - before.busy_s
+    own = after.own_s - before.own_s
+    pressure = None
+    if before.pressure_us is not None and after.pressure_us is not None:
+        pressure = (after.pressure_us - before.pressure_us) / 1e6 / seconds
+    return {'foreign_cpus': max(0.0, host - own) / seconds,
+            'cpus': after.cpus, 'seconds': seconds, 'pressure': pressure}
+
+
+def describe_client_cpu(figures):
+    """``'foreign_cpus=0.04 cpus=2 seconds=3.1 pressure=0.02'``, or
+    ``''`` (logged with every case the probe watched)."""
+    if figures is None:
+        return ''
+
+    pressure = figures['pressure']
+    return (f"foreign_cpus={figures['foreign_cpus']:.2f} "
+            f"cpus={figures['cpus']} seconds={figures['seconds']:.1f}" +
+            ('' if pressure is None else f' pressure={pressure:.2f}'))
+
+
+def foreign_cpu_load(figures, share=FOREIGN_CPU_SHARE):
+    """The client host's CPUs busy with others' work, as a sentence, or
+    ``''`` at or below ``share`` of its CPUs (or without figures)."""
+    if figures is None or figures['foreign_cpus'] <= share * figures['cpus']:
+        return ''
+
+    return (f"client host: others used {figures['foreign_cpus']:.1f} of "
+            f"its {figures['cpus']} CPUs during the case")
 
 
 def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
