@@ -81,7 +81,7 @@ class GateConfig:
     history_sessions: int = 400
     rule: str = 'lookback'
     lookback_nights: int = 60
-    lookback_confidence: float = 0.98
+    lookback_confidence: float = 0.99
     lookback_level: str = 'baseline'
     lookback_detect: float = None
     lookback_outlier_z: float = 3.5
