@@ -287,7 +287,8 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     # more than its four stonewalled writes.
     rows = {' '.join(ln.split()[:3]): ln.split() for ln in out
             if ln.startswith(('dd_', 'io500_suite'))}
-    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['5.0', '17%']
+    # (18 %: what one night detects at lookback.confidence 0.99.)
+    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['5.0', '18%']
     assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '25.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
