@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,6 +110,16 @@ def run_reframe(args, runs_dir, env=None, timeout=900, config=CONFIG):
                           stderr=subprocess.STDOUT, universal_newlines=True)
 
 
+def default_signals():
+    """``preexec_fn`` of a process a test signals: SIGHUP, SIGINT and
+    SIGTERM at their defaults, as a user's shell or a batch job starts it.
+    A test suite started under nohup (SIGHUP ignored) or as a background
+    job of a shell without job control (SIGINT ignored) passes the ignore
+    on, and a program cannot trap what arrives ignored."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_reframe(args, runs_dir, env=None, config=CONFIG):
     """:func:`run_reframe` in the background (to signal it): the Popen,
     stdout and stderr merged into one text pipe."""
@@ -116,7 +127,8 @@ def start_reframe(args, runs_dir, env=None, config=CONFIG):
     print('+', ' '.join(cmd), '&', flush=True)
     return subprocess.Popen(cmd, cwd=REPO, env=reframe_env(runs_dir, env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True)
+                            universal_newlines=True,
+                            preexec_fn=default_signals)
 
 
 def reframe_env(runs_dir, env=None):

@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from conftest import default_signals
 from pfsbench.site import exclusive, rundir
 
 
@@ -64,11 +65,6 @@ def test_marker_names_the_creating_process(tmp_path):
         rundir._CREATED.remove(str(path))
 
 
-def _default_signals():
-    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize('sig', ['TERM', 'INT', 'HUP'])
 def test_job_script_trap_removes_the_run_dir(tmp_path, sig):
     run_dir = tmp_path / 'pfsbench-job-1'
@@ -80,12 +76,11 @@ def test_job_script_trap_removes_the_run_dir(tmp_path, sig):
         rundir.job_prologue(str(run_dir)) +
         ['echo started', 'sleep 30'] +
         rundir.job_epilogue(str(run_dir))) + '\n')
-    # As a batch job starts it: every signal at its default.  (Under
-    # nohup, SIGHUP arrives ignored, and bash cannot trap a signal ignored
-    # on entry: the test would wait out the sleep.)
+    # As a batch job starts it: every signal at its default (bash cannot
+    # trap a signal ignored on entry).
     proc = subprocess.Popen(['bash', str(script)], stdout=subprocess.PIPE,
                             universal_newlines=True, start_new_session=True,
-                            preexec_fn=_default_signals)
+                            preexec_fn=default_signals)
     assert proc.stdout.readline() == 'started\n'
     # Signalled while bash forks the tool, the child can swallow it before
     # it execs; a real job is signalled long after its tool started.
