@@ -232,6 +232,14 @@ def test_foreign_writes_during_a_case_mark_it_contended(tmp_path):
         # Another process writes 256 MiB to the same device while the
         # case holds it.
         holder = _start_holder(tmp_path / 'busy', scratch, 6)
+        # The lock is taken at setup; the device is sampled just before the
+        # job starts.  Write only once the job writes (its file is there),
+        # or a slow start puts the foreign bytes before the window.
+        deadline = time.monotonic() + 60
+        while not list(scratch.glob('pfsbench-stamped_write-*/f')):
+            assert holder.poll() is None, holder.stdout.read()
+            assert time.monotonic() < deadline, 'the case never wrote'
+            time.sleep(0.1)
         subprocess.run(['dd', 'if=/dev/zero', f'of={fs["mnt"]}/foreign',
                         'bs=1M', 'count=256', 'conv=fsync'], check=True,
                        stderr=subprocess.DEVNULL)
