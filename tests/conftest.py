@@ -22,10 +22,11 @@ import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
 REPO = Path(__file__).resolve().parents[1]
-# ../shared beside the clone; PFSBENCH_SHARED where it is elsewhere (a git
-# worktree's parent holds no shared/).
-SHARED = Path(os.environ.get('PFSBENCH_SHARED', REPO.parent / 'shared'))
-FIXTURES = SHARED / 'fixtures'
+# The recorded tool outputs and the seeds live in the repository: a clone's
+# tests read nothing beside it (tests/data/fixtures/README.md).
+DATA = REPO / 'tests' / 'data'
+FIXTURES = DATA / 'fixtures'
+SEEDS = DATA / 'seeds'
 CONFIG = REPO / 'config' / 'settings.py'
 CHECKS = REPO / 'reframe-checks'
 LOCALSLURM = REPO / 'tests' / 'localslurm' / 'localslurm.sh'
@@ -38,11 +39,14 @@ set_hypothesis_home_dir(_HYPOTHESIS_HOME.name)
 
 
 def fixture_dir(tool):
-    """``../shared/fixtures/<tool>``, or skip the module saying why."""
+    """``tests/data/fixtures/<tool>``: the recorded outputs of ``tool``.
+
+    They are part of the repository, so a missing directory is an error,
+    not a skip."""
     path = FIXTURES / tool
     if not path.is_dir():
-        pytest.skip(f'shared fixtures not found at {path} (clone the repo '
-                    f'with ../shared beside it)', allow_module_level=True)
+        raise FileNotFoundError(f'{path}: no recorded outputs of {tool} '
+                                f'(tests/data/fixtures/README.md)')
     return path
 
 

@@ -3,7 +3,7 @@
 parsers' property tests (tests/test_parser_fuzz.py) and their full fuzz
 (bench/parser_fuzz.py).
 
-The outputs are the recorded ones (``../shared/fixtures``, ``tests/data``)
+The outputs are the recorded ones (``tests/data/fixtures``, ``tests/data``)
 and, for the two tools that print what this host has, a run here: the
 stream runner with dd, and the CPU sample of /proc/stat.  The damage is what
 a killed or crowded job leaves: output cut anywhere (mid-line, mid-UTF-8
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-FIXTURES = REPO.parent / 'shared' / 'fixtures'
 DATA = HERE / 'data'
+FIXTURES = DATA / 'fixtures'
 
 #: ``pfsbench parse`` tool -> the directories of its recorded outputs.
 RECORDED = {

@@ -42,7 +42,7 @@ needs_mdtest = pytest.mark.skipif(
     MDTEST_BINARY is None,
     reason='no mdtest binary (/opt/ior/bin/mdtest or mdtest on PATH); build '
            'IOR with Spack, see docs/spack.md')
-#: The fixtures' mdtest runs (real outputs, shared/fixtures/mdtest).
+#: The fixtures' mdtest runs (real outputs, tests/data/fixtures/mdtest).
 FOUR_TASK_RUN = FIXTURES / 'mdtest' / 'n100-N4x1-tmpfs.txt'
 
 # idle_slurm is a fixture: imported so that pytest finds it here.

@@ -29,7 +29,7 @@ PARTITIONS = ('lfs3', 'lfs4', 'lfs5', 'panfs')
 #: lfs3/lfs5, 12 on lfs4"; Panasas has none.
 STRIPE_COUNT = {'lfs3': 4, 'lfs4': 12, 'lfs5': 4, 'panfs': None}
 
-# Seed 001's command lines, verbatim (shared/seeds/001).
+# Seed 001's command lines, verbatim (tests/data/seeds/001).
 E6_DD = ('dd if=/dev/zero of=$DIR/XX1 bs=1024000 count=50000',
          'dd of=/dev/zero if=$DIR/XX1 bs=1024000 count=50000')
 E10_DD = ('dd if=/dev/zero of=$DIR/XX1 bs=1024000 count=5000',

@@ -4,7 +4,7 @@ the current session's cases that differ only in a process count, each
 step's efficiency and the saturation point, drawn by ``pfsbench report``.
 
 The sweep is seed 004's Lustre 2.0 multi-client mdsrate stat (NP 1..64,
-``shared/seeds/004``), which the source says saturates at NP 16.
+``tests/data/seeds/004``), which the source says saturates at NP 16.
 """
 
 import json

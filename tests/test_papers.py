@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import synth
-from conftest import SHARED
+from conftest import SEEDS
 
 from pfsbench import papers
 from pfsbench.cli import main
@@ -25,10 +25,7 @@ NUMBER = re.compile(r'-?\d+(?:\.\d+)?')
 
 
 def _seed_lines(paper):
-    path = SHARED / 'seeds' / paper.source.split('/')[-1]
-    if not path.exists():
-        pytest.skip(f'{path} not found (clone the repo with ../shared '
-                    f'beside it, or set PFSBENCH_SHARED)')
+    path = SEEDS / paper.source.split('/')[-1]
     return path.read_text(encoding='utf-8').splitlines()
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pfsbench.parsers.bonnie on every recorded bonnie++ output.
 
-The outputs are real: ``../shared/fixtures/bonnie++`` (bonnie++ 2.00a) and
+The outputs are real: ``tests/data/fixtures/bonnie++`` (bonnie++ 2.00a) and
 ``tests/data/bonnie++`` (1.97 and 2.00a runs recorded for what those lack,
 see its SOURCES.md), each with its command line in a ``.cmd``.  Truncated
 and altered cases are cut from them in the tests.

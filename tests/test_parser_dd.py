@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pfsbench.parsers.dd on every recorded dd fixture (../shared/fixtures/dd).
+"""pfsbench.parsers.dd on every recorded dd fixture (tests/data/fixtures/dd).
 
 Successful runs must give exactly the bytes the ``.cmd`` asked for (bs x
 count) and a rate that agrees with dd's own rounded one; failed runs must

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""pfsbench.parsers.fio on every recorded fio fixture (../shared/fixtures/fio).
+"""pfsbench.parsers.fio on every recorded fio fixture (tests/data/fixtures/fio).
 
 Runs that were not time-based must move exactly what the ``.cmd`` asked for
 (size x numjobs); the summed figures must agree with fio's own group line;

@@ -40,11 +40,6 @@ LONG_ROW_LIMIT_S = 60
 #: row test takes the largest output of each.
 FORMAT_WORDS = ('json', 'csv', 'terse', 'v3.3.0', 'v1.97', 'fail-')
 
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(),
-                                reason=f'shared fixtures not found at '
-                                       f'{FIXTURES}')
-
-
 #: Tool -> its outputs, read (and run) once; not a pytest fixture, which
 #: hypothesis would print whole with every failing example.
 corpus = functools.cache(mutations.corpus)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pfsbench.parsers.ior against every recorded IOR fixture.
 
-Each fixture is real IOR output (``../shared/fixtures/ior/*.txt``) with the
+Each fixture is real IOR output (``tests/data/fixtures/ior/*.txt``) with the
 command line and the job's exit code beside it (``*.cmd``).  Nothing here is
 hand-written tool output: truncation cases cut a real fixture short, and the
 IOR 2.10 cases are the runs published in seed 002.
@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (SHARED, assert_quotes_tool, fixture_dir,
+from conftest import (SEEDS, assert_quotes_tool, fixture_dir,
                       recorded_run)
 from pfsbench.commands.ior import ior_argv, size_bytes
 from pfsbench.core.errors import ParseError
 from pfsbench.parsers import ior
 
 FIXTURES = fixture_dir('ior')
-SEEDS = SHARED / 'seeds'
 
 ALL = sorted(p.name for p in FIXTURES.glob('*.txt'))
 
@@ -273,9 +272,7 @@ def test_no_ior_output_raises():
 
 @pytest.fixture(scope='module')
 def seed_210_runs():
-    seed = next(SEEDS.glob('002_*.txt'), None)
-    if seed is None:
-        pytest.skip(f'seed 002 not found in {SEEDS}')
+    seed = next(SEEDS.glob('002_*.txt'))
     return re.findall(r'^IOR-2\.10.*?^Run finished:.*?$', seed.read_text(),
                       re.S | re.M)
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """pfsbench.parsers.iozone on every recorded iozone output.
 
-The outputs are real iozone 3.487 runs: ``../shared/fixtures/iozone`` and
+The outputs are real iozone 3.487 runs: ``tests/data/fixtures/iozone`` and
 ``tests/data/iozone`` (recorded for the modes those lack, see its
 SOURCES.md), each with its command line in a ``.cmd``.  Truncated cases are
 cut from them in the tests.

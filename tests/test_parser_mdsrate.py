@@ -14,7 +14,7 @@ from pfsbench.cli import main
 from pfsbench.core.errors import ParseError
 from pfsbench.parsers import TOOLS, mdsrate
 
-#: Real outputs of other tools (shared/fixtures).
+#: Real outputs of other tools (tests/data/fixtures).
 MDTEST_RUN = FIXTURES / 'mdtest' / 'n100-N4x1-tmpfs.txt'
 MDTEST_ABORT = FIXTURES / 'mdtest' / 'fail-nonexistent-parent.txt'
 

@@ -2,7 +2,7 @@
 """pfsbench.parsers.mdtest against every recorded mdtest fixture, and
 against fresh runs of mdtest 3.3, 4.0 and 4.1 when they are installed.
 
-Each fixture is real mdtest output (``../shared/fixtures/mdtest/*.txt``)
+Each fixture is real mdtest output (``tests/data/fixtures/mdtest/*.txt``)
 with the command line, the job's shape and its exit code beside it
 (``*.cmd``).  Nothing here is hand-written tool output: truncation cases
 cut a real fixture short.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Scaling efficiency and saturation on figures seed 004 published
-(shared/seeds/004, "2.0 perf numbers" and "1.8 perf numbers")."""
+(tests/data/seeds/004, "2.0 perf numbers" and "1.8 perf numbers")."""
 
 import pytest
 

@@ -15,7 +15,7 @@ HELP = 'parse a benchmark tool output file'
 DESCRIPTION = ('Parse one output file of a benchmark tool and print the '
                'normalised result.')
 EXAMPLES = (
-    'pfsbench parse dd ../shared/fixtures/dd/write-1m-x1024-fdatasync.txt',
+    'pfsbench parse dd tests/data/fixtures/dd/write-1m-x1024-fdatasync.txt',
     'pfsbench parse streams runs/output/local/default/builtin/*/rfm_job.out',
     'pfsbench parse ior --format json ior-run.txt',
 )

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The experiments of the catalogue (``../shared/EXPERIMENTS.md``), each
+"""The experiments of the catalogue (docs/experiments.md), each
 defined once: its source, tool, default shape, time, sweeps, the checks
 that encode it, and (where ``pfsbench render`` writes its job) how it
 places its tasks and what it runs.
@@ -45,7 +45,7 @@ class Experiment:
     writes it."""
 
     id: str
-    #: The seed it reproduces (``'001'``: ``../shared/seeds/001_*.txt``).
+    #: The seed it reproduces (``'001'``: ``tests/data/seeds/001_*.txt``).
     source: str
     #: The tool it runs (a name of :data:`pfsbench.core.tools.TOOLS`), or ''
     #: where it runs no tool of its own (E18 compares stored results).

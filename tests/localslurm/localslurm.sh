@@ -15,7 +15,7 @@
 # also run on the machine: its own munged listens on its own socket, slurm.conf
 # points AuthInfo at that socket, and the daemons use non-default ports.
 # The measured facts this relies on are in tests/localslurm/README.md and
-# /work/shared/SLURM-ON-ONE-HOST.md.
+# the project's notes on Slurm on one host (SLURM-ON-ONE-HOST.md).
 set -euo pipefail
 
 readonly PROG=${0##*/}
