@@ -4,6 +4,12 @@
 A test's lanes come from the code it reaches: its own function, the module
 functions and module constants it names (followed transitively), and the
 fixtures it requests (module or conftest ones, followed the same way).
+What counts is what that code *uses*: the names it calls or reads, the
+fixtures and markers it has, a command it runs (a verb of ``pfsbench``
+that starts reframe, a path under ``/opt`` of a real build).  Words in its
+text do not: a test of ``spack.environment()`` that passes
+``{'SPACK_ENV': ...}`` is pure, though ``SPACK_ENV`` looks like a constant
+that names a Spack install.
 
 ========  ===============================================================
 marker    the test (or what it reaches) ...
@@ -16,8 +22,9 @@ slurm     needs the localhost Slurm cluster (the ``localslurm`` fixture,
 root      asks whether it runs as root (``os.geteuid``), or skips unless
           root
 tool      needs a real benchmark build or Spack found on this machine
-          (``IOR_BINARY``-style constants, ``/opt/...`` builds, a skip
-          reason naming IOR, mdtest, bonnie++, fio, iozone, io500 or Spack)
+          (a ``/opt/...`` build's path, ``shutil.which`` of a benchmark,
+          a skip reason naming IOR, mdtest, bonnie++, fio, iozone, io500
+          or Spack)
 ========  ===============================================================
 
 A test with none of these is *pure*: ``scripts/test.sh --fast`` runs only
@@ -38,23 +45,29 @@ LANES = {
     'tool': 'needs a real benchmark build or Spack on this machine',
 }
 
-#: Names whose use puts a test in a lane.
+#: Names (identifiers: functions, fixtures, constants) whose use puts a
+#: test in a lane.
 _NAMES = {
-    # check-config and nightly-plan list their cases through
-    # ``reframe --describe``; the scripts run whole ReFrame sessions.
     'reframe': {'run_reframe', 'start_reframe', 'reframe_bin',
-                'run_streams_on_localslurm', 'reframe_command',
-                'check-config', 'nightly-plan', 'quickstart.sh',
-                'nightly.sh'},
+                'run_streams_on_localslurm', 'reframe_command'},
     'slurm': {'localslurm', 'slurm_env', 'LOCALSLURM',
               'run_streams_on_localslurm'},
     'root': {'geteuid', 'getuid'},
 }
-#: Constants that name a real build: IOR_BINARY, REAL_MDTEST, MDTEST, ...
-_TOOL_NAME = re.compile(
-    r'^(?:REAL_)?(?:IOR|MDTEST|BONNIE|FIO|IOZONE|IO500|MDSRATE|SPACK)'
-    r'(?:_[A-Z0-9_]+)?$|^REAL(?:_[A-Z0-9_]+)?$')
+#: Strings a test passes as a command that starts reframe: check-config
+#: and nightly-plan list their cases through ``reframe --describe``; the
+#: scripts run whole ReFrame sessions.
+_REFRAME_COMMANDS = {'check-config', 'nightly-plan', 'quickstart.sh',
+                     'nightly.sh'}
+#: A path of a real build (``/opt/ior/bin/ior``, ``/opt/spack-*``): code
+#: that reaches one looks for the build (a constant such as
+#: ``IOR_BINARY = next(p for p in ('/opt/ior/bin/ior', ...))`` is followed
+#: into its value, so its users land here too).
 _TOOL_STRING = re.compile(r'^/opt/(?:ior|io500|spack)')
+#: The programs whose lookup on PATH (``shutil.which('fio')``) is a real
+#: build's.
+_TOOL_PROGRAMS = {'ior', 'mdtest', 'bonnie++', 'fio', 'iozone', 'io500',
+                  'mdsrate', 'pfind', 'spack', 'dbench'}
 _TOOL_REASON = re.compile(r'\b(?:IOR|ior|mdtest|bonnie\+\+|fio|iozone|'
                           r'io500|IO500|[Ss]pack)\b')
 _ROOT_REASON = re.compile(r'\broot\b')
@@ -70,17 +83,21 @@ class _Module:
         self.directory = Path(path).parent
         self.uses = {}
         # Names taken from sibling test modules (``from test_x import f``,
-        # ``import test_x as x``): followed into that module.
+        # ``import test_x as x``): followed into that module.  Not into
+        # this one: its tables name every lane's names and commands, which
+        # a test of the lanes uses as data, not as code.
         self.imported = {}
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module != __name__ and \
                     (self.directory / f'{node.module}.py').exists():
                 for alias in node.names:
                     self.imported[alias.asname or alias.name] = (
                         node.module, alias.name)
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    if (self.directory / f'{alias.name}.py').exists():
+                    if alias.name != __name__ and \
+                            (self.directory / f'{alias.name}.py').exists():
                         self.imported[alias.asname or alias.name] = (
                             alias.name, None)
         for node in ast.walk(tree):
@@ -104,7 +121,7 @@ class _Module:
         while todo:
             for mention in self.uses.get(todo.pop(), ()):
                 found.add(mention)
-                if mention in seen:
+                if not isinstance(mention, str) or mention in seen:
                     continue
                 seen.add(mention)
                 if mention in self.uses:
@@ -126,6 +143,31 @@ class _Module:
         return _module(str(self.directory / f'{module}.py')).reach(name)
 
 
+class Skip(tuple):
+    """A ``pytest.skip(reason)`` the code calls (``Skip((reason,))``): its
+    reason decides a lane as a skip marker's does."""
+
+    __slots__ = ()
+
+
+class Text(tuple):
+    """A string constant the code holds (``Text(('SPACK_ENV',))``), kept
+    apart from the names it uses: a string is never followed as a name,
+    and only a command (:data:`_REFRAME_COMMANDS`) or a build's path
+    (:data:`_TOOL_STRING`) in one decides a lane."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return self[0]
+
+
+def text(value):
+    """The mention of the string constant ``value``."""
+    return Text((value,))
+
+
 def _mentions(node):
     found = set()
     for sub in ast.walk(node):
@@ -136,7 +178,13 @@ def _mentions(node):
             if isinstance(sub.value, ast.Name):
                 found.add(f'{sub.value.id}.{sub.attr}')
         elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            found.add(sub.value)
+            found.add(text(sub.value))
+        if isinstance(sub, ast.Call) and sub.args and getattr(
+                sub.func, 'attr', getattr(sub.func, 'id', '')) == 'skip':
+            found.add(Skip((''.join(
+                s.value for s in ast.walk(sub.args[0])
+                if isinstance(s, ast.Constant) and isinstance(s.value, str)),
+            )))
     return found
 
 
@@ -146,13 +194,19 @@ def _module(path):
 
 
 def lanes_of(mentions, skip_reasons=()):
-    """The lanes of code that mentions ``mentions`` and may skip for
+    """The lanes of code that mentions ``mentions`` (names, and
+    :class:`Text` for its string constants) and may skip for
     ``skip_reasons``."""
-    lanes = {lane for lane, names in _NAMES.items() if mentions & names}
-    if any(isinstance(m, str) and (_TOOL_NAME.match(m)
-                                   or _TOOL_STRING.match(m))
-           for m in mentions):
+    names = {m for m in mentions if isinstance(m, str)}
+    texts = {m.value for m in mentions if isinstance(m, Text)}
+    lanes = {lane for lane, used in _NAMES.items() if names & used}
+    if texts & _REFRAME_COMMANDS:
+        lanes.add('reframe')
+    if any(_TOOL_STRING.match(t) for t in texts) or \
+            ('which' in names and texts & _TOOL_PROGRAMS):
         lanes.add('tool')
+    skip_reasons = list(skip_reasons) + [m[0] for m in mentions
+                                         if isinstance(m, Skip)]
     for reason in skip_reasons:
         if _TOOL_REASON.search(reason):
             lanes.add('tool')

@@ -54,6 +54,8 @@ def test_script_never_names_system_slurm_paths():
 
 @pytest.mark.skipif(shutil.which('shellcheck') is None,
                     reason='shellcheck is not installed')
+@pytest.mark.skipif(shutil.which('shellcheck') is None,
+                    reason='shellcheck is not installed')
 def test_shellcheck_clean():
     proc = subprocess.run(['shellcheck', str(SCRIPT)],
                           capture_output=True, text=True)
