@@ -22,7 +22,8 @@ case "${1:-}" in
     --fast)
         shift
         scripts/setup.sh --test
-        exec .venv/bin/python -m pytest -ra \
+        # No cache: the fast lane reruns everything, and writes nothing.
+        exec .venv/bin/python -m pytest -ra -p no:cacheprovider \
             -m 'not reframe and not slurm and not root and not tool' "$@" ;;
 esac
 

@@ -8,6 +8,7 @@ the reason when it cannot.
 """
 
 import glob
+import json
 import os
 import re
 import shlex
@@ -172,6 +173,46 @@ def open_tmp_path():
     base.chmod(0o711)
     yield base
     shutil.rmtree(base, ignore_errors=True)
+
+
+#: ReFrame's loader on every check under reframe-checks/, in a fresh
+#: interpreter (ReFrame's runtime is process-global).
+LOADER = '''
+import json, sys
+import reframe.core.config as config
+import reframe.core.runtime as runtime
+from reframe.frontend.loader import RegressionCheckLoader
+
+site = config.load_config(sys.argv[1])
+site.select_subconfig('local')
+runtime.init_runtime(site)
+described = {}
+for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
+    cls = type(check)
+    described.setdefault(cls.__name__, {
+        'loggable': sorted(alt or name for name, alt in cls.loggable_attrs()),
+        'perf': sorted(check.perf_variables),
+        'tool': check.tool})
+print(json.dumps(described))
+'''
+
+
+@pytest.fixture(scope='session')
+def described_checks(tmp_path_factory):
+    """``{check class: {'loggable': [...], 'perf': [...], 'tool': ...}}``
+    of every check as ReFrame's loader finds it: loaded once per session
+    (seconds of CPU; test_fields and test_spack_tools both read it), with
+    no Spack environment of the caller's."""
+    env = dict(os.environ, PFSBENCH_RUNS=str(tmp_path_factory.mktemp('r')))
+    for name in ('PFSBENCH_SPACK_ENV', 'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):
+        env.pop(name, None)
+    cmd = [sys.executable, '-c', LOADER, str(CONFIG), str(CHECKS)]
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    described = json.loads(proc.stdout.splitlines()[-1])
+    assert described, f'no checks found under {CHECKS}'
+    return described
 
 
 @pytest.fixture(scope='session')

@@ -48,8 +48,11 @@ LANES = {
 #: Names (identifiers: functions, fixtures, constants) whose use puts a
 #: test in a lane.
 _NAMES = {
+    # cases.describe and cases.dry_run_skips run ``reframe --describe``
+    # and ``--dry-run`` (nightly-plan's and render nightly's selection).
     'reframe': {'run_reframe', 'start_reframe', 'reframe_bin',
-                'run_streams_on_localslurm', 'reframe_command'},
+                'run_streams_on_localslurm', 'reframe_command',
+                'cases.describe', 'cases.dry_run_skips'},
     'slurm': {'localslurm', 'slurm_env', 'LOCALSLURM',
               'run_streams_on_localslurm'},
     'root': {'geteuid', 'getuid'},

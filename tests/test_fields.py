@@ -4,49 +4,16 @@ variables of the real checks, as ReFrame's loader finds them under
 reframe-checks/: a check that renames one fails here, not silently in
 next month's gate."""
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-from conftest import CHECKS, CONFIG, REPO
 from pfsbench.core import fields
-
-#: Run in a fresh interpreter: ReFrame's runtime is process-global.
-LOADER = '''
-import json, sys
-import reframe.core.config as config
-import reframe.core.runtime as runtime
-from reframe.frontend.loader import RegressionCheckLoader
-
-site = config.load_config(sys.argv[1])
-site.select_subconfig('local')
-runtime.init_runtime(site)
-described = {}
-for check in RegressionCheckLoader([sys.argv[2]], recurse=True).load_all():
-    cls = type(check)
-    described.setdefault(cls.__name__, {
-        'loggable': sorted(alt or name for name, alt in cls.loggable_attrs()),
-        'perf': sorted(check.perf_variables),
-        'tool': check.tool})
-print(json.dumps(described))
-'''
 
 
 @pytest.fixture(scope='module')
-def checks(tmp_path_factory):
-    """``{check class: {'loggable': [...], 'perf': [...]}}``."""
-    env = dict(os.environ, PFSBENCH_RUNS=str(tmp_path_factory.mktemp('runs')))
-    cmd = [sys.executable, '-c', LOADER, str(CONFIG), str(CHECKS)]
-    print('+', ' '.join(cmd[:2]), '<LOADER>', *cmd[3:])
-    proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
-    assert proc.returncode == 0, proc.stderr
-    described = json.loads(proc.stdout.splitlines()[-1])
-    assert described, f'no checks found under {CHECKS}'
-    return described
+def checks(described_checks):
+    """``{check class: {'loggable': [...], 'perf': [...], 'tool': ...}}``
+    (conftest.described_checks: one loader run for every module)."""
+    return described_checks
 
 
 def test_every_check_logs_what_the_gate_reads_of_every_case(checks):

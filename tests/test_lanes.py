@@ -165,3 +165,17 @@ def test_pure_tests_of_this_repository_are_in_no_lane():
         assert lanes.lanes_of(module.reach(name)) == set(), (path, name)
     iozone = lanes._module(str(here / 'test_parser_iozone.py'))
     assert lanes.lanes_of(iozone.reach('test_real_iozone_auto')) == {'tool'}
+
+
+def test_the_package_functions_that_start_reframe_are_uses(tmp_path):
+    module = _module(tmp_path, 'test_h', '''
+        from pfsbench.runs import cases
+
+        def test_listing():
+            assert cases.describe(SETTINGS, 'site:part', CHECKS, ['E6'])
+    ''')
+    assert lanes.lanes_of(module.reach('test_listing')) == {'reframe'}
+    here = lanes.Path(__file__).parent
+    plan = lanes._module(str(here / 'test_nightly_plan.py'))
+    assert 'reframe' in lanes.lanes_of(plan.reach(
+        'test_the_nightly_is_one_case_per_family_and_regime'))

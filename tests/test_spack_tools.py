@@ -20,13 +20,12 @@ import sys
 
 import pytest
 
-from conftest import CHECKS, CONFIG, REPO
+from conftest import CHECKS, REPO
 from pfsbench import cli
 from pfsbench.core import fields, tools as tool_records
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.store import provenance as prov
 from pfsbench.site import binaries, spack, extras
-from test_fields import LOADER
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
 LOCAL_ENV = os.path.join(REPO, 'spack-repo', 'environments', 'local',
@@ -41,18 +40,10 @@ REBUILT_IOR = os.path.join(DATA, 'rebuilt-ior-3.3.0')
 FROM_THE_OS = frozenset({'lustre'})
 
 @pytest.fixture(scope='module')
-def check_tools(tmp_path_factory):
+def check_tools(described_checks):
     """``{check class: tool}`` of every check under reframe-checks/, as
-    ReFrame's loader finds them (test_fields.LOADER)."""
-    env = dict(os.environ, PFSBENCH_RUNS=str(tmp_path_factory.mktemp('r')))
-    for name in ('PFSBENCH_SPACK_ENV', 'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):
-        env.pop(name, None)
-    proc = subprocess.run([sys.executable, '-c', LOADER, str(CONFIG),
-                           str(CHECKS)], cwd=REPO, env=env,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    described = json.loads(proc.stdout.splitlines()[-1])
-    return {name: check['tool'] for name, check in described.items()}
+    ReFrame's loader finds them (conftest.described_checks)."""
+    return {name: check['tool'] for name, check in described_checks.items()}
 
 
 def _recorded_view(tmp_path):

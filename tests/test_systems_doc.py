@@ -144,6 +144,8 @@ def _render_nightly(hawk, *args, config=None):
                      *args], env)
 
 
+# render nightly plans through reframe --describe and --dry-run.
+@pytest.mark.reframe
 def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
     code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1')
     assert code == 0, err
@@ -174,6 +176,8 @@ def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
         f'0 2 * * * {REPO}/scripts/nightly.sh --system hawk:compute ')
 
 
+# render nightly plans through reframe --describe and --dry-run.
+@pytest.mark.reframe
 def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
         hawk, tmp_path):
     config_dir, _, _ = hawk
