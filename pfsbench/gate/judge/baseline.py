@@ -2,7 +2,7 @@
 """Named baselines: measured samples the gate compares against.
 
 A baseline is one JSON file, ``<runs>/baselines/<name>.json`` next to the
-results database (docs/gate.md, "Baseline file format")::
+results database (docs/gate-method.md, "Baseline file format")::
 
     {
       "format_version": 1,

@@ -163,7 +163,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             if config.sample_unit == 'session':
                 # One sample per session: the baseline's session means
                 # against this session's mean, so night-to-night drift
-                # counts as noise (a prediction interval, docs/gate.md).
+                # counts as noise (a prediction interval, docs/gate-method.md).
                 base_vals = session_means(pv)
                 cur_vals = [statistics.fmean(cur)]
                 row['base']['session_means'] = base_vals
