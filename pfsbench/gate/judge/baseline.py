@@ -34,13 +34,14 @@ and listed in ``contended_samples`` (``case``, ``session``,
 
 import datetime
 import json
-import math
 import os
 import re
 from collections import defaultdict
 
 from pfsbench import __version__, schemas
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench.gate.statistics.values import (iterations_problem,
+                                             time_problem, value_problem)
 from pfsbench.gate.store.provenance import case_level
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
 
@@ -76,11 +77,12 @@ def baseline_path(directory, name):
 
 
 def finite(value):
-    """Whether a logged performance value is a finite number (a check
-    may log NaN or infinity: a division by a zero time, a tool's
-    ``inf``); ``bool`` is not a number here."""
-    return isinstance(value, (int, float)) and \
-        not isinstance(value, bool) and math.isfinite(value)
+    """Whether a logged performance value is a measurement: a finite
+    number (a check may log NaN or infinity: a division by a zero time, a
+    tool's ``inf``) within the magnitude the gate computes with
+    (:mod:`pfsbench.gate.statistics.values`); ``bool`` is not a number
+    here."""
+    return not value_problem(value)
 
 
 def unusable_reason(record, session):
@@ -103,8 +105,14 @@ def unusable_reason(record, session):
         return 'performance values are None'
 
     for var, (value, _) in record.perf.items():
-        if not finite(value):
-            return f'{var}: {value!r}: not a finite number'
+        why = value_problem(value)
+        if why:
+            return f'{var}: {why}'
+
+    if record.iterations is not None and \
+            iterations_problem(record.iterations):
+        return ('repetitions/iterations: ' +
+                iterations_problem(record.iterations))
 
     return ''
 
@@ -358,6 +366,38 @@ def validate(data, path):
             if its is not None and len(its) != nvals:
                 raise ConfigError(path, f'{where}.iterations', its,
                                   f'expected {nvals} iteration counts >= 1')
+
+            # Numbers JSON spells but no measurement is (NaN, 1e308,
+            # 5e-324, an iteration count of 10**400): refused here, before
+            # any arithmetic overflows on them.
+            for k, value in enumerate(pv['values']):
+                why = value_problem(value)
+                if why:
+                    raise ConfigError(path, f'{where}.values.{k}',
+                                      _Shown(why.split(': ', 1)[0]),
+                                      why.split(': ', 1)[1])
+
+            for k, count in enumerate(its or ()):
+                why = iterations_problem(count)
+                if why:
+                    raise ConfigError(path, f'{where}.iterations.{k}',
+                                      _Shown(why.split(': ', 1)[0]),
+                                      why.split(': ', 1)[1])
+
+        for j, session in enumerate(data['sessions']):
+            for field in ('time_start', 'time_end'):
+                stamp = session.get(field)
+                if stamp is not None and time_problem(stamp):
+                    raise ConfigError(path, f'sessions.{j}.{field}',
+                                      _Shown(repr(stamp)[:40]),
+                                      time_problem(stamp))
+
+
+class _Shown(str):
+    """A value as a message already spells it (no quotes added)."""
+
+    def __repr__(self):
+        return str(self)
 
 
 def case_key(case):

@@ -45,6 +45,7 @@ import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.statistics.stats import RatioInterval, f_sf, t_quantile
+from pfsbench.gate.statistics.values import expm1
 # The lookback rule's view of one night (lb.night_moments to its users).
 from pfsbench.gate.statistics.stats import (  # noqa: F401
     night_moments, pooled_scale)
@@ -253,8 +254,8 @@ def interval(level_nights, current, noise, confidence=0.95):
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(var)
 
     return RatioInterval(
-        change=math.expm1(d), low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=confidence, df=df,
+        change=expm1(d), low=expm1(d - half),
+        high=expm1(d + half), confidence=confidence, df=df,
         cv2_base=var_mu, cv2_cur=e_c, n_base=len(level_nights),
         n_cur=current.n, night_floor=True)
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.statistics.stats import smallest_count, t_quantile
+from pfsbench.gate.statistics.values import expm1
 
 #: The share of slowdowns of the reported size the gate finds.
 POWER = 0.90
@@ -47,9 +48,9 @@ def _loss_fraction(delta, direction):
     - 1`` for lower-is-better (the inverse of
     :func:`pfsbench.gate.judge.lookback.log_margin`)."""
     if direction == 'lower':
-        return math.expm1(delta)
+        return expm1(delta)
 
-    return -math.expm1(-delta)
+    return -expm1(-delta)
 
 
 def smallest_log_loss(se, df, alpha, tolerance, direction,

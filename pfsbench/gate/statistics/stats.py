@@ -25,6 +25,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from pfsbench.core.errors import NotEnoughSamples
+from pfsbench.gate.statistics.values import expm1
 
 
 def _betacf(a, b, x):
@@ -371,8 +372,8 @@ def ratio_interval_moments(base, cur, confidence=0.95):
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(a + b)
 
     return RatioInterval(
-        change=math.expm1(d), low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=confidence, df=df,
+        change=expm1(d), low=expm1(d - half),
+        high=expm1(d + half), confidence=confidence, df=df,
         cv2_base=cv2b, cv2_cur=cv2c, n_base=nb, n_cur=nc, borrowed=borrowed
     )
 
@@ -490,8 +491,8 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
         return interval
 
     return RatioInterval(
-        change=interval.change, low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=interval.confidence,
+        change=interval.change, low=expm1(d - half),
+        high=expm1(d + half), confidence=interval.confidence,
         df=night_df, cv2_base=interval.cv2_base, cv2_cur=interval.cv2_cur,
         n_base=interval.n_base, n_cur=interval.n_cur,
         borrowed=interval.borrowed, night_floor=True)
