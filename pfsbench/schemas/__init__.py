@@ -17,7 +17,7 @@ baseline's sessions):
 ``gate.json``
     the gate's settings, ``config/gate.yaml`` (pfsbench.gate.judge.config);
 ``baseline.json``
-    a baseline file (pfsbench.gate.judge.baseline, docs/gate.md).
+    a baseline file (pfsbench.gate.judge.baseline, docs/gate-method.md).
 
 Beside the standard keywords the schemas use two that only shape
 messages: ``title`` names a mapping in an unknown-key message (``unknown
@@ -49,8 +49,11 @@ def _is_integer(checker, value):
 
 
 def _is_number(checker, value):
-    return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value))
+    # An int is finite however large (math.isfinite(10**400) would raise).
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+
+    return isinstance(value, float) and math.isfinite(value)
 
 
 _Validator = jsonschema.validators.extend(

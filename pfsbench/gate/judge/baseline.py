@@ -2,7 +2,7 @@
 """Named baselines: measured samples the gate compares against.
 
 A baseline is one JSON file, ``<runs>/baselines/<name>.json`` next to the
-results database (docs/gate.md, "Baseline file format")::
+results database (docs/gate-method.md, "Baseline file format")::
 
     {
       "format_version": 1,
@@ -34,13 +34,14 @@ and listed in ``contended_samples`` (``case``, ``session``,
 
 import datetime
 import json
-import math
 import os
 import re
 from collections import defaultdict
 
 from pfsbench import __version__, schemas
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench.gate.statistics.values import (iterations_problem,
+                                             time_problem, value_problem)
 from pfsbench.gate.store.provenance import case_level
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
 
@@ -76,11 +77,12 @@ def baseline_path(directory, name):
 
 
 def finite(value):
-    """Whether a logged performance value is a finite number (a check
-    may log NaN or infinity: a division by a zero time, a tool's
-    ``inf``); ``bool`` is not a number here."""
-    return isinstance(value, (int, float)) and \
-        not isinstance(value, bool) and math.isfinite(value)
+    """Whether a logged performance value is a measurement: a finite
+    number (a check may log NaN or infinity: a division by a zero time, a
+    tool's ``inf``) within the magnitude the gate computes with
+    (:mod:`pfsbench.gate.statistics.values`); ``bool`` is not a number
+    here."""
+    return not value_problem(value)
 
 
 def unusable_reason(record, session):
@@ -103,8 +105,14 @@ def unusable_reason(record, session):
         return 'performance values are None'
 
     for var, (value, _) in record.perf.items():
-        if not finite(value):
-            return f'{var}: {value!r}: not a finite number'
+        why = value_problem(value)
+        if why:
+            return f'{var}: {why}'
+
+    if record.iterations is not None and \
+            iterations_problem(record.iterations):
+        return ('repetitions/iterations: ' +
+                iterations_problem(record.iterations))
 
     return ''
 
@@ -135,7 +143,21 @@ def contended_note(samples):
             f'{"; ".join(seen)}')
 
 
-def build(results, session_uuids, name, name_filter=None):
+def without_uncontended(cases, contended):
+    """The cases of ``contended`` samples that kept no uncontended repeat
+    (a baseline would silently not gate them), each with its count and
+    contention: ``[(case, n, contention note), ...]``, sorted."""
+    lost = defaultdict(list)
+    for sample in contended:
+        if sample['case'] not in cases:
+            lost[sample['case']].append(sample)
+
+    return [(case, len(lost[case]), contended_note(lost[case]))
+            for case in sorted(lost)]
+
+
+def build(results, session_uuids, name, name_filter=None,
+          allow_missing=False):
     """Build a baseline from the chosen sessions.
 
     Args:
@@ -144,6 +166,9 @@ def build(results, session_uuids, name, name_filter=None):
         name: the baseline's name.
         name_filter: optional compiled regex; only cases whose name matches
             (``re.search``) are recorded.
+        allow_missing: record the baseline without the cases whose every
+            repeat was contended (its ``missing_cases`` names them);
+            otherwise they refuse it.
 
     Returns:
         The baseline as a dict (see the module docstring); contended
@@ -151,7 +176,8 @@ def build(results, session_uuids, name, name_filter=None):
 
     Raises:
         MissingData: no usable sample, or a chosen session stopped early,
-            or a chosen case holds no measurement.
+            or a chosen case holds no measurement, or (without
+            ``allow_missing``) a case has no uncontended repeat.
         ConfigError: the same case was configured differently in two
             sessions (different ``-S`` variables or task counts).
     """
@@ -225,6 +251,16 @@ def build(results, session_uuids, name, name_filter=None):
             (f' ({note})' if note else '')
         )
 
+    lost = without_uncontended({str(k) for k in cases}, contended)
+    if lost and not allow_missing:
+        raise MissingData(
+            f'{len(lost)} case(s) with no uncontended repeat in session(s) '
+            f'{", ".join(s.uuid for s in sessions)}, which the baseline '
+            'would not gate: ' + '; '.join(
+                f'{case} ({note})' for case, _, note in lost) +
+            '; choose other sessions, or record without them with '
+            '--allow-missing')
+
     for (key, idx), (nodes, tags) in sorted(seen.items()):
         cases[key].setdefault('provenance', []).append(
             {'session_index': idx, 'tags': case_level(nodes, tags)})
@@ -247,6 +283,7 @@ def build(results, session_uuids, name, name_filter=None):
         'sessions': [s.as_dict() for s in sessions],
         'cases': [cases[k] for k in sorted(cases)],
         'contended_samples': contended,
+        **({'missing_cases': [case for case, _, _ in lost]} if lost else {}),
     }
 
 
@@ -329,6 +366,38 @@ def validate(data, path):
             if its is not None and len(its) != nvals:
                 raise ConfigError(path, f'{where}.iterations', its,
                                   f'expected {nvals} iteration counts >= 1')
+
+            # Numbers JSON spells but no measurement is (NaN, 1e308,
+            # 5e-324, an iteration count of 10**400): refused here, before
+            # any arithmetic overflows on them.
+            for k, value in enumerate(pv['values']):
+                why = value_problem(value)
+                if why:
+                    raise ConfigError(path, f'{where}.values.{k}',
+                                      _Shown(why.split(': ', 1)[0]),
+                                      why.split(': ', 1)[1])
+
+            for k, count in enumerate(its or ()):
+                why = iterations_problem(count)
+                if why:
+                    raise ConfigError(path, f'{where}.iterations.{k}',
+                                      _Shown(why.split(': ', 1)[0]),
+                                      why.split(': ', 1)[1])
+
+        for j, session in enumerate(data['sessions']):
+            for field in ('time_start', 'time_end'):
+                stamp = session.get(field)
+                if stamp is not None and time_problem(stamp):
+                    raise ConfigError(path, f'sessions.{j}.{field}',
+                                      _Shown(repr(stamp)[:40]),
+                                      time_problem(stamp))
+
+
+class _Shown(str):
+    """A value as a message already spells it (no quotes added)."""
+
+    def __repr__(self):
+        return str(self)
 
 
 def case_key(case):

@@ -3,7 +3,7 @@
 the night-to-night noise of the variable's own history.
 
 Repeats of one night share that night's state, so a verdict from the
-repeats alone cries wolf on a noisy target (docs/gate.md, section 7).
+repeats alone cries wolf on a noisy target (docs/gate-evidence.md).
 This rule, after Conbench's lookback z-score and Apache Otava's
 change-point tests, treats a *night* as the unit:
 
@@ -30,8 +30,8 @@ anything between is **inconclusive**.
 A night's moments leave out its wild repeats (:func:`night_moments`):
 one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
-would let it (the quality bench's capped recording, docs/gate.md,
-section 7).  A night of at least 5 repeats measures them by its own
+would let it (the quality bench's capped recording, docs/gate-evidence.md).
+A night of at least 5 repeats measures them by its own
 median absolute deviation; one of 3 or 4 (the nightly's default is 3),
 whose own is too often near 0, by the within-night scale pooled over
 the figure's nights before it (:func:`pooled_scale`: the history's
@@ -45,6 +45,7 @@ import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.statistics.stats import RatioInterval, f_sf, t_quantile
+from pfsbench.gate.statistics.values import expm1
 # The lookback rule's view of one night (lb.night_moments to its users).
 from pfsbench.gate.statistics.stats import (  # noqa: F401
     night_moments, pooled_scale)
@@ -253,8 +254,8 @@ def interval(level_nights, current, noise, confidence=0.95):
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(var)
 
     return RatioInterval(
-        change=math.expm1(d), low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=confidence, df=df,
+        change=expm1(d), low=expm1(d - half),
+        high=expm1(d + half), confidence=confidence, df=df,
         cv2_base=var_mu, cv2_cur=e_c, n_base=len(level_nights),
         n_cur=current.n, night_floor=True)
 

@@ -18,7 +18,7 @@ with ``t_a`` the rule's one-sided quantile (its false-alarm level) and
 what the rule's interval uses: the night-to-night noise of the history,
 tonight's within-run spread over its repeats and the level's own
 uncertainty.  With the level known exactly and ``t`` = ``z`` this is the
-bound ``(z.99 + z.90) sqrt(tau^2 + cv^2 / R)`` of docs/gate.md, section 7.
+bound ``(z.99 + z.90) sqrt(tau^2 + cv^2 / R)`` of docs/gate-evidence.md.
 
 A figure is *blind* when the slowdown it detects is larger than the loss
 the gate promises not to miss (``lookback.detect``, twice the tolerance
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.statistics.stats import smallest_count, t_quantile
+from pfsbench.gate.statistics.values import expm1
 
 #: The share of slowdowns of the reported size the gate finds.
 POWER = 0.90
@@ -47,9 +48,9 @@ def _loss_fraction(delta, direction):
     - 1`` for lower-is-better (the inverse of
     :func:`pfsbench.gate.judge.lookback.log_margin`)."""
     if direction == 'lower':
-        return math.expm1(delta)
+        return expm1(delta)
 
-    return -math.expm1(-delta)
+    return -expm1(-delta)
 
 
 def smallest_log_loss(se, df, alpha, tolerance, direction,

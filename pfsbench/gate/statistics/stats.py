@@ -16,7 +16,7 @@ and gives a confidence interval for it:
   ``exp(.) - 1``, so the interval on the relative change is asymmetric and
   never goes below -100 %.
 
-docs/gate.md gives the derivation and the verdict rules built on it.
+docs/gate-method.md gives the derivation and the verdict rules built on it.
 """
 
 import functools
@@ -25,6 +25,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from pfsbench.core.errors import NotEnoughSamples
+from pfsbench.gate.statistics.values import expm1
 
 
 def _betacf(a, b, x):
@@ -371,8 +372,8 @@ def ratio_interval_moments(base, cur, confidence=0.95):
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(a + b)
 
     return RatioInterval(
-        change=math.expm1(d), low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=confidence, df=df,
+        change=expm1(d), low=expm1(d - half),
+        high=expm1(d + half), confidence=confidence, df=df,
         cv2_base=cv2b, cv2_cur=cv2c, n_base=nb, n_cur=nc, borrowed=borrowed
     )
 
@@ -490,8 +491,8 @@ def floor_by_nights(interval, night_var, night_df, base_sessions=1):
         return interval
 
     return RatioInterval(
-        change=interval.change, low=math.expm1(d - half),
-        high=math.expm1(d + half), confidence=interval.confidence,
+        change=interval.change, low=expm1(d - half),
+        high=expm1(d + half), confidence=interval.confidence,
         df=night_df, cv2_base=interval.cv2_base, cv2_cur=interval.cv2_cur,
         n_base=interval.n_base, n_cur=interval.n_cur,
         borrowed=interval.borrowed, night_floor=True)
@@ -528,7 +529,7 @@ WILD_Z = 8.0
 #: one of its 3 or 4 repeats, and its scale is borrowed from nights whose
 #: spreads differ (the capped writes' nights: 0.4 to 9 %).  The quality
 #: bench's capped writes at 3 repeats kept their false alarms (0.3 %) from
-#: 12 to 24 and not at 8 (0.5 %; docs/gate.md, section 7).
+#: 12 to 24 and not at 8 (0.5 %; docs/gate-evidence.md).
 WILD_Z_SHORT = 16.0
 
 #: Median of :func:`night_spread`'s statistic over samples of n standard
@@ -589,7 +590,7 @@ def pooled_scale(spreads):
     of different counts pool; nights with a wild repeat (up to a
     quarter) barely move the quartile, while the median would leave out
     the ordinary repeats of a night broader than most (the capped
-    writes: 1.8 % false alarms at 3 repeats, docs/gate.md, section 7).
+    writes: 1.8 % false alarms at 3 repeats, docs/gate-evidence.md).
 
     Args:
         spreads: the nights' spreads, oldest first.

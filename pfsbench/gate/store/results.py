@@ -22,7 +22,6 @@ import contextlib
 import errno
 import fcntl
 import json
-import math
 import os
 import re
 import sqlite3
@@ -33,6 +32,7 @@ from dataclasses import dataclass, field
 
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, ResultsError
+from pfsbench.gate.statistics.values import time_problem, value_problem
 from pfsbench.gate.store import runreport, index
 from pfsbench.gate.store.series import SERIES_FORMAT, Series
 
@@ -240,6 +240,15 @@ def _iterations(tc):
     return None
 
 
+def _count_problem(value):
+    """Why a logged count is not one (``num_cases``, ``run_index``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 0 <= value <= 10 ** 9:
+        return 'not a count (an integer from 0 to 10^9)'
+
+    return ''
+
+
 def _records_of_report(report, source):
     """Split one decoded run report into a :class:`Session` and
     :class:`Record` list."""
@@ -260,18 +269,31 @@ def _records_of_report(report, source):
             'written by ReFrame 4)'
         )
 
+    def number(where, value, check):
+        # Any number JSON spells (1e308, NaN, 10**400) is read, or
+        # refused in one line naming it: never an OverflowError later.
+        why = check(value)
+        if why:
+            raise ResultsError(f'{source}: {where}: {str(value)[:40]}: '
+                               f'{why}')
+        return value
+
     session = Session(
         uuid=uuid,
-        time_start=float(info.get('time_start_unix') or 0.0),
-        time_end=float(info.get('time_end_unix') or 0.0),
+        time_start=float(number('session_info.time_start_unix',
+                                info.get('time_start_unix') or 0.0,
+                                time_problem)),
+        time_end=float(number('session_info.time_end_unix',
+                              info.get('time_end_unix') or 0.0,
+                              time_problem)),
         reframe_version=str(info.get('version', '')),
         data_version=data_version,
         hostname=str(info.get('hostname', '')),
         cmdline=str(info.get('cmdline', '')),
-        num_cases=int(info.get('num_cases') or 0),
-        num_failures=int(info.get('num_failures') or 0),
-        num_aborted=int(info.get('num_aborted') or 0),
-        num_skipped=int(info.get('num_skipped') or 0),
+        **{f: int(number(f'session_info.{f}', info.get(f) or 0,
+                         _count_problem))
+           for f in ('num_cases', 'num_failures', 'num_aborted',
+                     'num_skipped')},
         extras={k: v for k, v in info.items()
                 if k not in RESERVED_SESSION_KEYS},
         source=source,
@@ -312,12 +334,15 @@ def _records_of_report(report, source):
 
             records.append(Record(
                 key=key, session=uuid,
-                run_index=int(tc.get('run_index') or 0),
+                run_index=int(number('run_index', tc.get('run_index') or 0,
+                                     _count_problem)),
                 repeat=_repeat_no(tc), result=str(tc.get('result')),
                 fail_phase=tc.get('fail_phase') or '',
                 fail_reason=tc.get('fail_reason') or '',
-                time=float(tc.get('job_completion_time_unix') or
-                           session.time_start),
+                time=float(number(
+                    f'{key}: job_completion_time_unix',
+                    tc.get('job_completion_time_unix') or session.time_start,
+                    time_problem)),
                 jobid=str(tc.get('jobid') or ''),
                 nodelist=nodelist,
                 perf=perf, config=config, tags=tags,
@@ -380,7 +405,8 @@ def session_figures(records):
         for var, (value, _) in rec.perf.items():
             # NaN or infinity is no measurement: left out of the history
             # (the current run and a baseline refuse it, naming it).
-            if isinstance(value, (int, float)) and math.isfinite(value):
+            # So is a value beyond the magnitude of a measurement (1e308).
+            if not value_problem(value):
                 values.setdefault(var, []).append(float(value))
 
     return {key: [(config, {var: (statistics.fmean(vals), tuple(vals))
