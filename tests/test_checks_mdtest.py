@@ -241,6 +241,15 @@ def _seed004_mdtest_lines(script):
     return launched[1::3]
 
 
+def _seed004_one_run(script):
+    """E17's one mdtest line (create, stat and remove in one run, as the
+    source's), with nothing sampled around it."""
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert steps == ['mdtest']
+    (line,) = _launched(script)
+    return line
+
+
 def test_seed004_multi_client_layout(tmp_path):
     scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
                           'mdtest_e15_metabench_standin',
@@ -275,9 +284,9 @@ def test_seed004_e17_np_is_the_runs_processes(tmp_path):
         shape = (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
                  _sbatch(script, 'ntasks-per-node'))
         shapes.add(shape)
-        for line in _seed004_mdtest_lines(script):
-            assert _flag(_mdtest_argv(line)[1], '-n') == \
-                str(304000 // int(shape[1]))
+        line = _seed004_one_run(script)
+        assert _flag(_mdtest_argv(line)[1], '-n') == \
+            str(304000 // int(shape[1]))
     assert shapes == {('1', '1', '1'), ('16', '16', '1'), ('64', '64', '1')}
 
 
@@ -288,17 +297,32 @@ def test_seed004_e17_stride_pause_sync(tmp_path):
     (script,) = scripts
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
         ('1', '16')
-    create, stat, remove = _seed004_mdtest_lines(script)
-    launcher, argv = _mdtest_argv(create)
+    launcher, argv = _mdtest_argv(_seed004_one_run(script))
     assert launcher == ['srun']
     # The builder pfsbench render uses too: 304000 items over 16 tasks,
-    # one run per phase.
+    # create, stat and remove in one run (directories, then files, as the
+    # source's mdtest: never both in the tree), one pass.
     whole = mdtest.seed004_argv('E17', _flag(argv, '-d'), 16,
                                 executable='/opt/pfsbench/view/bin/mdtest')
-    assert [argv, _mdtest_argv(stat)[1], _mdtest_argv(remove)[1]] == [
-        whole[:-3] + [flag] for flag in ('-C', '-T', '-r')]
-    assert _flag(argv, '-n') == '19000'
-    assert ['-y', '-N', '1', '-p', '1'] == argv[3:8]
+    assert argv == whole and argv[-3:] == ['-C', '-T', '-r']
+    assert _flag(argv, '-n') == '19000' and _flag(argv, '-i') == '1'
+    # -w 1: IOR's mdtest syncs (-y) only what it writes.
+    assert ['-w', '1', '-y', '-N', '1', '-p', '1'] == argv[3:10]
+
+
+def test_seed004_np_beyond_the_clients_cores_overcommits(tmp_path):
+    # Seed 004's single client had 16 cores and ran NP 32 and 64 on it:
+    # Slurm refuses more tasks than a node's CPUs without --overcommit.
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e1[5-7]', '-P', 'clients=single')
+    assert len(scripts) == 6 * 2 + 7 + 7
+    over = set()
+    for script in scripts:
+        tasks = int(_sbatch(script, 'ntasks-per-node'))
+        assert _sbatch(script, 'nodes') == '1'
+        assert ('#SBATCH --overcommit' in script) == (tasks > 16), tasks
+        over.add(tasks > 16)
+    assert over == {True, False}
 
 
 def test_seed004_is_capped_on_a_small_partition(tmp_path):

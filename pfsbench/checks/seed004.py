@@ -20,6 +20,7 @@ from reframe.core.builtins import parameter, run_after, variable
 from reframe.core.logging import getlogger
 
 from pfsbench import experiments
+from pfsbench.commands import srun
 from pfsbench.commands.mdtest import SEED004_CLIENTS, seed004_layout
 
 
@@ -76,4 +77,9 @@ class Seed004Clients(rfm.RegressionTestPlugin):
                 f'{part.extras.get("max_nodes")} node(s): NP {self.np} runs '
                 f'{self.tasks_per_node} per node on {self.nodes}, not one per '
                 f'client (seed 004); clients_capped is logged')
+        # NP 32 and 64 on one 16-core client: the source ran them (its
+        # saturation curve goes on past NP 16); Slurm refuses more tasks
+        # than a node's CPUs unless the job says --overcommit.
+        self.job.options += srun.overcommit(self.tasks_per_node,
+                                            part.processor.num_cpus)
         super().resolve_target()

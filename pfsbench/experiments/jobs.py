@@ -83,9 +83,9 @@ def seed000_layout(experiment):
             target = site.targets[point['target_index']][1] \
                 if site.targets else ''
         # More tasks than the node's CPUs: Slurm refuses without it.
-        overcommit = tasks > (site.num_cpus or cores)
         return Layout(1, tasks, launcher=tuple(srun.first_cores(cores)),
-                      sbatch=('--overcommit',) if overcommit else (),
+                      sbatch=tuple(srun.overcommit(tasks,
+                                                   site.num_cpus or cores)),
                       target=target)
     return layout
 
@@ -132,7 +132,9 @@ def seed004_layout(point, site):
     # (capped by the partition's max_nodes), as pfsbench.checks.seed004.
     nodes, per_node, _ = mdtest.seed004_layout(
         point['clients'], point['np'], max_nodes=site.max_nodes)
-    return Layout(nodes, per_node)
+    # NP 32 and 64 on one 16-core client: Slurm refuses them without it.
+    return Layout(nodes, per_node,
+                  sbatch=tuple(srun.overcommit(per_node, site.num_cpus)))
 
 
 def tracing_layout(point, site):

@@ -61,6 +61,9 @@ class seed004_mdtest_base(Seed004Clients, mdtest_rates_base):
 
     total_items = mdtest.SEED004_ITEMS
     md_phases = list(mdtest.SEED004_PHASES)
+    # One pass, as the source's one run (-i 3 made 3 x 304,000 items and
+    # reported the best); the spread comes from repeated runs.
+    iterations = mdtest.SEED004_ITERATIONS
     # One mdtest run per phase, for the clients' CPU during each.
     split_phases = True
     drop_caches_between_phases = False
@@ -125,6 +128,13 @@ class mdtest_e17_stride_sync(seed004_mdtest_base):
     stride = mdtest.SEED004_STRIDE
     pre_delay_s = mdtest.SEED004_PRE_DELAY_S
     sync_file = True
+    # IOR's mdtest syncs a file only inside its -w write (the source's LLNL
+    # mdtest synced every file under -y): one byte, the smallest write.
+    write_bytes = mdtest.SEED004_SYNC_WRITE_BYTES
+    # One mdtest, as the source's: directories made, stat-ed and removed,
+    # then files, never both in the tree (split by phase, -C would make
+    # both): no per-phase CPU figures.
+    split_phases = mdtest.seed004_split('E17')
 
     #: Processes of the whole run.
     #:
