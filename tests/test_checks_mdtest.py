@@ -318,9 +318,13 @@ def test_seed004_np_beyond_the_clients_cores_overcommits(tmp_path):
     assert len(scripts) == 6 * 2 + 7 + 7
     over = set()
     for script in scripts:
-        tasks = int(_sbatch(script, 'ntasks-per-node'))
-        assert _sbatch(script, 'nodes') == '1'
+        tasks = int(_sbatch(script, 'ntasks'))
+        # The last --nodes is the one sbatch keeps.
+        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
         assert ('#SBATCH --overcommit' in script) == (tasks > 16), tasks
+        # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
+        # --overcommit (localslurm): --nodes and --ntasks say it.
+        assert (_sbatch(script, 'ntasks-per-node') is None) == (tasks > 16)
         over.add(tasks > 16)
     assert over == {True, False}
 
@@ -416,6 +420,46 @@ def test_split_phases_on_local(tmp_path):
     for phase in ('create', 'stat', 'remove'):
         assert 0 <= _perf(record, f'{phase}_cpu_util')[0] <= 100
     assert '|read_cpu_util=' not in record
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_e17_syncs_every_file_with_np_beyond_the_nodes_cpus(idle_slurm,
+                                                           tmp_path):
+    # Seed 004's E17 ran mdtest -y: every created file synced.  strace
+    # counts each task's fsync calls: one per file created (IOR's mdtest
+    # syncs only what -w writes; the old -y alone made 0).  NP 8 on one
+    # localslurm node of 4 CPUs: Slurm refuses it without --overcommit.
+    if shutil.which('strace') is None:
+        pytest.skip('strace not found (Debian: apt-get install strace)')
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    wrapper = tmp_path / 'mdtest'
+    wrapper.write_text(f'#!/bin/sh\nexec strace -f -qq -c -e trace=fsync '
+                       f'-o {traces}/fsync.$$ {MDTEST_BINARY} "$@"\n')
+    wrapper.chmod(0o755)
+    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e17_stride_sync', '-P',
+                        'clients=single', '-P', 'np=8',
+                        '-S', 'total_items=80', '-S', 'pre_delay_s=0',
+                        '-S', f'mdtest_binary={wrapper}', '-r'],
+                       tmp_path / 'runs', env=idle_slurm)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path / 'runs', 'localslurm', 'srun',
+                             'mdtest_e17_stride_sync')
+    assert '#SBATCH --overcommit' in script.splitlines()
+    assert _sbatch(script, 'ntasks') == '8'
+    assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+    counts = []
+    for path in traces.iterdir():
+        found = re.search(r'^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?'
+                          r'fsync$', path.read_text(), re.M)
+        counts.append(int(found.group(1)) if found else 0)
+    # 80 items over 8 tasks: 10 files each, each synced once.
+    assert sorted(counts) == [10] * 8, counts
+    _, (record,) = _perflog(tmp_path / 'runs', 'localslurm', 'srun',
+                            'mdtest_e17_stride_sync')
+    assert _perf(record, 'file_create')[0] > 0
 
 
 def _local_system(config, name, extras):
