@@ -438,14 +438,16 @@ def test_e17_syncs_every_file_with_np_beyond_the_nodes_cpus(idle_slurm,
     wrapper.write_text(f'#!/bin/sh\nexec strace -f -qq -c -e trace=fsync '
                        f'-o {traces}/fsync.$$ {MDTEST_BINARY} "$@"\n')
     wrapper.chmod(0o755)
-    proc = run_reframe(['--system', 'localslurm:srun', '-c', MDTEST_CHECKS,
+    # localslurm with its nodes described as slurm.conf has them (4 CPUs).
+    config = _localslurm_with_targets(tmp_path / 'config', [])
+    proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
                         '-n', 'mdtest_e17_stride_sync', '-P',
                         'clients=single', '-P', 'np=8',
                         '-S', 'total_items=80', '-S', 'pre_delay_s=0',
                         '-S', f'mdtest_binary={wrapper}', '-r'],
-                       tmp_path / 'runs', env=idle_slurm)
+                       tmp_path / 'runs', env=idle_slurm, config=config)
     assert proc.returncode == 0, proc.stdout
-    (script,) = _job_scripts(tmp_path / 'runs', 'localslurm', 'srun',
+    (script,) = _job_scripts(tmp_path / 'runs', 'e4slurm', 'srun',
                              'mdtest_e17_stride_sync')
     assert '#SBATCH --overcommit' in script.splitlines()
     assert _sbatch(script, 'ntasks') == '8'
@@ -457,7 +459,7 @@ def test_e17_syncs_every_file_with_np_beyond_the_nodes_cpus(idle_slurm,
         counts.append(int(found.group(1)) if found else 0)
     # 80 items over 8 tasks: 10 files each, each synced once.
     assert sorted(counts) == [10] * 8, counts
-    _, (record,) = _perflog(tmp_path / 'runs', 'localslurm', 'srun',
+    _, (record,) = _perflog(tmp_path / 'runs', 'e4slurm', 'srun',
                             'mdtest_e17_stride_sync')
     assert _perf(record, 'file_create')[0] > 0
 

@@ -109,11 +109,6 @@ def _partition(launcher, descr):
         # One case at a time: every emulated node writes to this host's
         # one disk (pfsbench.site.exclusive).
         'max_jobs': 1,
-        # Each emulated node as slurm.conf declares it (localslurm.sh: 4
-        # CPUs): more tasks per node need --overcommit (seed 004's NP
-        # beyond its client's cores), as on a real cluster.
-        'processor': {'num_cpus': 4, 'num_sockets': 1,
-                      'num_cpus_per_socket': 4, 'num_cpus_per_core': 1},
         'features': _features,
         'env_vars': _env_vars,
         'extras': dict(_extras),
