@@ -312,7 +312,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         f'#SBATCH --job-name={name}',
         f'#SBATCH --ntasks={nodes * tasks_per_node}',
     ]
-    if not exp.single_task:
+    if not exp.single_task and (layout is None or layout.per_node_option):
         lines.append(f'#SBATCH --ntasks-per-node={tasks_per_node}')
     if layout and layout.tasks_per_socket:
         lines.append(f'#SBATCH --ntasks-per-socket={layout.tasks_per_socket}')

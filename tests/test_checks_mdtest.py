@@ -241,6 +241,15 @@ def _seed004_mdtest_lines(script):
     return launched[1::3]
 
 
+def _seed004_one_run(script):
+    """E17's one mdtest line (create, stat and remove in one run, as the
+    source's), with nothing sampled around it."""
+    steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    assert steps == ['mdtest']
+    (line,) = _launched(script)
+    return line
+
+
 def test_seed004_multi_client_layout(tmp_path):
     scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
                           'mdtest_e15_metabench_standin',
@@ -275,9 +284,9 @@ def test_seed004_e17_np_is_the_runs_processes(tmp_path):
         shape = (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks'),
                  _sbatch(script, 'ntasks-per-node'))
         shapes.add(shape)
-        for line in _seed004_mdtest_lines(script):
-            assert _flag(_mdtest_argv(line)[1], '-n') == \
-                str(304000 // int(shape[1]))
+        line = _seed004_one_run(script)
+        assert _flag(_mdtest_argv(line)[1], '-n') == \
+            str(304000 // int(shape[1]))
     assert shapes == {('1', '1', '1'), ('16', '16', '1'), ('64', '64', '1')}
 
 
@@ -288,17 +297,36 @@ def test_seed004_e17_stride_pause_sync(tmp_path):
     (script,) = scripts
     assert (_sbatch(script, 'nodes'), _sbatch(script, 'ntasks')) == \
         ('1', '16')
-    create, stat, remove = _seed004_mdtest_lines(script)
-    launcher, argv = _mdtest_argv(create)
+    launcher, argv = _mdtest_argv(_seed004_one_run(script))
     assert launcher == ['srun']
     # The builder pfsbench render uses too: 304000 items over 16 tasks,
-    # one run per phase.
+    # create, stat and remove in one run (directories, then files, as the
+    # source's mdtest: never both in the tree), one pass.
     whole = mdtest.seed004_argv('E17', _flag(argv, '-d'), 16,
                                 executable='/opt/pfsbench/view/bin/mdtest')
-    assert [argv, _mdtest_argv(stat)[1], _mdtest_argv(remove)[1]] == [
-        whole[:-3] + [flag] for flag in ('-C', '-T', '-r')]
-    assert _flag(argv, '-n') == '19000'
-    assert ['-y', '-N', '1', '-p', '1'] == argv[3:8]
+    assert argv == whole and argv[-3:] == ['-C', '-T', '-r']
+    assert _flag(argv, '-n') == '19000' and _flag(argv, '-i') == '1'
+    # -w 1: IOR's mdtest syncs (-y) only what it writes.
+    assert ['-w', '1', '-y', '-N', '1', '-p', '1'] == argv[3:10]
+
+
+def test_seed004_np_beyond_the_clients_cores_overcommits(tmp_path):
+    # Seed 004's single client had 16 cores and ran NP 32 and 64 on it:
+    # Slurm refuses more tasks than a node's CPUs without --overcommit.
+    scripts, _ = _dry_run(tmp_path, 'example_seed004:clients',
+                          'mdtest_e1[5-7]', '-P', 'clients=single')
+    assert len(scripts) == 6 * 2 + 7 + 7
+    over = set()
+    for script in scripts:
+        tasks = int(_sbatch(script, 'ntasks'))
+        # The last --nodes is the one sbatch keeps.
+        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+        assert ('#SBATCH --overcommit' in script) == (tasks > 16), tasks
+        # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
+        # --overcommit (localslurm): --nodes and --ntasks say it.
+        assert (_sbatch(script, 'ntasks-per-node') is None) == (tasks > 16)
+        over.add(tasks > 16)
+    assert over == {True, False}
 
 
 def test_seed004_is_capped_on_a_small_partition(tmp_path):
@@ -392,6 +420,48 @@ def test_split_phases_on_local(tmp_path):
     for phase in ('create', 'stat', 'remove'):
         assert 0 <= _perf(record, f'{phase}_cpu_util')[0] <= 100
     assert '|read_cpu_util=' not in record
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_e17_syncs_every_file_with_np_beyond_the_nodes_cpus(idle_slurm,
+                                                           tmp_path):
+    # Seed 004's E17 ran mdtest -y: every created file synced.  strace
+    # counts each task's fsync calls: one per file created (IOR's mdtest
+    # syncs only what -w writes; the old -y alone made 0).  NP 8 on one
+    # localslurm node of 4 CPUs: Slurm refuses it without --overcommit.
+    if shutil.which('strace') is None:
+        pytest.skip('strace not found (Debian: apt-get install strace)')
+    traces = tmp_path / 'traces'
+    traces.mkdir()
+    wrapper = tmp_path / 'mdtest'
+    wrapper.write_text(f'#!/bin/sh\nexec strace -f -qq -c -e trace=fsync '
+                       f'-o {traces}/fsync.$$ {MDTEST_BINARY} "$@"\n')
+    wrapper.chmod(0o755)
+    # localslurm with its nodes described as slurm.conf has them (4 CPUs).
+    config = _localslurm_with_targets(tmp_path / 'config', [])
+    proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                        '-n', 'mdtest_e17_stride_sync', '-P',
+                        'clients=single', '-P', 'np=8',
+                        '-S', 'total_items=80', '-S', 'pre_delay_s=0',
+                        '-S', f'mdtest_binary={wrapper}', '-r'],
+                       tmp_path / 'runs', env=idle_slurm, config=config)
+    assert proc.returncode == 0, proc.stdout
+    (script,) = _job_scripts(tmp_path / 'runs', 'e4slurm', 'srun',
+                             'mdtest_e17_stride_sync')
+    assert '#SBATCH --overcommit' in script.splitlines()
+    assert _sbatch(script, 'ntasks') == '8'
+    assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+    counts = []
+    for path in traces.iterdir():
+        found = re.search(r'^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?'
+                          r'fsync$', path.read_text(), re.M)
+        counts.append(int(found.group(1)) if found else 0)
+    # 80 items over 8 tasks: 10 files each, each synced once.
+    assert sorted(counts) == [10] * 8, counts
+    _, (record,) = _perflog(tmp_path / 'runs', 'e4slurm', 'srun',
+                            'mdtest_e17_stride_sync')
+    assert _perf(record, 'file_create')[0] > 0
 
 
 def _local_system(config, name, extras):

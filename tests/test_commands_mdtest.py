@@ -92,17 +92,40 @@ def test_io500_scaled_down():
 def test_every_flag():
     argv = mdtest.mdtest_argv(
         ['/a/md', '/b/md'], items_per_task=100, kind='dirs', unique_dir=True,
-        depth=2, branching=3, leaf_only=True, sync_file=True,
+        depth=2, branching=3, leaf_only=True, sync_file=True, write_bytes=1,
         sync_phases=True, pre_delay_s=5, iterations=3, rate_and_time=True,
         rank_statistics=True, verbose=True, phases=('create', 'remove'),
         time_unique_dir=True, rank_details_csv='/r/x.csv',
         data_packet_type='offset', api='POSIX', buffer_offset=7)
     assert argv == [
         'mdtest', '--dataPacketType=offset', '-n', '100', '-z', '2', '-b',
-        '3', '-u', '-L', '-t', '-D', '-y', '-P', '-G', '7', '-p', '5', '-i',
+        '3', '-u', '-L', '-t', '-w', '1', '-D', '-y', '-P', '-G', '7', '-p', '5', '-i',
         '3', '-d', '/a/md@/b/md', '-C', '-r', '-Y',
         '--saveRankPerformanceDetails=/r/x.csv', '--showRankStatistics',
         '-v', '-a', 'POSIX']
+
+
+def test_sync_needs_a_write():
+    # IOR's mdtest (3.3.0, 4.0.0, main) fsyncs a file only inside its -w
+    # write (hints.fsyncPerWrite): -y without -w syncs nothing, which the
+    # source's LLNL mdtest did (seed 004, E17).  Refused, not run unsynced.
+    with pytest.raises(ValueError, match='-y syncs only what -w writes'):
+        mdtest.mdtest_argv('/d', items_per_task=10, sync_file=True)
+    argv = mdtest.mdtest_argv('/d', items_per_task=10, sync_file=True,
+                              write_bytes=1)
+    assert argv[argv.index('-w') + 1] == '1' and '-y' in argv
+
+
+def test_seed004_e17_syncs_every_file_in_one_pass():
+    argv = mdtest.seed004_argv('E17', '/d', 16)
+    # -w 1 so that -y syncs every file; one pass (-i 1), as the source's
+    # one run, not the best of three.
+    assert argv[argv.index('-w') + 1] == '1' and '-y' in argv
+    assert argv[argv.index('-i') + 1] == '1'
+    for experiment in ('E15', 'E16'):
+        argv = mdtest.seed004_argv(experiment, '/d', 16)
+        assert '-y' not in argv and '-w' not in argv
+        assert argv[argv.index('-i') + 1] == '1'
 
 
 def test_files_with_data_stride_and_stonewall():

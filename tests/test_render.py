@@ -135,13 +135,13 @@ def test_e17_runs_the_seed004_family_command():
     for line in ('#SBATCH --nodes=16', '#SBATCH --ntasks=16',
                  '#SBATCH --ntasks-per-node=1'):
         assert line in text.splitlines()
-    # 304000 items among 16 tasks, one mdtest per phase: the family's
-    # builder, as the ReFrame check runs it (tests/test_checks_mdtest.py).
+    # 304000 items among 16 tasks, create, stat and remove in one run:
+    # the family's builder, as the ReFrame check runs it
+    # (tests/test_checks_mdtest.py).
     whole = mdtest.seed004_argv('E17', '$RUN_DIR/mdtest', 16)
-    for flag in ('-C', '-T', '-r'):
-        assert 'srun ' + shell_join(whole[:-3] + [flag]) in text
-    assert 'srun mdtest -n 19000 -y -N 1 -p 1 -i 3 -d "$RUN_DIR/mdtest" ' \
-           '-T\n' in text
+    assert 'srun ' + shell_join(whole) in text
+    assert 'srun mdtest -n 19000 -w 1 -y -N 1 -p 1 -i 1 -d ' \
+           '"$RUN_DIR/mdtest" -C -T -r\n' in text
 
 
 def test_e1_files_follow_the_targets_file_system(tmp_path):

@@ -54,6 +54,14 @@ def _lines(script):
     (E1-E3 see the run directory through other mounts by its name)."""
     run_dir, lines = job_lines(script)
     name = os.path.basename(run_dir)
+    nodes = [ln for ln in lines if ln.startswith('#SBATCH --nodes=')]
+    if len(nodes) > 1:
+        # An overcommitted seed-004 job: ReFrame writes --nodes=<tasks>,
+        # the check a later --nodes, which sbatch keeps (render writes
+        # only that one).
+        first = lines.index(nodes[0])
+        lines = [ln for ln in lines if ln not in nodes]
+        lines.insert(first, nodes[-1])
     return [ln.replace(name, '$RUN_NAME') if name != '$RUN_DIR' else ln
             for ln in lines if not ln.startswith('RUN_NAME=')]
 

@@ -72,6 +72,12 @@ site_configuration = {
                             _target('xfs', 'xfs', 'XFS on the SSD'),
                         ],
                         'spack_view': '/opt/pfsbench/view',
+                        # The drop_caches feature needs a command a
+                        # non-root job can run: a root-owned helper allowed
+                        # through sudoers ('sync; echo 3 >
+                        # /proc/sys/vm/drop_caches'), as example_lustre.
+                        'drop_caches_command':
+                            'sudo -n /usr/local/sbin/drop-caches',
                     },
                 },
             ],

@@ -67,8 +67,9 @@ site_configuration = {
         {
             'name': 'example_seed002',
             'descr': 'Seed 002: 3 Gluster 3.2 clients, QDR IB and GigE',
-            # The source's head node was gluster5.
-            'hostnames': [r'^gluster5$'],
+            # The source's head node was gluster5; a real host of that
+            # name must not pick this example: selected explicitly only.
+            'hostnames': [r'^example-seed002-is-selected-explicitly$'],
             'modules_system': 'nomod',
             'partitions': [
                 _partition('ib', '3 clients, MVAPICH2 over QDR InfiniBand', [

@@ -7,9 +7,12 @@ InfiniBand in front of one MDS (Sun Fire X4540, 2 x quad-core Opteron
 2356, MDT a RAID0 of 20 RAID1 pairs) and 4 OSS; RHEL 5.  The source ran
 metabench, mdsrate and mdtest on 1 and on 70 clients.  Modelled as a Slurm
 partition so that ``--dry-run --system example_seed004`` renders the
-source's layouts and item counts.  One target per Lustre version the
-source compared (the same mount after each upgrade).  Nothing here is a
-real site; its host name cannot match a real machine.
+source's layouts and item counts.  One target, the Lustre 2.0 mount: the
+source upgraded one file system in place (1.6.7.1 -> 1.8.0 -> 2.0), the
+same path each time, so each version is a run of the same target (E18:
+the gate compares the runs), not a target of its own.  A client has 16
+CPUs: NP 32 and 64 on one client ask for ``--overcommit``.  Nothing here
+is a real site; its host name cannot match a real machine.
 """
 
 site_configuration = {

@@ -361,8 +361,8 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         self.skip_if(cores > node_cpus,
                      f'{self.current_partition.fullname} has {node_cpus} '
                      f'CPUs per node; this case binds to {cores}')
-        if self.num_tasks_per_node > node_cpus:
-            self.job.options += ['--overcommit']
+        self.job.options += srun.overcommit(self.num_tasks_per_node,
+                                            node_cpus)
         self.job.launcher.options += srun.first_cores(cores)
 
     def bind_per_socket(self, sockets):

@@ -16,10 +16,11 @@ and the real mdsrate (``reframe-checks/mdtest/mdsrate_e16.py``) share it;
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.logging import getlogger
 
 from pfsbench import experiments
+from pfsbench.commands import srun
 from pfsbench.commands.mdtest import SEED004_CLIENTS, seed004_layout
 
 
@@ -77,3 +78,19 @@ class Seed004Clients(rfm.RegressionTestPlugin):
                 f'{self.tasks_per_node} per node on {self.nodes}, not one per '
                 f'client (seed 004); clients_capped is logged')
         super().resolve_target()
+
+    @run_before('run')
+    def overcommit_the_clients(self):
+        # NP 32 and 64 on one 16-core client: the source ran them (its
+        # saturation curve goes on past NP 16); Slurm refuses more tasks
+        # than a node's CPUs unless the job says --overcommit, and Slurm
+        # 22.05 refuses an --ntasks-per-node above them even then
+        # (localslurm, measured): the job gives --nodes and --ntasks,
+        # which Slurm spreads evenly (NP is a multiple of the nodes).
+        # ReFrame, given no tasks per node, writes --nodes=<tasks> first:
+        # the later --nodes overrides it (sbatch reads #SBATCH in order).
+        options = srun.overcommit(self.tasks_per_node,
+                                  self.current_partition.processor.num_cpus)
+        if options and not self.local_launcher():
+            self.job.options += options + [f'--nodes={self.nodes}']
+            self.num_tasks_per_node = None

@@ -65,12 +65,40 @@ SEED004_STRIDE = 1
 SEED004_PRE_DELAY_S = 1
 #: Seed 004's metadata phases (create, stat, remove; no read).
 SEED004_PHASES = ('create', 'stat', 'remove')
+#: One pass of each phase per run (``-i 1``), as the source's one mdtest
+#: run: ``-i 3`` created 3 x 304,000 items and reported the best of
+#: three; the spread comes from repeated runs (``reframe --repeat``, the
+#: nightly's repeats), each a whole create, stat, remove.
+SEED004_ITERATIONS = 1
+#: E17's bytes written to each file, so that ``-y`` syncs it.  The source
+#: ran the LLNL mdtest (1.8.x), whose create path calls ``fsync(fd)`` on
+#: every file under ``-y`` whether it writes or not (1.9.3 still does);
+#: IOR's mdtest (3.3, 4.0, main) sets only ``fsyncPerWrite`` under
+#: ``-y``, which acts inside the ``-w`` write, so without ``-w`` no file is
+#: synced.  One byte is the smallest write: each create is then
+#: create + 1-byte write + fsync + close, one write more than the source's
+#: (docs/experiments.md has both rates measured).
+SEED004_SYNC_WRITE_BYTES = 1
+
 #: metabench's process counts (E15); mdsrate's and mdtest's (E16, E17).
 #: All are processes of the whole run (the source's tables: NP 1 on 70
 #: clients is one client's NP 1); metabench's are its workers at NP 1,
 #: 2, 4 .. 64, one rank being its master.
 SEED004_METABENCH_NP = (1, 3, 7, 15, 31, 63)
 SEED004_MDTEST_NP = (1, 2, 4, 8, 16, 32, 64)
+
+
+def seed004_split(experiment):
+    """Whether seed 004's ``experiment`` runs each phase as its own mdtest
+    (``-C``, ``-T``, ``-r``, the clients' CPU sampled around each).
+
+    E15 and E16 (files only): the split runs do what one run does, to the
+    same tree.  E17 (directories and files) is one run, as the source's:
+    one mdtest creates, stats and removes its directories, then its
+    files; split by phase, ``-C`` would make both and the files would be
+    created, stat-ed and removed beside 304,000 directories.
+    """
+    return experiment != 'E17'
 
 
 def seed000_items(fstype):
@@ -152,7 +180,8 @@ def mdtest_argv(test_dirs, *, items_per_task=None, items_per_dir=None,
         leaf_only: ``-L``, items only in the tree's leaves.
         stride: ``-N``, stat/read/remove the items of the task this many
             ranks away (the tasks per node defeats the client cache).
-        sync_file: ``-y``, fsync each file after writing it.
+        sync_file: ``-y``, fsync each file after writing it (IOR's
+            mdtest syncs only what ``-w`` writes: needs ``write_bytes``).
         sync_phases: ``-Y``, call sync after each phase (timed).
         pre_delay_s: ``-p``, seconds to wait before each iteration.
         write_bytes: ``-w``, bytes written to each file.
@@ -188,7 +217,7 @@ def mdtest_argv(test_dirs, *, items_per_task=None, items_per_dir=None,
     dirs = [test_dirs] if isinstance(test_dirs, str) else list(test_dirs)
     _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
               branching, stride, read_bytes, write_bytes, verify_read,
-              stonewall_s, phases)
+              stonewall_s, phases, sync_file)
 
     argv = [executable]
     if data_packet_type is not None:
@@ -251,7 +280,7 @@ def mdtest_argv(test_dirs, *, items_per_task=None, items_per_dir=None,
 
 def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
               branching, stride, read_bytes, write_bytes, verify_read,
-              stonewall_s, phases):
+              stonewall_s, phases, sync_file=False):
     if kind not in ITEM_KINDS:
         raise ValueError(f'mdtest kind {kind!r}: expected one of '
                          f'{ITEM_KINDS}')
@@ -279,6 +308,12 @@ def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
     if len(dirs) > 1 and stride:
         raise ValueError('mdtest cannot stride (-N) across several '
                          'directories')
+    if sync_file and not write_bytes:
+        # IOR's mdtest (3.3-4.x) fsyncs inside its -w write only: -y alone
+        # syncs nothing and the run would pass for a synced one.
+        raise ValueError('mdtest -y syncs only what -w writes: sync_file '
+                         'needs write_bytes >= 1 (IOR\'s mdtest ignores -y '
+                         'without -w)')
     if verify_read and ('read' not in phases or not read_bytes):
         raise ValueError('mdtest -X verifies reads: it needs the read phase '
                          'and read_bytes (-e)')
@@ -295,11 +330,12 @@ def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
 
 
 def seed004_argv(experiment, test_dir, tasks, *, unique_dir=False,
-                 items=SEED004_ITEMS, iterations=DEFAULT_ITERATIONS,
+                 items=SEED004_ITEMS, iterations=SEED004_ITERATIONS,
                  executable='mdtest'):
     """Seed 004's mdtest runs: ``E15`` (metabench's file create/stat/delete;
     ``unique_dir`` for its different-directories case), ``E16`` (mdsrate's,
-    one directory), ``E17`` (directories and files, ``-y -N -p``).
+    one directory), ``E17`` (directories and files, ``-y -N -p``, every
+    file synced: ``-w 1``, :data:`SEED004_SYNC_WRITE_BYTES`).
 
     Args:
         experiment: ``'E15'``, ``'E16'`` or ``'E17'``.
@@ -318,17 +354,18 @@ def seed004_argv(experiment, test_dir, tasks, *, unique_dir=False,
 
 
 def seed004_steps(experiment, test_dir, tasks, *, unique_dir=False,
-                  items=SEED004_ITEMS, iterations=DEFAULT_ITERATIONS,
+                  items=SEED004_ITEMS, iterations=SEED004_ITERATIONS,
                   server_cpu_command=None, executable='mdtest'):
-    """The job steps of seed 004's checks: :func:`seed004_argv`'s run
-    split into one mdtest per phase, back to back (nothing dropped), with
-    every node's ``/proc/stat`` sampled around each (the source watched
-    its clients' CPU saturate at NP 16).  Arguments as
-    :func:`seed004_argv`'s; ``server_cpu_command`` as
-    :func:`job_steps`'s."""
+    """The job steps of seed 004's checks: :func:`seed004_argv`'s run,
+    for E15 and E16 split into one mdtest per phase, back to back (nothing
+    dropped), with every node's ``/proc/stat`` sampled around each (the
+    source watched its clients' CPU saturate at NP 16); E17's as one run
+    (:func:`seed004_split`).  Arguments as :func:`seed004_argv`'s;
+    ``server_cpu_command`` as :func:`job_steps`'s."""
     return job_steps([test_dir], _seed004_options(
         experiment, tasks, unique_dir, items, iterations, executable),
-        split_phases=True, server_cpu_command=server_cpu_command)
+        split_phases=seed004_split(experiment),
+        server_cpu_command=server_cpu_command)
 
 
 def _seed004_options(experiment, tasks, unique_dir, items, iterations,
@@ -341,6 +378,7 @@ def _seed004_options(experiment, tasks, unique_dir, items, iterations,
     extra = {}
     if experiment == 'E17':
         extra = dict(kind='both', stride=SEED004_STRIDE, sync_file=True,
+                     write_bytes=SEED004_SYNC_WRITE_BYTES,
                      pre_delay_s=SEED004_PRE_DELAY_S)
     return dict(items_per_task=max(1, items // tasks),
                 kind=extra.pop('kind', 'files'), unique_dir=unique_dir,

@@ -1,8 +1,33 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """srun's task-binding options for seed 000 (E1-E4): the tasks on the
-first cores of a node only, or grouped per socket.  The mdtest checks and
-``pfsbench render`` both take them from here.
+first cores of a node only, or grouped per socket; and the batch option
+a job needs when its tasks outnumber a node's CPUs (seed 000's 2 processes
+per core, seed 004's NP 32 and 64 on one 16-core client).  The checks and
+``pfsbench render`` all take them from here.
 """
+
+#: The sbatch option that lets Slurm place more tasks on a node than it has
+#: CPUs; without it Slurm refuses the job ("Requested node configuration is
+#: not available").
+OVERCOMMIT = '--overcommit'
+
+
+def overcommit(tasks_per_node, node_cpus):
+    """The batch options of a job running ``tasks_per_node`` tasks on
+    nodes of ``node_cpus`` CPUs: ``['--overcommit']`` when the tasks
+    outnumber the CPUs, else none (and none where the node's CPUs are not
+    described: Slurm then judges alone).
+
+    Args:
+        tasks_per_node: the job's tasks on each node.
+        node_cpus: the partition's ``processor.num_cpus``, or None.
+
+    Returns:
+        the option list.
+    """
+    if node_cpus and tasks_per_node > node_cpus:
+        return [OVERCOMMIT]
+    return []
 
 
 def first_cores(cores):

@@ -37,6 +37,10 @@ class Layout:
     launcher: tuple = ()
     #: The point's target path (E4), or empty for the job's.
     target: str = ''
+    #: Whether the job says ``#SBATCH --ntasks-per-node`` (not where seed
+    #: 004's NP overcommits a node: Slurm 22.05 refuses it above the CPUs
+    #: even with ``--overcommit``, and spreads ``--ntasks`` evenly).
+    per_node_option: bool = True
 
 
 def refuse(point, why):
@@ -83,9 +87,9 @@ def seed000_layout(experiment):
             target = site.targets[point['target_index']][1] \
                 if site.targets else ''
         # More tasks than the node's CPUs: Slurm refuses without it.
-        overcommit = tasks > (site.num_cpus or cores)
         return Layout(1, tasks, launcher=tuple(srun.first_cores(cores)),
-                      sbatch=('--overcommit',) if overcommit else (),
+                      sbatch=tuple(srun.overcommit(tasks,
+                                                   site.num_cpus or cores)),
                       target=target)
     return layout
 
@@ -132,7 +136,10 @@ def seed004_layout(point, site):
     # (capped by the partition's max_nodes), as pfsbench.checks.seed004.
     nodes, per_node, _ = mdtest.seed004_layout(
         point['clients'], point['np'], max_nodes=site.max_nodes)
-    return Layout(nodes, per_node)
+    # NP 32 and 64 on one 16-core client: Slurm refuses them without it
+    # (pfsbench.checks.seed004).
+    over = tuple(srun.overcommit(per_node, site.num_cpus))
+    return Layout(nodes, per_node, sbatch=over, per_node_option=not over)
 
 
 def tracing_layout(point, site):

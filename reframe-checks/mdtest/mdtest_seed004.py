@@ -26,12 +26,19 @@ node away, as IO500) and ``-p 1``.  The 304,000 items are shared among
 all tasks (304,000 / NP each; ``mdtest_max_items`` caps them on small
 partitions).
 
-Each phase is its own mdtest run (``-C``, ``-T``, ``-r``, back to back,
-nothing dropped in between, as the source ran them) with ``/proc/stat``
-sampled on every client node before and after it: the source watched the
-clients' CPU (dstat: "cpu get saturated at NP 16").  The command lines are
-:func:`pfsbench.commands.mdtest.seed004_argv`'s, split by phase, which
-``pfsbench render`` uses too.
+Every case is one pass (``-i 1``), as the source's one run; the spread
+comes from repeated runs (``reframe --repeat``).  E15 and E16 (files
+only) run each phase as its own mdtest (``-C``, ``-T``, ``-r``, back to
+back, nothing dropped in between) with ``/proc/stat`` sampled on every
+client node before and after it: the source watched the clients' CPU
+(dstat: "cpu get saturated at NP 16").  E17 is one mdtest run, as the
+source's (directories, then files: never both in the tree), and syncs
+every created file: ``-w 1 -y``, since IOR's mdtest syncs only what ``-w``
+writes (the source's LLNL mdtest synced under ``-y`` alone).  NP above
+a client's CPUs (NP 32, 64 on its 16 cores) asks for ``--overcommit``
+(:class:`pfsbench.checks.seed004.Seed004Clients`).  The command lines
+are :func:`pfsbench.commands.mdtest.seed004_argv`'s, which ``pfsbench
+render`` uses too.
 
 Figures: each phase's rate (ops/s); the client CPU utilisation during each
 phase (``create_cpu_util``: the nodes' mean; ``create_cpu_util_max``: the
@@ -61,6 +68,9 @@ class seed004_mdtest_base(Seed004Clients, mdtest_rates_base):
 
     total_items = mdtest.SEED004_ITEMS
     md_phases = list(mdtest.SEED004_PHASES)
+    # One pass, as the source's one run (-i 3 made 3 x 304,000 items and
+    # reported the best); the spread comes from repeated runs.
+    iterations = mdtest.SEED004_ITERATIONS
     # One mdtest run per phase, for the clients' CPU during each.
     split_phases = True
     drop_caches_between_phases = False
@@ -118,13 +128,20 @@ class mdtest_e17_stride_sync(seed004_mdtest_base):
     """E17: mdtest directory and file create/stat/remove with -N, -p, -y."""
 
     descr = ('E17 (seed 004): mdtest dir + file create/stat/remove, -N 1 '
-             '-p 1 -y, NP 1..64')
+             '-p 1, every file synced (-w 1 -y), NP 1..64')
     experiment = 'E17'
     item_kind = 'both'
     unique_dir = False
     stride = mdtest.SEED004_STRIDE
     pre_delay_s = mdtest.SEED004_PRE_DELAY_S
     sync_file = True
+    # IOR's mdtest syncs a file only inside its -w write (the source's LLNL
+    # mdtest synced every file under -y): one byte, the smallest write.
+    write_bytes = mdtest.SEED004_SYNC_WRITE_BYTES
+    # One mdtest, as the source's: directories made, stat-ed and removed,
+    # then files, never both in the tree (split by phase, -C would make
+    # both): no per-phase CPU figures.
+    split_phases = mdtest.seed004_split('E17')
 
     #: Processes of the whole run.
     #:
