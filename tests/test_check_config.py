@@ -111,6 +111,7 @@ site_configuration = {{'systems': [{{
         'name': 'compute', 'scheduler': 'slurm', 'launcher': {launcher!r},
         'environs': ['builtin'], 'features': ['pfs', 'mpi'],
         'access': {access!r}, 'env_vars': {env_vars!r},
+        'time_limit': {time_limit!r},
         'extras': {{'targets': [{{'name': 'gpfs', 'path': {path!r}}}]}},
     }}],
 }}]}}
@@ -138,8 +139,13 @@ site_configuration = {{'systems': [{{
      "'--mpi pmix': an srun option, not an #SBATCH one; the MPI plugin "
      "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmix'] (srun "
      "reads it)"),
+    # Issue 36: 'ok' and an error in one run, the error naming no file.
+    ({'time_limit': '12 hours'}, '.time_limit',
+     "'12 hours': expected a time limit above 0: ReFrame's 30m, 12h, "
+     "1d12h or a number of seconds (43200), or Slurm's MM, MM:SS, HH:MM:SS, "
+     "D-HH, D-HH:MM or D-HH:MM:SS"),
 ], ids=['relative-target', 'launcher-with-mpi', 'mpi-type-typo',
-        'mpi-in-access', 'mpi-in-access-spaced'])
+        'mpi-in-access', 'mpi-in-access-spaced', 'time-limit-in-words'])
 def test_what_no_host_could_run_is_one_error_and_no_ok(tmp_path, capsys,
                                                        mistake, key, why):
     config = tmp_path / 'config'
@@ -147,7 +153,7 @@ def test_what_no_host_could_run_is_one_error_and_no_ok(tmp_path, capsys,
     site = config / 'systems' / 'site.py'
     fields = dict(launcher='srun', access=['--account=proj'],
                   env_vars=[['SLURM_MPI_TYPE', 'pmi2']],
-                  path='/gpfs/scratch/$USER/pfsbench')
+                  path='/gpfs/scratch/$USER/pfsbench', time_limit='12h')
     fields.update(mistake)
     site.write_text(MPI_SITE.format(**fields))
     code, out, err = _check(capsys, config, '--system', 'site:compute')
@@ -164,7 +170,7 @@ def test_an_unknown_mpi_plugin_is_a_warning_off_the_cluster(tmp_path,
     site = config / 'systems' / 'site.py'
     site.write_text(MPI_SITE.format(
         launcher='srun', access=[], env_vars=[['SLURM_MPI_TYPE', 'openmpi']],
-        path='/gpfs/scratch'))
+        path='/gpfs/scratch', time_limit=None))
     code, out, err = _check(capsys, config, '--system', 'site:compute',
                             '--tags', 'E6')
     assert code == 0, err
