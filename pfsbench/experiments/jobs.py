@@ -37,6 +37,9 @@ class Layout:
     launcher: tuple = ()
     #: The point's target path (E4), or empty for the job's.
     target: str = ''
+    #: What the partition changed of the source's shape (seed 004's
+    #: clients capped to max_nodes), said in the script's header; ''.
+    note: str = ''
 
 
 def refuse(point, why):
@@ -130,9 +133,13 @@ def seed000_steps(experiment):
 def seed004_layout(point, site):
     # NP processes in all: on one client, or one per client over up to 70
     # (capped by the partition's max_nodes), as pfsbench.checks.seed004.
-    nodes, per_node, _ = mdtest.seed004_layout(
+    nodes, per_node, capped = mdtest.seed004_layout(
         point['clients'], point['np'], max_nodes=site.max_nodes)
-    return Layout(nodes, per_node)
+    # The check warns in the same words (pfsbench.checks.seed004).
+    note = (f'{site.name} has {site.max_nodes} node(s): NP {point["np"]} '
+            f'runs {per_node} per node on {nodes}, not one per client '
+            f'(seed 004)' if capped else '')
+    return Layout(nodes, per_node, note=note)
 
 
 def tracing_layout(point, site):
