@@ -468,3 +468,38 @@ def test_skip_lines_are_read_whatever_the_count_width():
             'no mdtest binary (no spack_view, nothing on PATH)',
         'mdtest_metadata_rates %kind=both %access=unique %nodes=2 '
         '%tasks_per_node=1': 'local:default has 1 node(s); this case needs 2'}
+
+
+def test_a_nightly_of_nothing_is_refused_not_blamed_on_the_budget(tmp_path):
+    # Issue 36: with no tool on the cluster nightly-plan said 'total: 0
+    # case(s)' and exit 0; with --budget it blamed the budget.
+    path = '/usr/bin:/bin'
+    if any(shutil.which(t, path=path) for t in ('ior', 'mdtest', 'pfind')):
+        pytest.skip(f'an IO500 tool is on {path}')
+    env = dict(os.environ, PATH=path, PFSBENCH_RUNS=str(tmp_path))
+    env.pop('PFSBENCH_SPACK_ENV', None)
+    for budget in ([], ['--budget', '1']):
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / 'pfsbench'), 'nightly-plan',
+             '--system', 'local:default', '--tags', 'io500', '--repeat',
+             '1', '--runs', str(tmp_path), *budget], env=env, cwd=REPO,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            universal_newlines=True)
+        assert proc.returncode == 2, proc.stdout
+        assert proc.stdout == ''
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith("pfsbench: error: <command line>:--system: "
+                               "'local:default': every case --tags io500 "
+                               "selects (")
+        assert 'would be skipped there: ' in line and 'budget' not in line
+        assert line.endswith('; pfsbench check-config --system '
+                             'local:default names what is missing')
+
+
+def test_more_nodes_than_the_partition_has_are_refused():
+    code, out, err = _plan('--system', 'example_lustre:compute', '--budget',
+                           '2', '--nodes', '300')
+    assert code == 2 and out == []
+    assert err == ("pfsbench: error: <command line>:--nodes: 300: "
+                   "example_lustre:compute has 64 node(s) "
+                   "(extras.max_nodes): at most 64\n")

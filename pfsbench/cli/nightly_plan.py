@@ -239,6 +239,18 @@ def select(config_dir, spec, system, part, tags, runs_dir):
     if not selected:
         raise _selects_nothing(tags, spec)
     runs = [c for c in selected if c['display_name'] not in skips]
+    if not runs:
+        # A nightly of nothing would pass every night (and a budget is
+        # not what left it empty).
+        reasons = sorted(set(skips.values()))
+        raise ConfigError(
+            '<command line>', '--system', spec,
+            f'every case --tags {" ".join(tags)} selects ({len(selected)})'
+            f' would be skipped there: {reasons[0]}' +
+            (f' (and {len(reasons) - 1} other reason(s))'
+             if len(reasons) > 1 else '') +
+            '; pfsbench check-config --system '
+            f'{spec} names what is missing')
     # A case's time limit as its job will ask it: capped to the
     # partition's time_limit (pfsbench.checks.base).
     cap = (validate.time_seconds(part['time_limit'], spec, 'time_limit')
@@ -263,6 +275,7 @@ def run(args):
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
     _check_budget_args(args)
+    _check_nodes(args, part)
     if args.check_plan:
         return check_plan(args, part)
     tags = args.tags or ['nightly']
@@ -331,6 +344,24 @@ def _check_budget_args(args):
             raise ConfigError('<command line>',
                               '--' + option.replace('_', '-'),
                               getattr(args, option), 'needs --budget HOURS')
+
+
+def partition_nodes(part):
+    """The nodes a partition's jobs may use: ``extras.max_nodes``, 1 on
+    the local launcher, else None (unknown)."""
+    max_nodes = part.get('extras', {}).get('max_nodes')
+    if max_nodes is None and part.get('launcher') == 'local':
+        return 1
+    return max_nodes
+
+
+def _check_nodes(args, part):
+    """Refuse a --nodes the partition does not have."""
+    have = partition_nodes(part)
+    if args.nodes is not None and have is not None and args.nodes > have:
+        raise ConfigError('<command line>', '--nodes', args.nodes,
+                          f'{args.system} has {have} node(s) '
+                          f'(extras.max_nodes): at most {have}')
 
 
 def print_left_out(skips, here, system, runs):
