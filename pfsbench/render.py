@@ -312,7 +312,11 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         repeats=repeats,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
-        lustre=site.lustre, tasks=nodes * tasks_per_node,
+        # Features are the partition's, file systems the target's: no
+        # Lustre layout on a target that declares another fstype.
+        lustre=site.lustre and dict(site.target_mounting).get(
+            target, ('', None))[0] in ('', 'lustre'),
+        tasks=nodes * tasks_per_node,
         stripe_count=site.stripe_count, processes=processes,
         point=point or {}, site=site, mounts=mounts)
     name = f'pfsbench-{exp.id}'

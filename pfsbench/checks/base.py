@@ -89,6 +89,15 @@ def _maintainers():
         return []
 
 
+def target_is_lustre(entry, features):
+    """Whether a target of a partition with ``features`` takes Lustre
+    layouts (``lfs setstripe``): the partition has the ``lustre`` feature
+    (``lfs`` is there) and the target declares ``fstype: lustre`` or none
+    (features are per partition, file systems per target)."""
+    return ('lustre' in features and
+            entry.get('fstype', 'lustre') in ('', 'lustre'))
+
+
 class FileSystemCheck(rfm.RunOnlyRegressionTest):
     """Base of every pfsbench check (not a test by itself).
 
@@ -112,6 +121,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: File-system type of the target, from its config entry or the mount.
     target_fstype = variable(str, value='', loggable=True)
+    #: Whether the target takes Lustre layouts: the partition has the
+    #: ``lustre`` feature and the target declares no other ``fstype``
+    #: (a node-local XFS beside a Lustre scratch gets no ``lfs``).
+    target_lustre = variable(bool, value=False)
 
     #: The target's scope (``extras.targets[].scope``): ``shared`` (one
     #: directory every node sees) or ``node`` (a directory on each node of
@@ -325,6 +338,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 f'it (e.g. USER=name) for the job the cluster would run')
 
         self.target_name = entry['name']
+        self.target_lustre = target_is_lustre(entry, part.features)
         self.target_path = path
         self.target_scope = 'node' if per_node else 'shared'
         # This host's mount table says nothing about a node's directory.
