@@ -59,3 +59,40 @@ def test_a_node_local_xfs_target_gets_no_lfs(tmp_path):
                                      'dd_stream_per_node')
     assert 'lfs' not in scripts['nvme']
     assert 'lfs setstripe' in scripts['disk']
+
+
+def test_a_target_under_an_unset_variable_is_refused_not_made_relative(
+        tmp_path):
+    # Issue 36: '$PROJ_SCRATCH/pfsbench' with the variable unset made the
+    # dry-run job write under '<clone>/$PROJ_SCRATCH/...', and the warning
+    # suggested setting USER.
+    config = three_target_config(tmp_path, [
+        {'name': 'proj', 'path': '$PFSBENCH_TEST_UNSET_PROJ/pfsbench'},
+        {'name': 'mid', 'path': '/lustre/$PFSBENCH_TEST_UNSET_MID/pfsbench'},
+    ])
+    outputs = {}
+    for target in ('proj', 'mid'):
+        runs = tmp_path / target
+        proc = run_reframe(['--system', 'three:compute', '-c',
+                            'reframe-checks/dd', '-n', 'dd_stream_per_node',
+                            '-P', 'nodes=1', '-S', f'target={target}',
+                            '--dry-run'], runs,
+                           env={'PFSBENCH_SYSTEMS': 'three'},
+                           config=config / 'settings.py')
+        outputs[target] = proc
+    proc = outputs['proj']
+    assert proc.returncode != 0
+    assert ("three:compute: extras.targets[proj].path: "
+            "'$PFSBENCH_TEST_UNSET_PROJ/pfsbench': $PFSBENCH_TEST_UNSET_PROJ "
+            "not set here, and the path would be relative to the current "
+            "directory: set it (export PFSBENCH_TEST_UNSET_PROJ=/path) to "
+            "what it is on the cluster") in proc.stdout
+    assert not list((tmp_path / 'proj').glob('**/rfm_job.sh'))
+    assert not (REPO / '$PFSBENCH_TEST_UNSET_PROJ').exists()
+    # Absolute with a variable unset: a warning naming that variable.
+    proc = outputs['mid']
+    assert proc.returncode == 0, proc.stdout
+    assert ("$PFSBENCH_TEST_UNSET_MID not set here: the dry-run job script "
+            "writes under") in proc.stdout
+    assert 'export PFSBENCH_TEST_UNSET_MID=...' in proc.stdout
+    assert 'USER=' not in proc.stdout

@@ -305,6 +305,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # one-node local partition it is this host's directory).
         per_node = (entry.get('scope', 'shared') == 'node' and
                     not self.local_launcher())
+        expanded = os.path.expandvars(os.path.expanduser(entry['path']))
+        if not os.path.isabs(expanded):
+            # '$PROJ_SCRATCH/pfsbench' with PROJ_SCRATCH unset here: the
+            # job would write under the current directory (the clone).
+            missing = sorted(set(re.findall(r'\$\{?(\w+)', expanded)))
+            raise RfmConfigError(
+                f'{part.fullname}: {field}: {entry["path"]!r}: '
+                f'{", ".join("$" + v for v in missing)} not set here, and '
+                f'the path would be relative to the current directory: set '
+                f'it ({" ".join(f"export {v}=/path" for v in missing)}) '
+                f'to what it is on the cluster')
         try:
             # Dry runs render job scripts for other systems: their paths
             # need not exist here, but '/' or a home is always refused.
@@ -335,7 +346,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 f'{part.fullname}: {field}: {entry["path"]!r}: '
                 f'{", ".join("$" + v for v in unset)} not set here: the '
                 f'dry-run job script writes under {path!r} literally; set '
-                f'it (e.g. USER=name) for the job the cluster would run')
+                f'it ({" ".join(f"export {v}=..." for v in unset)}) for '
+                f'the job the cluster would run')
 
         self.target_name = entry['name']
         self.target_lustre = target_is_lustre(entry, part.features)
