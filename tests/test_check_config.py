@@ -251,3 +251,38 @@ def test_mdsrate_is_looked_for_where_declared_only(tmp_path, capsys,
                          "not set); set the partition's extras.mdsrate to "
                          "its path, or run with -S "
                          "tool_binary=/path/to/mdsrate"), line
+
+
+def test_the_helper_tools_of_a_targets_cases_are_named(tmp_path, capsys,
+                                                       monkeypatch):
+    # Issue 36: check-config named neither lfs (the lustre feature's
+    # layouts) nor pfind (IO500's find phase) where they were missing.
+    config, site = _config(tmp_path, path=str(tmp_path),
+                           hostname=f'^{socket.gethostname()}$')
+    site.write_text(site.read_text().replace(
+        "'features': ['pfs', 'mpi']", "'features': ['pfs', 'mpi', "
+                                      "'lustre']"))
+    monkeypatch.setenv('PATH', '/usr/bin:/bin')
+    if shutil.which('lfs') or shutil.which('pfind'):
+        pytest.skip('lfs or pfind is on /usr/bin:/bin')
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 2 and not any(': ok' in line for line in out)
+    assert err == [f"pfsbench: error: {site}:systems[site].partitions"
+                   f"[compute]: 'lfs': not on PATH; 7 case(s) set a Lustre "
+                   f"layout on target(s) scratch (the lustre feature; e.g. "
+                   f"dd_stream_per_node %nodes=1): install the Lustre client "
+                   f"utilities, or declare each non-Lustre target's fstype"]
+    # A target that declares another file system needs no lfs.
+    site.write_text(site.read_text().replace(
+        "'name': 'scratch',", "'name': 'scratch', 'fstype': 'xfs',"))
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 0, err
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'io500', '--tags', 'mdtest')
+    assert code == 2
+    assert any("'pfind': no binary (no spack_view, nothing on PATH) "
+               "(IO500's find phase of " in line and
+               "case(s), e.g. mdtest_io500_phases %" in line
+               for line in err), err

@@ -45,7 +45,7 @@ from pfsbench.site import (binaries, exclusive, references, rundir, spack,
                            validate)
 from pfsbench.site.config import (check_scratch_dir, extras_value,
                                   node_scratch_dir)
-from pfsbench.site.mounts import fstype_of
+from pfsbench.site.mounts import fstype_of, target_is_lustre
 
 #: ReFrame's own variables: pfsbench.site.validate checks the task count and
 #: time limit among them, ReFrame the rest.
@@ -87,15 +87,6 @@ def _maintainers():
                     if ln.strip() and not ln.startswith('#')]
     except OSError:
         return []
-
-
-def target_is_lustre(entry, features):
-    """Whether a target of a partition with ``features`` takes Lustre
-    layouts (``lfs setstripe``): the partition has the ``lustre`` feature
-    (``lfs`` is there) and the target declares ``fstype: lustre`` or none
-    (features are per partition, file systems per target)."""
-    return ('lustre' in features and
-            entry.get('fstype', 'lustre') in ('', 'lustre'))
 
 
 class FileSystemCheck(rfm.RunOnlyRegressionTest):
