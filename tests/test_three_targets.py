@@ -96,3 +96,36 @@ def test_a_target_under_an_unset_variable_is_refused_not_made_relative(
             "writes under") in proc.stdout
     assert 'export PFSBENCH_TEST_UNSET_MID=...' in proc.stdout
     assert 'USER=' not in proc.stdout
+
+
+def test_the_nightly_job_runs_the_budgets_plan_on_every_target(tmp_path,
+                                                               capsys):
+    # Issue 36: render nightly had no --budget (34 h > 24 h refused) and a
+    # budget gave the disk Lustre one fio case.
+    from pfsbench.cli import main
+    from pfsbench.cli.nightly_plan import read_plan
+    config = three_target_config(tmp_path)
+    plan = tmp_path / 'nightly.plan'
+    code = main(['render', 'nightly', '--config-dir', str(config),
+                 '--system', 'three:compute', '--baseline', 'pre',
+                 '--runs', str(tmp_path / 'runs'), '--budget', '2',
+                 '--nodes', '16', '--write-plan', str(plan)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    lines = out.out.splitlines()
+    (time,) = [ln for ln in lines if ln.startswith('#SBATCH --time=')]
+    h, m, s = time.split('=')[1].split(':')
+    assert int(h) * 3600 + int(m) * 60 + int(s) <= 2.5 * 3600, time
+    assert '# --time: the estimate + 25 % + 1 min' in lines or \
+        '# --time: the estimate + 25% + 1 min' in lines, lines[:8]
+    assert lines[-1].endswith(f'--plan {plan}')
+    system, repeats, tags, names = read_plan(str(plan))
+    assert system == 'three:compute' and tags == ['nightly']
+    on = {n.split('%.target=')[1] for n in names}
+    assert on == {'flash', 'disk', 'nvme'}
+    # A bandwidth and a metadata case on each shared target.
+    for target in ('flash', 'disk'):
+        mine = [n for n in names if n.endswith(f'%.target={target}')]
+        assert any(n.startswith(('dd_', 'fio_', 'bonnie_', 'iozone_'))
+                   for n in mine), mine
+        assert any(n.startswith(('mdtest_', 'io500_')) for n in mine), mine
