@@ -255,11 +255,11 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
     limit_key = f'{partition_key(system, driver)}.time_limit'
     limit = (validate.time_seconds(driver['time_limit'], file, limit_key)
              if driver.get('time_limit') else None)
-    planned = (f'{the_plan.cases} case(s) x {repeat} repeat(s): about '
+    on = (f' on targets {", ".join(the_plan.targets)}' if the_plan.targets
+          else '')
+    planned = (f'{the_plan.cases} case(s) x {repeat} repeat(s){on}: about '
                f'{_hours(the_plan.estimate_s)}, at most '
                f'{_hours(the_plan.at_most_s)}')
-    if the_plan.targets:
-        planned += f' on targets {", ".join(the_plan.targets)}'
     if the_plan.estimate_s > NIGHT_S:
         raise ConfigError(source, '--repeat', repeat,
                           f'the nightly ({planned}) is longer than the '
