@@ -162,6 +162,10 @@ def job_site(config_dir, spec):
                            part['launcher'] != 'local'))
 
 
+#: The tools a launcher starts as MPI ranks (the checks that run them
+#: place their tasks with ``place_mpi_tasks``).
+_MPI_TOOLS = frozenset({'ior', 'mdtest', 'mdsrate', 'io500'})
+
 #: How each ReFrame launcher starts a job step of ``n`` tasks (as
 #: ReFrame's own launchers write it).
 _LAUNCHERS = {
@@ -286,6 +290,16 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         raise ConfigError(source, '--nodes', nodes,
                           f'{site.name} has {site.max_nodes} node(s); this '
                           f'case needs {nodes}')
+    if (site.launcher == 'local' and exp.tool in _MPI_TOOLS and
+            nodes * tasks_per_node > 1):
+        # The check skips such a case (place_mpi_tasks): one process, no
+        # launcher to start the others.
+        raise ConfigError(source, '--tasks-per-node' if nodes == 1 else
+                          '--nodes', tasks_per_node if nodes == 1 else nodes,
+                          f'{site.name} runs one process (local launcher);'
+                          f' {nodes} x {tasks_per_node} {exp.tool} tasks '
+                          f'need srun or mpirun (one task: --nodes 1 '
+                          f'--tasks-per-node 1)')
     # The check's time limit (ReFrame's form) as Slurm writes it.
     time, capped = _fit_time(time, validate.slurm_clock(
         validate.time_seconds(exp.time, exp.id, 'time')), site)
@@ -298,7 +312,11 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         repeats=repeats,
         drop_caches_command=drop_caches_command or site.drop_caches_command,
         python=python or site.python, spack_view=site.spack_view,
-        lustre=site.lustre, tasks=nodes * tasks_per_node,
+        # Features are the partition's, file systems the target's: no
+        # Lustre layout on a target that declares another fstype.
+        lustre=site.lustre and dict(site.target_mounting).get(
+            target, ('', None))[0] in ('', 'lustre'),
+        tasks=nodes * tasks_per_node,
         stripe_count=site.stripe_count, processes=processes,
         point=point or {}, site=site, mounts=mounts)
     name = f'pfsbench-{exp.id}'
@@ -309,6 +327,8 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         f'# Rendered by: {command_line or "pfsbench render " + exp.id}',
         '# Do not edit: change the options and render again.',
         *([f'# {NOTE_PREFIX}{capped}'] if capped else []),
+        *([f'# {NOTE_PREFIX}{layout.note}'] if layout and layout.note
+          else []),
         f'#SBATCH --job-name={name}',
         f'#SBATCH --ntasks={nodes * tasks_per_node}',
     ]

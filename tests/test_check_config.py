@@ -111,6 +111,7 @@ site_configuration = {{'systems': [{{
         'name': 'compute', 'scheduler': 'slurm', 'launcher': {launcher!r},
         'environs': ['builtin'], 'features': ['pfs', 'mpi'],
         'access': {access!r}, 'env_vars': {env_vars!r},
+        'time_limit': {time_limit!r},
         'extras': {{'targets': [{{'name': 'gpfs', 'path': {path!r}}}]}},
     }}],
 }}]}}
@@ -138,8 +139,13 @@ site_configuration = {{'systems': [{{
      "'--mpi pmix': an srun option, not an #SBATCH one; the MPI plugin "
      "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmix'] (srun "
      "reads it)"),
+    # Issue 36: 'ok' and an error in one run, the error naming no file.
+    ({'time_limit': '12 hours'}, '.time_limit',
+     "'12 hours': expected a time limit above 0: ReFrame's 30m, 12h, "
+     "1d12h or a number of seconds (43200), or Slurm's MM, MM:SS, HH:MM:SS, "
+     "D-HH, D-HH:MM or D-HH:MM:SS"),
 ], ids=['relative-target', 'launcher-with-mpi', 'mpi-type-typo',
-        'mpi-in-access', 'mpi-in-access-spaced'])
+        'mpi-in-access', 'mpi-in-access-spaced', 'time-limit-in-words'])
 def test_what_no_host_could_run_is_one_error_and_no_ok(tmp_path, capsys,
                                                        mistake, key, why):
     config = tmp_path / 'config'
@@ -147,7 +153,7 @@ def test_what_no_host_could_run_is_one_error_and_no_ok(tmp_path, capsys,
     site = config / 'systems' / 'site.py'
     fields = dict(launcher='srun', access=['--account=proj'],
                   env_vars=[['SLURM_MPI_TYPE', 'pmi2']],
-                  path='/gpfs/scratch/$USER/pfsbench')
+                  path='/gpfs/scratch/$USER/pfsbench', time_limit='12h')
     fields.update(mistake)
     site.write_text(MPI_SITE.format(**fields))
     code, out, err = _check(capsys, config, '--system', 'site:compute')
@@ -164,7 +170,7 @@ def test_an_unknown_mpi_plugin_is_a_warning_off_the_cluster(tmp_path,
     site = config / 'systems' / 'site.py'
     site.write_text(MPI_SITE.format(
         launcher='srun', access=[], env_vars=[['SLURM_MPI_TYPE', 'openmpi']],
-        path='/gpfs/scratch'))
+        path='/gpfs/scratch', time_limit=None))
     code, out, err = _check(capsys, config, '--system', 'site:compute',
                             '--tags', 'E6')
     assert code == 0, err
@@ -245,3 +251,38 @@ def test_mdsrate_is_looked_for_where_declared_only(tmp_path, capsys,
                          "not set); set the partition's extras.mdsrate to "
                          "its path, or run with -S "
                          "tool_binary=/path/to/mdsrate"), line
+
+
+def test_the_helper_tools_of_a_targets_cases_are_named(tmp_path, capsys,
+                                                       monkeypatch):
+    # Issue 36: check-config named neither lfs (the lustre feature's
+    # layouts) nor pfind (IO500's find phase) where they were missing.
+    config, site = _config(tmp_path, path=str(tmp_path),
+                           hostname=f'^{socket.gethostname()}$')
+    site.write_text(site.read_text().replace(
+        "'features': ['pfs', 'mpi']", "'features': ['pfs', 'mpi', "
+                                      "'lustre']"))
+    monkeypatch.setenv('PATH', '/usr/bin:/bin')
+    if shutil.which('lfs') or shutil.which('pfind'):
+        pytest.skip('lfs or pfind is on /usr/bin:/bin')
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 2 and not any(': ok' in line for line in out)
+    assert err == [f"pfsbench: error: {site}:systems[site].partitions"
+                   f"[compute]: 'lfs': not on PATH; 7 case(s) set a Lustre "
+                   f"layout on target(s) scratch (the lustre feature; e.g. "
+                   f"dd_stream_per_node %nodes=1): install the Lustre client "
+                   f"utilities, or declare each non-Lustre target's fstype"]
+    # A target that declares another file system needs no lfs.
+    site.write_text(site.read_text().replace(
+        "'name': 'scratch',", "'name': 'scratch', 'fstype': 'xfs',"))
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'E6')
+    assert code == 0, err
+    code, out, err = _check(capsys, config, '--system', 'site:compute',
+                            '--tags', 'io500', '--tags', 'mdtest')
+    assert code == 2
+    assert any("'pfind': no binary (no spack_view, nothing on PATH) "
+               "(IO500's find phase of " in line and
+               "case(s), e.g. mdtest_io500_phases %" in line
+               for line in err), err

@@ -86,8 +86,11 @@ def test_a_wrong_driver_partition_is_one_line_and_exit_2(tmp_path, capsys,
 @pytest.mark.parametrize('args,why', [
     (['--repeat', '0'], "<command line>:--repeat: 0:"),
     (['--tags', '$(id)'], "<command line>:--tags: '$(id)':"),
-    (['--nodes', '2'], "<command line>:--nodes: 2: not an option of "
-                       "render nightly"),
+    (['--nodes', '2'], "<command line>:--nodes: 2: needs --budget HOURS"),
+    (['--budget', '0'], "<command line>:--budget: 0.0: expected hours "
+                        "above 0"),
+    (['--budget', '2', '--plan', 'x.plan'],
+     "<command line>:--plan: 'x.plan': give --budget or --plan, not both"),
 ])
 def test_a_wrong_option_is_one_line_and_exit_2(tmp_path, capsys, args, why):
     config, _ = _site(tmp_path)
@@ -127,7 +130,7 @@ def test_slurm_accepts_the_rendered_driver_job(tmp_path, capsys, localslurm):
 #: A value for each option of an experiment's job (render E6 ...), which
 #: render nightly refuses.
 EXPERIMENT_OPTIONS = {
-    '--nodes': '2', '--tasks-per-node': '4', '--sbatch-option': '--qos=io',
+    '--tasks-per-node': '4', '--sbatch-option': '--qos=io',
     '--point': 'nodes=2', '--output-dir': 'out', '--python': 'python3',
     '--block-size': '4096', '--count': '8', '--dd-mode': 'fdatasync',
     '--repeats': '2', '--cache-defeat': 'direct',
@@ -150,7 +153,7 @@ def test_an_experiment_option_is_refused_by_render_nightly(tmp_path, capsys,
     code, out, err = _render(capsys, config, f'{option}={value}')
     assert (code, out) == (2, '')
     shown = [value] if option in ('--sbatch-option', '--point') else value
-    if option in ('--nodes', '--tasks-per-node', '--block-size', '--count',
+    if option in ('--tasks-per-node', '--block-size', '--count',
                   '--repeats', '--processes'):
         shown = int(value)
     assert err == [f"pfsbench: error: <command line>:{option}: {shown!r}: "
@@ -195,12 +198,14 @@ def test_the_plan_is_nightly_plans(tmp_path, capsys):
     assert len(left_out) == 2 and all('names the node' in line
                                       for line in left_out), listed
     total = next(line for line in listed if line.startswith('total: '))
-    # total: 4 case(s) x 2 repeat(s) = 8 job(s); ... 16.0 h one case at a
-    # time (...; at most 16.0 h)
+    # total: 4 case(s) x 2 repeat(s) = 8 job(s); ... 1.9 h one case at a
+    # time (...; at most 16.0 h at their time limits)
     cases_, about = total.split(' = ')[0][len('total: '):], \
         total.split('node-hours, ')[1].split(' one case')[0]
-    at_most = total.rsplit('at most ', 1)[1].rstrip(')')
+    at_most = total.rsplit('at most ', 1)[1].split(' at their')[0]
     assert plan == [f'# The plan: {cases_}: about {about}, at most '
                     f'{at_most}']
-    assert plan == ['# The plan: 4 case(s) x 2 repeat(s): about 16.0 h, '
+    # First-night estimates (the streams' work at an undeclared file
+    # system's rates), not 16 h of time limits.
+    assert plan == ['# The plan: 4 case(s) x 2 repeat(s): about 1.9 h, '
                     'at most 16.0 h']

@@ -50,15 +50,22 @@ def test_an_earlier_run_gives_the_estimate(tmp_path):
     assert len(rows) == 12      # streams_per_node 1..12, on one node
     assert rows['dd_streams_one_node %streams_per_node=1'].endswith(
         '1 earlier run(s)')
+    # Without history: its work (12 x 51.2 GB written and read at most),
+    # not its 2 h time limit.
     assert rows['dd_streams_one_node %streams_per_node=2'].endswith(
-        'time limit')
-    # 11 cases at their 2 h limit, one from history, 3 repeats.
-    total = out[-2]
+        'first night: work at unknown default rates')
+    total = next(ln for ln in out if ln.startswith('total: '))
     assert total.startswith('total: 12 case(s) x 3 repeat(s) = 36 job(s)')
     assert '(1 of 12 case(s) from history' in total
-    assert 'at most 72.0 h)' in total
-    assert out[-1].startswith('warning: the estimate is more than the 6.0 h '
-                              'that slurm-templates/nightly-gate.sbatch')
+    assert 'at most 72.0 h at their time limits)' in total
+    hours = float(total.split(' h one case at a time')[0].split()[-1])
+    assert hours < 72.0
+    warned = [ln for ln in out if ln.startswith('warning: ')]
+    assert bool(warned) == (hours > 6.0), (hours, warned)
+    if warned:
+        assert warned[0].startswith('warning: the estimate is more than the '
+                                    '6.0 h that slurm-templates/'
+                                    'nightly-gate.sbatch')
 
 
 def test_nightly_script_refuses_a_system_without_a_partition():
@@ -283,13 +290,15 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     assert hours <= 2.0 and covered == families >= 6
     assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
                       'node(s): tags nightly, 2 repeat(s)')
-    # Without history: 5 min a case; io500_suite_run one 5-min stonewall
-    # more than its four stonewalled writes.
+    # Without history: each case's work at Lustre's default rates (dd:
+    # 16 x 51.2 GB written and read 3 times, 10.8 min with the job's
+    # minute); io500_suite_run one 5-min stonewall more than its four
+    # stonewalled writes, and the minute.
     rows = {' '.join(ln.split()[:3]): ln.split() for ln in out
             if ln.startswith(('dd_', 'io500_suite'))}
     # (18 %: what one night detects at lookback.confidence 0.99.)
-    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['5.0', '18%']
-    assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '25.0'
+    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['10.8', '18%']
+    assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '26.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
     assert covered == families >= 6
@@ -468,3 +477,38 @@ def test_skip_lines_are_read_whatever_the_count_width():
             'no mdtest binary (no spack_view, nothing on PATH)',
         'mdtest_metadata_rates %kind=both %access=unique %nodes=2 '
         '%tasks_per_node=1': 'local:default has 1 node(s); this case needs 2'}
+
+
+def test_a_nightly_of_nothing_is_refused_not_blamed_on_the_budget(tmp_path):
+    # Issue 36: with no tool on the cluster nightly-plan said 'total: 0
+    # case(s)' and exit 0; with --budget it blamed the budget.
+    path = '/usr/bin:/bin'
+    if any(shutil.which(t, path=path) for t in ('ior', 'mdtest', 'pfind')):
+        pytest.skip(f'an IO500 tool is on {path}')
+    env = dict(os.environ, PATH=path, PFSBENCH_RUNS=str(tmp_path))
+    env.pop('PFSBENCH_SPACK_ENV', None)
+    for budget in ([], ['--budget', '1']):
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / 'pfsbench'), 'nightly-plan',
+             '--system', 'local:default', '--tags', 'io500', '--repeat',
+             '1', '--runs', str(tmp_path), *budget], env=env, cwd=REPO,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            universal_newlines=True)
+        assert proc.returncode == 2, proc.stdout
+        assert proc.stdout == ''
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith("pfsbench: error: <command line>:--system: "
+                               "'local:default': every case --tags io500 "
+                               "selects (")
+        assert 'would be skipped there: ' in line and 'budget' not in line
+        assert line.endswith('; pfsbench check-config --system '
+                             'local:default names what is missing')
+
+
+def test_more_nodes_than_the_partition_has_are_refused():
+    code, out, err = _plan('--system', 'example_lustre:compute', '--budget',
+                           '2', '--nodes', '300')
+    assert code == 2 and out == []
+    assert err == ("pfsbench: error: <command line>:--nodes: 300: "
+                   "example_lustre:compute has 64 node(s) "
+                   "(extras.max_nodes): at most 64\n")

@@ -19,7 +19,8 @@ from pfsbench.cli import main
 from pfsbench.commands import dd, mdtest
 from pfsbench.core.shell import shell_join
 from pfsbench.parsers import streams
-from pfsbench.render import render
+from pfsbench.core.errors import ConfigError
+from pfsbench.render import JobSite, render
 from pfsbench.site.mounts import declared_or_local_fstype, fstype_of
 
 # Rendered scripts say so in their header; nightly-gate.sbatch is a
@@ -158,3 +159,33 @@ def test_e1_files_follow_the_targets_file_system(tmp_path):
     assert here and here == fstype_of(str(tmp_path))
     text = render('E1', str(tmp_path), point={'active_cores': 24})
     assert text.count(f'mdtest -n {mdtest.seed000_items(here) // 48} ') == 2
+
+
+def test_a_capped_seed004_layout_is_said():
+    # Issue 36: E17 multi at NP 32 on an 8-node partition runs 4 per node
+    # on 8, not one per client; the check warns, render said nothing.
+    site = JobSite(name='site:short', max_nodes=8)
+    text = render('E17', '/lustre/scratch/pfsbench', site=site,
+                  point={'clients': 'multi', 'np': 32})
+    assert '#SBATCH --nodes=8' in text.splitlines()
+    assert ('# note: site:short has 8 node(s): NP 32 runs 4 per node on 8, '
+            'not one per client (seed 004)') in text.splitlines()
+    # Not capped: no note.
+    text = render('E17', '/lustre/scratch/pfsbench', site=site,
+                  point={'clients': 'multi', 'np': 8})
+    assert '# note:' not in text
+
+
+def test_a_multi_task_mpi_job_without_a_launcher_is_refused():
+    # Issue 36: the check skips it; render wrote --ntasks=12 and one ior.
+    site = JobSite(name='site:one', launcher='local', max_nodes=1)
+    with pytest.raises(ConfigError) as err:
+        render('E11', '/scratch/pfsbench', nodes=1, tasks_per_node=12,
+               site=site)
+    assert str(err.value) == (
+        "<command line>:--tasks-per-node: 12: site:one runs one process "
+        "(local launcher); 1 x 12 ior tasks need srun or mpirun (one task: "
+        "--nodes 1 --tasks-per-node 1)")
+    text = render('E11', '/scratch/pfsbench', nodes=1, tasks_per_node=1,
+                  site=site)
+    assert '#SBATCH --ntasks=1' in text.splitlines()

@@ -127,8 +127,14 @@ def test_nightly_plan(hawk):
     assert out.startswith('nightly on hawk:compute: tags nightly, '
                           '5 repeat(s)\n')
     # The nightly streams at 16 nodes (the 64-node point is weekly).
-    assert re.search(r'^dd_stream_per_node %nodes=16 +16 +120\.0 m  time '
-                     r'limit$', out, re.M)
+    # Before any history: its work at Lustre's default rates, not its 2 h
+    # time limit (issue 36).
+    assert re.search(r'^dd_stream_per_node %nodes=16 +16 +10\.8 m  first '
+                     r'night: work at lustre default rates$', out, re.M)
+    # 6 cases x 5 repeats: 4.6 h, no longer 60 h (IO500's five 5-min
+    # stonewalls a repeat are half of it).
+    total = next(ln for ln in out.splitlines() if ln.startswith('total: '))
+    assert '30 job(s); 40.0 node-hours, 4.6 h one case at a time' in total
     assert 'dd_stream_per_node %nodes=64' not in out
     code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
                                '--system', 'hawk'], env)
@@ -159,11 +165,13 @@ def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
         assert line in options
     assert not [ln for ln in options if 'compute' in ln or
                 'exclusive' in ln]
-    # Seven E6 cases at their 2 h time limit (no history), a minute more
-    # for ReFrame and the gate; within service's 1 day.
-    assert '#SBATCH --time=14:01:00' in options
-    assert '# The plan: 7 case(s) x 1 repeat(s): about 14.0 h, at most ' \
+    # Seven E6 cases at their first-night estimates (their work at Lustre's
+    # default rates, not their 2 h time limits), a quarter and a minute
+    # more; within service's 1 day.
+    assert '#SBATCH --time=02:09:22' in options
+    assert '# The plan: 7 case(s) x 1 repeat(s): about 1.7 h, at most ' \
         '14.0 h' in lines
+    assert '# --time: the estimate + 25% + 1 min' in lines
     assert lines[-1] == (
         f'exec {REPO}/scripts/nightly.sh --system hawk:compute --baseline '
         f'pre-upgrade --target "/lustre/hawk/scratch/$USER/pfsbench" '
@@ -185,20 +193,20 @@ def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
     shutil.copytree(config_dir, config)
     hawk_py = config / 'systems' / 'hawk.py'
     hawk_py.write_text(hawk_py.read_text().replace("'time_limit': '1d'",
-                                                   "'time_limit': '4h'"))
+                                                   "'time_limit': '1h'"))
     code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
                                      config=config)
     assert (code, out) == (2, '')
     assert err.splitlines() == [
         f"pfsbench: error: {hawk_py}:systems[hawk].partitions[service]."
-        f"time_limit: '4h': 4.0 h is less than the nightly (7 case(s) x 1 "
-        f"repeat(s): about 14.0 h, at most 14.0 h): fewer --repeat or "
+        f"time_limit: '1h': 1.0 h is less than the nightly (7 case(s) x 1 "
+        f"repeat(s): about 1.7 h, at most 14.0 h): fewer --repeat or "
         f"--tags, or a longer time_limit"]
     # Longer than a night: the next night's would meet it.
-    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '2')
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '15')
     assert code == 2 and err.splitlines() == [
-        "pfsbench: error: <command line>:--repeat: 2: the nightly (7 "
-        "case(s) x 2 repeat(s): about 28.0 h, at most 28.0 h) is longer "
+        "pfsbench: error: <command line>:--repeat: 15: the nightly (7 "
+        "case(s) x 15 repeat(s): about 25.7 h, at most 210.0 h) is longer "
         "than the 24.0 h between two nights: fewer --repeat or --tags"]
 
 

@@ -45,7 +45,7 @@ from pfsbench.site import (binaries, exclusive, references, rundir, spack,
                            validate)
 from pfsbench.site.config import (check_scratch_dir, extras_value,
                                   node_scratch_dir)
-from pfsbench.site.mounts import fstype_of
+from pfsbench.site.mounts import fstype_of, target_is_lustre
 
 #: ReFrame's own variables: pfsbench.site.validate checks the task count and
 #: time limit among them, ReFrame the rest.
@@ -112,6 +112,10 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: File-system type of the target, from its config entry or the mount.
     target_fstype = variable(str, value='', loggable=True)
+    #: Whether the target takes Lustre layouts: the partition has the
+    #: ``lustre`` feature and the target declares no other ``fstype``
+    #: (a node-local XFS beside a Lustre scratch gets no ``lfs``).
+    target_lustre = variable(bool, value=False)
 
     #: The target's scope (``extras.targets[].scope``): ``shared`` (one
     #: directory every node sees) or ``node`` (a directory on each node of
@@ -292,6 +296,17 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         # one-node local partition it is this host's directory).
         per_node = (entry.get('scope', 'shared') == 'node' and
                     not self.local_launcher())
+        expanded = os.path.expandvars(os.path.expanduser(entry['path']))
+        if not os.path.isabs(expanded):
+            # '$PROJ_SCRATCH/pfsbench' with PROJ_SCRATCH unset here: the
+            # job would write under the current directory (the clone).
+            missing = sorted(set(re.findall(r'\$\{?(\w+)', expanded)))
+            raise RfmConfigError(
+                f'{part.fullname}: {field}: {entry["path"]!r}: '
+                f'{", ".join("$" + v for v in missing)} not set here, and '
+                f'the path would be relative to the current directory: set '
+                f'it ({" ".join(f"export {v}=/path" for v in missing)}) '
+                f'to what it is on the cluster')
         try:
             # Dry runs render job scripts for other systems: their paths
             # need not exist here, but '/' or a home is always refused.
@@ -322,9 +337,11 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 f'{part.fullname}: {field}: {entry["path"]!r}: '
                 f'{", ".join("$" + v for v in unset)} not set here: the '
                 f'dry-run job script writes under {path!r} literally; set '
-                f'it (e.g. USER=name) for the job the cluster would run')
+                f'it ({" ".join(f"export {v}=..." for v in unset)}) for '
+                f'the job the cluster would run')
 
         self.target_name = entry['name']
+        self.target_lustre = target_is_lustre(entry, part.features)
         self.target_path = path
         self.target_scope = 'node' if per_node else 'shared'
         # This host's mount table says nothing about a node's directory.

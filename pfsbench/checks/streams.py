@@ -244,8 +244,7 @@ class streams_check_base(FileSystemCheck):
 
     def sets_layout(self):
         """Whether this case sets (and verifies) a Lustre layout."""
-        return (self.stripe_count != 0 and
-                'lustre' in self.current_partition.features)
+        return self.stripe_count != 0 and self.target_lustre
 
     @run_after('setup')
     def need_lfs(self):

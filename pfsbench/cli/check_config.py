@@ -6,6 +6,7 @@ import collections
 import glob
 import os
 import re
+import shutil
 import socket
 import sys
 
@@ -14,6 +15,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.runs import cases, contention
 from pfsbench.site import binaries, spack, validate
+from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
                                   load_system_file, node_scratch_dir,
                                   partition_key, shown_path, system_files,
@@ -206,7 +208,22 @@ def partition_problems(system, part, file, here, selected):
                 problems.append(f'{file}:{key}.extras.{hook}: {err}')
 
     env = spack.environment(extras)     # where the checks will look
-    for tool in sorted({cases.case_tool(c) for c in selected} - {None}):
+    helpers = {}
+    for case in selected:
+        for tool in cases.helper_tools(case, part):
+            helpers.setdefault(tool, []).append(case['display_name'])
+    if 'lfs' in helpers and shutil.which('lfs') is None:
+        # As the checks look for it (on PATH: the Lustre client's).
+        lustre = [t['name'] for t in extras.get('targets', [])
+                  if target_is_lustre(t, part.get('features', []))]
+        problems.append(
+            f"{file}:{key}: 'lfs': not on PATH; {len(helpers['lfs'])} "
+            f"case(s) set a Lustre layout on target(s) "
+            f"{', '.join(lustre) or 'stage'} (the lustre feature; e.g. "
+            f"{helpers['lfs'][0]}): install the Lustre client utilities, "
+            f"or declare each non-Lustre target's fstype")
+    for tool in sorted(({cases.case_tool(c) for c in selected} |
+                        set(helpers) - {'lfs'}) - {None}):
         # Where the check looks (pfsbench.core.tools): the path a
         # partition's extras key declares (mdsrate, expanded as the check
         # expands it), and nowhere else; else its Spack view, else PATH;
@@ -225,8 +242,11 @@ def partition_problems(system, part, file, here, selected):
             unset = 'no spack_view, nothing on PATH'
         if binaries.first_executable(tried) is None:
             where = ', '.join(tried) or unset
-            problems.append(f'{file}:{key}: {tool!r}: no binary ({where}); '
-                            f'{binaries.build_hint(tool)}')
+            needed = (f' (IO500\'s find phase of {len(helpers[tool])} '
+                      f'case(s), e.g. {helpers[tool][0]})'
+                      if tool in helpers else '')
+            problems.append(f'{file}:{key}: {tool!r}: no binary ({where})'
+                            f'{needed}; {binaries.build_hint(tool)}')
     return problems
 
 

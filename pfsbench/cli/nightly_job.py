@@ -39,20 +39,77 @@ class Plan:
     cases: int
     repeat: int
     #: Seconds one case at a time: each case's median in earlier runs,
-    #: else its time limit.
+    #: else its first-night estimate (its work; docs/nightly.md).
     estimate_s: float
     #: Seconds with every case at its time limit (never more).
     at_most_s: float
+    #: The targets the plan's cases run on (names; empty: the one).
+    targets: tuple = ()
+    #: The plan file nightly.sh --plan runs (a --budget or --plan job),
+    #: or None: the tags and repeats alone.
+    file: str = None
+    #: The budget it was chosen within, hours, or None.
+    budget: float = None
 
 
-def plan(config_dir, spec, system, part, tags, repeat, runs_dir):
+#: The driver job's --time beyond the plan's estimate: a first night's
+#: estimate is a conservative guess, and history has its slow nights.
+TIME_MARGIN = 0.25
+#: Seconds more for ReFrame's start and the gate.
+TIME_EXTRA_S = 60
+
+
+def plan(config_dir, spec, system, part, tags, repeat, runs_dir,
+         budget=None, nodes=None, plan_file=None, write_plan=None):
     """The :class:`Plan` of ``tags`` x ``repeat`` on partition ``part``:
     ``pfsbench nightly-plan``'s estimate (:func:`nightly_plan.select`: the
-    cases a dry run of the selection would skip left out)."""
+    cases a dry run of the selection would skip left out).  With
+    ``budget`` (hours), the cases and repeats that fit it on ``nodes``
+    (:func:`nightly_plan.choose`, every target its share), written to
+    ``write_plan`` for nightly.sh --plan; with ``plan_file``, the cases and
+    repeats of that plan (nightly-plan --write-plan's).
+
+    Raises:
+        ConfigError: a plan for another partition or naming a case the
+            tags do not select; no case fits the budget.
+    """
+    if plan_file:
+        system_name, repeat, tags, names = nightly_plan.read_plan(plan_file)
+        if system_name != spec:
+            raise ConfigError(plan_file, 'system', system_name,
+                              f'the plan is for another partition than '
+                              f'--system {spec}')
     sel = nightly_plan.select(config_dir, spec, system, part, tags,
                               runs_dir)
-    return Plan(len(sel.runs), repeat, sel.estimate_s * repeat,
-                sel.at_most_s * repeat)
+    runs = sel.runs
+    if plan_file:
+        known = {c['display_name'] for c in runs}
+        for name in names:
+            if name not in known:
+                raise ConfigError(plan_file, 'case', name,
+                                  f'not among the cases tags '
+                                  f'{", ".join(tags)} run on {spec}')
+        runs = [c for c in runs if c['display_name'] in names]
+    elif budget is not None:
+        have = nodes or nightly_plan.partition_nodes(part)
+        fit = [c for c in runs if have is None or (c.get('nodes') or 1) <=
+               have]
+        seconds = {c['display_name']: sel.seconds(c) for c in fit}
+        repeat, runs = nightly_plan.choose(fit, seconds, budget * 3600,
+                                           repeat)
+        if not runs:
+            raise ConfigError('<command line>', '--budget', budget,
+                              'no case fits: a larger budget or --nodes')
+        plan_file = write_plan
+        nightly_plan.write_plan_file(
+            plan_file, spec, tags, repeat, runs,
+            f'pfsbench render nightly --system {spec} --budget {budget:g}'
+            f'{f" --nodes {nodes}" if nodes else ""}')
+    targets = tuple(sorted({c.get('target') for c in runs} - {None, ''}))
+    return Plan(len(runs), repeat,
+                sum(sel.seconds(c) for c in runs) * repeat,
+                sum(sel.limits[c['display_name']] for c in runs) * repeat,
+                targets, plan_file, budget)
 
 
 def _system_file(config_dir, name):
@@ -128,7 +185,8 @@ def _hours(seconds):
 
 def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                    repeat=5, runs_dir=None, time=None, scrontab=False,
-                   repo=REPO, command_line=None, at='0 2 * * *'):
+                   repo=REPO, command_line=None, at='0 2 * * *',
+                   budget=None, nodes=None, plan_file=None, write_plan=None):
     """The nightly's job script (or scrontab) for partition ``spec``.
 
     Args:
@@ -146,6 +204,12 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
             of an sbatch script.
         repo: the clone the driver runs from, on the driver's node.
         at: the cron schedule of the scrontab.
+        budget, nodes: choose the cases and repeats that fit ``budget``
+            hours on ``nodes`` (``pfsbench nightly-plan --budget``), write
+            them to ``write_plan`` (default:
+            ``<repo>/runs/nightly/<system>-<partition>.plan``) and run
+            that plan (nightly.sh --plan).
+        plan_file: run this plan (nightly-plan --write-plan's) instead.
 
     Raises:
         ConfigError: one line naming file (or the command line), key and
@@ -156,6 +220,7 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
     validate.positive_int(repeat, source, '--repeat')
     validate.word(baseline, source, '--baseline')
     validate.word(tag, source, '--tags')
+    asked_time = time
     if time is not None:
         validate.slurm_time(time, source, '--time')
     if command_line is not None:
@@ -173,13 +238,26 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                           f'required ({spec} has no extras.targets)')
     validate.path(target, source, '--target')
 
+    if budget is not None and plan_file:
+        raise ConfigError(source, '--plan', plan_file,
+                          'give --budget or --plan, not both')
+    if budget is not None and write_plan is None:
+        write_plan = os.path.join(
+            repo, 'runs', 'nightly',
+            f'{system["name"]}-{part["name"]}.plan')
+        os.makedirs(os.path.dirname(write_plan), exist_ok=True)
     the_plan = plan(config_dir, spec, system, part, [tag], repeat,
                     runs_dir or os.environ.get('PFSBENCH_RUNS',
-                                               os.path.join(repo, 'runs')))
+                                               os.path.join(repo, 'runs')),
+                    budget=budget, nodes=nodes, plan_file=plan_file,
+                    write_plan=write_plan)
+    repeat = the_plan.repeat
     limit_key = f'{partition_key(system, driver)}.time_limit'
     limit = (validate.time_seconds(driver['time_limit'], file, limit_key)
              if driver.get('time_limit') else None)
-    planned = (f'{the_plan.cases} case(s) x {repeat} repeat(s): about '
+    on = (f' on targets {", ".join(the_plan.targets)}' if the_plan.targets
+          else '')
+    planned = (f'{the_plan.cases} case(s) x {repeat} repeat(s){on}: about '
                f'{_hours(the_plan.estimate_s)}, at most '
                f'{_hours(the_plan.at_most_s)}')
     if the_plan.estimate_s > NIGHT_S:
@@ -204,16 +282,20 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                               f'{_hours(asked)} is less than the nightly '
                               f'({planned})')
     else:
-        # A minute for ReFrame's start and the gate (never 0), within the
-        # driver partition's limit.
-        seconds = the_plan.at_most_s + 60
+        # The plan's estimate and a margin (a first night's estimate is a
+        # guess; nights vary), a minute for ReFrame's start and the gate,
+        # within the driver partition's limit.
+        seconds = the_plan.estimate_s * (1 + TIME_MARGIN) + TIME_EXTRA_S
         time = validate.slurm_clock(seconds if limit is None
                                     else min(limit, seconds))
 
     driver_spec = f'{system["name"]}:{driver["name"]}'
     argv = [os.path.join(repo, 'scripts', 'nightly.sh'), '--system', spec,
-            '--baseline', baseline, '--target', target,
-            '--tags', tag, '--repeat', str(repeat)]
+            '--baseline', baseline, '--target', target]
+    # The job runs the plan it was sized for: the same file nightly.sh
+    # checks before its first case.
+    argv += (['--plan', os.path.abspath(the_plan.file)] if the_plan.file
+             else ['--tags', tag, '--repeat', str(repeat)])
     # $USER and the like in the target expand when the job runs.
     command = ' '.join(f'"{w}"' if '$' in w else shlex.quote(w)
                        for w in argv)
@@ -225,7 +307,13 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
         f'{driver_spec} (extras.driver_partition), the cases on {spec}',
         f'# Rendered by: {command_line or "pfsbench render nightly"}',
         '# Do not edit: change the config and render again.',
-        f'# The plan: {planned}',
+        f'# The plan: {planned}' +
+        (f', within {the_plan.budget:g} h' if the_plan.budget else ''),
+        f'# --time: the estimate + {TIME_MARGIN:.0%} + '
+        f'{TIME_EXTRA_S // 60} min' +
+        (f', capped to {driver_spec}\'s time_limit' if limit is not None
+         and the_plan.estimate_s * (1 + TIME_MARGIN) + TIME_EXTRA_S > limit
+         else '') if not asked_time else '# --time: as given',
         f'{prefix} --job-name=pfsbench-nightly',
         f'{prefix} --nodes=1',
         f'{prefix} --ntasks=1',

@@ -18,7 +18,7 @@ from pfsbench.gate.statistics.stats import (night_moments, night_spread,
                                             pooled_scale)
 from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
-from pfsbench.runs import cases
+from pfsbench.runs import cases, estimate
 from pfsbench.site import validate
 from pfsbench.site.config import find_partitions, load_site_configuration
 
@@ -99,9 +99,10 @@ def add_arguments(parser):
                              "partition's extras.max_nodes)")
     parser.add_argument('--assume-minutes', type=float, default=5.0,
                         metavar='M',
-                        help='with --budget: minutes a case without '
-                             'history takes (an IO500-phase case: 3 '
-                             'stonewalls if longer; default: %(default)s)')
+                        help='minutes a case takes that has neither '
+                             'history nor work pfsbench can count (bytes, '
+                             'items, a stonewall: docs/nightly.md; '
+                             'default: %(default)s)')
     parser.add_argument('--write-plan', metavar='FILE',
                         help='with --budget: write the plan to FILE for '
                              'scripts/nightly.sh --plan FILE (default: '
@@ -160,6 +161,11 @@ def _hours(seconds):
     return f'{seconds / 3600:.1f} h'
 
 
+#: Seconds a case is assumed to take when neither history nor its work
+#: says (``--assume-minutes``).
+DEFAULT_ASSUME_S = 300.0
+
+
 @dataclass(frozen=True)
 class Selection:
     """What a nightly's tags select on a partition, what the checks would
@@ -176,13 +182,22 @@ class Selection:
     past: dict
     #: ``{display_name: seconds}`` of each case's time limit, capped.
     limits: dict
+    #: ``{display_name: (seconds, how)}`` of each case without history:
+    #: its work at its target's rates (:mod:`pfsbench.runs.estimate`).
+    first: dict
 
     def seconds(self, case):
         """One run of ``case``: its median in earlier runs, else its
-        (capped) time limit."""
+        first-night estimate (its work; never above its time limit)."""
         took = self.past.get(case['display_name'])
         return statistics.median(took) if took else \
-            self.limits[case['display_name']]
+            self.first[case['display_name']][0]
+
+    def source(self, case):
+        """Where :meth:`seconds` comes from, for the plan's table."""
+        took = self.past.get(case['display_name'])
+        return (f'{len(took)} earlier run(s)' if took else
+                f'first night: {self.first[case["display_name"]][1]}')
 
     @property
     def estimate_s(self):
@@ -213,7 +228,27 @@ def _selects_nothing(tags, spec):
                        f'--list-tags lists them)')
 
 
-def select(config_dir, spec, system, part, tags, runs_dir):
+def case_target(case, part):
+    """The ``extras.targets[]`` entry a case runs on (its ``target``
+    parameter under ``-P target=a,b``, else the first), or None."""
+    targets = part.get('extras', {}).get('targets', [])
+    name = case.get('target') or ''
+    return next((t for t in targets if t['name'] == name),
+                targets[0] if targets else None)
+
+
+def first_night(case, part, limit, assume_s=DEFAULT_ASSUME_S):
+    """``(seconds, how)`` of a case without history on partition
+    ``part`` (:func:`pfsbench.runs.estimate.first_night_seconds`)."""
+    target = case_target(case, part)
+    return estimate.first_night_seconds(
+        case, estimate.rates(target), assume_s,
+        scope=(target or {}).get('scope', 'shared'),
+        extras=part.get('extras', {}), limit=limit)
+
+
+def select(config_dir, spec, system, part, tags, runs_dir,
+           assume_s=DEFAULT_ASSUME_S):
     """The :class:`Selection` of ``tags`` on partition ``spec``: the cases
     ``reframe --describe`` lists on every target, less those a ReFrame dry
     run of them skips (the checks' own hooks: node counts, node targets,
@@ -239,6 +274,18 @@ def select(config_dir, spec, system, part, tags, runs_dir):
     if not selected:
         raise _selects_nothing(tags, spec)
     runs = [c for c in selected if c['display_name'] not in skips]
+    if not runs:
+        # A nightly of nothing would pass every night (and a budget is
+        # not what left it empty).
+        reasons = sorted(set(skips.values()))
+        raise ConfigError(
+            '<command line>', '--system', spec,
+            f'every case --tags {" ".join(tags)} selects ({len(selected)})'
+            f' would be skipped there: {reasons[0]}' +
+            (f' (and {len(reasons) - 1} other reason(s))'
+             if len(reasons) > 1 else '') +
+            '; pfsbench check-config --system '
+            f'{spec} names what is missing')
     # A case's time limit as its job will ask it: capped to the
     # partition's time_limit (pfsbench.checks.base).
     cap = (validate.time_seconds(part['time_limit'], spec, 'time_limit')
@@ -248,8 +295,11 @@ def select(config_dir, spec, system, part, tags, runs_dir):
         limit = case.get('time_limit') or 0
         limits[case['display_name']] = min(limit, cap) if cap is not None \
             else limit
+    first = {c['display_name']: first_night(
+        c, part, limits[c['display_name']] or None, assume_s) for c in runs}
     return Selection(runs, skips, here,
-                     history(runs_dir, system['name'], part['name']), limits)
+                     history(runs_dir, system['name'], part['name']), limits,
+                     first)
 
 
 def run(args):
@@ -263,6 +313,7 @@ def run(args):
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
     _check_budget_args(args)
+    _check_nodes(args, part)
     if args.check_plan:
         return check_plan(args, part)
     tags = args.tags or ['nightly']
@@ -279,7 +330,8 @@ def run(args):
         for tag in tags:
             print(cases.reframe_tag(tag))
         return 0
-    sel = select(args.config_dir, args.system, system, part, tags, args.runs)
+    sel = select(args.config_dir, args.system, system, part, tags, args.runs,
+                 args.assume_minutes * 60)
     if args.budget is not None:
         return budget_plan(args, system, part, tags, sel)
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
@@ -291,10 +343,8 @@ def run(args):
     width = max([len(c['display_name']) for c in sel.runs] + [4])
     print(f'{"case":{width}} {"nodes":>5} {"estimate":>9}  from')
     for case in sel.runs:
-        took = sel.past.get(case['display_name'])
-        where = f'{len(took)} earlier run(s)' if took else 'time limit'
         print(f'{case["display_name"]:{width}} {case.get("nodes") or 1:5} '
-              f'{sel.seconds(case) / 60:7.1f} m  {where}')
+              f'{sel.seconds(case) / 60:7.1f} m  {sel.source(case)}')
     print_left_out(sel.skips, sel.here, system, sel.runs)
     runs = len(sel.runs)
     print(f'total: {runs} case(s) x {args.repeat} repeat(s) = '
@@ -302,7 +352,9 @@ def run(args):
           f'{sel.node_s * args.repeat / 3600:.1f} node-hours, '
           f'{_hours(sel.estimate_s * args.repeat)} one case at a time '
           f'({sel.known} of {runs} case(s) from history, the others at '
-          f'their time limit; at most {_hours(sel.at_most_s * args.repeat)})')
+          f'first-night estimates: their work at conservative rates, '
+          f'docs/nightly.md; at most {_hours(sel.at_most_s * args.repeat)} '
+          f'at their time limits)')
     allowed = _job_time_limit(NIGHTLY_JOB)
     if allowed and sel.estimate_s * args.repeat > allowed:
         print(f'warning: the estimate is more than the {_hours(allowed)} '
@@ -333,6 +385,24 @@ def _check_budget_args(args):
                               getattr(args, option), 'needs --budget HOURS')
 
 
+def partition_nodes(part):
+    """The nodes a partition's jobs may use: ``extras.max_nodes``, 1 on
+    the local launcher, else None (unknown)."""
+    max_nodes = part.get('extras', {}).get('max_nodes')
+    if max_nodes is None and part.get('launcher') == 'local':
+        return 1
+    return max_nodes
+
+
+def _check_nodes(args, part):
+    """Refuse a --nodes the partition does not have."""
+    have = partition_nodes(part)
+    if args.nodes is not None and have is not None and args.nodes > have:
+        raise ConfigError('<command line>', '--nodes', args.nodes,
+                          f'{args.system} has {have} node(s) '
+                          f'(extras.max_nodes): at most {have}')
+
+
 def print_left_out(skips, here, system, runs):
     """Name the cases the checks would skip, and what was not checked."""
     for name, reason in skips.items():
@@ -358,7 +428,8 @@ def choose(cases_, seconds, budget_s, max_repeats):
     """The cases and the one repeat count that fit ``budget_s`` one case
     at a time: every case at the most repeats (at least
     :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else one case
-    per family (its cheapest) and then the others, cheapest first, at
+    per family on each target (its cheapest: every target its share of
+    bandwidth and metadata cases) and then the others, cheapest first, at
     :data:`MIN_REPEATS`; else the same at 1 repeat, families dropped
     dearest first when even one each does not fit.
 
@@ -373,7 +444,8 @@ def choose(cases_, seconds, budget_s, max_repeats):
             return repeats, list(cases_)
     families = {}
     for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
-        families.setdefault(_family(case), case)
+        # Every target its share: each family once on each target first.
+        families.setdefault((_family(case), case.get('target') or ''), case)
     core = sorted(families.values(), key=lambda c: seconds[c['display_name']])
     for repeats in sorted({min(MIN_REPEATS, max_repeats), 1}, reverse=True):
         while core and repeats * cost(core) > budget_s and repeats == 1:
@@ -387,17 +459,6 @@ def choose(cases_, seconds, budget_s, max_repeats):
                 chosen.append(case)
         return repeats, [c for c in cases_ if c in chosen]
     return 1, []
-
-
-def first_night_seconds(case, assume_s):
-    """What a case without history is counted at: ``assume_s``, or one
-    stonewall more than its stonewalled writes if longer (an IO500 phase
-    case: ``stonewalled_writes`` writes the stonewall ends, then the reads,
-    stats and removals of what they wrote; ``ior_io500_phases`` has two,
-    ``io500_suite_run`` four)."""
-    stonewall_s = case.get('stonewall_s') or 0
-    writes = case.get('stonewalled_writes') or 2
-    return max(assume_s, (writes + 1) * stonewall_s)
 
 
 def selection_name(case):
@@ -414,14 +475,8 @@ def budget_plan(args, system, part, tags, sel):
     seconds, source = {}, {}
     for case in fit:
         name = case['display_name']
-        limit = sel.limits[name]
-        if past.get(name):
-            seconds[name] = statistics.median(past[name])
-            source[name] = f'{len(past[name])} earlier run(s)'
-        else:
-            seconds[name] = min(first_night_seconds(
-                case, args.assume_minutes * 60), limit or math.inf)
-            source[name] = 'first-night guess'
+        seconds[name] = sel.seconds(case)
+        source[name] = sel.source(case)
     budget_s = args.budget * 3600
     repeats, chosen = choose(fit, seconds, budget_s, args.repeat)
     config = gate_config.load(args.gate_config)
@@ -456,6 +511,14 @@ def budget_plan(args, system, part, tags, sel):
             print(f'left out: {case["display_name"]}: does not fit '
                   f'{args.budget:g} h')
     print_left_out(sel.skips, sel.here, system, runs)
+    if len(cases.every_target(part)) > 1:
+        # Which cases each target got (each case runs on one target).
+        for target in part['extras']['targets']:
+            got = [c for c in chosen if (c.get('target') or '') ==
+                   target['name']]
+            print(f'target {target["name"]}: {len(got)} case(s): '
+                  f'{", ".join(sorted({_family(c) for c in got})) or "none"}'
+                  f' ({target.get("fstype") or "fstype not declared"})')
     families = sorted({_family(c) for c in runs})
     missing = sorted(set(families) - {_family(c) for c in chosen})
     print(f'total: {len(chosen)} case(s) x {repeats} repeat(s) = '
@@ -484,20 +547,26 @@ def budget_plan(args, system, part, tags, sel):
 
 
 def write_plan(args, tags, repeats, chosen):
+    write_plan_file(args.write_plan, args.system, tags, repeats, chosen,
+                    f'pfsbench nightly-plan --system {args.system} '
+                    f'--budget {args.budget:g}'
+                    f'{f" --nodes {args.nodes}" if args.nodes else ""}')
+
+
+def write_plan_file(path, spec, tags, repeats, chosen, made_by):
+    """Write a plan for ``scripts/nightly.sh --plan FILE``."""
     try:
-        with open(args.write_plan, 'w') as fp:
-            fp.write(f'# pfsbench nightly-plan --system {args.system} '
-                     f'--budget {args.budget:g}'
-                     f'{f" --nodes {args.nodes}" if args.nodes else ""}\n'
+        with open(path, 'w') as fp:
+            fp.write(f'# {made_by}\n'
                      f'# scripts/nightly.sh --plan FILE runs it '
                      f'(docs/nightly.md)\n'
-                     f'system {args.system}\nrepeat {repeats}\n')
+                     f'system {spec}\nrepeat {repeats}\n')
             for tag in tags:
                 fp.write(f'tag {tag}\n')
             for case in chosen:
                 fp.write(f'case {case["display_name"]}\n')
     except OSError as err:
-        raise ConfigError('<command line>', '--write-plan', args.write_plan,
+        raise ConfigError('<command line>', '--write-plan', path,
                           f'cannot write it: {err.strerror}') from None
 
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench render EXPERIMENT``: an sbatch script without ReFrame."""
 
+import math
 import os
 import shlex
 import sys
@@ -11,6 +12,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
+from pfsbench.site import validate
 
 HELP = 'render an sbatch script for an experiment'
 DESCRIPTION = ('Render the job script of one experiment with the same '
@@ -31,7 +33,8 @@ _CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 #: The options of both kinds of job, an experiment's and the nightly's.
-_SHARED = ('--system', '--config-dir', '--target', '--time', '--output')
+_SHARED = ('--system', '--config-dir', '--target', '--time', '--output',
+           '--nodes')
 
 
 def _options(*groups):
@@ -65,7 +68,9 @@ def add_arguments(parser):
                           "system's first target; required without "
                           "--system)")
     job.add_argument('--nodes', type=int, metavar='N',
-                     help="node count (default: the experiment's)")
+                     help="node count (default: the experiment's); "
+                          "nightly with --budget: the nodes its cases may "
+                          "use (default: the partition's extras.max_nodes)")
     job.add_argument('--tasks-per-node', type=int, metavar='P',
                      help="streams, ranks or mdtest tasks per node "
                           "(default: the experiment's)")
@@ -138,6 +143,21 @@ def add_arguments(parser):
     nightly.add_argument('--repeat', type=int, default=5, metavar='N',
                          help='repeats, as nightly.sh --repeat (default: '
                               '%(default)s)')
+    nightly.add_argument('--budget', type=float, metavar='HOURS',
+                         help='run the cases and repeats that fit HOURS on '
+                              '--nodes, as nightly-plan --budget chooses '
+                              'them (every target its share), written to '
+                              '--write-plan; the job\'s --time is their '
+                              'estimate and a margin (default: none: the '
+                              'tags and repeats whole)')
+    nightly.add_argument('--plan', metavar='FILE',
+                         help='run this plan (nightly-plan --write-plan\'s)'
+                              ' (default: none)')
+    nightly.add_argument('--write-plan', metavar='FILE',
+                         help='with --budget: where the plan goes, a path '
+                              'the driver node reads (default: '
+                              'runs/nightly/NAME-PARTITION.plan of this '
+                              'clone)')
     nightly.add_argument('--scrontab', action='store_true',
                          help='write a scrontab (#SCRON options and a cron '
                               'line at 02:00) instead of an sbatch script '
@@ -231,10 +251,23 @@ def _nightly(args, shown):
         raise ConfigError('<command line>', '--baseline', None,
                           'required for nightly (pfsbench baseline list '
                           'shows the recorded ones)')
+    if args.budget is not None and not (math.isfinite(args.budget) and
+                                        args.budget > 0):
+        raise ConfigError('<command line>', '--budget', args.budget,
+                          'expected hours above 0, e.g. 2')
+    for option, value in (('--nodes', args.nodes),
+                          ('--write-plan', args.write_plan)):
+        if value is not None and args.budget is None:
+            raise ConfigError('<command line>', option, value,
+                              'needs --budget HOURS')
+    if args.nodes is not None:
+        validate.positive_int(args.nodes, '<command line>', '--nodes')
     text = nightly_job.render_nightly(
         args.config_dir, args.system, args.baseline, target=args.target,
         tag=args.tags, repeat=args.repeat, runs_dir=args.runs,
-        time=args.time, scrontab=args.scrontab, command_line=shown)
+        time=args.time, scrontab=args.scrontab, command_line=shown,
+        budget=args.budget, nodes=args.nodes, plan_file=args.plan,
+        write_plan=args.write_plan)
     # Slurm opens the job's output file before the job runs: its
     # directory must exist.
     os.makedirs(os.path.join(nightly_job.REPO, 'runs', 'nightly'),

@@ -41,6 +41,9 @@ class Layout:
     #: 004's NP overcommits a node: Slurm 22.05 refuses it above the CPUs
     #: even with ``--overcommit``, and spreads ``--ntasks`` evenly).
     per_node_option: bool = True
+    #: What the partition changed of the source's shape (seed 004's
+    #: clients capped to max_nodes), said in the script's header; ''.
+    note: str = ''
 
 
 def refuse(point, why):
@@ -134,12 +137,17 @@ def seed000_steps(experiment):
 def seed004_layout(point, site):
     # NP processes in all: on one client, or one per client over up to 70
     # (capped by the partition's max_nodes), as pfsbench.checks.seed004.
-    nodes, per_node, _ = mdtest.seed004_layout(
+    nodes, per_node, capped = mdtest.seed004_layout(
         point['clients'], point['np'], max_nodes=site.max_nodes)
     # NP 32 and 64 on one 16-core client: Slurm refuses them without it
     # (pfsbench.checks.seed004).
     over = tuple(srun.overcommit(per_node, site.num_cpus))
-    return Layout(nodes, per_node, sbatch=over, per_node_option=not over)
+    # The check warns in the same words (pfsbench.checks.seed004).
+    note = (f'{site.name} has {site.max_nodes} node(s): NP {point["np"]} '
+            f'runs {per_node} per node on {nodes}, not one per client '
+            f'(seed 004)' if capped else '')
+    return Layout(nodes, per_node, sbatch=over, per_node_option=not over,
+                  note=note)
 
 
 def tracing_layout(point, site):

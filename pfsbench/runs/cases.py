@@ -15,6 +15,7 @@ import tempfile
 
 from pfsbench.core.errors import ConfigError
 from pfsbench.parsers import text
+from pfsbench.site.mounts import target_is_lustre
 
 def reframe_command():
     """The ``reframe`` of this Python's environment."""
@@ -137,6 +138,39 @@ def reframe_tag(tag):
     exactly (ReFrame's ``-t E1`` is a regular expression that also selects
     E10-E19); anything else is passed on as the pattern it is."""
     return f'^{tag}$' if _PLAIN_TAG.fullmatch(tag) else tag
+
+
+#: Checks that run IO500's find phase (pfind) beside their own tool.
+_FIND_CHECKS = ('mdtest_io500_phases', 'io500_suite_run')
+#: Families whose checks set seed 001's Lustre layout on a Lustre target
+#: (``extras.lustre_stripe_count``, 0: none), and the checks that sweep
+#: layouts whatever it is.
+_LAYOUT_FAMILIES = ('dd', 'bonnie', 'iozone')
+_STRIPE_CHECKS = ('ior_lustre_stripe_bandwidth', 'bonnie_lustre_stripe')
+
+
+def helper_tools(case, partition):
+    """The tools a case runs beside its own (:func:`case_tool`) on a
+    partition: ``pfind`` for IO500's find phase; ``lfs`` where it sets a
+    Lustre layout (the ``lustre`` feature, a target that is Lustre).
+
+    Returns:
+        a set of tool names.
+    """
+    cls = case.get('@class') or case['display_name'].split()[0]
+    family = os.path.basename(os.path.dirname(case.get('@file', '')))
+    extras = partition.get('extras', {})
+    targets = extras.get('targets') or [{'name': 'stage'}]
+    lustre = any(target_is_lustre(t, partition.get('features', []))
+                 for t in targets)
+    out = set()
+    if cls in _FIND_CHECKS:
+        out.add('pfind')
+    if lustre and (cls in _STRIPE_CHECKS or (
+            family in _LAYOUT_FAMILIES and
+            extras.get('lustre_stripe_count', 4) != 0)):
+        out.add('lfs')
+    return out
 
 
 def case_tool(case):

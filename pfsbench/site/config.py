@@ -308,6 +308,11 @@ def validate_site_configuration(site_configuration, file):
             # What the partition writes into every job script.
             validate.site_partition(part, file, pkey)
             _check_launcher(part.get('launcher'), file, f'{pkey}.launcher')
+            if part.get('time_limit') is not None:
+                # ReFrame takes any string; the checks cap their jobs to
+                # it, so a form no one reads must stop here, named.
+                validate.time_limit(part['time_limit'], file,
+                                    f'{pkey}.time_limit')
     for env in site_configuration.get('environments', []):
         validate.site_partition(env, file, f'environments[{env["name"]}]')
 

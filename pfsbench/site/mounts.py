@@ -89,3 +89,12 @@ def declared_or_local_fstype(declared, path):
     if declared:
         return declared
     return fstype_of(path) if os.path.isdir(path) else ''
+
+
+def target_is_lustre(entry, features):
+    """Whether a target of a partition with ``features`` takes Lustre
+    layouts (``lfs setstripe``): the partition has the ``lustre`` feature
+    (``lfs`` is there) and the target declares ``fstype: lustre`` or none
+    (features are per partition, file systems per target)."""
+    return ('lustre' in features and
+            entry.get('fstype', 'lustre') in ('', 'lustre'))

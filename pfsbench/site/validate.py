@@ -39,6 +39,7 @@ times
 """
 
 import difflib
+import math
 import re
 
 from pfsbench.core.errors import ConfigError
@@ -598,6 +599,30 @@ def time_seconds(value, source, field, slurm=False):
     if len(fields) == 2:
         return float(fields[0] * 60 + fields[1])
     return float(fields[0] * 3600 + fields[1] * 60 + fields[2])
+
+
+#: The forms a partition's ``time_limit`` may take (:func:`time_limit`).
+TIME_LIMIT_FORMS = ("ReFrame's 30m, 12h, 1d12h or a number of seconds "
+                    "(43200), or Slurm's " + SLURM_TIME_FORMATS)
+
+
+def time_limit(value, source, field):
+    """A partition's ``time_limit``: seconds of one of
+    :data:`TIME_LIMIT_FORMS`.
+
+    Raises:
+        ConfigError: naming ``source``, ``field`` and the value, and the
+            forms accepted (``'12 hours'`` is none of them).
+    """
+    try:
+        seconds = time_seconds(value, source, field)
+    except ConfigError:
+        seconds = None
+    if seconds is None or not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(source, field, value,
+                          f'expected a time limit above 0: '
+                          f'{TIME_LIMIT_FORMS}')
+    return seconds
 
 
 def slurm_clock(seconds):

@@ -186,3 +186,9 @@ class bonnie_lustre_stripe(bonnie_streams_base):
     def set_layout(self):
         count, self.stripe_size = self.layout.split('x')
         self.stripe_count = int(count)
+
+    @run_after('setup')
+    def need_lustre_target(self):
+        self.skip_if(not self.target_lustre,
+                     f'target {self.target_name} is {self.target_fstype}, '
+                     f'not Lustre: it takes no stripe layout')

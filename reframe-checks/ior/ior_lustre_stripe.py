@@ -64,6 +64,9 @@ class ior_lustre_stripe_bandwidth(ior_bandwidth_base):
 
     @run_after('setup')
     def need_lfs(self):
+        self.skip_if(not self.target_lustre,
+                     f'target {self.target_name} is {self.target_fstype}, '
+                     f'not Lustre: it takes no stripe layout')
         self.skip_if(not self.renders_only() and shutil.which('lfs') is None,
                      'lfs (the Lustre client utilities) is not on PATH: '
                      'this partition cannot set or verify stripe layouts')
