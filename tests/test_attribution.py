@@ -189,3 +189,14 @@ def test_lustre_command_is_built_from_the_servers():
     assert cmd == ("pdsh -N -w mds[1-2] 'lctl get_param mdt.*.job_stats'; "
                    "pdsh -N -w oss[1-8] 'lctl get_param "
                    "obdfilter.*.job_stats'")
+
+
+def test_idle_mounts_are_counted_but_not_named():
+    before = _clients(m1=(0, 0), m2=(0, 0), m3=(0, 0), m4=(0, 0))
+    after = _clients(m1=(512 * 2**20, 70), m2=(513 * 2**20, 50),
+                     m3=(10000, 4), m4=(10000, 4))
+    att = at.attribute(before, after, OWN_M1)
+    text = at.verdict(att, 'x')
+    assert ('foreign I/O: 513 MiB from 1 other client (m2, mount /m/m2) '
+            'and 2 more with less than 5% of it') in text
+    assert at.marking_sources(att) == ['m2']

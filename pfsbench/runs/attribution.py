@@ -332,7 +332,15 @@ def _mib(n):
     return f'{n / 2**20:.0f} MiB'
 
 
-def _who(names, sources):
+#: A foreign source is named when it carries at least this share of the
+#: foreign work (idle mounts' housekeeping is counted, not named).
+NAMED_SHARE = 0.05
+
+
+def _who(names, sources, size):
+    total = sum(size(sources[n]) for n in names) or 1
+    minor = [n for n in names if size(sources[n]) < NAMED_SHARE * total]
+    names = [n for n in names if n not in minor]
     named = []
     for name in names:
         counters = sources[name][2]
@@ -345,13 +353,33 @@ def _who(names, sources):
         named.append(', '.join([label] + what))
     kind = 'job' if all(sources[n][2].job for n in names) else 'client'
     plural = '' if len(names) == 1 else 's'
-    return f'{len(names)} other {kind}{plural} ({"; ".join(named)})'
+    rest = (f' and {len(minor)} more with less than '
+            f'{NAMED_SHARE:.0%} of it' if minor else '')
+    return (f'{len(names)} other {kind}{plural} ({"; ".join(named)})'
+            f'{rest}')
 
 
 def slack(own, fraction=SLACK_FRACTION, floor=0):
     """The foreign work a case tolerates: ``fraction`` of its own, at
     least ``floor``."""
     return max(floor, fraction * own)
+
+
+def _marked(att, fraction):
+    """{0: bytes slack, 1: operations slack} for what exceeded its slack."""
+    marked = {}
+    ops_slack = slack(att.own_ops, fraction, SLACK_MIN_OPS)
+    if att.foreign_ops() > ops_slack:
+        marked[1] = ops_slack
+    bytes_slack = slack(att.own_bytes, fraction, SLACK_MIN_BYTES)
+    if att.foreign_bytes() > bytes_slack:
+        marked[0] = bytes_slack
+    return marked
+
+
+def _names(att, index):
+    return sorted((n for n, f in att.foreign.items() if f[index]),
+                  key=lambda n: -att.foreign[n][index])
 
 
 def verdict(att, method, fraction=SLACK_FRACTION):
@@ -363,21 +391,17 @@ def verdict(att, method, fraction=SLACK_FRACTION):
     if att is None:
         return ''
     found = []
-    ops_slack = slack(att.own_ops, fraction, SLACK_MIN_OPS)
-    if att.foreign_ops() > ops_slack:
-        names = sorted((n for n, (_, o, _) in att.foreign.items() if o),
-                       key=lambda n: -att.foreign[n][1])
+    marked = _marked(att, fraction)
+    if 1 in marked:
+        who = _who(_names(att, 1), att.foreign, lambda f: f[1])
         found.append(f'foreign metadata: {_count(att.foreign_ops())} '
-                     f'operations from {_who(names, att.foreign)} during '
-                     f'the case; its own {_count(att.own_ops)} (slack '
-                     f'{ops_slack:.0f})')
-    bytes_slack = slack(att.own_bytes, fraction, SLACK_MIN_BYTES)
-    if att.foreign_bytes() > bytes_slack:
-        names = sorted((n for n, (b, _, _) in att.foreign.items() if b),
-                       key=lambda n: -att.foreign[n][0])
+                     f'operations from {who} during the case; its own '
+                     f'{_count(att.own_ops)} (slack {marked[1]:.0f})')
+    if 0 in marked:
+        who = _who(_names(att, 0), att.foreign, lambda f: f[0])
         found.append(f'foreign I/O: {_mib(att.foreign_bytes())} from '
-                     f'{_who(names, att.foreign)} during the case; its own '
-                     f'{_mib(att.own_bytes)} (slack {_mib(bytes_slack)})')
+                     f'{who} during the case; its own '
+                     f'{_mib(att.own_bytes)} (slack {_mib(marked[0])})')
     if not found:
         return ''
     return f'{method}: ' + '; '.join(found)
@@ -386,10 +410,15 @@ def verdict(att, method, fraction=SLACK_FRACTION):
 def marking_sources(att, fraction=SLACK_FRACTION):
     """The foreign sources of a marked case, biggest first (for the
     night's summary: which source contended how many repeats)."""
-    if not verdict(att, 'x', fraction):
+    if att is None:
         return []
-    return sorted(att.foreign, key=lambda n: -(att.foreign[n][0] +
-                                               att.foreign[n][1]))
+    named = set()
+    for index in _marked(att, fraction):
+        total = sum(f[index] for f in att.foreign.values())
+        named.update(n for n, f in att.foreign.items()
+                     if f[index] >= NAMED_SHARE * total)
+    return sorted(named, key=lambda n: (-att.foreign[n][0],
+                                        -att.foreign[n][1], n))
 
 
 def describe(att):
