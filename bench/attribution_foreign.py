@@ -70,9 +70,9 @@ class Load(threading.Thread):
     """A foreign load through the second mount, from the moment the case's
     run directory appears until its budget is spent or it is stopped."""
 
-    def __init__(self, kind, budget_bytes, budget_ops, tag):
+    def __init__(self, kind, budget_bytes, budget_ops, tag, test):
         super().__init__(daemon=True)
-        self.kind, self.tag = kind, tag
+        self.kind, self.tag, self.test = kind, tag, test
         self.budget_bytes, self.budget_ops = budget_bytes, budget_ops
         self.stop = threading.Event()
         self.done_bytes = self.done_items = 0
@@ -94,9 +94,12 @@ class Load(threading.Thread):
                 left -= 64 * MIB
 
     def wait_for_case(self):
+        # The case's own run directory (made after its counters were
+        # sampled): other users' cases on the same target (waiting for
+        # its lock) make theirs too.
         known = set(os.listdir(TARGET))
         while not self.stop.is_set():
-            if any(n.startswith('pfsbench-') for n in
+            if any(n.startswith(f'pfsbench-{self.test}') for n in
                    set(os.listdir(TARGET)) - known):
                 return True
             time.sleep(0.05)
@@ -244,7 +247,8 @@ def main():
         for kind in args.loads.split(','):
             budget_bytes = max(own[0], 64 * MIB)
             budget_ops = max(own[1], 3000)
-            load = Load(kind, budget_bytes, budget_ops, f'{case}-{kind}')
+            load = Load(kind, budget_bytes, budget_ops, f'{case}-{kind}',
+                        CASES[case][0])
             record, why = run_case(case, env, load)
             if record is None:
                 load.finish()

@@ -200,3 +200,21 @@ def test_idle_mounts_are_counted_but_not_named():
     assert ('foreign I/O: 513 MiB from 1 other client (m2, mount /m/m2) '
             'and 2 more with less than 5% of it') in text
     assert at.marking_sources(att) == ['m2']
+
+
+def test_the_nights_summary_counts_contended_repeats_per_source():
+    from pfsbench.gate.judge.baseline import contended_note
+    before = _clients(m1=(0, 0), m2=(0, 0), m3=(0, 0))
+    storm = at.verdict(at.attribute(before, _clients(
+        m1=(0, 80000), m2=(0, 117000), m3=(0, 0)), OWN_M1),
+        'per-client counters')
+    writes = at.verdict(at.attribute(before, _clients(
+        m1=(2**30, 10), m2=(0, 0), m3=(2**30, 10)), OWN_M1),
+        'per-client counters')
+    assert at.sources_named(storm) == ['m2, mount /m/m2']
+    note = contended_note([{'contention': storm}, {'contention': storm},
+                           {'contention': writes},
+                           {'contention': 'Slurm job(s) 7 running on n1'}])
+    assert note.startswith('4 contended samples left out: ')
+    assert note.endswith('; by foreign source: m2, mount /m/m2: 2, '
+                         'm3, mount /m/m3: 1'), note
