@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Foreign load on the MooseFS of tests/mfs, attributed per mount session.
 
-For a dd (E6, 2 nodes), an IOR (2x2 file per process, POSIX, 1 MiB) and an
+For a dd (E6, 2 nodes), an IOR (2x2 file per process, POSIX, 1 MiB
+transfers, 32 MiB per task, one repetition) and an
 mdtest case (files, 1 node x 2 tasks, 2000 items) on ``localslurm:mfs``:
 ``--quiet N`` runs of each alone, then one run beside each foreign load
 through the second mount (``m2``), started once the case's run directory
@@ -57,7 +58,8 @@ CASES = {
     'ior': ('ior_bandwidth',
             ['-c', f'{CHECKS}/ior', '-n', 'ior_bandwidth', '-P', 'nodes=2',
              '-P', 'api=POSIX', '-P', 'access=fpp', '-P', 'scale=2x2',
-             '-P', 'transfer_size=1m']),
+             '-P', 'transfer_size=1m', '-S', 'block_size=32m',
+             '-S', 'repetitions=1']),
     'mdtest': ('mdtest_metadata_rates',
                ['-c', f'{CHECKS}/mdtest', '-n', 'mdtest_metadata_rates',
                 '-P', 'nodes=1', '-P', 'tasks_per_node=2', '-P',
@@ -75,6 +77,7 @@ class Load(threading.Thread):
         self.kind, self.tag, self.test = kind, tag, test
         self.budget_bytes, self.budget_ops = budget_bytes, budget_ops
         self.stop = threading.Event()
+        self.pid = None
         self.done_bytes = self.done_items = 0
         self.dir = os.path.join(SECOND, f'h35-foreign-{os.getpid()}-{tag}')
         os.makedirs(self.dir)
@@ -99,7 +102,8 @@ class Load(threading.Thread):
         # its lock) make theirs too.
         known = set(os.listdir(TARGET))
         while not self.stop.is_set():
-            if any(n.startswith(f'pfsbench-{self.test}') for n in
+            if any(n.startswith(f'pfsbench-{self.test}') and
+                   n.endswith(f'-{self.pid}') for n in
                    set(os.listdir(TARGET)) - known):
                 return True
             time.sleep(0.05)
@@ -181,19 +185,21 @@ def run_case(case, env, load=None):
         full['PATH'] = f'/opt/ior/bin:{full["PATH"]}'
         for name in ('PFSBENCH_SCRATCH', 'SPACK_ENV'):
             full.pop(name, None)
-        if load:
-            load.start()
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [os.path.join(REPO, '.venv', 'bin', 'reframe'), '-C',
              os.path.join(REPO, 'config', 'settings.py'), '--system',
              'localslurm:mfs', *args, '-r'], cwd=REPO, env=full,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            timeout=1200)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if load:
+            # The run directory ends with the ReFrame process's pid.
+            load.pid = proc.pid
+            load.start()
+        proc.stdout_text, _ = proc.communicate(timeout=1200)
         if load:
             load.finish()
         records = perflog_dicts(runs, 'localslurm', 'mfs', test)
         if proc.returncode != 0 or not records:
-            tail = '\n'.join(proc.stdout.splitlines()[-15:])
+            tail = '\n'.join(proc.stdout_text.splitlines()[-15:])
             return None, f'reframe exit {proc.returncode}: {tail}'
         return records[-1], ''
     finally:
@@ -244,7 +250,7 @@ def main():
               f'per-client counters')
         if own is None:
             continue
-        for kind in args.loads.split(','):
+        for kind in [k for k in args.loads.split(',') if k]:
             budget_bytes = max(own[0], 64 * MIB)
             budget_ops = max(own[1], 3000)
             load = Load(kind, budget_bytes, budget_ops, f'{case}-{kind}',
