@@ -3,6 +3,7 @@
 problem naming file and key (partitions by name), and with ``--system``
 the targets, tools and limits of a partition."""
 
+import re
 import shutil
 import socket
 
@@ -66,8 +67,13 @@ def _known_extras():
       'extra': "'server_provenance_command': 'true'"},
      ['--system', 'site:compute', '--tags', 'E6'],
      ".extras.server_provenance_command: 'true': printed nothing"),
+    ({'path': '{tmp}', 'hostname': '^{host}$',
+      'extra': "'fs_clients_command': 'echo bytes=1'"},
+     ['--system', 'site:compute', '--tags', 'E6'],
+     ".extras.fs_clients_command: 'echo bytes=1': 'bytes=1': expected "
+     "source=<name>"),
 ], ids=['max_jobs-eight', 'misspelt-extras-key', 'missing-target',
-        'short-counters', 'silent-provenance'])
+        'short-counters', 'silent-provenance', 'sourceless-clients'])
 def test_a_mistake_is_one_line_naming_file_and_key(tmp_path, capsys,
                                                    mistake, args, why):
     fill = dict(tmp=tmp_path, host=socket.gethostname(),
@@ -79,6 +85,28 @@ def test_a_mistake_is_one_line_naming_file_and_key(tmp_path, capsys,
     assert code == 2
     assert lines == [f'pfsbench: error: {site}:systems[site].partitions'
                      f'[compute]{why.format(**fill)}']
+
+
+@pytest.mark.parametrize('extra, method', [
+    # Where both are declared, the per-client counters judge.
+    ("'fs_counters_command': 'false', "
+     "'fs_clients_command': 'echo source=4 mount=/m2 bytes=1'",
+     'per-client counters'),
+    ("'fs_job_stats_command': 'cat {data}/manual-ost-five-osts.txt'",
+     'per-job counters'),
+])
+def test_the_method_that_judges_foreign_load_is_named_per_target(
+        tmp_path, capsys, extra, method):
+    data = REPO / 'tests' / 'data' / 'lustre-job-stats'
+    config, _ = _config(tmp_path, path=str(tmp_path),
+                        hostname=f'^{socket.gethostname()}$',
+                        extra=extra.format(data=data))
+    _, out, _ = _check(capsys, config, '--system', 'site:compute',
+                       '--tags', 'E6')
+    (note,) = [line for line in out if 'foreign load' in line]
+    assert note.startswith(f'site:compute: note: target scratch: foreign '
+                           f'load judged by {method} (extras.'), note
+    assert re.search(r'; runs, [14] source\(s\) now\)$', note), note
 
 
 def test_another_machines_target_is_not_judged_here(tmp_path, capsys):

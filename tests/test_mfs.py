@@ -20,7 +20,7 @@ import threading
 import pytest
 
 from conftest import CHECKS, REPO, perflog_dicts, run_reframe
-from pfsbench.runs import contention
+from pfsbench.runs import attribution, contention
 from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 
 MFS = REPO / 'tests' / 'mfs' / 'mfs.sh'
@@ -322,6 +322,35 @@ def _a_write_through_the_second_mount_is_counted_once():
     assert delta['metadata_ops'] >= 2, delta    # the create, the unlink
 
 
+def test_clients_attribute_a_write_through_the_second_mount_to_it(mfs):
+    # mfs.sh clients: one line per mount session; a write through m2 is
+    # m2's session's, and the target's own mount (m1) did nothing of it.
+    def clients():
+        return attribution.parse_client_lines(_mfs('clients').stdout,
+                                              'mfs.sh clients')
+    before = clients()
+    assert {c.mount for c in before.values()} == {
+        os.path.join(MFS_DIR, 'mnt', f'm{i}') for i in range(1, 5)}
+    name = os.path.join(SECOND_MOUNT, f'pfsbench-test-{os.getpid()}')
+    try:
+        with open(name, 'wb') as fp:
+            fp.write(random.randbytes(32 * MIB))
+            fp.flush()
+            os.fsync(fp.fileno())
+    finally:
+        os.unlink(name)
+    att = attribution.attribute(before, clients(), attribution.Own(
+        mounts=frozenset({os.path.dirname(TARGET)})))
+    second = next(n for n, c in before.items()
+                  if c.mount == os.path.dirname(SECOND_MOUNT))
+    moved, ops, _ = att.foreign[second]
+    # (At least: another test may write through m2 meanwhile.)
+    assert moved >= 32 * MIB, att
+    assert ops >= 2, att                    # the create, the unlink
+    # (Another test may use m1 meanwhile: its own are not asserted 0.)
+    assert second in attribution.marking_sources(att)
+
+
 class _ForeignWriter(threading.Thread):
     """Another user's job on the same file system: writes random data
     through the second mount until stopped, 64 MiB per file, each file
@@ -426,8 +455,12 @@ def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
     # Other engineers' Slurm jobs may share the nodes; the file system's
     # own counters must see nobody else.
     assert 'file-system counters' not in record['contention'], record
+    assert 'per-client counters' not in record['contention'], record
     counters = _counters(record)
     own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
+    # Through its own mount (m1): what it wrote and read back.
+    own_bytes = int(re.match(r'own bytes=(\d+) ', record['fs_clients'])[1])
+    assert 1.9 * own <= own_bytes <= 2.2 * own, record['fs_clients']
     # (A few pages may have been counted just before the first sample.)
     assert 0.95 * own <= counters['write_bytes'] <= 1.1 * own + 64 * MIB, \
         counters
@@ -445,8 +478,13 @@ def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
     assert writer.written >= 64 * MIB
     (record,) = _records(tmp_path, 'dd_stream_per_node')
     assert record['contended'] == 'true', record
-    assert re.search(r'file-system counters: \d+ MiB of foreign I/O',
+    # Judged per mount session, naming the writer's mount (the whole
+    # file system's counters are logged, not judging).
+    assert re.search(r'per-client counters: foreign I/O: \d+ MiB from 1 '
+                     r'other client \(session \d+, mount '
+                     + re.escape(os.path.dirname(SECOND_MOUNT)) + r'\)',
                      record['contention']), record['contention']
+    assert os.path.dirname(SECOND_MOUNT) in record['foreign_sources']
     _left_nothing(before)
 
 
@@ -464,6 +502,10 @@ def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
         # bound the check declares as its own.
         assert 2 * items <= ops <= 8 * 4 * items, (ops, items)
         assert 'file-system counters' not in record['contention'], record
+        assert 'per-client counters' not in record['contention'], record
+        own_ops = int(re.search(r'own bytes=\d+ metadata_ops=(\d+)',
+                                record['fs_clients'])[1])
+        assert 2 * items <= own_ops <= ops, (own_ops, items, ops)
         for phase in ('file_create', 'file_remove'):
             assert 10 < record[phase] < 10**6, record     # ops/s
 

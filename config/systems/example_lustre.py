@@ -9,6 +9,7 @@ documentation here, e.g. the scratch policy page.
 """
 
 from pfsbench.commands import tracers
+from pfsbench.runs.attribution import lustre_job_stats_command
 
 site_configuration = {
     'systems': [
@@ -53,6 +54,13 @@ site_configuration = {
                         'drop_caches_command':
                             'sudo -n /usr/local/sbin/drop-caches',
                         'max_nodes': 64,
+                        # Who else is on the file system: every MDT's and
+                        # OST's job_stats (the clients set jobid_var=
+                        # SLURM_JOB_ID), read through pdsh from the login
+                        # node; the case's own job is told from the others
+                        # (docs/test-filesystem.md).
+                        'fs_job_stats_command': lustre_job_stats_command(
+                            mds='mds[1-2]', oss='oss[1-8]'),
                         # E12 (seed 003): ftrace on the seed's metadata
                         # calls (the Lustre client's ll_* functions) and
                         # the Lustre debug log with no mask, each on the

@@ -135,6 +135,9 @@ def _mfs_partition():
                              for i in (2, 3, 4)],
         }],
         'fs_counters_command': f'{mfs} counters',
+        # Per mount session: the case's own mount (m1) told from m2..m4
+        # (pfsbench.runs.attribution); judges instead of the counters.
+        'fs_clients_command': f'{mfs} clients',
         'server_provenance_command': f'{mfs} provenance',
         'server_cpu_command': f'{mfs} master-cpu',
         # bonnie++'s per-char tests, one write(2) per byte, are a FUSE

@@ -32,6 +32,7 @@ from reframe.core.exceptions import SanityError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
+from pfsbench.checks.fs_probe import ServerCountersProbe
 from pfsbench.core import jobsteps, tools
 from pfsbench.core.errors import ConfigError, ParseError
 from pfsbench.core.jobsteps import JOB_EXIT_PREFIX
@@ -89,7 +90,7 @@ def _maintainers():
         return []
 
 
-class FileSystemCheck(rfm.RunOnlyRegressionTest):
+class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe):
     """Base of every pfsbench check (not a test by itself).
 
     A family declares ``nodes`` (the node count of the job: a ``parameter``
@@ -189,12 +190,6 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
 
     #: What foreign load was seen (empty when none).
     contention = variable(str, value='', loggable=True)
-
-    #: What the whole file system did during the case, from the
-    #: partition's ``extras.fs_counters_command`` sampled before and after
-    #: it (``read_bytes=N write_bytes=N metadata_ops=N``; empty without the
-    #: command; ``unavailable: why`` when it failed or a counter reset).
-    fs_counters = variable(str, value='', loggable=True)
 
     #: Others' work on the host that runs ReFrame during a ``local`` case
     #: (:func:`pfsbench.runs.contention.client_cpu`: ``foreign_cpus=N
@@ -503,14 +498,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
                 # device now, not during this case as "foreign" writes.
                 os.sync()
             _MEASUREMENTS[id(self)] = {'before': contention.sample(device)}
-            command = self.current_partition.extras.get(
-                'fs_counters_command')
-            if command:
-                # A network file system's client caches too: flushed now,
-                # earlier cases' writes do not count as this one's.
-                os.sync()
-                _MEASUREMENTS[id(self)]['fs_before'] = (
-                    contention.sample_fs_counters(command))
+            self.sample_server_counters(_MEASUREMENTS[id(self)], 'before')
             if self.job_runs_here():
                 # Last: the syncs and the command above are not the case's.
                 _MEASUREMENTS[id(self)]['cpu_before'] = (
@@ -555,50 +543,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
             seen['cpu_after'] = contention.sample_cpu()
         device = self.target_device()
         seen['after'] = contention.sample(device)
-        if 'fs_before' in seen:
-            os.sync()
-            seen['fs_after'] = contention.sample_fs_counters(
-                self.current_partition.extras['fs_counters_command'])
+        self.sample_server_counters(seen, 'after')
         seen['jobs'] = ''
         if self.current_partition.scheduler.registered_name in ('slurm',
                                                                 'squeue'):
             seen['jobs'] = contention.foreign_jobs(
                 self.job.nodelist, exclusive.own_job_ids())
-
-    def bytes_moved(self):
-        """Bytes this case writes plus reads on the target, for telling its
-        own I/O from foreign I/O; None where the family cannot say."""
-        return None
-
-    def metadata_ops_done(self):
-        """Metadata operations this case does on the target, an upper
-        estimate, for telling them from foreign ones in the file-system
-        counters; None: a few (files opened and closed), within
-        :data:`pfsbench.runs.contention.OPS_SLACK`."""
-        return None
-
-    def fs_counters_verdict(self, seen):
-        """The file-system counters' sentence on foreign load (``''``:
-        none, or no verdict), recording what they saw in
-        :attr:`fs_counters`."""
-        if 'fs_before' not in seen:
-            return ''
-
-        (before, why_before), (after, why_after) = (
-            seen['fs_before'], seen.get('fs_after', (None, 'not sampled')))
-        delta = contention.fs_counters_delta(before, after)
-        if delta is None:
-            why = (why_before or why_after or
-                   'a counter went backwards (a server restart or reset)')
-            self.fs_counters = f'unavailable: {why}'
-            getlogger().warning(f'{self.current_partition.fullname}: '
-                                f'extras.fs_counters_command: no contention '
-                                f'verdict: {why}')
-            return ''
-
-        self.fs_counters = contention.describe_delta(delta)
-        return contention.foreign_fs_load(delta, self.bytes_moved(),
-                                          self.metadata_ops_done())
 
     def client_cpu_verdict(self, seen):
         """The client-CPU probe's sentence on foreign load (``''``: none,
@@ -626,7 +576,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest):
         found = [contention.foreign_io(seen.get('before'), seen.get('after'),
                                        self.bytes_moved()),
                  seen.get('jobs', ''),
-                 self.fs_counters_verdict(seen),
+                 self.server_counters_verdict(seen),
                  self.client_cpu_verdict(seen)]
         found = [s for s in found if s]
         self.contended = bool(found)

@@ -13,7 +13,7 @@ import sys
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
-from pfsbench.runs import cases, contention
+from pfsbench.runs import attribution, cases, contention
 from pfsbench.site import binaries, spack, validate
 from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
@@ -133,6 +133,8 @@ def check_system(args, systems):
             print(f'{fullname}: ok ({len(selected)} case(s){where})')
         for note in limit_notes(part, selected):
             print(f'{fullname}: note: {note}')
+        for note in foreign_load_notes(part, here):
+            print(f'{fullname}: note: {note}')
         for warning in mpi_warnings(system, part, file, here):
             print(f'{fullname}: warning: {warning}')
     return problems
@@ -197,9 +199,10 @@ def partition_problems(system, part, file, here, selected):
         return problems
 
     # The server-side hooks answer from here as they will for every case.
-    for hook, parse in (('fs_counters_command', contention.parse_fs_counters),
-                        ('server_provenance_command',
-                         contention.parse_provenance)):
+    hooks = (('fs_counters_command', contention.parse_fs_counters),
+             ('server_provenance_command', contention.parse_provenance)) + \
+        tuple((key, parse) for key, (_, parse) in attribution.METHODS.items())
+    for hook, parse in hooks:
         if hook in extras:
             try:
                 parse(contention.run_site_command(extras[hook]),
@@ -248,6 +251,53 @@ def partition_problems(system, part, file, here, selected):
             problems.append(f'{file}:{key}: {tool!r}: no binary ({where})'
                             f'{needed}; {binaries.build_hint(tool)}')
     return problems
+
+
+def foreign_load_method(extras):
+    """``(method, extras key)``: what judges foreign load on a
+    partition's shared targets, the best it declares
+    (:mod:`pfsbench.checks.fs_probe`), or ``(None, None)``."""
+    key = attribution.method_of(extras)
+    if key:
+        return attribution.METHODS[key][0], key
+    if extras.get('fs_counters_command'):
+        return ('whole-file-system counters (own share estimated)',
+                'fs_counters_command')
+    return None, None
+
+
+def foreign_load_notes(part, here):
+    """Per target: which method will judge foreign load, its command,
+    and whether it runs from here (run only where ``here``)."""
+    extras = part.get('extras', {})
+    method, key = foreign_load_method(extras)
+    notes = []
+    for target in extras.get('targets', []):
+        if method is None:
+            local = ('the block device, when the target is on one here'
+                     if target.get('scope', 'shared') != 'node' else
+                     'nothing (a node target)')
+            notes.append(f'target {target["name"]}: foreign load judged '
+                         f'by {local}; no server-side counters '
+                         f'(extras.fs_clients_command, fs_job_stats_'
+                         f'command or fs_counters_command)')
+            continue
+        if not here:
+            runs = 'not run: this host is not one of the system\'s'
+        else:
+            try:
+                parse = (attribution.METHODS[key][1]
+                         if key in attribution.METHODS
+                         else contention.parse_fs_counters)
+                found = parse(contention.run_site_command(extras[key]),
+                              extras[key])
+                runs = ('runs' + (f', {len(found)} source(s) now'
+                                  if isinstance(found, dict) else ''))
+            except contention.CommandFailed as err:
+                runs = f'FAILS: {err}'
+        notes.append(f'target {target["name"]}: foreign load judged by '
+                     f'{method} (extras.{key}: {extras[key]!r}; {runs})')
+    return notes
 
 
 def limit_notes(part, selected):

@@ -11,6 +11,8 @@
 #                            answers
 #   mfs.sh counters          the whole file system's cumulative bytes and
 #                            metadata operations (extras.fs_counters_command)
+#   mfs.sh clients           per mount session: bytes and metadata operations
+#                            (extras.fs_clients_command)
 #   mfs.sh provenance        server-side facts (extras.server_provenance_command)
 #   mfs.sh master-cpu        the master's CPU as a /proc/stat line
 #                            (extras.server_cpu_command)
@@ -467,6 +469,35 @@ cmd_counters() {
     echo "metadata_ops $ops"
 }
 
+# Prints one line per mount session, for extras.fs_clients_command
+# (pfsbench.runs.attribution; docs/test-filesystem.md):
+#   source=<session id> mount=<mount point> bytes=N metadata_ops=N
+# metadata_ops: the master's counters of that session (mfscli -SMO -m 1,
+# the current hour, all columns but chunk read and write; matched to the
+# session by mfscli -SMS's mount point).  bytes: what that mount's client
+# (mfsmount) moved, half its rchar + wchar (/proc/PID/io): every byte a
+# program writes through it is read from /dev/fuse and written to a
+# chunkserver's socket, every byte it reads the other way round.  MooseFS
+# 3.0's master counts no bytes per session; the client process is the
+# per-client counter a node's collector would read at a site.
+cmd_clients() {
+    (($# == 0)) || die "clients takes no arguments"
+    local sms smo i f pid path session ops rw
+    sms=$(mfscli_server -SMS) || die "mfscli -SMS failed: is the master up ('$PROG status')?"
+    smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
+    for ((i = 1; i <= MOUNTS; i++)); do
+        path=$(mount_point "$i")
+        f=$RUN_DIR/mfsmount-$i.pid
+        pid=$(cat "$f" 2>/dev/null) || continue
+        pid_is_ours "$pid" || continue
+        session=$(awk -F'\t' -v p="$path" '$1 == "active mounts, parameters:" && $4 == p { print $2; exit }' <<<"$sms")
+        [[ $session =~ ^[0-9]+$ ]] || continue
+        ops=$(awk -F'\t' -v p="$path" '$1 == "active mounts, operations:" && $3 == p && NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
+        rw=$(awk '$1 == "rchar:" || $1 == "wchar:" { n += $2 } END { printf "%.0f", n / 2 }' "/proc/$pid/io")
+        echo "source=$session mount=$path bytes=$rw metadata_ops=$ops"
+    done
+}
+
 cmd_provenance() {
     (($# == 0)) || die "provenance takes no arguments"
     local sig version chunkservers goal
@@ -567,7 +598,7 @@ cmd_chunkserver() {
 }
 
 main() {
-    local usage="up | down | status | remount | counters | provenance | master-cpu | copies N | chunkserver stop|start I"
+    local usage="up | down | status | remount | counters | clients | provenance | master-cpu | copies N | chunkserver stop|start I"
     (($#)) || die "usage: $PROG $usage"
     local cmd=$1
     shift
@@ -577,6 +608,7 @@ main() {
     status) cmd_status "$@" ;;
     remount) cmd_remount "$@" ;;
     counters) cmd_counters "$@" ;;
+    clients) cmd_clients "$@" ;;
     provenance) cmd_provenance "$@" ;;
     master-cpu) cmd_master_cpu "$@" ;;
     copies) cmd_copies "$@" ;;

@@ -36,7 +36,7 @@ import datetime
 import json
 import os
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from pfsbench import __version__, schemas
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
@@ -44,6 +44,7 @@ from pfsbench.gate.statistics.values import (iterations_problem,
                                              time_problem, value_problem)
 from pfsbench.gate.store.provenance import case_level
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
+from pfsbench.runs import attribution
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'
@@ -139,8 +140,16 @@ def contended_note(samples):
     seen = dict.fromkeys(s.get('contention') or 'no detail recorded'
                          for s in samples)
     plural = 's' if len(samples) != 1 else ''
+    # Per foreign source the per-client or per-job counters named
+    # (pfsbench.runs.attribution): who contended how many repeats.
+    by_source = Counter(
+        name for s in samples
+        for name in attribution.sources_named(s.get('contention')))
+    sources = ('; by foreign source: ' + ', '.join(
+        f'{name}: {n}' for name, n in by_source.most_common())
+        if by_source else '')
     return (f'{len(samples)} contended sample{plural} left out: '
-            f'{"; ".join(seen)}')
+            f'{"; ".join(seen)}{sources}')
 
 
 def without_uncontended(cases, contended):

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The file system's server-side counters around a case: who else was on
+it.
+
+A mixin of :class:`pfsbench.checks.base.FileSystemCheck`.  Two methods, the
+better one judging where the partition declares both:
+
+- **attribution** (:mod:`pfsbench.runs.attribution`): per-job or per-client
+  counters (``extras.fs_job_stats_command``, Lustre job_stats;
+  ``extras.fs_clients_command``, one line per client: MooseFS sessions,
+  GPFS mmpmon, BeeGFS clientstats).  The case's own clients or job are
+  known (its job id, its nodes, its target's mount); everybody else's work
+  beyond a slack of a tenth of the case's own marks it, naming them.
+- **whole-file-system counters** (``extras.fs_counters_command``,
+  :func:`pfsbench.runs.contention.foreign_fs_load`): the case's own work is
+  an estimate subtracted from the total.  It judges only where no
+  attribution command is declared, or where that command failed.
+
+The base samples both before the job is submitted and after it ended
+(:meth:`sample_server_counters`); the verdict comes from
+:meth:`server_counters_verdict`.
+"""
+
+import os
+
+import reframe as rfm
+from reframe.core.builtins import run_after, variable
+from reframe.core.logging import getlogger
+
+from pfsbench.runs import attribution, contention
+from pfsbench.site.mounts import mount_of, read_mounts
+
+#: Partitions whose foreign-load commands a dry run has shown.
+_SHOWN = set()
+
+
+class ServerCountersProbe(rfm.RegressionMixin):
+    """Foreign load from the file system's servers (see the module)."""
+
+    #: What the whole file system did during the case, from the
+    #: partition's ``extras.fs_counters_command`` sampled before and after
+    #: it (``read_bytes=N write_bytes=N metadata_ops=N``; empty without the
+    #: command; ``unavailable: why`` when it failed or a counter reset).
+    fs_counters = variable(str, value='', loggable=True)
+
+    #: What the case's own clients and every other source did, from the
+    #: partition's attribution command (``own bytes=N metadata_ops=N; 4
+    #: (/mnt/m2) bytes=N metadata_ops=N``; empty without one,
+    #: ``unavailable: why`` when it failed or a counter went backwards).
+    fs_clients = variable(str, value='', loggable=True)
+
+    #: The foreign sources that marked this case contended, biggest first,
+    #: comma-separated (``4 (/mnt/m2)``; a job id on Lustre): the night's
+    #: summary counts contended repeats per source.
+    foreign_sources = variable(str, value='', loggable=True)
+
+    @run_after('setup')
+    def show_server_counters_commands(self):
+        # A dry run shows, once per partition, what a real run would ask
+        # the servers (the site's command as its config builds it).
+        part = self.current_partition
+        if not self.is_dry_run() or part.fullname in _SHOWN:
+            return
+        _SHOWN.add(part.fullname)
+        key = attribution.method_of(part.extras)
+        for name, method in ((key, attribution.METHODS[key][0]
+                              if key else ''),
+                             ('fs_counters_command',
+                              'whole-file-system counters')):
+            if name and part.extras.get(name):
+                getlogger().info(f'{part.fullname}: foreign load: {method}'
+                                 f' before and after each case: '
+                                 f'{part.extras[name]}')
+                return
+
+    def bytes_moved(self):
+        """Bytes this case writes plus reads on the target, for telling its
+        own I/O from foreign I/O; None where the family cannot say."""
+        return None
+
+    def metadata_ops_done(self):
+        """Metadata operations this case does on the target, an upper
+        estimate, for telling them from foreign ones in the file-system
+        counters; None: a few (files opened and closed), within
+        :data:`pfsbench.runs.contention.OPS_SLACK`."""
+        return None
+
+    def sample_server_counters(self, seen, when):
+        """Sample the partition's server-side counters into ``seen``
+        (``when``: ``'before'`` or ``'after'``)."""
+        extras = self.current_partition.extras
+        if when == 'after' and not any(k in seen for k in ('fs_before',
+                                                           'clients_before')):
+            return
+        if extras.get('fs_counters_command') or \
+                attribution.method_of(extras):
+            # A network file system's client caches too: flushed now,
+            # earlier cases' writes do not count as this one's (before),
+            # this one's are counted as its own (after).
+            os.sync()
+        if extras.get('fs_counters_command'):
+            seen[f'fs_{when}'] = contention.sample_fs_counters(
+                extras['fs_counters_command'])
+        if attribution.method_of(extras):
+            seen[f'clients_{when}'] = attribution.sample(extras)
+
+    def own_clients(self):
+        """What identifies this case's clients in per-client or per-job
+        counters: its job id, its nodes, its target's mount."""
+        jobs, hosts = set(), set()
+        if self.job is not None:
+            if self.job.jobid is not None:
+                jobs.add(str(self.job.jobid))
+            hosts.update(self.job.nodelist or [])
+        if self.current_partition.scheduler.registered_name == 'local':
+            hosts.add(os.uname().nodename)
+        mounts = {self.target_path}
+        mount = mount_of(self.target_path, read_mounts())
+        if mount is not None:
+            mounts.add(mount['mount_point'])
+        return attribution.Own(jobs=frozenset(jobs), mounts=frozenset(mounts),
+                               hosts=frozenset(hosts))
+
+    def clients_verdict(self, seen):
+        """``(sentence, judged)``: the attribution's sentence on foreign
+        load (``''``: none) and whether it could judge at all."""
+        if 'clients_before' not in seen:
+            return '', False
+
+        key = attribution.method_of(self.current_partition.extras)
+        method = attribution.METHODS[key][0]
+        (before, why_before), (after, why_after) = (
+            seen['clients_before'],
+            seen.get('clients_after', (None, 'not sampled')))
+        att = attribution.attribute(before, after, self.own_clients())
+        if att is None:
+            why = (why_before or why_after or
+                   'a counter went backwards (a server restart or reset)')
+            self.fs_clients = f'unavailable: {why}'
+            getlogger().warning(f'{self.current_partition.fullname}: '
+                                f'extras.{key}: no {method} verdict: {why}')
+            return '', False
+
+        self.fs_clients = attribution.describe(att)
+        found = attribution.verdict(att, method)
+        self.foreign_sources = ', '.join(
+            name + (f' ({att.foreign[name][2].mount})'
+                    if att.foreign[name][2].mount else '')
+            for name in attribution.marking_sources(att))
+        return found, True
+
+    def fs_counters_verdict(self, seen):
+        """The file-system counters' sentence on foreign load (``''``:
+        none, or no verdict), recording what they saw in
+        :attr:`fs_counters`."""
+        if 'fs_before' not in seen:
+            return ''
+
+        (before, why_before), (after, why_after) = (
+            seen['fs_before'], seen.get('fs_after', (None, 'not sampled')))
+        delta = contention.fs_counters_delta(before, after)
+        if delta is None:
+            why = (why_before or why_after or
+                   'a counter went backwards (a server restart or reset)')
+            self.fs_counters = f'unavailable: {why}'
+            getlogger().warning(f'{self.current_partition.fullname}: '
+                                f'extras.fs_counters_command: no contention '
+                                f'verdict: {why}')
+            return ''
+
+        self.fs_counters = contention.describe_delta(delta)
+        return contention.foreign_fs_load(delta, self.bytes_moved(),
+                                          self.metadata_ops_done())
+
+    def server_counters_verdict(self, seen):
+        """The server-side counters' sentence on foreign load: the
+        attribution's where it could judge, else the whole file system's
+        (both logged)."""
+        by_client, judged = self.clients_verdict(seen)
+        whole = self.fs_counters_verdict(seen)
+        return by_client if judged else whole
