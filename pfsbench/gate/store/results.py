@@ -212,6 +212,10 @@ def _records_of_report(report, source):
     return session, records
 
 
+#: The public name: pfsbench.store ingests reports with it.
+records_of_report = _records_of_report
+
+
 #: Fail phases after which the performance values are still real numbers
 #: (a reference check failed, the measurement itself is fine).
 USABLE_FAIL_PHASES = ('', 'performance')
