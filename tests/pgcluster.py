@@ -87,7 +87,7 @@ class Cluster:
                   '--locale=C.UTF-8')
         os.unlink(pwfile)
         with open(self.passfile, 'w') as fp:
-            fp.write(f'127.0.0.1:{self.port}:*:*:{self.password}\n')
+            fp.write(f'127.0.0.1:{self.port}:*:{SUPERUSER}:{self.password}\n')
         os.chmod(self.passfile, 0o600)
         self.url = f'postgresql://{SUPERUSER}@127.0.0.1:{self.port}/postgres'
         self.start()

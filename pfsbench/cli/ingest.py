@@ -5,7 +5,7 @@ import os
 import sys
 
 from pfsbench import store
-from pfsbench.core.errors import MissingData
+from pfsbench.core.errors import MissingData, ResultsError
 from pfsbench.gate.judge import baseline as bl
 from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import default_runs_dir
@@ -105,6 +105,9 @@ def run(args):
             _ingest(conn, args, spool_dir, given, from_runs, counts,
                     clusters)
     except conn.errors as err:
+        if not conn.is_down(err):
+            raise ResultsError(f'{conn.where}: {db._first_line(err)}') \
+                from None
         # The store went away mid-way: what is not committed waits.
         kept = [spool.put(spool_dir, report) for report, _ in given]
         kept += [spool.put(spool_dir, report) for report, _ in from_runs]
@@ -134,8 +137,14 @@ def _ingest(conn, args, spool_dir, given, from_runs, counts, clusters):
             cluster = args.system or (
                 next(iter(clusters)) if len(clusters) == 1 else
                 next((c.get('system') for c in data['cases']), None))
-            store.save_baseline(conn, cluster or 'unknown', data)
-            print(f'baseline {name}: stored for {cluster}')
+            done = store.save_baseline(conn, cluster or 'unknown', data)
+            if done == 'differs':
+                print(f'pfsbench: warning: {path}: baseline {name!r}: '
+                      f'another baseline of that name is kept for '
+                      f'{cluster}; left as it is (record under a new name)',
+                      file=sys.stderr)
+            else:
+                print(f'baseline {name}: {done} for {cluster}')
 
 
 def _one(conn, report, source, system, counts, clusters):

@@ -276,13 +276,25 @@ def read_results(conn, system, *, newest=None, newest_since=None,
 
 def save_baseline(conn, system, baseline):
     """Keep a baseline (the dict ``pfsbench baseline record`` writes) for
-    ``system``, replacing one of the same name."""
+    ``system``.  Insert only (an ingest role has INSERT and SELECT, no
+    UPDATE or DELETE): a baseline of that name kept already stays.
+
+    Returns:
+        ``'stored'``, ``'already stored'`` or ``'differs'`` (another
+        baseline of that name is kept; record the new one under a new
+        name).
+    """
     name = baseline['name']
-    conn.execute('DELETE FROM pfsbench_baselines WHERE system = ? AND '
-                 'name = ?', (system, name))
-    conn.execute('INSERT INTO pfsbench_baselines VALUES(?, ?, ?, ?)',
-                 (system, name, _json(baseline), _now()))
+    body = _json(baseline)
+    row = conn.execute('SELECT body FROM pfsbench_baselines WHERE '
+                       'system = ? AND name = ?', (system, name)).fetchone()
+    if row is not None:
+        return 'already stored' if row[0] == body else 'differs'
+    conn.execute('INSERT INTO pfsbench_baselines VALUES(?, ?, ?, ?) '
+                 'ON CONFLICT (system, name) DO NOTHING',
+                 (system, name, body, _now()))
     conn.commit()
+    return 'stored'
 
 
 def load_baseline(conn, system, name):

@@ -106,6 +106,19 @@ class Connection:
                 raise StoreDown(f'{path}: the results store cannot be '
                                 f'opened: {err}') from None
 
+    def is_down(self, err):
+        """Whether ``err`` says the store stopped answering (a lost
+        connection, a locked or vanished file), not that a statement was
+        refused (a missing privilege)."""
+        if self.postgres:
+            import psycopg
+            return isinstance(err, psycopg.OperationalError) and not \
+                isinstance(err, psycopg.errors.InsufficientPrivilege)
+        text = str(err)
+        return isinstance(err, sqlite3.OperationalError) and any(
+            word in text for word in ('locked', 'unable to open', 'disk I/O',
+                                      'readonly'))
+
     def sql(self, statement):
         return statement.replace('?', '%s') if self.postgres else statement
 
