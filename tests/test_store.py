@@ -70,7 +70,17 @@ def test_a_report_reads_back_as_from_its_file(store_url, tmp_path):
     assert tuple(row) == ('abc123def456', '1970-01-02')
     assert nfig == 6                    # one row per figure per repeat
     assert got.sessions == expected.sessions
-    assert got.records == expected.records
+    assert got.figures(uuid) == expected.figures(uuid)  # kept at ingest
+    assert got.records == expected.records              # loaded when asked
+    # Figures kept by another pfsbench (another stamp): made again from
+    # the rows.
+    with store.open_store(store_url) as conn:
+        conn.execute("UPDATE pfsbench_sessions SET figures_stamp = 'old', "
+                     "figures = 'not the codec'")
+        conn.commit()
+        again = store.read_results(conn, 'local')
+    assert again.figures(uuid) == expected.figures(uuid)
+    assert again.records == expected.records
 
 
 def test_loading_twice_is_one_session(store_url, tmp_path):

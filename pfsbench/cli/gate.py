@@ -82,7 +82,9 @@ def add_arguments(parser):
 
 def run(args):
     config = gate_config.load(args.config)
-    url = args.store or getattr(config, 'store', None)
+    # --db names the runs directory: it wins over a store the settings name
+    # (the nightly judges from it when the store does not answer).
+    url = args.store or (None if args.db else config.store)
     if url and not args.report:
         baseline, baseline_path, results = from_store(args, url, config)
     else:

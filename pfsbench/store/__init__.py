@@ -23,8 +23,10 @@ import math
 
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData
-from pfsbench.gate.store.results import (CaseKey, Record, Results, Session,
-                                         records_of_report)
+from pfsbench.gate.store import index
+from pfsbench.gate.store.results import (INDEX_STAMP, CaseKey, Record,
+                                         Results, Session, records_of_report,
+                                         session_figures)
 from pfsbench.store import schema
 from pfsbench.store.db import Connection, StoreDown  # noqa: F401
 
@@ -99,6 +101,7 @@ def ingest_report(conn, report, source, system=None):
         ResultsError: not a ReFrame 4 run report.
     """
     session, records = records_of_report(report, source)
+    figures = session_figures(records)
     cluster = system or next((r.key.system for r in records), '') or \
         session.hostname or 'unknown'
     night = night_of(session.time_start)
@@ -106,14 +109,15 @@ def ingest_report(conn, report, source, system=None):
     try:
         cur = conn.execute(
             'INSERT INTO pfsbench_sessions VALUES('
-            '?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) '
+            '?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) '
             'ON CONFLICT (uuid) DO NOTHING',
             (session.uuid, cluster, night, session.time_start,
              session.time_end, session.reframe_version,
              session.data_version, session.hostname, session.cmdline,
              session.num_cases, session.num_failures, session.num_aborted,
              session.num_skipped, _json(extras),
-             str(extras.get('spack_lock') or ''), source, _now()))
+             str(extras.get('spack_lock') or ''), source, _now(),
+             _figures_blob(figures), _STAMP))
         if cur.rowcount == 0:
             conn.rollback()
             return session.uuid, cluster, False
@@ -155,6 +159,16 @@ def ingest_report(conn, report, source, system=None):
     return session.uuid, cluster, True
 
 
+#: What a session's figures were computed with (the index's stamp: bumped
+#: whenever what the history reads of a session changes).
+_STAMP = json.dumps(INDEX_STAMP)
+
+
+def _figures_blob(figures):
+    return index.dumps({tuple(k.as_dict().values()): v
+                        for k, v in figures.items()})
+
+
 def systems(conn):
     """The clusters in the store, sorted."""
     return [s for s, in conn.execute(
@@ -192,7 +206,10 @@ _SESSION_COLUMNS = ('uuid, time_start, time_end, reframe_version, '
 def read_results(conn, system, *, newest=None, newest_since=None,
                  target=None, chunk=200):
     """One cluster's sessions as :class:`Results`, as the gate reads them
-    from a runs directory.
+    from a runs directory: each session with its figures (what the
+    history reads, kept at ingest) and its records, loaded from the
+    store when first needed (the current night's, the baseline's, those
+    around a change point).
 
     Args:
         conn: :func:`open_store`.
@@ -207,27 +224,61 @@ def read_results(conn, system, *, newest=None, newest_since=None,
             'SELECT COUNT(*) FROM pfsbench_sessions WHERE system = ? AND '
             'time_start >= ?', (system, newest_since)).fetchone()[0]
 
-    query = (f'SELECT {_SESSION_COLUMNS} FROM pfsbench_sessions '
-             'WHERE system = ? ORDER BY time_start DESC, uuid DESC')
+    query = (f'SELECT {_SESSION_COLUMNS}, figures_stamp, figures FROM '
+             'pfsbench_sessions WHERE system = ? ORDER BY time_start DESC, '
+             'uuid DESC')
     args = (system,)
     if newest is not None:
         query += ' LIMIT ?'
         args += (int(newest),)
 
     results = Results(f'{conn.where} (cluster {system})')
-    sessions = {}
-    for row in conn.execute(query, args).fetchall():
+    sessions, figures = {}, {}
+    keys = {}
+    for row in conn.execute(query, args):
         (uuid, start, end, rf_version, data_version, host, cmdline, ncases,
-         nfail, nabort, nskip, extras, source) = row
+         nfail, nabort, nskip, extras, source, stamp, blob) = row
         sessions[uuid] = Session(
             uuid=uuid, time_start=start, time_end=end,
             reframe_version=rf_version, data_version=data_version,
             hostname=host, cmdline=cmdline, num_cases=ncases,
             num_failures=nfail, num_aborted=nabort, num_skipped=nskip,
             extras=json.loads(extras), source=source)
+        if stamp == _STAMP and target is None:
+            try:
+                found = index.loads(blob)
+            except index.Damaged:
+                continue
+            figures[uuid] = {
+                keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
+                for k, v in found.items()}
 
+    # Sessions whose figures were kept otherwise (another pfsbench) or
+    # that a target narrows: their records now, their figures from them.
+    todo = [u for u in sessions if u not in figures]
+    loaded = _records(conn, todo, target, chunk) if todo else {}
+    url = conn.url
+    for uuid in reversed(list(sessions)):
+        if uuid in loaded:
+            results.add_session(sessions[uuid], loaded[uuid])
+        else:
+            results.add_session(sessions[uuid], figures=figures[uuid],
+                                loader=_loader(url, uuid, target))
+
+    return results.finish()
+
+
+def _loader(url, uuid, target):
+    def load():
+        with open_store(url, create=False, migrate=False) as conn:
+            return _records(conn, [uuid], target)[uuid]
+    return load
+
+
+def _records(conn, uuids, target=None, chunk=200):
+    """``{uuid: [Record, ...]}`` of these sessions, as the report reader
+    makes them."""
     keys, configs, nodelists, tag_sets = {}, {}, {}, {}
-    uuids = list(sessions)
     records = {u: [] for u in uuids}
     for start in range(0, len(uuids), chunk):
         part = uuids[start:start + chunk]
@@ -267,11 +318,7 @@ def read_results(conn, system, *, newest=None, newest_since=None,
                 nodelist=nodes, perf=perf.get((uuid, seq), {}),
                 config=cfg, tags=tagged, iterations=iterations,
                 contended=bool(contended), contention=contention))
-
-    for uuid in reversed(uuids):
-        results.add_session(sessions[uuid], records[uuid])
-
-    return results.finish()
+    return records
 
 
 def save_baseline(conn, system, baseline):

@@ -7,8 +7,10 @@ Tables (the same on SQLite and PostgreSQL):
 ``pfsbench_sessions``
     one row per ReFrame session: the cluster (``system``: the name the
     site gives at ingest, the ReFrame system by default), the night (UTC
-    date of its start), ReFrame's session fields, its extras (JSON) and
-    the Spack lock's hash (``extras.spack_lock``).
+    date of its start), ReFrame's session fields, its extras (JSON), the
+    Spack lock's hash (``extras.spack_lock``), and its figures as the
+    gate's history reads them (a digest of its rows, as the index beside
+    ReFrame's database keeps it, so that a year reads in seconds).
 ``pfsbench_cases``
     one row per executed test case (a repeat of a case in a session):
     what the gate reads of it besides its figures (result, fail phase,
@@ -46,7 +48,14 @@ MIGRATIONS = (
         ' extras TEXT NOT NULL,'
         ' spack_lock TEXT NOT NULL,'
         ' source TEXT NOT NULL,'
-        ' ingested TEXT NOT NULL)',
+        ' ingested TEXT NOT NULL,'
+        # What the gate's history reads of the session, as the index
+        # keeps it (pfsbench.gate.store.results.session_figures, in the
+        # index's codec), and what it was computed with: the rows below
+        # are the data; this is their digest, recomputed where the stamp
+        # differs.
+        ' figures TEXT NOT NULL,'
+        ' figures_stamp TEXT NOT NULL)',
         'CREATE INDEX pfsbench_sessions_system'
         ' ON pfsbench_sessions(system, time_start)',
         'CREATE TABLE pfsbench_cases('

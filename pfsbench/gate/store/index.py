@@ -174,6 +174,12 @@ def _loads(text):
         raise Damaged(str(err)) from None
 
 
+#: The codec, for the results store (pfsbench.store keeps each session's
+#: figures as the index does).
+dumps = _dumps
+loads = _loads
+
+
 # -- the file --
 
 def _path(directory):
