@@ -143,14 +143,8 @@ def ingest_report(conn, report, source, system=None):
                     rec.key.environ, var, unit, number, raw, rec.repeat,
                     night, session.time_start))
 
-        if cases:
-            conn.executemany(
-                'INSERT INTO pfsbench_cases VALUES('
-                '?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', cases)
-        if figures:
-            conn.executemany(
-                'INSERT INTO pfsbench_figures VALUES('
-                '?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)', figures)
+        conn.insert_rows('pfsbench_cases', cases)
+        conn.insert_rows('pfsbench_figures', figures)
         conn.commit()
     except conn.errors:
         conn.rollback()
