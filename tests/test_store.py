@@ -309,3 +309,42 @@ def test_the_gate_settings_name_the_store(tmp_path, capsys):
     config.write_text(text + 'store: postgresql://u:pw@h/db\n')
     code, _, err = run(['gate', '-b', 'pre', '--config', str(config)], capsys)
     assert code == 2 and ':store:' in err
+
+
+def test_two_clusters_ingest_at_once_and_lose_nothing(store_url):
+    """Two clusters' nightlies, and the same session twice, at the same
+    moment: every session once, none lost; a reader is not blocked."""
+    import threading
+    reports = {system: [nightly(n * DAY, system=system) for n in range(4)]
+               for system in ('alpha', 'beta')}
+    twice = nightly(9 * DAY, system='alpha')
+    errors, added = [], []
+
+    def nightly_of(system):
+        try:
+            with store.open_store(store_url, timeout=30) as conn:
+                for report in reports[system] + [twice]:
+                    added.append(store.ingest_report(conn, report, system,
+                                                     system='alpha'
+                                                     if report is twice
+                                                     else system)[2])
+        except Exception as err:          # noqa: BLE001 - named below
+            errors.append(err)
+
+    with store.open_store(store_url) as conn:
+        pass                              # the schema, made once
+    threads = [threading.Thread(target=nightly_of, args=(s,))
+               for s in reports]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors
+    assert added.count(True) == 9 and added.count(False) == 1
+    with store.open_store(store_url) as conn:
+        alpha = store.read_results(conn, 'alpha')
+        beta = store.read_results(conn, 'beta')
+        nfig = conn.execute('SELECT COUNT(*) FROM pfsbench_figures'
+                            ).fetchone()[0]
+    assert (len(alpha.sessions), len(beta.sessions)) == (5, 4)
+    assert nfig == 9 * 6
