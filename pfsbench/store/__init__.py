@@ -83,7 +83,7 @@ def _value_columns(value):
     return number, _json(value)
 
 
-def ingest_report(conn, report, source, system=None):
+def ingest_report(conn, report, source, system=None, commit=True):
     """Load one decoded run report into the store, in one transaction.
 
     Args:
@@ -92,6 +92,8 @@ def ingest_report(conn, report, source, system=None):
         source: where it came from, for messages.
         system: the cluster's name in the store (default: the ReFrame
             system of its test cases).
+        commit: commit the session (default); False leaves it to the
+            caller (a bulk load commits many nights at once).
 
     Returns:
         ``(uuid, cluster, added)``: ``added`` is False when the session
@@ -119,7 +121,8 @@ def ingest_report(conn, report, source, system=None):
              str(extras.get('spack_lock') or ''), source, _now(),
              _figures_blob(figures), _STAMP))
         if cur.rowcount == 0:
-            conn.rollback()
+            if commit:
+                conn.rollback()
             return session.uuid, cluster, False
 
         cases, figures = [], []
@@ -145,7 +148,8 @@ def ingest_report(conn, report, source, system=None):
 
         conn.insert_rows('pfsbench_cases', cases)
         conn.insert_rows('pfsbench_figures', figures)
-        conn.commit()
+        if commit:
+            conn.commit()
     except conn.errors:
         conn.rollback()
         raise
