@@ -71,7 +71,7 @@ def populate(args, url):
     year an hour of fsyncs on this VM)."""
     times = []
     with store.open_store(url) as conn:
-        for cluster in range(args.clusters):
+        for cluster in range(1 if args.replicate else args.clusters):
             name = f'cluster-{cluster}'
             for n, report in enumerate(night_reports(args, cluster,
                                                      args.nights)):
@@ -85,7 +85,37 @@ def populate(args, url):
             print(f'  {name}: {args.nights} nights ingested '
                   f'(median {statistics.median(times):.3f} s per night)',
                   flush=True)
+        if args.replicate:
+            replicate(conn, args.clusters)
     return times
+
+
+def replicate(conn, clusters):
+    """Clusters 1.. as copies of cluster 0 under their own names and
+    session uuids, made inside the database (INSERT ... SELECT): the
+    volume of many clusters in minutes instead of an hour of ingests on
+    a loaded VM.  Cluster 0 itself went in night by night."""
+    columns = {}
+    for table in ('pfsbench_sessions', 'pfsbench_cases', 'pfsbench_figures'):
+        cur = conn.execute(f'SELECT * FROM {table} LIMIT 0')
+        columns[table] = [d[0] for d in cur.description]
+    for n in range(1, clusters):
+        name, tail = f'cluster-{n}', f'-c{n}'
+        for table, key, where in (
+                ('pfsbench_sessions', 'uuid', "system = 'cluster-0'"),
+                ('pfsbench_cases', 'session',
+                 'session IN (SELECT uuid FROM pfsbench_sessions WHERE '
+                 "system = 'cluster-0')"),
+                ('pfsbench_figures', 'session', "system = 'cluster-0'")):
+            select = ', '.join(
+                f"{c} || '{tail}'" if c == key else
+                f"'{name}'" if c == 'system' else c
+                for c in columns[table])
+            conn.execute(f'INSERT INTO {table} SELECT {select} FROM {table} '
+                         f'WHERE {where}')
+        conn.commit()
+        print(f'  {name}: a copy of cluster-0 (INSERT ... SELECT)',
+              flush=True)
 
 
 def child(args):
@@ -162,6 +192,10 @@ def main():
     parser.add_argument('--clusters', type=int, default=3)
     parser.add_argument('--backend', action='append',
                         choices=('sqlite', 'postgresql'))
+    parser.add_argument('--replicate', action='store_true',
+                        help='ingest cluster 0 night by night, make the '
+                             'others as its copies in SQL (minutes instead '
+                             'of an hour on a loaded VM)')
     parser.add_argument('--pg-url', default=None,
                         help='an empty PostgreSQL database (default: a '
                              'throw-away cluster)')
