@@ -14,6 +14,7 @@ import os
 import sys
 
 import pfsbench
+from pfsbench.site import perflog_http
 
 CONFIG_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The pfsbench checkout whose checks run (a site's config may live in a
@@ -91,7 +92,11 @@ site_configuration = {
                     'format_perfvars': PERFLOG_FORMAT_PERFVARS,
                     'append': True,
                 },
-            ],
+                # ReFrame's httpjson handler, to a site's Elasticsearch or
+                # OpenSearch, when PFSBENCH_PERFLOG_URL names one
+                # (pfsbench/site/perflog_http.py; pfsbench check-config
+                # says when its server does not answer).
+            ] + ([] if DRY_RUN else perflog_http.handlers()),
         },
     ],
 }

@@ -8,10 +8,11 @@
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      [--tags nightly] [--repeat 5] [--out DIR]
-#                      [--gate-config FILE] [--extra KEY=VALUE ...] [-- ARGS]
+#                      [--gate-config FILE] [--extra KEY=VALUE ...]
+#                      [--store URL] [--cluster NAME] [-- ARGS]
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      --plan FILE [--out DIR] [--gate-config FILE]
-#                      [--extra ...] [-- ARGS]
+#                      [--extra ...] [--store URL] [--cluster NAME] [-- ARGS]
 #
 # --plan FILE runs the cases and repeats of a plan that pfsbench
 # nightly-plan --budget HOURS --write-plan FILE chose (checked against
@@ -20,11 +21,17 @@
 # session extra, e.g. --extra intended_change=lustre-2.15 on the first night
 # after a planned upgrade (the gate's lookback rule restarts its level).
 # --gate-config: the gate's settings (default config/gate.yaml).
+# --store URL: the results store the night is ingested into
+# (docs/results-store.md; default $PFSBENCH_STORE, else the gate settings'
+# store, else runs/pfsbench-store.sqlite); --cluster NAME: this cluster's
+# name there (default: the ReFrame system).  A store that does not answer
+# keeps the night in runs/store-spool/ for the next night; the gate judges
+# from the local runs directory either way.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-    sed -n '9,14p' "$0" >&2
+    sed -n '9,15p' "$0" >&2
     exit 2
 }
 fail() {
@@ -33,13 +40,13 @@ fail() {
 }
 
 system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
-extra=() picked=() gate_config=()
+extra=() picked=() gate_config=() store=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        -h|--help) sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
         --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan|\
-        --gate-config)
+        --gate-config|--store|--cluster)
             [ $# -ge 2 ] || fail "$1: expects a value" ;;&
         --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
@@ -50,6 +57,8 @@ while [ $# -gt 0 ]; do
         --plan) plan=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --gate-config) gate_config=(--config "$2"); shift 2 ;;
+        --store) store+=(--store "$2"); shift 2 ;;
+        --cluster) store+=(--system "$2"); shift 2 ;;
         *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
     esac
 done
@@ -115,7 +124,29 @@ echo "nightly: session extras: $extras"
     --session-extras "$extras" "$@" 2>&1 | tee "$out/reframe.log"
 echo "nightly: reframe exited ${PIPESTATUS[0]} (not a verdict)"
 
+# Tonight's sessions into the results store (idempotent: a session stored
+# already is one session).  A store that does not answer keeps them in the
+# spool for the next night; the gate below judges from the local runs
+# directory either way.
+.venv/bin/pfsbench ingest --from-runs "$PFSBENCH_RUNS" --since "$since" \
+    "${store[@]}" "${gate_config[@]}" > "$out/ingest.log" 2>&1
+ingested=$?
+source=("${store[@]}")
+if [ "$ingested" = 0 ]; then
+    echo "nightly: tonight's sessions are in the results store"
+elif grep -q ' wait in ' "$out/ingest.log"; then
+    echo "nightly: the results store did not answer: $(head -n 1 \
+        "$out/ingest.log"); tonight's reports wait in the spool for the" \
+        "next night; the gate judges from the local runs directory"
+    source=(--db "$PFSBENCH_RUNS/results.db")
+else
+    echo "nightly: pfsbench ingest exited $ingested: $(tail -n 1 \
+        "$out/ingest.log"); the gate judges from the local runs directory"
+    source=(--db "$PFSBENCH_RUNS/results.db")
+fi
+
 .venv/bin/pfsbench gate -b "$baseline" --since "$since" "${gate_config[@]}" \
+    "${source[@]}" \
     --markdown "$out/gate.md" --junit "$out/gate.xml" \
     --html "$out/gate.html" --json "$out/gate.json"
 verdict=$?

@@ -30,10 +30,11 @@ esac
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     # xfsprogs: E4 compares ext4, XFS and tmpfs loop targets.  moosefs-*
     # and fuse3: the MooseFS test file system (tests/mfs/mfs.sh installs
-    # them too, when run by hand).
+    # them too, when run by hand).  postgresql: the results store's
+    # tests start a throw-away PostgreSQL 15 (tests/pgcluster.py).
     wanted=(slurm-wlm munge openmpi-bin libopenmpi-dev bonnie++ fio
             xfsprogs shellcheck moosefs-master moosefs-chunkserver
-            moosefs-client moosefs-cli fuse3)
+            moosefs-client moosefs-cli fuse3 postgresql)
     missing=()
     for pkg in "${wanted[@]}"; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -26,6 +26,7 @@ FLOORS = {
     'pfsbench.gate.statistics': 4,      # moments, intervals, change points
     'pfsbench.gate.store': 5,           # perflogs, run reports, history
     'pfsbench.papers': 6,               # the source papers' figures
+    'pfsbench.store': 6,                # the results store (SQL)
     'pfsbench.site': 7,                 # site config, targets, binaries
     'pfsbench.siteconfig': 7,           # old path kept for site configs
     'pfsbench.runs': 8,                 # cases, contention, run summary

@@ -74,11 +74,30 @@ def test_nightly_unchanged_night_reaches_a_verdict(localslurm, venv_in_repo,
     assert _nightly_baseline(runs).returncode == 0
 
     night = tmp_path / 'night'
+    # The results store does not answer tonight (a SQLite file under a
+    # file: it cannot be opened): the night waits in the spool and the
+    # gate judges from the runs directory all the same.
+    (tmp_path / 'blocker').write_text('')
+    down = str(tmp_path / 'blocker' / 'store.sqlite')
     proc = _nightly(['--system', 'localslurm:srun', '--baseline', 'pre',
                      '--target', str(tmp_path), '--repeat', '3',
-                     '--tags', 'dd', '--out', str(night), '--'] + DD_2X2,
+                     '--tags', 'dd', '--out', str(night), '--store', down,
+                     '--cluster', 'srun-cluster', '--'] + DD_2X2,
                     runs, localslurm)
     assert proc.returncode in (0, 1), proc.stdout
+    assert 'nightly: the results store did not answer' in proc.stdout
+    spooled = list((runs / 'store-spool').glob('*.json'))
+    assert len(spooled) == 1, proc.stdout
+    # The next ingest (the next night's) loads it: nothing lost.
+    up = str(tmp_path / 'store.sqlite')
+    ingest = subprocess.run(
+        [str(REPO / '.venv' / 'bin' / 'pfsbench'), 'ingest', '--store', up,
+         '--system', 'srun-cluster', '--spool', str(runs / 'store-spool')],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        universal_newlines=True)
+    assert ingest.returncode == 0, ingest.stdout
+    assert '1 session(s) stored' in ingest.stdout
+    assert not list((runs / 'store-spool').glob('*.json'))
     assert 'fs_type=' in proc.stdout          # the session was tagged
     for name in ('gate.md', 'gate.xml', 'gate.html', 'gate.json',
                  'reframe.log'):

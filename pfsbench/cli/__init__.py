@@ -31,6 +31,8 @@ VERBS = [
     'baseline',
     'gate',
     'report',
+    'ingest',
+    'history',
     'paper',
 ]
 

@@ -14,7 +14,7 @@ from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
 from pfsbench.runs import attribution, cases, contention
-from pfsbench.site import binaries, spack, validate
+from pfsbench.site import binaries, perflog_http, spack, validate
 from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
                                   load_system_file, node_scratch_dir,
@@ -87,6 +87,17 @@ def run(args):
             continue
         note = '' if system in systems else ' (no such system: unused)'
         print(f'{shown_path(path)}: {count} reference(s): ok{note}')
+
+    for handler in perflog_http.handlers():
+        why = perflog_http.unanswered(handler)
+        if why:
+            print(f'pfsbench: warning: {perflog_http.URL_VARIABLE}: '
+                  f'httpjson perflog handler: {why}: ReFrame drops the '
+                  'handler at start with one warning and no record '
+                  'reaches it', file=sys.stderr)
+        else:
+            print(f'{perflog_http.URL_VARIABLE}: httpjson perflog handler: '
+                  f'{handler["url"]} answers: ok')
 
     for problem in problems:
         print(f'pfsbench: error: {problem}', file=sys.stderr)

@@ -40,6 +40,21 @@ def add_arguments(parser):
         help='gate settings: tolerances, confidence, change points '
              '(default: config/gate.yaml)')
     sessions.add_source_options(parser)
+    source = parser.add_argument_group('results store')
+    source.add_argument(
+        '--store', metavar='URL', default=None,
+        help='judge against the baseline and history in this results store '
+             '(a file, sqlite:///PATH or postgresql://USER@HOST/DB; see '
+             'pfsbench ingest) instead of the runs directory (default: the '
+             'store the gate settings name, else the runs directory)')
+    source.add_argument(
+        '--system', metavar='NAME', default=None,
+        help="with a store: this cluster's sessions and baseline only "
+             '(default: the store\'s only cluster)')
+    source.add_argument(
+        '--target', metavar='PATH', default=None,
+        help='with a store: only the test cases that wrote to this target '
+             '(default: every target of the cluster)')
     sessions.add_selection_options(parser, 'the current run')
     out = parser.add_argument_group('output')
     out.add_argument(
@@ -67,12 +82,19 @@ def add_arguments(parser):
 
 def run(args):
     config = gate_config.load(args.config)
-    # Name a missing database before a baseline looked for beside it; the
-    # baseline is checked before the (slow) database is read.
-    sessions.require_source(args)
-    directory = sessions.baseline_dir(args)
-    baseline = bl.load(directory, args.baseline)
-    results = sessions.load(args, window=config.history_sessions)
+    # --db names the runs directory: it wins over a store the settings name
+    # (the nightly judges from it when the store does not answer).
+    url = args.store or (None if args.db else config.store)
+    if url and not args.report:
+        baseline, baseline_path, results = from_store(args, url, config)
+    else:
+        # Name a missing database before a baseline looked for beside it;
+        # the baseline is checked before the (slow) database is read.
+        sessions.require_source(args)
+        directory = sessions.baseline_dir(args)
+        baseline = bl.load(directory, args.baseline)
+        baseline_path = bl.baseline_path(directory, args.baseline)
+        results = sessions.load(args, window=config.history_sessions)
     uuids = sessions.select_sessions(args, results)
     if not any(results.case_records(u) for u in uuids):
         raise MissingData(
@@ -83,8 +105,7 @@ def run(args):
     record = run_gate(baseline, results, uuids, config,
                       name_filter=sessions.compile_name(args),
                       with_history=not args.no_history,
-                      baseline_path=bl.baseline_path(directory,
-                                                     args.baseline))
+                      baseline_path=baseline_path)
     if not record['results'] and not record['missing']:
         raise MissingData(
             f'baseline {args.baseline!r}: no test case selected'
@@ -100,6 +121,25 @@ def run(args):
     sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
                             all_figures=args.all_figures))
     return record['exit_code']
+
+
+def from_store(args, url, config):
+    """``(baseline, where, results)`` from the results store: this
+    cluster's baseline and its sessions, read as from a runs directory
+    (pfsbench.store.read_results), so the verdicts are the same."""
+    from pfsbench import store
+
+    bl.check_name(args.baseline)
+    with store.open_store(url, create=False, migrate=False) as conn:
+        system = store.choose_system(conn, args.system)
+        baseline, where = store.load_baseline(conn, system, args.baseline)
+        bl.validate(baseline, where)
+        newest, newest_since = sessions.window_of(
+            args, window=config.history_sessions)
+        results = store.read_results(conn, system, newest=newest,
+                                     newest_since=newest_since,
+                                     target=args.target)
+    return baseline, where, results
 
 
 def write(path, text):

@@ -104,10 +104,11 @@ def require_source(args):
         require_database(db_path(args))
 
 
-def load(args, window=None):
-    """Load the results; with ``window``, only the sessions the gate can
-    use: the newest ``window`` plus those ``latest~N`` reaches back to or
-    ``--since`` selects (all of them if a session is named by uuid)."""
+def window_of(args, window=None):
+    """``(newest, newest_since)``: with ``window``, only the sessions the
+    gate can use: the newest ``window`` plus those ``latest~N`` reaches
+    back to or ``--since`` selects (all of them if a session is named by
+    uuid)."""
     newest = newest_since = None
     specs = getattr(args, 'session', None) or ['latest']
     since = getattr(args, 'since', None)
@@ -118,6 +119,13 @@ def load(args, window=None):
         if all(backs):
             newest = window + 1 + max(int(m.group(1) or 0) for m in backs)
 
+    return newest, newest_since
+
+
+def load(args, window=None):
+    """Load the results; with ``window``, only the sessions the gate can
+    use (:func:`window_of`)."""
+    newest, newest_since = window_of(args, window)
     return load_results(db=db_path(args), reports=args.report,
                         timeout=args.lock_timeout, newest=newest,
                         newest_since=newest_since)

@@ -79,6 +79,9 @@ class GateConfig:
     changepoint_min_segment: int = 3
     changepoint_min_change: float = None
     history_sessions: int = 400
+    #: The results store the gate reads (pfsbench.store), or None: the
+    #: runs directory.
+    store: str = None
     rule: str = 'lookback'
     lookback_nights: int = 60
     lookback_confidence: float = 0.99

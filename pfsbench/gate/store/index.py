@@ -99,7 +99,7 @@ def _encode(obj):
                         base64.b64encode(obj.tobytes()).decode('ascii',
                                                               'replace')]}
 
-    from pfsbench.gate.store.results import CaseKey, Session
+    from pfsbench.gate.store.keys import CaseKey, Session
     from pfsbench.gate.store.series import CaseColumns, Series
     if isinstance(obj, CaseKey):
         return {'\0K': [obj.name, obj.system, obj.partition, obj.environ]}
@@ -121,7 +121,7 @@ def _encode(obj):
 
 
 def _decoder():
-    from pfsbench.gate.store.results import CaseKey, Session
+    from pfsbench.gate.store.keys import CaseKey, Session
     from pfsbench.gate.store.series import CaseColumns, Series
 
     def series(fields):
@@ -172,6 +172,12 @@ def _loads(text):
         return json.loads(text, object_hook=_decoder())
     except (ValueError, TypeError, KeyError, AttributeError) as err:
         raise Damaged(str(err)) from None
+
+
+#: The codec, for the results store (pfsbench.store keeps each session's
+#: figures as the index does).
+dumps = _dumps
+loads = _loads
 
 
 # -- the file --

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reports waiting for the store: a night whose store did not answer
+keeps its run reports here, one file per session (``<uuid>.json``), and
+the next ingest loads them first.  Nothing is lost: a file is removed only
+after its session is committed (or found already stored).
+
+A file is written to a temporary name and renamed, so a reader never sees
+half a report; a session spooled twice is one file.
+"""
+
+import glob
+import json
+import os
+import re
+import tempfile
+
+from pfsbench.core.errors import ResultsError
+
+#: The spool's directory name under the runs directory.
+SPOOL_DIR = 'store-spool'
+
+_SAFE = re.compile(r'[^A-Za-z0-9._-]')
+
+
+def default_dir(runs_dir):
+    return os.path.join(runs_dir, SPOOL_DIR)
+
+
+def put(directory, report):
+    """Keep ``report`` (a decoded run report) in the spool; return its
+    file."""
+    uuid = str((report.get('session_info') or {}).get('uuid') or 'unknown')
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, _SAFE.sub('_', uuid) + '.json')
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.spool-')
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8') as fp:
+            json.dump(report, fp, ensure_ascii=False)
+            fp.flush()
+            os.fsync(fp.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def waiting(directory):
+    """The spooled files, oldest first."""
+    files = glob.glob(os.path.join(directory, '*.json'))
+    return sorted(files, key=lambda p: (os.path.getmtime(p), p))
+
+
+def read(path):
+    """A spooled report.
+
+    Raises:
+        ResultsError: the file is not JSON (named; left in place).
+    """
+    try:
+        with open(path, encoding='utf-8') as fp:
+            return json.load(fp)
+    except (OSError, ValueError) as err:
+        raise ResultsError(f'{path}: spooled report unreadable: {err}') \
+            from None

@@ -1,0 +1,350 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The results store (pfsbench.store, ``pfsbench ingest``, ``pfsbench
+gate --store``, ``pfsbench history``) against both backends: SQLite (a
+file in the test's directory) and PostgreSQL 15 (a throw-away cluster,
+tests/pgcluster.py)."""
+
+import json
+import math
+import os
+
+import pytest
+
+from pfsbench import cli, store
+from pfsbench.gate.store.results import read_reports
+import synth
+from pgcluster import pg_cluster, pg_missing, pg_url  # noqa: F401
+
+CASE1 = 'dd_stream_per_node %nodes=1'
+CASE2 = 'dd_stream_per_node %nodes=2'
+DAY = 86400.0
+
+#: What users and config files put in names and provenance.
+HOSTILE = ('it\'s "quoted"; DROP TABLE pfsbench_sessions; -- $(rm -rf /) '
+           '`id` 100% %s %(x)s ? \\ \n second line\ttab Grüße 日本語 🙂')
+
+
+@pytest.fixture(params=['sqlite', 'postgresql'])
+def store_url(request, tmp_path):
+    """The store's URL, once per backend."""
+    if request.param == 'sqlite':
+        return str(tmp_path / 'runs' / 'pfsbench-store.sqlite')
+    why = pg_missing()
+    if why:
+        pytest.skip(why)
+    return request.getfixturevalue('pg_url')
+
+
+def run(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def nightly(t, scale=1.0, extras=None, system='local', **kwargs):
+    return synth.session(
+        {CASE1: [scale * v for v in (500.0, 505.0, 495.0)],
+         CASE2: [scale * v for v in (900.0, 910.0, 890.0)]},
+        time_start=t, extras=extras or {'fs_version': '1.8'},
+        system=system, **kwargs)
+
+
+def write_report(path, report):
+    path.write_text(json.dumps(report))
+    return str(path)
+
+
+def test_a_report_reads_back_as_from_its_file(store_url, tmp_path):
+    report = nightly(DAY, extras={'fs_version': '1.8', 'spack_lock':
+                                  'abc123def456'})
+    path = write_report(tmp_path / 'r.json', report)
+    expected = read_reports([path])
+    with store.open_store(store_url) as conn:
+        uuid, cluster, added = store.ingest_report(conn, report, path)
+        assert (cluster, added) == ('local', True)
+        got = store.read_results(conn, 'local')
+        row = conn.execute('SELECT spack_lock, night FROM pfsbench_sessions '
+                           'WHERE uuid = ?', (uuid,)).fetchone()
+        nfig = conn.execute('SELECT COUNT(*) FROM pfsbench_figures'
+                            ).fetchone()[0]
+    assert tuple(row) == ('abc123def456', '1970-01-02')
+    assert nfig == 6                    # one row per figure per repeat
+    assert got.sessions == expected.sessions
+    assert got.figures(uuid) == expected.figures(uuid)  # kept at ingest
+    assert got.records == expected.records              # loaded when asked
+    # Figures kept by another pfsbench (another stamp): made again from
+    # the rows.
+    with store.open_store(store_url) as conn:
+        conn.execute("UPDATE pfsbench_sessions SET figures_stamp = 'old', "
+                     "figures = 'not the codec'")
+        conn.commit()
+        again = store.read_results(conn, 'local')
+    assert again.figures(uuid) == expected.figures(uuid)
+    assert again.records == expected.records
+
+
+def test_loading_twice_is_one_session(store_url, tmp_path):
+    report = nightly(DAY)
+    with store.open_store(store_url) as conn:
+        assert store.ingest_report(conn, report, 'a')[2] is True
+        assert store.ingest_report(conn, report, 'b')[2] is False
+        counts = [conn.execute(f'SELECT COUNT(*) FROM {t}').fetchone()[0]
+                  for t in ('pfsbench_sessions', 'pfsbench_cases',
+                            'pfsbench_figures')]
+    assert counts == [1, 6, 6]
+    with store.open_store(store_url) as conn:     # migrations run once
+        versions = [v for v, in conn.execute(
+            'SELECT version FROM pfsbench_migrations')]
+    assert versions == [1]
+
+
+def test_hostile_names_and_provenance_read_back_unchanged(store_url,
+                                                          tmp_path):
+    report = synth.session(
+        {f'{CASE1} %label={HOSTILE}': [1.5, 2.5],
+         HOSTILE: 7.0}, time_start=DAY, repeats=2,
+        extras={'fs_version': HOSTILE, HOSTILE: 'x;y',
+                'spack_lock': HOSTILE[:40]},
+        cmdline=f'reframe -r --session-extras "{HOSTILE}"',
+        var='bw_%s_?', unit='MB/s\'; --', environ=HOSTILE,
+        partition='p;$(x)', loggable={'target_path': HOSTILE,
+                                      'target_fstype': 'ext4 ü'})
+    path = write_report(tmp_path / 'r.json', report)
+    expected = read_reports([path])
+    with store.open_store(store_url) as conn:
+        store.ingest_report(conn, report, path, system=HOSTILE)
+        assert store.systems(conn) == [HOSTILE]
+        got = store.read_results(conn, HOSTILE)
+        rows = store.figure_history(conn, 'bw_%s_?', name=HOSTILE,
+                                    systems_=[HOSTILE])
+        none = store.figure_history(conn, 'bw_%s_?', name='%')
+    assert got.sessions == expected.sessions
+    assert got.records == expected.records
+    assert {r['name'] for r in rows} == {
+        f'{CASE1} %label={HOSTILE}', HOSTILE}
+    assert rows[0]['target'] == HOSTILE and rows[0]['filesystem'] == \
+        'ext4 ü'
+    # '%' is a character to find, not a LIKE wildcard: both names hold it
+    assert len(none) == 2
+
+
+def test_values_a_float_column_cannot_keep(store_url, tmp_path):
+    report = synth.session({CASE1: [1, math.inf, -0.0, 5e-324, 1e308]},
+                           time_start=DAY, repeats=5)
+    tcs = report['runs'][0]['testcases']
+    tcs[0]['perfvalues']['local:default:nan'] = [math.nan, 0, None, None,
+                                                 's', 'pass']
+    tcs[1]['perfvalues']['local:default:none'] = [None, 0, None, None, 's',
+                                                  'pass']
+    with store.open_store(store_url) as conn:
+        store.ingest_report(conn, report, 'r')
+        got = store.read_results(conn, 'local')
+    values = [rec.perf['write_bw'][0] for rec in got.records]
+    assert values == [1, math.inf, -0.0, 5e-324, 1e308]
+    assert type(values[0]) is int
+    assert math.copysign(1, values[2]) == -1
+    assert math.isnan(got.records[0].perf['nan'][0])
+    assert got.records[1].perf['none'] == (None, 's')
+
+
+def test_each_cluster_reads_its_own_sessions(store_url):
+    with store.open_store(store_url) as conn:
+        for night in range(3):
+            for system in ('alpha', 'beta'):
+                store.ingest_report(conn, nightly(night * DAY,
+                                                  system=system), 'r')
+        alpha = store.read_results(conn, 'alpha')
+        newest = store.read_results(conn, 'beta', newest=2)
+        assert store.systems(conn) == ['alpha', 'beta']
+    assert len(alpha.sessions) == 3
+    assert {r.key.system for r in alpha.records} == {'alpha'}
+    assert [s.time_start for s in newest.ordered_sessions()] == [DAY,
+                                                                 2 * DAY]
+
+
+def runs_dir_with_nights(tmp_path, capsys, nights, regress_from=None):
+    """A runs directory of ``nights`` nights and a baseline of the first
+    two (as the gate's own tests make one)."""
+    runs = tmp_path / 'runs-a'
+    runs.mkdir()
+    db = runs / 'results.db'
+    reports = [nightly(n * DAY, scale=0.8 if regress_from is not None and
+                       n >= regress_from else 1.0 + 0.002 * (n % 3),
+                       extras={'fs_version': '1.8' if n < 3 else '2.0'})
+               for n in range(nights)]
+    synth.write_database(str(db), reports[:2])
+    code, _, err = run(['baseline', 'record', 'pre', '--since',
+                        '1970-01-01', '--db', str(db)], capsys)
+    assert code == 0, err
+    synth.write_database(str(db), reports[2:])
+    return runs, db
+
+
+@pytest.mark.parametrize('regress_from', [None, 4])
+def test_gate_from_the_store_says_what_the_runs_directory_says(
+        store_url, tmp_path, capsys, regress_from):
+    runs, db = runs_dir_with_nights(tmp_path, capsys, 6, regress_from)
+    code, out, err = run(['ingest', '--from-runs', str(runs), '--store',
+                          store_url, '--system', 'alpha'], capsys)
+    assert code == 0, err
+    assert 'baseline pre: stored for alpha' in out
+    # Another cluster's nights in the same store change nothing.
+    other = tmp_path / 'other.json'
+    write_report(other, nightly(5.5 * DAY, scale=0.5, system='alpha'))
+    assert run(['ingest', str(other), '--store', store_url, '--system',
+                'beta'], capsys)[0] == 0
+
+    # The repeats alone decide (as tests/test_gate_cli.py's repeats_alone):
+    # a clear verdict either way.
+    from pfsbench.gate.judge import config as gate_config
+    text = open(gate_config.DEFAULT_PATH).read()
+    config = tmp_path / 'gate.yaml'
+    config.write_text(text.replace('assumed_night_cv: 0.10\n',
+                                   'assumed_night_cv: 0\n'))
+    outputs = []
+    for source in (['--db', str(db)],
+                   ['--store', store_url, '--system', 'alpha']):
+        for fmt in ('text', 'json', 'markdown'):
+            code, out, err = run(['gate', '-b', 'pre', '--format', fmt,
+                                  '--config', str(config), *source], capsys)
+            outputs.append((code, fmt, out if fmt != 'json' else
+                            _verdicts(out), err))
+    from_runs, from_store = outputs[:3], outputs[3:]
+    assert from_runs == from_store
+    # (What the verdict is, is the gate's business; here, that the store
+    # gives the same one: a loss of 20 % shows, an unchanged week passes.)
+    if regress_from:
+        assert '-20.1%' in from_runs[0][2]
+    else:
+        assert from_runs[0][0] == 0, from_runs[0][2]
+        assert from_runs[0][2].startswith('pfsbench gate: PASS')
+
+
+def _verdicts(text):
+    record = json.loads(text)
+    for key in ('created', 'source'):
+        record.pop(key)
+    record['baseline'].pop('path')
+    return json.dumps(record, sort_keys=True)
+
+
+def test_gate_needs_a_cluster_when_the_store_holds_several(store_url,
+                                                           capsys):
+    with store.open_store(store_url) as conn:
+        for system in ('alpha', 'beta'):
+            store.ingest_report(conn, nightly(0, system=system), 'r')
+    code, _, err = run(['gate', '-b', 'pre', '--store', store_url], capsys)
+    assert code == 2
+    assert "holds 2 clusters (alpha, beta): name one" in err
+    code, _, err = run(['gate', '-b', 'pre', '--store', store_url,
+                        '--system', 'alpha'], capsys)
+    assert code == 3
+    assert "baselines/alpha/pre: baseline not found (kept for alpha: none" \
+        in err
+
+
+def test_a_report_waits_in_the_spool_while_the_store_is_down(tmp_path,
+                                                             capsys):
+    # SQLite: a store whose directory cannot be made does not answer.
+    blocker = tmp_path / 'not-a-dir'
+    blocker.write_text('')
+    down = str(blocker / 'store.sqlite')
+    spool = tmp_path / 'spool'
+    first = write_report(tmp_path / 'one.json', nightly(DAY))
+    code, _, err = run(['ingest', first, '--store', down, '--spool',
+                        str(spool)], capsys)
+    assert code == 3
+    assert 'cannot be opened' in err and '1 report(s) wait in' in err
+    assert len(os.listdir(spool)) == 1
+
+    up = str(tmp_path / 'store.sqlite')
+    second = write_report(tmp_path / 'two.json', nightly(2 * DAY))
+    code, out, err = run(['ingest', second, '--store', up, '--spool',
+                          str(spool)], capsys)
+    assert code == 0, err
+    assert '2 session(s) stored, 0 already there' in out
+    assert os.listdir(spool) == []
+
+
+def test_history_shows_every_cluster(store_url, capsys):
+    with store.open_store(store_url) as conn:
+        for night in range(2):
+            for system in ('alpha', 'beta', 'gamma'):
+                store.ingest_report(conn, nightly(
+                    night * DAY, system=system,
+                    loggable={'target_path': f'/scratch/{system}',
+                              'target_fstype': 'lustre'}), 'r')
+    code, out, err = run(['history', 'write_bw', '--store', store_url,
+                          '--name', CASE1], capsys)
+    assert code == 0, err
+    assert out.startswith('write_bw: 6 night(s) of 3 cluster(s)\n')
+    assert 'gamma:default /scratch/gamma (lustre)  ' + CASE1 in out
+    assert '1970-01-02' in out and '500 MB/s  [495 .. 505]  n=3' in out
+    code, out, _ = run(['history', 'write_bw', '--store', store_url,
+                        '--system', 'beta', '--format', 'json'], capsys)
+    rows = json.loads(out)['rows']
+    assert {r['system'] for r in rows} == {'beta'} and len(rows) == 4
+    code, _, err = run(['history', 'read_bw', '--store', store_url], capsys)
+    assert code == 3 and "figure 'read_bw': no values stored" in err
+
+
+def test_a_password_in_the_url_is_never_shown():
+    assert store.db.redact('postgresql://u:s3cret@h:5/db') == \
+        'postgresql://u:***@h:5/db'
+
+
+def test_the_gate_settings_name_the_store(tmp_path, capsys):
+    from pfsbench.gate.judge import config as gate_config
+    text = open(gate_config.DEFAULT_PATH).read()
+    config = tmp_path / 'gate.yaml'
+    url = str(tmp_path / 'elsewhere.sqlite')
+    config.write_text(text + f'store: {url}\n')
+    report = write_report(tmp_path / 'r.json', nightly(DAY))
+    code, out, err = run(['ingest', report, '--config', str(config)], capsys)
+    assert code == 0, err
+    assert out.endswith(f'in {url}\n')
+    code, _, err = run(['gate', '-b', 'pre', '--config', str(config)], capsys)
+    assert code == 3 and f'{url}#baselines/local/pre' in err
+    # A password in the settings is refused, naming the key.
+    config.write_text(text + 'store: postgresql://u:pw@h/db\n')
+    code, _, err = run(['gate', '-b', 'pre', '--config', str(config)], capsys)
+    assert code == 2 and ':store:' in err
+
+
+def test_two_clusters_ingest_at_once_and_lose_nothing(store_url):
+    """Two clusters' nightlies, and the same session twice, at the same
+    moment: every session once, none lost; a reader is not blocked."""
+    import threading
+    reports = {system: [nightly(n * DAY, system=system) for n in range(4)]
+               for system in ('alpha', 'beta')}
+    twice = nightly(9 * DAY, system='alpha')
+    errors, added = [], []
+
+    def nightly_of(system):
+        try:
+            with store.open_store(store_url, timeout=30) as conn:
+                for report in reports[system] + [twice]:
+                    added.append(store.ingest_report(conn, report, system,
+                                                     system='alpha'
+                                                     if report is twice
+                                                     else system)[2])
+        except Exception as err:          # noqa: BLE001 - named below
+            errors.append(err)
+
+    with store.open_store(store_url) as conn:
+        pass                              # the schema, made once
+    threads = [threading.Thread(target=nightly_of, args=(s,))
+               for s in reports]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors
+    assert added.count(True) == 9 and added.count(False) == 1
+    with store.open_store(store_url) as conn:
+        alpha = store.read_results(conn, 'alpha')
+        beta = store.read_results(conn, 'beta')
+        nfig = conn.execute('SELECT COUNT(*) FROM pfsbench_figures'
+                            ).fetchone()[0]
+    assert (len(alpha.sessions), len(beta.sessions)) == (5, 4)
+    assert nfig == 9 * 6
