@@ -173,6 +173,8 @@ def parse(data, path):
     for key, value in (data.get('lookback') or {}).items():
         if key == 'pooled':
             for sub, val in (value or {}).items():
+                # YAML reads a bare `off` as false.
+                val = 'off' if val is False else val
                 setattr(cfg, {'rule': 'lookback_pooled',
                               'nights': 'lookback_pooled_nights',
                               'cusum_h': 'lookback_cusum_h'}[sub], val)

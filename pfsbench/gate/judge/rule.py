@@ -434,8 +434,11 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
         'regression', 'detects', 'count', 'first')}
+    # Two views of one figure: the smaller p, doubled (Bonferroni), is
+    # the figure's for the night's budget.
     p = out['lookback'].get('p')
-    out['lookback']['p'] = found['p'] if p is None else min(p, found['p'])
+    out['lookback']['p'] = found['p'] if p is None else \
+        min(1.0, 2.0 * min(p, found['p']))
     return found
 
 
