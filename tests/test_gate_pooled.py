@@ -138,6 +138,13 @@ def test_an_intended_change_starts_a_new_level(tmp_path, capsys):
     code, row = gate_json(db, capsys)
     assert code == 0 and row['verdict'] != 'regression', row['reason']
     assert 'pooled' not in row
+    # Unmarked, the nights since the loss are a regression together.
+    (tmp_path / 'unmarked').mkdir()
+    db = nights_db(tmp_path / 'unmarked', levels)
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~15', '--session', 'latest~6'], capsys)[0] == 0
+    code, row = gate_json(db, capsys)
+    assert code == 1 and row['pooled']['regression'], row['reason']
 
 
 def row(var, p, verdict='regression', values=(1.0, 2.0), case='c'):
