@@ -64,7 +64,7 @@ def test_the_default_level_keeps_false_alarms_under_the_goal():
     # rule at exactly 1 % one-sided (confidence 0.98) exceeds it, even on
     # normal nights: the night noise it divides by is estimated from the
     # history (here 20 nights of 5 % night noise, 5 repeats of 5 %).  The
-    # default (0.99, docs/gate.md section 7) stays under it.
+    # default (0.99, docs/gate-evidence.md) stays under it.
     default = GateConfig().lookback_confidence
 
     def false_alarms(confidence, trials=3000):

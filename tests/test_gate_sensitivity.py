@@ -22,7 +22,7 @@ import synth
 
 CASE = 'dd_stream_per_node %nodes=1'
 DAY = 86400.0
-#: z(0.99) + z(0.90), the bound of docs/gate.md section 7.
+#: z(0.99) + z(0.90), the bound of docs/gate-evidence.md.
 GAP = 2.3263 + 1.2816
 
 
@@ -32,7 +32,7 @@ def night(rng, level, cv, repeats):
 
 
 def test_with_the_level_known_it_is_the_bound_of_the_quality_bench():
-    # tau 8.3 %, cv 9.1 %, R = 5: the write bound of docs/gate.md (28 %),
+    # tau 8.3 %, cv 9.1 %, R = 5: the write bound of docs/gate-evidence.md (28 %),
     # with normal quantiles and a tolerance the bound exceeds.
     se = math.sqrt(0.083 ** 2 + 0.091 ** 2 / 5)
     out = sens.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'higher', 5,

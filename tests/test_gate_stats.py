@@ -145,9 +145,14 @@ def test_repeats_to_settle_none_on_threshold():
 
 
 def test_too_few_current_samples_is_inconclusive():
-    out = judge([100.0, 101.0, 99.0], [50.0], 0.05, 'higher', min_samples=2)
+    out = judge([100.0, 101.0, 99.0], [100.5], 0.05, 'higher', min_samples=2)
     assert out['verdict'] == 'inconclusive'
     assert '1 current sample' in out['reason']
+    # A collapse is not silent (issue 33): the whole interval beyond the
+    # tolerance, judged with the baseline's spread of one repeat.
+    out = judge([100.0, 101.0, 99.0], [50.0], 0.05, 'higher', min_samples=2)
+    assert out['verdict'] == 'regression'
+    assert '1 current sample(s) where the gate needs 2' in out['reason']
 
 
 def test_fixed_tolerance_verdict():

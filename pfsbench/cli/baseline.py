@@ -3,6 +3,7 @@
 
 import datetime
 import json
+import sys
 
 from pfsbench.cli import sessions
 from pfsbench.cli.common import add_subparser
@@ -47,6 +48,11 @@ def add_arguments(parser):
                           '(required)')
     rec.add_argument('--force', action='store_true',
                      help='replace an existing baseline (default: off)')
+    rec.add_argument('--allow-missing', action='store_true',
+                     help='record even when a case has no uncontended '
+                          'repeat, without that case (named on stderr; '
+                          'default: off, such a baseline is refused, '
+                          'exit 3)')
     sessions.add_source_options(rec)
     sessions.add_selection_options(rec, 'sessions to record')
 
@@ -95,8 +101,13 @@ def _record(args):
     results = sessions.load(args)
     uuids = sessions.select_sessions(args, results)
     data = bl.build(results, uuids, args.baseline,
-                    sessions.compile_name(args))
+                    sessions.compile_name(args),
+                    allow_missing=args.allow_missing)
     path = bl.save(data, sessions.baseline_dir(args), force=args.force)
+    for case in data.get('missing_cases', ()):
+        print(f'pfsbench: warning: baseline {args.baseline!r}: {case}: no '
+              'uncontended repeat: not in the baseline (not gated)',
+              file=sys.stderr)
     nvals = sum(len(pv['values']) for c in data['cases']
                 for pv in c['perfvars'].values())
     print(f'baseline {args.baseline!r}: {len(data["cases"])} case(s), '

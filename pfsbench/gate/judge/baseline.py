@@ -2,7 +2,7 @@
 """Named baselines: measured samples the gate compares against.
 
 A baseline is one JSON file, ``<runs>/baselines/<name>.json`` next to the
-results database (docs/gate.md, "Baseline file format")::
+results database (docs/gate-method.md, "Baseline file format")::
 
     {
       "format_version": 1,
@@ -135,7 +135,21 @@ def contended_note(samples):
             f'{"; ".join(seen)}')
 
 
-def build(results, session_uuids, name, name_filter=None):
+def without_uncontended(cases, contended):
+    """The cases of ``contended`` samples that kept no uncontended repeat
+    (a baseline would silently not gate them), each with its count and
+    contention: ``[(case, n, contention note), ...]``, sorted."""
+    lost = defaultdict(list)
+    for sample in contended:
+        if sample['case'] not in cases:
+            lost[sample['case']].append(sample)
+
+    return [(case, len(lost[case]), contended_note(lost[case]))
+            for case in sorted(lost)]
+
+
+def build(results, session_uuids, name, name_filter=None,
+          allow_missing=False):
     """Build a baseline from the chosen sessions.
 
     Args:
@@ -144,6 +158,9 @@ def build(results, session_uuids, name, name_filter=None):
         name: the baseline's name.
         name_filter: optional compiled regex; only cases whose name matches
             (``re.search``) are recorded.
+        allow_missing: record the baseline without the cases whose every
+            repeat was contended (its ``missing_cases`` names them);
+            otherwise they refuse it.
 
     Returns:
         The baseline as a dict (see the module docstring); contended
@@ -151,7 +168,8 @@ def build(results, session_uuids, name, name_filter=None):
 
     Raises:
         MissingData: no usable sample, or a chosen session stopped early,
-            or a chosen case holds no measurement.
+            or a chosen case holds no measurement, or (without
+            ``allow_missing``) a case has no uncontended repeat.
         ConfigError: the same case was configured differently in two
             sessions (different ``-S`` variables or task counts).
     """
@@ -225,6 +243,16 @@ def build(results, session_uuids, name, name_filter=None):
             (f' ({note})' if note else '')
         )
 
+    lost = without_uncontended({str(k) for k in cases}, contended)
+    if lost and not allow_missing:
+        raise MissingData(
+            f'{len(lost)} case(s) with no uncontended repeat in session(s) '
+            f'{", ".join(s.uuid for s in sessions)}, which the baseline '
+            'would not gate: ' + '; '.join(
+                f'{case} ({note})' for case, _, note in lost) +
+            '; choose other sessions, or record without them with '
+            '--allow-missing')
+
     for (key, idx), (nodes, tags) in sorted(seen.items()):
         cases[key].setdefault('provenance', []).append(
             {'session_index': idx, 'tags': case_level(nodes, tags)})
@@ -247,6 +275,7 @@ def build(results, session_uuids, name, name_filter=None):
         'sessions': [s.as_dict() for s in sessions],
         'cases': [cases[k] for k in sorted(cases)],
         'contended_samples': contended,
+        **({'missing_cases': [case for case, _, _ in lost]} if lost else {}),
     }
 
 

@@ -3,7 +3,7 @@
 the night-to-night noise of the variable's own history.
 
 Repeats of one night share that night's state, so a verdict from the
-repeats alone cries wolf on a noisy target (docs/gate.md, section 7).
+repeats alone cries wolf on a noisy target (docs/gate-evidence.md).
 This rule, after Conbench's lookback z-score and Apache Otava's
 change-point tests, treats a *night* as the unit:
 
@@ -30,8 +30,8 @@ anything between is **inconclusive**.
 A night's moments leave out its wild repeats (:func:`night_moments`):
 one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
-would let it (the quality bench's capped recording, docs/gate.md,
-section 7).  A night of at least 5 repeats measures them by its own
+would let it (the quality bench's capped recording, docs/gate-evidence.md).
+A night of at least 5 repeats measures them by its own
 median absolute deviation; one of 3 or 4 (the nightly's default is 3),
 whose own is too often near 0, by the within-night scale pooled over
 the figure's nights before it (:func:`pooled_scale`: the history's

@@ -163,7 +163,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             if config.sample_unit == 'session':
                 # One sample per session: the baseline's session means
                 # against this session's mean, so night-to-night drift
-                # counts as noise (a prediction interval, docs/gate.md).
+                # counts as noise (a prediction interval, docs/gate-method.md).
                 base_vals = session_means(pv)
                 cur_vals = [statistics.fmean(cur)]
                 row['base']['session_means'] = base_vals
@@ -327,6 +327,22 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     return rows, missing, new_cases, contended
 
 
+def current_repeats(baseline, results, session_uuids, name_filter,
+                    contended):
+    """How many repeats of the baseline's cases the current run holds, and
+    how many of them were left out and why (the summary line counts them:
+    a night that lost most of its repeats says so first).
+
+    Returns:
+        ``{'current': n, 'left_out': {'contended': k}}``.
+    """
+    keys = {bl.case_key(c) for c in baseline['cases']
+            if name_filter is None or name_filter.search(c['name'])}
+    current = select_current(results, session_uuids, keys)
+    return {'current': sum(len(recs) for _, recs in current.values()),
+            'left_out': {'contended': len(contended)}}
+
+
 def what_changed(baseline, results, rows):
     """The provenance differences between each compared case's baseline
     sessions and its current session, likeliest cause first.
@@ -419,6 +435,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'missing': missing,
         'new_cases': new_cases,
         'contended_samples': contended,
+        'repeats': current_repeats(baseline, results, session_uuids,
+                                   name_filter, contended),
         'history': hist,
         'changes': what_changed(baseline, results, rows),
         'sweeps': sweeps(results, session_uuids, name_filter),

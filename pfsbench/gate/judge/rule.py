@@ -111,7 +111,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         tolerance: smallest relative change that matters.
         direction: ``'higher'`` or ``'lower'``.
         confidence: coverage of the interval.
-        min_samples: fewer current samples than this give ``inconclusive``.
+        min_samples: fewer current samples than this give
+            ``inconclusive``, unless the whole interval lies beyond the
+            tolerance (a regression or an improvement then).
         nights: ``(variance, df, k)`` of the night-to-night noise of the
             log session mean and the baseline's session count, or ``None``;
             the interval is then at least that wide
@@ -171,7 +173,8 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         level_nights=nights[2] if nights else 1)
     verdict, threshold = decide(iv, tolerance, direction)
     n_cur = moments[1].n if moments is not None else len(cur)
-    if n_cur < min_samples and verdict != 'inconclusive':
+    if n_cur < min_samples and verdict == 'pass':
+        # Ruling a loss out takes the samples the gate asks for.
         out['reason'] = (f'{n_cur} current sample(s), the gate needs '
                          f'{min_samples}')
         return out
@@ -231,7 +234,21 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         out['reason'] += (f'; one {side} sample, spread taken from the '
                           'other side')
 
+    if n_cur < min_samples and verdict != 'inconclusive':
+        out['reason'] += '; ' + _short_night(
+            n_cur, min_samples, 'the baseline\'s repeats'
+            if iv.borrowed == 'cur' else 'tonight\'s repeats')
+
     return out
+
+
+def _short_night(n, min_samples, source):
+    """Why a night of fewer samples than ``min_samples`` (its contended
+    repeats left out) still has a verdict: a whole interval beyond the
+    tolerance is not silence (issue 33), a pass would need them all."""
+    return (f'{n} current sample(s) where the gate needs {min_samples}: '
+            f'judged with the spread of one repeat as {source} know it, '
+            'the whole interval beyond the tolerance')
 
 
 def judge_nights(level, current, segments, tolerance, direction,
@@ -252,7 +269,8 @@ def judge_nights(level, current, segments, tolerance, direction,
         direction: ``'higher'`` or ``'lower'``.
         detect: the loss a passing night must rule out.
         confidence: coverage of the interval.
-        min_samples: fewer current samples give ``inconclusive``.
+        min_samples: fewer current samples give ``inconclusive``,
+            unless the whole interval lies beyond the tolerance.
         outlier_z: nights beyond this robust z are left out of the level
             and of the noise.
         recent: the nights since the level began before tonight, oldest
@@ -334,7 +352,11 @@ def judge_nights(level, current, segments, tolerance, direction,
             verdict != 'regression':
         verdict = 'regression'
 
-    if current.n < min_samples and verdict != 'inconclusive':
+    if current.n < min_samples and (
+            verdict == 'pass' or
+            decide(iv, tolerance, direction)[0] != verdict):
+        # Ruling a loss out takes the samples the gate asks for; so
+        # does a change whose whole interval is not beyond the tolerance.
         out['reason'] = (f'{current.n} current sample(s), the gate needs '
                          f'{min_samples}; {basis}')
         return out
@@ -375,6 +397,10 @@ def judge_nights(level, current, segments, tolerance, direction,
         out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
                           'level nights\' (F test, 1 %): a disturbed '
                           'night?')
+
+    if current.n < min_samples and verdict != 'inconclusive':
+        out['reason'] += '; ' + _short_night(
+            current.n, min_samples, 'the level nights (pooled)')
 
     out['reason'] += f'; {basis}'
     return out

@@ -18,7 +18,7 @@ with ``t_a`` the rule's one-sided quantile (its false-alarm level) and
 what the rule's interval uses: the night-to-night noise of the history,
 tonight's within-run spread over its repeats and the level's own
 uncertainty.  With the level known exactly and ``t`` = ``z`` this is the
-bound ``(z.99 + z.90) sqrt(tau^2 + cv^2 / R)`` of docs/gate.md, section 7.
+bound ``(z.99 + z.90) sqrt(tau^2 + cv^2 / R)`` of docs/gate-evidence.md.
 
 A figure is *blind* when the slowdown it detects is larger than the loss
 the gate promises not to miss (``lookback.detect``, twice the tolerance

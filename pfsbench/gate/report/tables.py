@@ -54,6 +54,13 @@ def headline(record):
     if blind:
         parts.append(f'{blind} cannot detect their tolerance')
 
+    # A record written before the gate counted them has none.
+    repeats = record.get('repeats') or {}
+    for why, n in sorted((repeats.get('left_out') or {}).items()):
+        if n:
+            parts.append(f'{n} of {repeats.get("current", n)} repeats left '
+                         f'out ({why})')
+
     wild = wild_count(record)
     if wild:
         parts.append(f'{wild} wild repeat{"s" if wild > 1 else ""} left out')

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Step changes in a nightly series (robust binary segmentation).
 
-Method (docs/gate.md, "Change points"):
+Method (docs/gate-method.md, "History and change points"):
 
 1. Work on ``x = ln(y)`` so that a step is a relative change and the noise
    of a rate is roughly constant.

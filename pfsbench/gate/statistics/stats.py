@@ -16,7 +16,7 @@ and gives a confidence interval for it:
   ``exp(.) - 1``, so the interval on the relative change is asymmetric and
   never goes below -100 %.
 
-docs/gate.md gives the derivation and the verdict rules built on it.
+docs/gate-method.md gives the derivation and the verdict rules built on it.
 """
 
 import functools
@@ -528,7 +528,7 @@ WILD_Z = 8.0
 #: one of its 3 or 4 repeats, and its scale is borrowed from nights whose
 #: spreads differ (the capped writes' nights: 0.4 to 9 %).  The quality
 #: bench's capped writes at 3 repeats kept their false alarms (0.3 %) from
-#: 12 to 24 and not at 8 (0.5 %; docs/gate.md, section 7).
+#: 12 to 24 and not at 8 (0.5 %; docs/gate-evidence.md).
 WILD_Z_SHORT = 16.0
 
 #: Median of :func:`night_spread`'s statistic over samples of n standard
@@ -589,7 +589,7 @@ def pooled_scale(spreads):
     of different counts pool; nights with a wild repeat (up to a
     quarter) barely move the quartile, while the median would leave out
     the ordinary repeats of a night broader than most (the capped
-    writes: 1.8 % false alarms at 3 repeats, docs/gate.md, section 7).
+    writes: 1.8 % false alarms at 3 repeats, docs/gate-evidence.md).
 
     Args:
         spreads: the nights' spreads, oldest first.
