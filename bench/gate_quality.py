@@ -787,8 +787,10 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
     spreads = [night_spread(n) for n in nights]
     moments_of = [lb.night_moments(n, pooled_scale(spreads[:k]))
                   for k, n in enumerate(nights)]
-    level = moments_of[old:old + level_nights]
+    # The gate's level (level: baseline): the baseline's nights and the
+    # like-for-like nights before its newest session.
     level_nights += old
+    level = moments_of[:level_nights]
     settings = None if rule == 'alone' else {
         'rule': rule, 'nights': DEFAULTS.lookback_pooled_nights,
         'cusum_h': DEFAULTS.lookback_cusum_h}
@@ -831,7 +833,8 @@ def pooled_table(pools, args, rng):
     trials = args.pooled_trials
     print()
     print(f'Pooled nights: {trials} months per cell: the history (the '
-          'sessions not in the month), a baseline of 5 nights, '
+          'sessions not in the month), a baseline of 5 nights (the level: '
+          'those and the history, as the gate\'s level: baseline), '
           f'0-3 unchanged nights, then {AFTER_NIGHTS} nights with a lasting '
           'loss (tonight\'s samples scaled by 1 - loss; loss 0: unchanged, '
           'the false alarms); every night a different session of the '
