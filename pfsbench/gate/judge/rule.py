@@ -480,7 +480,7 @@ def pooled_reason(found, tol):
                f'interval [{found["low"]:+.1%}, {found["high"]:+.1%}]')
     return (f'the {nights} nights{since} together: a lasting change of '
             f'{found["change"]:+.1%} beyond {tol:+.1%} ({how}); the shift '
-            f'began on the night{since or " before"}')
+            f'began on {found["since"] or "the night before"}')
 
 
 def exit_code(summary, missing, config):
