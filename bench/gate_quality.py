@@ -489,6 +489,10 @@ def report(pools, args):
         power_table(pools, args, rng)
         return
 
+    if args.pooled:
+        pooled_table(pools, args, rng)
+        return
+
     print()
     print('Measured pools (mean MB/s per condition, CV within sessions, '
           'CV of session means):')
@@ -735,6 +739,257 @@ def power_table(pools, args, rng):
                       f' {len(wrong):2}/{len(sessions)}  {met}', flush=True)
 
 
+#: Lasting losses of the pooled-nights table, and the nights after one.
+LASTING_LOSSES = (0.10, 0.20, 0.30, 0.50)
+AFTER_NIGHTS = 6
+#: The pooled rules compared (gate.yaml lookback.pooled.rule); ``alone``
+#: is tonight against the level only (``off``).
+POOLED_RULES = ('alone', 'window', 'cusum')
+
+
+def synthetic_sessions(rng, sessions=30, repeats=10, tau=0.12, cv=0.10):
+    """Normal nights (log scale): night noise ``tau``, repeats of
+    relative spread ``cv``; no tool ran, so these are labelled synthetic
+    wherever printed."""
+    out = []
+    for _ in range(sessions):
+        mean = 1000.0 * math.exp(rng.gauss(0.0, tau))
+        out.append([mean * math.exp(rng.gauss(0.0, cv))
+                    for _ in range(repeats)])
+    return out
+
+
+def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
+                     after=AFTER_NIGHTS, confidence=None):
+    """One month of one figure: ``level_nights`` baseline nights, 0-3
+    unchanged nights, then ``after`` nights slowed by ``loss``, each
+    night a different session of the recording (R repeats).  Each night
+    after the baseline is judged as the gate judges it: the level from
+    the baseline, the noise from every night before tonight (split at its
+    change points, as the gate splits it), the pooled ``rule`` on the
+    nights since the baseline.
+
+    Returns:
+        ``(begin, [(verdict, p), ...])``: the index of the first slowed
+        night among the judged ones, and each judged night's verdict and
+        one-sided p-value (the figure's, for the night's budget)."""
+    from pfsbench.gate.judge.lookback import split_at_markers
+    from pfsbench.gate.statistics import changepoints as cp
+    pre = rng.randint(0, 3)
+    # Every session is a night: the ones not in the month are the
+    # history before the baseline (the gate reads up to 60 nights).
+    chosen = rng.sample(range(len(sessions)), len(sessions))
+    nights = [_repeats_of(sessions[i], repeats, rng) for i in chosen]
+    old = len(nights) - (level_nights + pre + after)
+    for j in range(old + level_nights + pre, len(nights)):
+        nights[j] = [v * (1.0 - loss) for v in nights[j]]
+
+    spreads = [night_spread(n) for n in nights]
+    moments_of = [lb.night_moments(n, pooled_scale(spreads[:k]))
+                  for k, n in enumerate(nights)]
+    # The gate's level (level: baseline): the baseline's nights and the
+    # like-for-like nights before its newest session.
+    level_nights += old
+    level = moments_of[:level_nights]
+    settings = None if rule == 'alone' else {
+        'rule': rule, 'nights': DEFAULTS.lookback_pooled_nights,
+        'cusum_h': DEFAULTS.lookback_cusum_h}
+    out = []
+    for t in range(level_nights, len(nights)):
+        history = moments_of[:t]
+        splits = [False] * t
+        try:
+            for c in cp.detect([n.mean for n in history],
+                               threshold=DEFAULTS.changepoint_threshold,
+                               min_segment=DEFAULTS.changepoint_min_segment,
+                               min_change=0.05):
+                splits[c.index] = True
+        except ValueError:
+            pass
+        segments = split_at_markers(history, splits)
+        recent = [(float(k), n) for k, n in
+                  enumerate(moments_of[level_nights:t])]
+        found = judge_nights(level, moments_of[t], segments, 0.05, 'higher',
+                             0.10, confidence or DEFAULTS.lookback_confidence,
+                             2, DEFAULTS.lookback_outlier_z, recent=recent,
+                             pooled=settings)
+        if found is None:
+            out.append(('n/a', None))
+            continue
+        out.append((found['verdict'], found['lookback'].get('p')))
+
+    return pre, out
+
+
+def pooled_table(pools, args, rng):
+    """Nights to detection of lasting losses, per recording, figure and
+    pooled rule, and the false-alarm rate per figure and night; then the
+    night-level rate of the default nightly with and without the night's
+    budget (Holm at ``night_false_alarms`` over its independent figures),
+    with 95 % (Wilson) intervals."""
+    recordings = [(c, pools[c]) for c in RECORDINGS if c in pools]
+    recordings.append(('synthetic', {v: synthetic_sessions(rng)
+                                     for v in VARIABLES}))
+    trials = args.pooled_trials
+    print()
+    print(f'Pooled nights: {trials} months per cell: the history (the '
+          'sessions not in the month), a baseline of 5 nights (the level: '
+          'those and the history, as the gate\'s level: baseline), '
+          f'0-3 unchanged nights, then {AFTER_NIGHTS} nights with a lasting '
+          'loss (tonight\'s samples scaled by 1 - loss; loss 0: unchanged, '
+          'the false alarms); every night a different session of the '
+          'recording, R repeats. Rules: alone = tonight against the level '
+          '(lookback.pooled.rule: off), window and cusum (gate.yaml '
+          'lookback.pooled). Cells: share found by night 1 / 2 / 3 / 4 / 6 '
+          'after the loss began, and the median night it was found '
+          '("-": not by night 6); loss 0: regressions per figure and night '
+          '(95 % interval). "synthetic" = normal nights drawn by the bench '
+          '(30 nights, night noise 12 %, repeats 10 %), no tool.')
+    print()
+    header = (f'{"recording":10} {"variable":9} {"R":>2} {"tau":>6} '
+              f'{"rule":7} ' + ' '.join(f'{f"{l:.0%}":>26}'
+                                        for l in LASTING_LOSSES) +
+              f' {"false alarms (95 %)":>22}')
+    print(header)
+    print('-' * len(header))
+    alarms = {}
+    lasting = {}
+    for cond, figs in recordings:
+        for var in VARIABLES:
+            sessions = figs.get(var)
+            if not sessions or len(sessions) < 5 + 3 + AFTER_NIGHTS:
+                if sessions:
+                    print(f'{cond:10} {var:9} fewer than '
+                          f'{5 + 3 + AFTER_NIGHTS} sessions: no rows')
+                continue
+            nights = [moments(x) for x in sessions]
+            tau2, _ = lb.night_variance([nights])
+            for repeats in (3, 5):
+                if too_few(sessions, repeats):
+                    continue
+                for rule in POOLED_RULES:
+                    cells = []
+                    for loss in LASTING_LOSSES:
+                        firsts = []
+                        for _ in range(trials):
+                            pre, out = lasting_sequence(sessions, loss,
+                                                        repeats, rng, rule)
+                            after = out[pre:]
+                            if repeats == 5:
+                                lasting.setdefault((rule, loss), []).append(
+                                    after)
+                            hit = next((i + 1 for i, (v, _) in
+                                        enumerate(after)
+                                        if v == 'regression'), None)
+                            firsts.append(hit)
+                        share = [sum(f is not None and f <= n
+                                     for f in firsts) / trials
+                                 for n in (1, 2, 3, 4, 6)]
+                        found = sorted(f for f in firsts if f is not None)
+                        median = (str(found[trials // 2])
+                                  if len(found) > trials // 2 else '-')
+                        cells.append('/'.join(f'{x:.0%}' for x in share) +
+                                     f' m{median}')
+                    pool = alarms.setdefault(rule, [])
+                    calls = 0
+                    judged = 0
+                    for _ in range(trials):
+                        _, out = lasting_sequence(sessions, 0.0, repeats,
+                                                  rng, rule)
+                        for verdict, p in out:
+                            if verdict == 'n/a':
+                                continue
+                            judged += 1
+                            calls += verdict == 'regression'
+                            if repeats == 5:
+                                pool.append((verdict, p))
+                    rate = calls / max(judged, 1)
+                    lo, hi = wilson(rate, judged)
+                    print(f'{cond:10} {var:9} {repeats:2} '
+                          f'{math.sqrt(tau2):6.1%} {rule:7} ' +
+                          ' '.join(f'{c:>26}' for c in cells) +
+                          f' {rate:6.2%} ({lo:.2%}-{hi:.2%})', flush=True)
+
+    night_table(alarms, lasting, args, rng)
+
+
+def night_table(alarms, lasting, args, rng):
+    """Unchanged nights of the default nightly that page: each night
+    ``--figures`` independent figure families drawn from the unchanged
+    figure-nights above (R = 5, every recording), with and without
+    Holm's correction at ``night_false_alarms``."""
+    from pfsbench.gate.judge.budget import holm
+    alpha = DEFAULTS.night_false_alarms
+    print()
+    print(f'Night-level false alarms: {args.nights} unchanged nights of '
+          f'{args.figures} independent figure families each (the default '
+          'nightly: 6 cases, twins counted once), drawn from the unchanged '
+          'figure-nights above (R = 5). A night pages when any figure is a '
+          f'regression; with the budget, when one survives Holm at '
+          f'{alpha:g} (night_false_alarms).')
+    print()
+    print(f'{"rule":7} {"per figure":>10} {"nights paged, no budget":>30} '
+          f'{"with the budget":>30}')
+    for rule, pool in alarms.items():
+        if not pool:
+            continue
+        per = sum(v == 'regression' for v, _ in pool) / len(pool)
+        plain = held = 0
+        for _ in range(args.nights):
+            night = [rng.choice(pool) for _ in range(args.figures)]
+            plain += any(v == 'regression' for v, _ in night)
+            ps = [p if p is not None else 1.0 for _, p in night]
+            keep = holm(ps, alpha)
+            held += any(v == 'regression' and k
+                        for (v, _), k in zip(night, keep))
+        a, b = plain / args.nights, held / args.nights
+        wa, wb = wilson(a, args.nights), wilson(b, args.nights)
+        print(f'{rule:7} {per:10.2%} {a:8.2%} ({wa[0]:.2%}-{wa[1]:.2%})'
+              f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})', flush=True)
+
+    print()
+    print('The budget\'s cost: one figure with a lasting loss among '
+          f'{args.figures - 1} unchanged families a night (R = 5); share of '
+          'months where the loss is a regression that survives the budget, '
+          'by night 1 / 2 / 3 / 4 / 6 after it began; and the unchanged '
+          'nights paged, at each night_false_alarms:')
+    print()
+    for alpha in (0.01, 0.005, 0.002, 0.001):
+        for rule, pool in alarms.items():
+            if not pool:
+                continue
+            paged = 0
+            for _ in range(args.nights):
+                night = [rng.choice(pool) for _ in range(args.figures)]
+                keep = holm([p if p is not None else 1.0 for _, p in night],
+                            alpha)
+                paged += any(v == 'regression' and k
+                             for (v, _), k in zip(night, keep))
+            wp = wilson(paged / args.nights, args.nights)
+            cells = []
+            for loss in LASTING_LOSSES:
+                months = lasting.get((rule, loss), [])
+                firsts = []
+                for month in months:
+                    first = None
+                    for n, (verdict, p) in enumerate(month):
+                        others = [rng.choice(pool)
+                                  for _ in range(args.figures - 1)]
+                        ps = [p if p is not None else 1.0] + [
+                            q if q is not None else 1.0 for _, q in others]
+                        if verdict == 'regression' and holm(ps, alpha)[0]:
+                            first = n + 1
+                            break
+                    firsts.append(first)
+                share = [sum(f is not None and f <= k for f in firsts) /
+                         max(len(firsts), 1) for k in (1, 2, 3, 4, 6)]
+                cells.append(f'{loss:.0%}: ' +
+                             '/'.join(f'{x:.0%}' for x in share))
+            print(f'  {alpha:<6g} {rule:7} paged {paged / args.nights:6.2%} '
+                  f'({wp[0]:.2%}-{wp[1]:.2%})  ' + '  '.join(cells),
+                  flush=True)
+
+
 def _cv(values):
     if len(values) < 2:
         return 0.0
@@ -787,6 +1042,21 @@ def main():
                         help='keep the results marked contended (foreign '
                              'load seen during the case), which the gate '
                              'leaves out (default: left out), to compare')
+    parser.add_argument('--pooled', action='store_true',
+                        help='of the tables, only the pooled nights\' '
+                             '(lasting losses of 10-50 %%, nights to '
+                             'detection, false alarms per figure and per '
+                             'night)')
+    parser.add_argument('--pooled-trials', type=int, default=300,
+                        help='months per cell of the pooled table '
+                             '(default: 300)')
+    parser.add_argument('--figures', type=int, default=30,
+                        help='independent figure families of the default '
+                             'nightly (default: 30: 6 cases of about 5 '
+                             'once twins count once)')
+    parser.add_argument('--nights', type=int, default=20000,
+                        help='simulated unchanged nights of the night-level '
+                             'rate (default: 20000)')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--work', default=None,
                         help='work directory (default: a new /tmp dir); '

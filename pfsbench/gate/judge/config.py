@@ -91,6 +91,15 @@ class GateConfig:
     lookback_match: tuple = ('job_nodelist', 'spack_provenance',
                              'target_path', 'target_fstype', 'io500_valid')
     lookback_marker: str = 'intended_change'
+    # The nights since the level began, judged together
+    # (pfsbench.gate.judge.pooled): the rule, the most nights (tonight
+    # included) and the CUSUM's decision interval.
+    lookback_pooled: str = 'window'
+    lookback_pooled_nights: int = 7
+    lookback_cusum_h: float = 5.0
+    # Unchanged nights a site accepts paging it (all figures of all
+    # cases): Holm's correction over the night's independent figures.
+    night_false_alarms: float = 0.01
     overrides: list = field(default_factory=list)
 
     def settings_for(self, check, var, unit):
@@ -165,6 +174,15 @@ def parse(data, path):
         setattr(cfg, _CHANGEPOINT_ATTRS[key], value)
 
     for key, value in (data.get('lookback') or {}).items():
+        if key == 'pooled':
+            for sub, val in (value or {}).items():
+                # YAML reads a bare `off` as false.
+                val = 'off' if val is False else val
+                setattr(cfg, {'rule': 'lookback_pooled',
+                              'nights': 'lookback_pooled_nights',
+                              'cusum_h': 'lookback_cusum_h'}[sub], val)
+            continue
+
         setattr(cfg, f'lookback_{key}',
                 tuple(value) if key == 'match' else value)
 

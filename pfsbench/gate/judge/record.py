@@ -14,14 +14,14 @@ from collections import defaultdict
 
 from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.judge import baseline as bl, lookback as lb
+from pfsbench.gate.judge import baseline as bl, budget, lookback as lb
 from pfsbench.gate.judge.rows import VarRow
 from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
                                       fixed_tolerance_verdict, judge,
                                       judge_nights)
 from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          lookback_nights, night_scale,
-                                         select_current,
+                                         recent_nights, select_current,
                                          session_means, wild_entries)
 from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
 from pfsbench.gate.judge.sweeps import sweeps
@@ -191,7 +191,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                 by_nights = judge_nights(
                     level, tonight, segments, tol, direction,
                     max(detect, tol), config.lookback_confidence,
-                    config.min_samples, config.lookback_outlier_z)
+                    config.min_samples, config.lookback_outlier_z,
+                    recent=None if note else recent_nights(
+                        like_nights, session, baseline, var, config),
+                    pooled={'rule': config.lookback_pooled,
+                            'nights': config.lookback_pooled_nights,
+                            'cusum_h': config.lookback_cusum_h})
                 if by_nights is not None and note:
                     by_nights['reason'] = note
                 if by_nights is None:
@@ -276,6 +281,17 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             found = row.get('sensitivity')
             if found and row['verdict'] != 'ignored':
                 text = sensitivity_label(found)
+                together = row.get('pooled')
+                if together and together.get('detects') is not None:
+                    # What tonight alone finds and what the nights since
+                    # the level began find together.
+                    head, _, rest = text.partition(':')
+                    since = (f' since {together["first"]}'
+                             if together.get('first') else '')
+                    text = (f'{head} tonight, >= '
+                            f'{together["detects"]:.0%} over the '
+                            f'{together["count"]} nights{since}' +
+                            (f':{rest}' if rest else ''))
                 # A blind figure's night is inconclusive by construction:
                 # what it cannot see comes first.
                 row['reason'] = (f'{text}; {row["reason"]}'
@@ -288,7 +304,11 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
                 pv['values'], cur, tol, direction
             ) if direction else None
-            rows.append(VarRow(**row))
+            rows.append(row)
+
+    # The night's false-alarm budget: Holm over its independent figures.
+    budget.apply(rows, config.night_false_alarms)
+    rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
     # cases could be judged (they are): what it did not run is unknown.

@@ -79,11 +79,16 @@ class VarRow(CaseIdentity):
     #: 'session', 'repeat', 'value', 'robust_z', 'why'}, ...]``, or
     #: ``None`` where none was.
     wild_repeats: list = None
+    #: What the nights since the level began found together
+    #: (:mod:`pfsbench.gate.judge.pooled`): ``{'rule', 'p', 'nights',
+    #: 'since', 'change', 'low', 'high', 'regression', 'detects', 'count',
+    #: 'first'}``, or ``None`` where tonight was judged alone.
+    pooled: dict = None
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}
         for name in ('night_noise', 'lookback', 'spread_change',
-                     'sensitivity', 'wild_repeats'):
+                     'sensitivity', 'wild_repeats', 'pooled'):
             if out[name] is None:
                 del out[name]
 

@@ -8,8 +8,10 @@ import math
 import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
-from pfsbench.gate.judge import lookback as lb, sensitivity as sens
+from pfsbench.gate.judge import lookback as lb, pooled as pl, \
+    sensitivity as sens
 from pfsbench.gate.statistics.stats import (floor_by_nights, ratio_interval,
+                                            t_cdf, t_quantile,
                                             ratio_interval_moments,
                                             repeats_to_settle)
 
@@ -250,7 +252,8 @@ def _short_night(n, min_samples, source):
 
 
 def judge_nights(level, current, segments, tolerance, direction,
-                 detect, confidence=0.95, min_samples=2, outlier_z=3.5):
+                 detect, confidence=0.95, min_samples=2, outlier_z=3.5,
+                 recent=None, pooled=None):
     """Verdict of one variable by the lookback rule
     (:mod:`pfsbench.gate.judge.lookback`): tonight against the level nights,
     with the night-to-night noise of the like-for-like history.
@@ -270,10 +273,19 @@ def judge_nights(level, current, segments, tolerance, direction,
             unless the whole interval lies beyond the tolerance.
         outlier_z: nights beyond this robust z are left out of the level
             and of the noise.
+        recent: the nights since the level began before tonight, oldest
+            first, as ``(time_start, Moments)`` (:mod:`pooled
+            <pfsbench.gate.judge.pooled>`; ``None`` or empty: tonight
+            alone).
+        pooled: ``{'rule', 'nights', 'cusum_h'}`` of
+            ``lookback.pooled`` (``None``: tonight alone).
 
     Returns:
         A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
-        used), or ``None`` when the history holds too few nights for the
+        used; its ``p`` is the one-sided p-value of the figure's loss,
+        tonight's or the pooled nights', whichever is smaller, for the
+        night's false-alarm budget) and ``pooled`` (what the nights since
+        the level found, where judged), or ``None`` when the history holds too few nights for the
         noise (fewer than 3 in a segment); the caller then judges by the
         interval rule.
     """
@@ -333,6 +345,13 @@ def judge_nights(level, current, segments, tolerance, direction,
     if out['lookback']['outliers']:
         basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
 
+    out['lookback']['p'] = tonight_p(iv, direction)
+    together = _pooled(level_kept, current, recent, noise, tolerance,
+                       direction, confidence, pooled, out)
+    if together is not None and together['regression'] and \
+            verdict != 'regression':
+        verdict = 'regression'
+
     if current.n < min_samples and (
             verdict == 'pass' or
             decide(iv, tolerance, direction)[0] != verdict):
@@ -352,7 +371,10 @@ def judge_nights(level, current, segments, tolerance, direction,
            'pass': f'the {interval} rules out a loss beyond '
                    f'{threshold:+.1%} and shows no significant loss beyond '
                    f'{tol:+.1%}'}
-    if verdict in why:
+    if together is not None and together['regression'] and \
+            lb.decide(iv, tolerance, detect, direction)[0] != 'regression':
+        out['reason'] = pooled_reason(together, tol)
+    elif verdict in why:
         out['reason'] = why[verdict]
     else:
         need = lb.repeats_to_settle(level_kept, current, noise, detect,
@@ -382,6 +404,83 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     out['reason'] += f'; {basis}'
     return out
+
+
+def tonight_p(iv, direction):
+    """One-sided p-value of tonight's loss from its lookback interval
+    (the half-width on the log scale over the rule's t quantile is its
+    standard error), or ``None`` without a finite interval."""
+    if iv.low <= -1.0 or iv.change <= -1.0:
+        return 0.0 if direction == 'higher' else None
+
+    d = math.log1p(iv.change)
+    half = max(d - math.log1p(iv.low), math.log1p(iv.high) - d)
+    df = math.inf if iv.df is None else max(iv.df, 1.0)
+    se = half / t_quantile(0.5 + iv.confidence / 2.0, df)
+    loss = d if direction == 'higher' else -d
+    if se <= 0:
+        return 0.0 if loss < 0 else 1.0
+
+    return t_cdf(loss / se, df)
+
+
+def _pooled(level, current, recent, noise, tolerance, direction,
+            confidence, settings, out):
+    """The nights since the level began, with tonight, judged together
+    (:mod:`pfsbench.gate.judge.pooled`); fills ``out['pooled']`` and
+    lowers ``out['lookback']['p']`` to the pooled one where smaller.
+
+    Returns:
+        The pooled test's dict, or ``None`` where it did not judge.
+    """
+    if not settings or settings.get('rule', 'off') == 'off' or \
+            not recent or not level:
+        return None
+
+    recent = [(t, n) for t, n in recent if n.mean > 0]
+    nights = [n for _, n in recent] + [current]
+    times = [t for t, _ in recent] + [None]
+    alpha = (1.0 - confidence) / 2.0
+    most = settings.get('nights', 7)
+    found = pl.pooled_test(settings['rule'], level, nights, noise,
+                           tolerance, direction, alpha, most,
+                           settings.get('cusum_h', 5.0))
+    if found is None:
+        return None
+
+    used = nights[-most:]
+    times = times[-most:]
+    count = len(used)
+    found['since'] = pl._day(times[found['start']])
+    found['detects'] = pl.detects(level, count, noise, tolerance,
+                                  direction, alpha, most)
+    found['count'] = count
+    found['first'] = pl._day(times[0])
+    found['rule'] = settings['rule']
+    out['pooled'] = {k: found[k] for k in (
+        'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
+        'regression', 'detects', 'count', 'first')}
+    # Two views of one figure: the smaller p, doubled (Bonferroni), is
+    # the figure's for the night's budget.
+    p = out['lookback'].get('p')
+    out['lookback']['p'] = found['p'] if p is None else \
+        min(1.0, 2.0 * min(p, found['p']))
+    return found
+
+
+def pooled_reason(found, tol):
+    """Why the pooled nights are a regression."""
+    since = f' since {found["since"]}' if found['since'] else ''
+    nights = found['nights']
+    if found['rule'] == 'cusum':
+        how = f'a one-sided CUSUM of {found["statistic"]:.1f} night errors'
+    else:
+        how = (f'one-sided p = {found["p"]:.2g}, corrected over '
+               f'{found["windows"]} window(s) of the newest nights; '
+               f'interval [{found["low"]:+.1%}, {found["high"]:+.1%}]')
+    return (f'the {nights} nights{since} together: a lasting change of '
+            f'{found["change"]:+.1%} beyond {tol:+.1%} ({how}); the shift '
+            f'began on {found["since"] or "the night before"}')
 
 
 def exit_code(summary, missing, config):

@@ -258,3 +258,45 @@ def _steps(means, min_change, config):
     return cp.detect(means, threshold=config.changepoint_threshold,
                      min_segment=config.changepoint_min_segment,
                      min_change=min_change)
+
+
+def recent_nights(past, tonight, baseline, var, config):
+    """The nights since the level began, before tonight, that
+    :mod:`pfsbench.gate.judge.pooled` judges with tonight: the
+    like-for-like nights after the baseline's newest session (``level:
+    baseline``), the newest ``lookback.pooled.nights - 1`` of them.
+
+    None with ``level: recent`` (the level then moves with the nights),
+    none when tonight is marked as an intended change, and none after
+    an intended change since the baseline: the level restarts there and
+    takes in the nights since (a new baseline gives the pooled view a
+    fixed level again).
+
+    Returns:
+        ``[(time_start, Moments), ...]``, oldest first.
+    """
+    most = config.lookback_pooled_nights - 1
+    if config.lookback_level != 'baseline' or \
+            config.lookback_pooled == 'off' or most < 1:
+        return []
+
+    marker = config.lookback_marker
+    history = [(night.session, night.moments(var)) for night in past]
+    history = [(s, n) for s, n in history if n is not None]
+    values = [s.extras.get(marker) or None for s, _ in history]
+    value = tonight.extras.get(marker) or None
+    if value and value != (values[-1] if values else None):
+        return []
+
+    base_uuids = {s['uuid'] for s in baseline['sessions']}
+    base_end = max(s['time_start'] for s in baseline['sessions'])
+    marks = [bool(v) and v != prev
+             for prev, v in zip([None] + values, values)]
+    if any(m and s.time_start > base_end
+           for (s, _), m in zip(history, marks)):
+        return []
+
+    out = [(s.time_start, n) for s, n in history
+           if s.time_start > base_end and s.uuid not in base_uuids and
+           s.time_start < tonight.time_start]
+    return out[-most:]

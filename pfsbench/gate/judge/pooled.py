@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Pooled nights: the nights since the level began, judged together.
+
+The lookback rule (:mod:`pfsbench.gate.judge.lookback`) judges tonight
+alone against the level; at a night noise of 10-14 % one night cannot
+find a loss below about 35-50 % (its bound, docs/gate.md).  A loss that
+lasts is in every night since it began: their mean has the night noise
+divided by their count, so together they find what no single one can.
+
+Two rules, compared on the same recordings by bench/gate_quality.py
+(``--pooled``; docs/gate.md, "Pooled nights"):
+
+* ``window`` (the default): for every window of the newest nights
+  ending tonight (2 up to ``lookback.pooled.nights`` of them, since the
+  level began), a t test of the window's mean log change against the
+  level.  Its variance is the night noise and the nights' own within-
+  night variance over the window's count, plus the level's own
+  uncertainty (shared by every night: it does not shrink with more
+  nights); Satterthwaite's degrees of freedom, as tonight's interval.
+  The smallest one-sided p-value over the windows, times their number
+  (Bonferroni: the windows overlap, so this is conservative), is the
+  pooled p-value; a regression needs it below the lookback rule's
+  one-sided level, the window's mean change *and* its median night's
+  change beyond the tolerance (one wild night in a window must not make
+  it a loss).  The night the shift began is the first of the window with
+  the smallest p-value.
+* ``cusum``: Page's one-sided CUSUM on each night's change in units of
+  its own standard error (night noise, its within-night variance and
+  the level's), reference ``k = 0.5`` and decision interval ``h``
+  (``lookback.pooled.cusum_h``).  The shift began the night after the
+  sum was last 0.  It ignores that the level's error is shared by every
+  night, so a level set a little high drifts the sum up on unchanged
+  nights: on the bench it cried wolf more often at the same power.
+"""
+
+import datetime
+import math
+import statistics
+
+from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
+from pfsbench.gate.statistics.stats import t_cdf, t_quantile
+
+#: Rules of ``lookback.pooled.rule``.
+RULES = ('window', 'cusum', 'off')
+
+#: CUSUM reference value (in standard errors): tuned to a shift of one.
+CUSUM_K = 0.5
+
+
+def _night(night, cv2):
+    """``(x, e)`` of a night: its log mean and within-night variance of
+    it, never below the pooled one (as tonight's in the interval)."""
+    x, own = lb.log_moments(night, cv2)
+    e = own or 0.0
+    if cv2 is not None:
+        e = max(e, cv2 / night.n)
+
+    return x, e
+
+
+def _satterthwaite(parts):
+    total = sum(v for v, _ in parts)
+    den = sum(v * v / df for v, df in parts if v > 0 and df > 0)
+    if den == 0.0:
+        return math.inf
+
+    return max(1.0, math.floor(total * total / den * 10.0) / 10.0)
+
+
+def _day(when):
+    """A session's start (unix seconds) as ``YYYY-MM-DD`` (UTC)."""
+    if when is None:
+        return None
+
+    return datetime.datetime.fromtimestamp(
+        when, datetime.timezone.utc).date().isoformat()
+
+
+def window_test(level_nights, nights, noise, tolerance, direction,
+                alpha, max_nights):
+    """The ``window`` rule on the nights since the level (tonight last).
+
+    Args:
+        level_nights: the level's :class:`Moments` (outliers left out).
+        nights: the nights since the level began, oldest first, tonight
+            last (:class:`Moments`, means > 0).
+        noise: ``(tau2, df)`` of :func:`lookback.night_variance`.
+        tolerance: the smallest change that matters.
+        direction: ``'higher'`` or ``'lower'``.
+        alpha: the one-sided false-alarm level (before the windows'
+            correction).
+        max_nights: the longest window.
+
+    Returns:
+        ``None`` with fewer than 2 nights, else ``{'p', 'nights',
+        'start', 'change', 'low', 'high', 'regression', 'windows', 'se',
+        'df'}``: ``p`` the corrected p-value, ``nights`` the best window's
+        length, ``start`` its first night's index in ``nights``, ``low``/
+        ``high`` its ``1 - 2 alpha / windows`` interval of the relative
+        change.
+    """
+    nights = list(nights)[-max_nights:]
+    if len(nights) < 2 or not level_nights:
+        return None
+
+    tau2, tau_df = noise
+    sign = 1.0 if direction == 'higher' else -1.0
+    cv2 = lb.pooled_cv2(level_nights)
+    cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
+    mu, var_mu = lb.level(level_nights, tau2, cv2)
+    mean_e = statistics.fmean(lb.log_moments(n, cv2)[1] or 0.0
+                              for n in level_nights)
+    share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
+    pairs = [_night(n, cv2) for n in nights]
+    windows = len(nights) - 1
+    best = None
+    margin = lb.log_margin(tolerance, direction)
+    for k in range(2, len(nights) + 1):
+        win = pairs[-k:]
+        d = statistics.fmean(x for x, _ in win) - mu
+        e = statistics.fmean(e for _, e in win)
+        parts = [(tau2 / k + share * var_mu, max(tau_df, 1)),
+                 (e / k + (1 - share) * var_mu, cv2_df)]
+        var = sum(v for v, _ in parts)
+        df = _satterthwaite(parts)
+        se = math.sqrt(var) if var > 0 else 0.0
+        # In "higher is better" terms a loss is negative.
+        loss = sign * d
+        p = (t_cdf(loss / se, df) if se > 0 else
+             (0.0 if loss < 0 else 1.0))
+        median = statistics.median(sign * (x - mu) for x, _ in win)
+        found = {'p': min(1.0, p * windows), 'nights': k,
+                 'start': len(nights) - k, 'd': d, 'se': se, 'df': df,
+                 'beyond': loss < -margin and median < -margin}
+        if best is None or (found['beyond'], -found['p']) > \
+                (best['beyond'], -best['p']):
+            best = found
+
+    half = t_quantile(1.0 - alpha / windows, best['df']) * best['se']
+    best.update(change=math.expm1(best['d']),
+                low=math.expm1(best['d'] - half),
+                high=math.expm1(best['d'] + half), windows=windows,
+                regression=best['beyond'] and best['p'] < alpha)
+    return best
+
+
+def cusum_test(level_nights, nights, noise, tolerance, direction, h,
+               max_nights):
+    """The ``cusum`` rule on the nights since the level (tonight last).
+
+    Returns:
+        ``None`` with fewer than 2 nights, else ``{'p', 'nights',
+        'start', 'change', 'low', 'high', 'regression', 'statistic'}``
+        (``p`` is 0 on an alarm, else 1: the CUSUM has no p-value; ``low``
+        and ``high`` are the change's).
+    """
+    nights = list(nights)[-max_nights:]
+    if len(nights) < 2 or not level_nights:
+        return None
+
+    tau2, _ = noise
+    sign = 1.0 if direction == 'higher' else -1.0
+    cv2 = lb.pooled_cv2(level_nights)
+    mu, var_mu = lb.level(level_nights, tau2, cv2)
+    s, start = 0.0, 0
+    pairs = [_night(n, cv2) for n in nights]
+    for i, (x, e) in enumerate(pairs):
+        se = math.sqrt(tau2 + e + var_mu) or 1e-12
+        s = max(0.0, s - sign * (x - mu) / se - CUSUM_K)
+        if s == 0.0:
+            start = i + 1
+
+    start = min(start, len(nights) - 1)
+    win = pairs[start:]
+    d = statistics.fmean(x for x, _ in win) - mu
+    margin = lb.log_margin(tolerance, direction)
+    alarm = s > h and sign * d < -margin
+    return {'p': 0.0 if alarm else 1.0, 'nights': len(win), 'start': start,
+            'change': math.expm1(d), 'low': math.expm1(d),
+            'high': math.expm1(d), 'regression': alarm, 'statistic': s}
+
+
+def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
+                alpha, max_nights, cusum_h=5.0):
+    """The chosen rule (``window`` or ``cusum``), or ``None``."""
+    if rule == 'window':
+        return window_test(level_nights, nights, noise, tolerance,
+                           direction, alpha, max_nights)
+    if rule == 'cusum':
+        return cusum_test(level_nights, nights, noise, tolerance,
+                          direction, cusum_h, max_nights)
+
+    return None
+
+
+def detects(level_nights, count, noise, tolerance, direction, alpha,
+            max_nights, power=0.90):
+    """The loss ``count`` nights together find with ``power`` (the
+    ``window`` rule at its corrected level), as a fraction, or ``None``.
+
+    The nights are taken as the level nights' typical one (their pooled
+    within-night variance and mean repeat count)."""
+    count = min(count, max_nights)
+    if count < 2 or not level_nights:
+        return None
+
+    tau2, tau_df = noise
+    cv2 = lb.pooled_cv2(level_nights) or 0.0
+    _, var_mu = lb.level(level_nights, tau2, cv2)
+    reps = statistics.fmean(n.n for n in level_nights)
+    var = tau2 / count + cv2 / reps / count + var_mu
+    windows = count - 1
+    delta = smallest_log_loss(math.sqrt(var), max(tau_df, 1),
+                              alpha / windows, tolerance, direction,
+                              'lookback', power)
+    found = _loss_fraction(delta, direction)
+    return found if found < 1.0 or direction == 'lower' else None
+
+
+def label(tonight, together, count, since):
+    """``'detects >= 48 % tonight, >= 22 % over the 4 nights since
+    2026-11-20'`` (``tonight``/``together`` fractions or ``None``)."""
+    first = ('detects no loss tonight' if tonight is None
+             else f'detects >= {tonight:.0%} tonight')
+    if together is None or count < 2:
+        return first
+
+    when = f' since {since}' if since else ''
+    return f'{first}, >= {together:.0%} over the {count} nights{when}'
