@@ -90,6 +90,8 @@ def _judged_or_refused(code, out, err):
 @example(value=1e308, repeat=0, night='tonight')
 @example(value=5e-324, repeat=0, night='baseline')
 @example(value=-0.0, repeat=1, night='tonight')
+@example(value=10_325_270_411_327_542_121_629_483_008, repeat=0,
+         night='history')  # the pooled nights' interval overflowed
 def test_any_figure_in_a_run_report(value, repeat, night, capsys,
                                     monkeypatch):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)

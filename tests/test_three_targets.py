@@ -5,6 +5,8 @@ features are the partition's, file systems the targets'."""
 
 import shutil
 
+import pytest
+
 from conftest import REPO, job_script, run_reframe
 
 SITE = '''
@@ -98,6 +100,8 @@ def test_a_target_under_an_unset_variable_is_refused_not_made_relative(
     assert 'USER=' not in proc.stdout
 
 
+# render nightly plans through reframe --describe and --dry-run.
+@pytest.mark.reframe
 def test_the_nightly_job_runs_the_budgets_plan_on_every_target(tmp_path,
                                                                capsys):
     # Issue 36: render nightly had no --budget (34 h > 24 h refused) and a

@@ -34,7 +34,7 @@ from pfsbench.site.mounts import mount_of, read_mounts
 _SHOWN = set()
 
 
-class ServerCountersProbe(rfm.RegressionMixin):
+class ServerCountersProbe(rfm.RegressionTestPlugin):
     """Foreign load from the file system's servers (see the module)."""
 
     #: What the whole file system did during the case, from the

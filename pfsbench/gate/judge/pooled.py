@@ -40,6 +40,7 @@ import statistics
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
 from pfsbench.gate.statistics.stats import t_cdf, t_quantile
+from pfsbench.gate.statistics.values import expm1
 
 #: Rules of ``lookback.pooled.rule``.
 RULES = ('window', 'cusum', 'off')
@@ -138,9 +139,9 @@ def window_test(level_nights, nights, noise, tolerance, direction,
             best = found
 
     half = t_quantile(1.0 - alpha / windows, best['df']) * best['se']
-    best.update(change=math.expm1(best['d']),
-                low=math.expm1(best['d'] - half),
-                high=math.expm1(best['d'] + half), windows=windows,
+    best.update(change=expm1(best['d']),
+                low=expm1(best['d'] - half),
+                high=expm1(best['d'] + half), windows=windows,
                 regression=best['beyond'] and best['p'] < alpha)
     return best
 
@@ -177,8 +178,8 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
     margin = lb.log_margin(tolerance, direction)
     alarm = s > h and sign * d < -margin
     return {'p': 0.0 if alarm else 1.0, 'nights': len(win), 'start': start,
-            'change': math.expm1(d), 'low': math.expm1(d),
-            'high': math.expm1(d), 'regression': alarm, 'statistic': s}
+            'change': expm1(d), 'low': expm1(d),
+            'high': expm1(d), 'regression': alarm, 'statistic': s}
 
 
 def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
