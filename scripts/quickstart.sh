@@ -10,6 +10,10 @@
 # and then runs the quick cases on those binaries.  --build builds without
 # asking, --no-build never builds (also PFSBENCH_BUILD=yes|no); without a
 # terminal to ask on, it does not build.  Other arguments go to reframe.
+# PFSBENCH_QUICKSTART_ENV names another environment directory to build and
+# use instead of spack-repo/environments/local/default (the tests point it
+# at a copy, so an environment installed in the checkout does not change
+# what they see).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +30,7 @@ done
 scripts/setup.sh
 export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
 mkdir -p "$PFSBENCH_RUNS"
-env_dir=$(pwd)/spack-repo/environments/local/default
+env_dir=${PFSBENCH_QUICKSTART_ENV:-$(pwd)/spack-repo/environments/local/default}
 
 installed() {
     [ -f "$env_dir/spack.lock" ] && [ -x "$env_dir/.spack-env/view/bin/ior" ]
@@ -59,7 +63,7 @@ build_environment() {
         SPACK_PYTHON=$(pwd)/.venv/bin/python
         export SPACK_PYTHON
     fi
-    if ! .venv/bin/pfsbench check-spack --spack "$spack"; then
+    if ! .venv/bin/pfsbench check-spack --spack "$spack" --env "$env_dir"; then
         echo "pfsbench: not building: fix the Spack set-up above first" >&2
         return 1
     fi

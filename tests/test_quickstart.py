@@ -5,7 +5,10 @@ ends with the families that skipped and the command that builds them.
 
 Each test runs the script for real on one dd case and the IOR family's
 smallest case, with a fresh runs directory; no Spack is started (the one
-on PATH is a stand-in that answers check-spack's question).
+on PATH is a stand-in that answers check-spack's question).  The script
+works on a copy of local/default without its install
+(``PFSBENCH_QUICKSTART_ENV``), so the tests hold whether or not the
+environment is installed in the checkout, as docs/spack.md says to.
 """
 
 import json
@@ -24,10 +27,20 @@ CASES = ['-n', 'dd_streams_one_node|ior_bandwidth',
          '-P', 'transfer_size=1m', '-P', 'scale=1x1']
 
 
+def _uninstalled_copy(tmp_path):
+    """spack-repo/environments as committed, without what an install
+    leaves (``.spack-env``, ``spack.lock``); returns local/default's copy."""
+    envs = tmp_path / 'environments'
+    shutil.copytree(os.path.join(REPO, 'spack-repo', 'environments'), envs,
+                    ignore=shutil.ignore_patterns('.spack-env', 'spack.lock'))
+    return str(envs / 'local' / 'default')
+
+
 def _quickstart(tmp_path, path, **env):
     environ = {key: value for key, value in os.environ.items()
                if not key.startswith(('SPACK_', 'PFSBENCH_'))}
-    environ.update(PATH=path, PFSBENCH_RUNS=str(tmp_path / 'runs'), **env)
+    environ.update(PATH=path, PFSBENCH_RUNS=str(tmp_path / 'runs'),
+                   PFSBENCH_QUICKSTART_ENV=_uninstalled_copy(tmp_path), **env)
     cmd = ['bash', QUICKSTART, *CASES]
     print('+', ' '.join(cmd))
     return subprocess.run(cmd, env=environ, capture_output=True, text=True,

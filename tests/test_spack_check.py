@@ -21,7 +21,7 @@ from pfsbench import cli
 from pfsbench.site import spack_check
 from pfsbench.site.spack_check import Problem, problems_from_facts
 from test_spack_repo import (SPACK_MIRROR, SPACK_PACKAGES, is_spack_1,
-                             spack_roots)
+                             pristine_root, spack_roots)
 
 BUILTIN = os.path.join(SPACK_PACKAGES, 'repos', 'spack_repo', 'builtin')
 ENVIRONMENTS = Path(__file__).resolve().parents[1] / 'spack-repo' / \
@@ -137,12 +137,14 @@ def test_fixes_name_the_site_scope_without_local_config(tmp_path):
     # SPACK_DISABLE_LOCAL_CONFIG=1: Spack ignores ~/.spack, and
     # "--scope user" is refused ("invalid choice: 'user'").
     spack, builtin = _spack_packages(tmp_path)
+    # Spack 1.1: $SPACK_ROOT/etc/spack is the "spack" scope, above the
+    # user's; the site scope is etc/spack/site ("spack config scopes -p").
     facts = _facts(builtin=None, local_config_disabled=True,
-                   site_config='/opt/spack-1.1.0/etc/spack')
+                   site_config='/opt/spack-1.1.0/etc/spack/site')
     (problem,) = problems_from_facts(facts, spack)
     assert problem.fix.startswith(
-        'write to /opt/spack-1.1.0/etc/spack/repos.yaml '
-        '(SPACK_DISABLE_LOCAL_CONFIG is set')
+        'write to /opt/spack-1.1.0/etc/spack/site/repos.yaml (the site '
+        'scope: SPACK_DISABLE_LOCAL_CONFIG is set')
     (problem,) = spack_check.environment_problems(
         _environment(tmp_path), dict(facts, mirrors={
             'pfsbench': 'file:///nowhere/mirror'}))
@@ -152,6 +154,23 @@ def test_fixes_name_the_site_scope_without_local_config(tmp_path):
     (problem,) = spack_check.environment_problems(
         _environment(tmp_path), _facts(mirrors={'m': '/nowhere'}))
     assert '--scope user m' in problem.fix
+
+
+def test_site_scope_is_the_one_each_spack_defines():
+    # What each Spack reports is used as it is; without it, the version
+    # decides: 1.x etc/spack/site, 0.2x etc/spack.
+    assert spack_check.site_scope(_facts(site_config='/s/etc/spack/site')) \
+        == '/s/etc/spack/site'
+    assert spack_check.site_scope(_facts()) == '$SPACK_ROOT/etc/spack/site'
+    assert spack_check.site_scope(_facts(version='0.23.1')) == \
+        '$SPACK_ROOT/etc/spack'
+    # The user-scope fix names the site scope for every user, not
+    # $SPACK_ROOT/etc/spack (1.1's "spack" scope overrides the user's).
+    (problem,) = problems_from_facts(_facts(
+        site_config='/opt/spack-1.1.0/etc/spack/site'), '/x/bin/spack')
+    assert 'site scope: /opt/spack-1.1.0/etc/spack/site/repos.yaml' in \
+        problem.fix
+    assert '/opt/spack-1.1.0/etc/spack/repos.yaml' not in problem.fix
 
 
 def _environment(tmp_path, edit=None):
@@ -230,8 +249,37 @@ def test_cli_fails_naming_the_file_of_a_missing_compiler(
     assert err.startswith(f'pfsbench: error: {env}/spack.yaml: '
                           'compilers[gcc@=12.2.0].paths.fc: '
                           '/usr/bin/no-such-gfortran: missing')
+    # local/default as committed (a copy: an install in the checkout
+    # adds a spack.lock, whose sources would be asked of /x/bin/spack)
     assert cli.main(['check-spack', '--spack', '/x/bin/spack',
-                     '--env', str(ENVIRONMENTS / 'local' / 'default')]) == 0
+                     '--env', _environment(tmp_path / 'clean')]) == 0
+
+
+def test_cli_prints_repositories_as_read_not_a_dict(
+        tmp_path, monkeypatch, capsys):
+    # What Spack 1.1 reports after "spack repo set --destination": a git
+    # builtin, cloned.
+    git = {'name': 'builtin',
+           'git': 'https://github.com/spack/spack-packages.git',
+           'destination': '/srv/spack-packages', 'state': 'cloned'}
+    repos = [git, {'name': 'pfsbench', 'path': '/p/spack-repo',
+                   'state': 'ok'}]
+    monkeypatch.setattr(spack_check, 'spack_facts', lambda spack,
+                        environ=None: _facts(
+                            builtin={'git': git['git'], 'destination':
+                                     git['destination'], 'cloned': True},
+                            repositories=repos))
+    assert cli.main(['check-spack', '--spack', '/x/bin/spack',
+                     '--env', _environment(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == [
+        'spack 1.1.0: python /venv/bin/python (clingo): ok',
+        '  repository builtin: git https://github.com/spack/spack-packages'
+        '.git, cloned at /srv/spack-packages',
+        '  repository pfsbench: /p/spack-repo: ok']
+    assert not any('{' in line for line in out), out
+    assert spack_check.describe_repository(dict(git, state='not cloned')) \
+        .endswith('not cloned (would be /srv/spack-packages)')
 
 
 def test_problem_text():
@@ -251,6 +299,9 @@ def spack_env(request, tmp_path):
     env = dict(os.environ)
     for scope in ('user', 'system', 'cache'):
         (tmp_path / scope).mkdir()
+    # As shipped, even where a site set builtin in the instance's scopes
+    # (docs/spack.md, under SPACK_DISABLE_LOCAL_CONFIG).
+    root = pristine_root(root, str(tmp_path))
     env.update(SPACK_USER_CONFIG_PATH=str(tmp_path / 'user'),
                SPACK_SYSTEM_CONFIG_PATH=str(tmp_path / 'system'),
                SPACK_USER_CACHE_PATH=str(tmp_path / 'cache'),
@@ -332,3 +383,50 @@ def test_real_spack_lists_the_sources_the_mirror_lacks(spack_env):
     (problem,) = spack_check.missing_sources(str(env_dir), facts)
     assert problem.what.startswith(f'has no source of fio@3.33 (sha256 '
                                    f'{fio})')
+
+
+def test_real_spack_advice_writes_the_site_scope(spack_env, tmp_path):
+    # Under SPACK_DISABLE_LOCAL_CONFIG the fixes name the site scope as
+    # this Spack defines it (1.1: etc/spack/site, 0.23: etc/spack); doing
+    # what they say (and docs/spack.md's "spack mirror add --scope site")
+    # leaves nothing to fix, and a user's own setting still wins over it.
+    spack, env, _ = spack_env
+    root = os.path.dirname(os.path.dirname(spack))
+    site = os.path.join(root, 'etc', 'spack', 'site') if is_spack_1(root) \
+        else os.path.join(root, 'etc', 'spack')
+    env.update(SPACK_DISABLE_LOCAL_CONFIG='1', SPACK_PYTHON=sys.executable)
+    if subprocess.run([sys.executable, '-c', 'import clingo'],
+                      capture_output=True).returncode != 0:
+        pytest.skip(f'clingo is not importable by {sys.executable}')
+    facts, found = spack_check.problems(spack, env)
+    assert facts['site_config'] == site
+    if is_spack_1(root):
+        if not os.path.isdir(BUILTIN):
+            pytest.skip(f'no spack-packages at {SPACK_PACKAGES}')
+        (problem,) = found
+        assert problem.fix.startswith(
+            f'write to {site}/repos.yaml (the site scope')
+        with open(os.path.join(site, 'repos.yaml'), 'w') as out:
+            yaml.safe_dump({'repos': {'builtin': BUILTIN}}, out)
+    else:
+        assert found == []
+    mirror = tmp_path / 'mirror'
+    mirror.mkdir()
+    subprocess.run([spack, 'mirror', 'add', '--scope', 'site', 'pfsbench',
+                    f'file://{mirror}'], env=env, check=True,
+                   capture_output=True)
+    assert os.path.isfile(os.path.join(site, 'mirrors.yaml'))
+    facts, found = spack_check.problems(spack, env)
+    assert found == []
+    assert 'pfsbench' in facts['mirrors']
+    if is_spack_1(root):
+        assert facts['builtin'] == BUILTIN
+        assert {'name': 'builtin', 'path': BUILTIN, 'state': 'ok'} in \
+            facts['repositories']
+        # The site scope is below the user's: a user's builtin wins.
+        del env['SPACK_DISABLE_LOCAL_CONFIG']
+        other = tmp_path / 'other'
+        with open(tmp_path / 'user' / 'repos.yaml', 'w') as out:
+            yaml.safe_dump({'repos': {'builtin': str(other)}}, out)
+        facts, _ = spack_check.problems(spack, env)
+        assert facts['builtin'] == str(other)

@@ -18,9 +18,11 @@ local environment from that mirror takes minutes, so it runs only with
 ``PFSBENCH_TEST_SPACK_CONCRETIZE=1``.
 
 Spack runs with its user and system scopes moved into a temporary directory
-(``SPACK_USER_CONFIG_PATH``, ``SPACK_SYSTEM_CONFIG_PATH``) and on a copy of
-spack-repo/, so neither ~/.spack, the Spack instance nor the work tree is
-written.  ``SPACK_DISABLE_LOCAL_CONFIG`` is deliberately not set: with it,
+(``SPACK_USER_CONFIG_PATH``, ``SPACK_SYSTEM_CONFIG_PATH``), from a copy of
+its instance without the instance's own settings (:func:`pristine_root`)
+and on a copy of spack-repo/, so neither ~/.spack, the Spack instance nor
+the work tree is written, and a site's settings in the instance do not
+change what the tests see.  ``SPACK_DISABLE_LOCAL_CONFIG`` is deliberately not set: with it,
 ``spack repo add`` writes into $SPACK_ROOT/etc/spack.
 """
 
@@ -346,6 +348,54 @@ def spack_roots():
     return list(found.values())
 
 
+#: What a Spack release ships in its own etc/spack besides defaults/: 1.x's
+#: include.yaml (which defines the user, site and system scopes).  Any
+#: other file there, or in etc/spack/site, is a site's setting.
+SHIPPED_ETC = frozenset({'include.yaml', 'README.md'})
+
+
+def pristine_root(root, workdir):
+    """The Spack instance at ``root`` as shipped, whatever a site wrote
+    into its own scopes (1.x's ``spack`` scope ``etc/spack`` and ``site``
+    scope ``etc/spack/site``, 0.2x's ``site`` scope ``etc/spack``; where
+    docs/spack.md says to set builtin and the mirror under
+    ``SPACK_DISABLE_LOCAL_CONFIG``): a directory under ``workdir`` with a
+    copy of ``bin/`` and ``lib/spack/spack_installable`` (Spack finds its
+    prefix from their real paths), links to everything else but
+    ``etc/``, and an
+    ``etc/spack`` holding only what the release ships.  Returns it."""
+    root = os.path.realpath(root)
+    shadow = os.path.join(workdir, 'spack-root')
+    shutil.copytree(os.path.join(root, 'bin'), os.path.join(shadow, 'bin'),
+                    symlinks=True)
+    for name in os.listdir(root):
+        if name not in ('bin', 'etc', 'lib'):
+            os.symlink(os.path.join(root, name), os.path.join(shadow, name))
+    # 0.2x's spack_installable/main.py also takes the prefix from its own
+    # real path: copied; the rest of lib/spack is linked.
+    lib = os.path.join(root, 'lib', 'spack')
+    os.makedirs(os.path.join(shadow, 'lib', 'spack'))
+    for name in os.listdir(lib):
+        source, copy = os.path.join(lib, name), os.path.join(
+            shadow, 'lib', 'spack', name)
+        if name == 'spack_installable':
+            shutil.copytree(source, copy)
+        else:
+            os.symlink(source, copy)
+    etc, shadow_etc = (os.path.join(root, 'etc', 'spack'),
+                       os.path.join(shadow, 'etc', 'spack'))
+    os.makedirs(shadow_etc)
+    for name in os.listdir(etc):
+        source, copy = os.path.join(etc, name), os.path.join(shadow_etc, name)
+        if name == 'defaults':
+            os.symlink(source, copy)
+        elif os.path.isdir(source):
+            os.mkdir(copy)  # 1.x's site/, 0.2x's <platform>/: kept empty
+        elif name in SHIPPED_ETC:
+            shutil.copy(source, copy)
+    return shadow
+
+
 def is_spack_1(root):
     # Spack 1.x ships no builtin packages; they live in spack-packages
     return not os.path.isdir(os.path.join(root, 'var', 'spack', 'repos',
@@ -356,8 +406,11 @@ class Spack:
     """One Spack root with a throwaway configuration and repository copy."""
 
     def __init__(self, root, workdir):
-        self.root = root
         self.workdir = workdir
+        # The instance's own scopes may set builtin (docs/spack.md says
+        # so under SPACK_DISABLE_LOCAL_CONFIG; 1.1's etc/spack overrides
+        # the user scope): run it as shipped.
+        self.root = pristine_root(root, workdir)
         self.concretized = set()
         self.repo = os.path.join(workdir, 'spack-repo')
         shutil.copytree(REPO, self.repo,

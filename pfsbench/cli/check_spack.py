@@ -15,7 +15,7 @@ import os
 import sys
 
 from pfsbench.site import spack
-from pfsbench.site.spack_check import problems
+from pfsbench.site.spack_check import describe_repository, problems
 
 HELP = ('check the Spack set-up (offline builtin, clingo) and what '
         'installing the environment needs (compilers, externals, mirror)')
@@ -51,11 +51,12 @@ def run(args):
         print(f'pfsbench: error: {problem}', file=sys.stderr)
     if found:
         return 2
-    builtin = facts['builtin'] or 'shipped with Spack'
     sources = facts.get('sources')
     mirrors = ', '.join(sorted(facts.get('mirrors') or {})) or 'none'
-    print(f"spack {facts['version']}: python {facts['python']} (clingo), "
-          f'builtin {builtin}: ok')
+    print(f"spack {facts['version']}: python {facts['python']} (clingo): "
+          'ok')
+    for repo in facts.get('repositories') or []:
+        print(f'  repository {describe_repository(repo)}')
     print(f'{env_dir}: compilers and externals: ok; mirrors: {mirrors}; '
           + (f'{len(sources)} sources, all in the mirror'
              if sources is not None and facts.get('mirrors')

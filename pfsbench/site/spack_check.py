@@ -88,10 +88,13 @@ def env_sources(spack, env_dir, environ=None):
     """
     if not os.path.isfile(os.path.join(env_dir, 'spack.lock')):
         return None
-    result = text.run(
-        [spack, '-e', env_dir, 'python', SOURCES_SCRIPT],
-        env=dict(os.environ if environ is None else environ),
-        timeout=FACTS_TIMEOUT)
+    try:
+        result = text.run(
+            [spack, '-e', env_dir, 'python', SOURCES_SCRIPT],
+            env=dict(os.environ if environ is None else environ),
+            timeout=FACTS_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         return None
@@ -147,14 +150,41 @@ def _builtin_candidates(spack):
                                            'repo.yaml'))]
 
 
+def site_scope(facts):
+    """The directory of Spack's *site* scope, as that Spack defines it:
+    ``$SPACK_ROOT/etc/spack/site`` on 1.x (where ``$SPACK_ROOT/etc/spack``
+    is the ``spack`` scope, above the user's: a setting there overrides
+    every user's), ``$SPACK_ROOT/etc/spack`` on 0.2x.  Spack reports it
+    (``site_config``); the version decides where it did not."""
+    if facts.get('site_config'):
+        return facts['site_config']
+    series = _series(str(facts.get('version', '')))
+    if series is not None and series >= (1, 0):
+        return '$SPACK_ROOT/etc/spack/site'
+    return '$SPACK_ROOT/etc/spack'
+
+
 def config_scope(facts):
     """``(scope, directory)`` a fix writes to: the user scope, or the site
-    scope (``$SPACK_ROOT/etc/spack``) when ``SPACK_DISABLE_LOCAL_CONFIG``
-    makes Spack ignore the user's (``--scope user`` is then refused:
+    scope (:func:`site_scope`) when ``SPACK_DISABLE_LOCAL_CONFIG`` makes
+    Spack ignore the user's (``--scope user`` is then refused:
     ``invalid choice: 'user'``)."""
     if facts.get('local_config_disabled'):
-        return 'site', facts.get('site_config') or '$SPACK_ROOT/etc/spack'
+        return 'site', site_scope(facts)
     return 'user', facts.get('user_config') or '~/.spack'
+
+
+def describe_repository(repo):
+    """One configured repository as a site engineer reads it: ``name:
+    path: state`` or ``name: git URL, cloned at DIR`` (the ``repositories``
+    that ``spack_facts.py`` reports)."""
+    name = repo.get('name') or '?'
+    if 'git' in repo:
+        where = repo.get('destination') or '?'
+        state = ('cloned at ' + where if repo.get('state') == 'cloned'
+                 else f'not cloned (would be {where})')
+        return f"{name}: git {repo['git']}, {state}"
+    return f"{name}: {repo.get('path') or '?'}: {repo.get('state') or '?'}"
 
 
 def _builtin_problems(facts, spack):
@@ -162,8 +192,11 @@ def _builtin_problems(facts, spack):
     builtin = facts.get('builtin')
     scope, directory = config_scope(facts)
     repos_yaml = os.path.join(directory, 'repos.yaml')
-    why = (' (SPACK_DISABLE_LOCAL_CONFIG is set: Spack ignores the user '
-           'scope)' if scope == 'site' else ' (or the site scope)')
+    site = os.path.join(site_scope(facts), 'repos.yaml')
+    why = (' (the site scope: SPACK_DISABLE_LOCAL_CONFIG is set, so Spack '
+           'ignores the user scope)' if scope == 'site' else
+           f' (the user scope; for every user of this Spack, the site '
+           f'scope: {site})')
 
     def _repos_yaml_fix(builtin_path):
         return (f'write to {repos_yaml}{why}:  '
