@@ -8,7 +8,8 @@
 # and MooseFS tests skip and say so.  Arguments go to pytest.
 #
 # --fast runs the pure lane only: no ReFrame run, no Slurm, no root, no real
-# benchmark build (tests/lanes.py marks each test from what it uses); it
+# benchmark build (tests/lanes.py marks each test from what it uses), and
+# not the gate's slow rate simulations (marker 'rates'); it
 # installs no Debian package and starts no cluster.  Without it, everything
 # runs (.ci/run calls this script with no argument).
 set -euo pipefail
@@ -23,8 +24,12 @@ case "${1:-}" in
         shift
         scripts/setup.sh --test
         # No cache: the fast lane reruns everything, and writes nothing.
-        exec .venv/bin/python -m pytest -ra -p no:cacheprovider \
-            -m 'not reframe and not slurm and not root and not tool' "$@" ;;
+        # Two workers (pytest-xdist): pure tests share nothing.  The gate's
+        # rate tests (marker 'rates': hundreds of simulated nights each)
+        # run in the full suite only.
+        exec .venv/bin/python -m pytest -ra -p no:cacheprovider -n 2 \
+            -m 'not reframe and not slurm and not root and not tool and not rates' \
+            "$@" ;;
 esac
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -28,7 +28,9 @@ tool      needs a real benchmark build or Spack found on this machine
 ========  ===============================================================
 
 A test with none of these is *pure*: ``scripts/test.sh --fast`` runs only
-those (``-m "not reframe and not slurm and not root and not tool"``).
+those (``-m "not reframe and not slurm and not root and not tool"``), less
+the few marked ``rates`` by hand (pure, but each simulates hundreds of
+nights to measure a false-alarm rate or a power: the full suite runs them).
 Over-marking is safe (the fast lane merely skips a test the full run still
 runs); under-marking shows as a slow fast lane, which ``--durations`` names.
 """

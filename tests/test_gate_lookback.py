@@ -59,6 +59,7 @@ def test_noisy_unchanged_nights_pass_and_a_10_percent_step_is_found():
     assert slower['pass'] <= 0.01
 
 
+@pytest.mark.rates
 def test_the_default_level_keeps_false_alarms_under_the_goal():
     # A site's goal is at most 1 % false alarms per figure and night.  A
     # rule at exactly 1 % one-sided (confidence 0.98) exceeds it, even on
@@ -587,6 +588,7 @@ def test_the_interval_rule_lists_the_wild_repeats_of_its_night_noise(
 SHORT_NIGHTS = [values[:3] for values in CAPPED_NIGHTS]
 
 
+@pytest.mark.rates
 def test_the_spread_of_a_night_is_unbiased_for_each_repeat_count():
     # A pooled scale mixes nights of any length: each night's spread
     # must have the median sigma whatever its count.

@@ -69,6 +69,7 @@ def test_a_lasting_30_percent_loss_is_found_within_4_nights():
     assert by(together, 4) >= 0.88 and by(together, 4) > by(alone, 4)
 
 
+@pytest.mark.rates
 def test_unchanged_nights_are_not_flagged():
     # About as often as tonight alone is (1-2 % per figure and night on
     # these normal nights with their estimated noise; the night's budget
@@ -79,6 +80,7 @@ def test_unchanged_nights_are_not_flagged():
     assert sum(each) <= sum(alone) + 0.03
 
 
+@pytest.mark.rates
 def test_the_window_rule_beats_the_cusum_on_unchanged_nights():
     # The CUSUM ignores that the level's error is shared by every night:
     # its false alarms grow with the nights since the level.

@@ -18,6 +18,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import pytest
+
 import synth
 from pfsbench import cli
 from pfsbench.gate.judge import lookback as lb
@@ -144,6 +146,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[
                    [2.3e17, 0.0, 100.0], [0.0, 0.0, 4.3e17, 1.0],
                    [1.0, 1.0, 100.0], None, [0.0, 0.0, 4.3e17, 1.0],
                    [1.0, 0.0, 0.0]]}, rule='lookback', level='baseline')
+@pytest.mark.rates
 def test_any_series_gets_a_verdict_and_every_report(figures, rule, level,
                                                    capsys, monkeypatch):
     monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)

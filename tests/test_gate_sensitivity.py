@@ -88,6 +88,7 @@ def lookback_power(loss, tau, cv, repeats, trials, seed):
 @pytest.mark.parametrize('tau, cv, repeats', [(0.03, 0.04, 5),
                                               (0.08, 0.09, 5),
                                               (0.01, 0.15, 3)])
+@pytest.mark.rates
 def test_the_rule_finds_nine_in_ten_of_the_slowdown_it_says_it_detects(
         tau, cv, repeats):
     # What the gate reports must be what it does: at the loss it names

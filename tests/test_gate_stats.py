@@ -233,6 +233,7 @@ def test_shipped_gate_yaml_directions():
 
 
 @pytest.mark.parametrize('n', [3, 5, 10])
+@pytest.mark.rates
 def test_regression_rate_at_the_tolerance_is_alpha_over_two(n):
     # True change exactly -5 % (on the tolerance): the whole interval lies
     # beyond -5 % in about 2.5 % of the trials, and true change 0 almost
