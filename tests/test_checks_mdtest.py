@@ -98,10 +98,17 @@ def test_listing(tmp_path):
 
 # Seed 000 (E1-E4) -----------------------------------------------------------
 
-def _create_remove(script, remount=None):
+#: The drop-caches helper example_seed000 declares (a user cannot write
+#: /proc/sys/vm/drop_caches).
+SEED000_DROP = 'sudo -n /usr/local/sbin/drop-caches'
+
+
+def _create_remove(script, remount=None,
+                   drop_command='sync && echo 3 > /proc/sys/vm/drop_caches'):
     """The create and remove mdtest lines of a split-phase job, checking
     the remount (where ``remount`` is the target's command) and the cache
-    drop between them and the CPU samples around each."""
+    drop (``drop_command``, the partition's) between them and the CPU
+    samples around each."""
     steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
     assert steps == ['cpu before create', 'create', 'cpu after create'] + \
         (['remount before remove'] if remount else []) + \
@@ -117,7 +124,7 @@ def _create_remove(script, remount=None):
     assert all('pfsbench-cpu $(hostname) $(head -n 1 /proc/stat)' in line
                for line in launched[0::4] + launched[2::4])
     create, drop, remove = launched[1], launched[3], launched[5]
-    assert 'sync && echo 3 > /proc/sys/vm/drop_caches' in drop
+    assert drop_command in drop
     return create, remove
 
 
@@ -134,7 +141,8 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
         create, remove = _create_remove(
-            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',
+            drop_command=SEED000_DROP)
         launcher, argv = _mdtest_argv(create)
         cpus = ','.join(str(c) for c in range(cores))
         assert launcher == ['srun', f'--cpu-bind=map_cpu:{cpus}']
@@ -164,7 +172,8 @@ def test_seed000_e2_groups_twelve_processes_per_socket(tmp_path):
         n = _sbatch(script, 'ntasks-per-socket')
         per_socket.add(int(n))
         create, _ = _create_remove(
-            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',
+            drop_command=SEED000_DROP)
         launcher, argv = _mdtest_argv(create)
         assert launcher == ['srun', f'--ntasks-per-socket={n}',
                             '--distribution=block:block',
@@ -181,7 +190,8 @@ def test_seed000_e3_spreads_over_the_mount_points(tmp_path):
     for script in scripts:
         assert _sbatch(script, 'ntasks') == '24'
         create, _ = _create_remove(
-            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre')
+            script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',
+            drop_command=SEED000_DROP)
         launcher, argv = _mdtest_argv(create)
         assert launcher == ['srun', '--cpu-bind=map_cpu:' +
                             ','.join(str(c) for c in range(12))]
@@ -204,7 +214,8 @@ def test_seed000_e4_runs_every_target(tmp_path):
         dirs = _flag(argv, '-d').split('@')
         target = re.match(r'/mnt/(\w+)_1/', dirs[0]).group(1)
         create, remove = _create_remove(
-            script, remount=f'sudo -n /usr/local/sbin/pfs-remount {target}')
+            script, remount=f'sudo -n /usr/local/sbin/pfs-remount {target}',
+            drop_command=SEED000_DROP)
         assert _mdtest_argv(create)[1] == argv
         # Through six mounts of every target, as the source's figures say.
         assert [d.split('/')[2] for d in dirs] == [
