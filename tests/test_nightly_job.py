@@ -118,13 +118,14 @@ def test_slurm_accepts_the_rendered_driver_job(tmp_path, capsys, localslurm):
                           universal_newlines=True, timeout=60)
     assert proc.returncode == 0, proc.stdout
     assert 'to start at' in proc.stdout, proc.stdout
-    # A --time shorter than the plan (7 E6 cases at their 2 h limit).
+    # A --time shorter than the plan (7 E6 cases: 5.7 h at their
+    # first-night estimates, 14 h at their 2 h limits).
     code, out, err = _render(capsys, config, '--tags', 'E6', '--repeat',
                              '1', '--time', '02:00:00')
     assert (code, out) == (2, '')
     assert err == ["pfsbench: error: <command line>:--time: '02:00:00': "
                    "2.0 h is less than the nightly (7 case(s) x 1 "
-                   "repeat(s): about 14.0 h, at most 14.0 h)"]
+                   "repeat(s): about 5.7 h, at most 14.0 h)"]
 
 
 #: A value for each option of an experiment's job (render E6 ...), which
