@@ -13,6 +13,8 @@ The module sits outside :mod:`pfsbench.gate` because both sides use it:
 the checks that write the fields and the gate that reads them.
 """
 
+import re
+
 #: Where the case wrote: the target's path and file-system type
 #: (pfsbench.checks.FileSystemCheck, every check).
 TARGET_PATH = 'target_path'
@@ -75,3 +77,22 @@ CONTENTION = 'contention'
 #: case: the run was configured the same way (``-S`` variables are added
 #: from the session's command line).
 CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
+
+
+#: How a case's ``contention`` text names the foreign sources the per-client
+#: or per-job counters found (pfsbench.runs.attribution.verdict writes
+#: ``... from 1 other client (session 4, mount /mnt/m2) ...``); the gate
+#: counts contended repeats per source by it.  Here, below both, so the
+#: gate need not import the probe.
+_NAMED_SOURCES = re.compile(r'from \d+ other (?:client|job)s? \(([^()]*)\)')
+
+
+def sources_named(contention):
+    """The foreign sources a case's ``contention`` names, in order, each
+    once: ``['session 4, mount /mnt/m2']``."""
+    found = []
+    for group in _NAMED_SOURCES.findall(contention or ''):
+        for name in group.split('; '):
+            if name and name not in found:
+                found.append(name)
+    return found

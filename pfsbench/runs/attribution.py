@@ -43,6 +43,8 @@ it (expired job stats) is not counted.
 import re
 from dataclasses import dataclass, field
 
+# The reader of verdict()'s names lives below the gate: core.fields.
+from pfsbench.core.fields import sources_named  # noqa: F401
 from pfsbench.runs.contention import CommandFailed, run_site_command
 
 #: Foreign work above this share of the case's own marks it ...
@@ -431,18 +433,3 @@ def describe(att):
         where = f' ({counters.mount})' if counters.mount else ''
         parts.append(f'{name}{where} bytes={moved} metadata_ops={ops}')
     return '; '.join(parts)
-
-
-_NAMED = re.compile(r'from \d+ other (?:client|job)s? \(([^()]*)\)')
-
-
-def sources_named(contention):
-    """The foreign sources a case's ``contention`` names (what
-    :func:`verdict` wrote), in order, each once: ``['session 4, mount
-    /mnt/m2']``."""
-    found = []
-    for group in _NAMED.findall(contention or ''):
-        for name in group.split('; '):
-            if name and name not in found:
-                found.append(name)
-    return found

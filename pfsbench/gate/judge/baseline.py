@@ -39,12 +39,12 @@ import re
 from collections import Counter, defaultdict
 
 from pfsbench import __version__, schemas
+from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
 from pfsbench.gate.statistics.values import (iterations_problem,
                                              time_problem, value_problem)
 from pfsbench.gate.store.provenance import case_level
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
-from pfsbench.runs import attribution
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'
@@ -141,10 +141,11 @@ def contended_note(samples):
                          for s in samples)
     plural = 's' if len(samples) != 1 else ''
     # Per foreign source the per-client or per-job counters named
-    # (pfsbench.runs.attribution): who contended how many repeats.
+    # (pfsbench.runs.attribution writes them, fields reads them): who
+    # contended how many repeats.
     by_source = Counter(
         name for s in samples
-        for name in attribution.sources_named(s.get('contention')))
+        for name in fields.sources_named(s.get('contention')))
     sources = ('; by foreign source: ' + ', '.join(
         f'{name}: {n}' for name, n in by_source.most_common())
         if by_source else '')
