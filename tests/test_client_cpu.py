@@ -47,7 +47,7 @@ def test_foreign_cpus_are_the_host_busy_time_less_the_case_own():
     assert figures['foreign_cpus'] == pytest.approx((8.0 - 1.4) / 4)
     assert figures['pressure'] == pytest.approx(0.5)
     assert contention.describe_client_cpu(figures) == \
-        'foreign_cpus=1.65 cpus=2 seconds=4.0 pressure=0.50'
+        'foreign_cpus=1.65 serving_cpus=0.00 cpus=2 seconds=4.0 pressure=0.50'
     assert contention.foreign_cpu_load(figures) == \
         'client host: others used 1.6 of its 2 CPUs during the case'
     # The case's own work is not foreign (and never below zero).
@@ -83,6 +83,77 @@ def test_unreadable_proc_stat_gives_no_verdict(tmp_path):
     assert contention.client_cpu(sample, None) is None
     assert contention.foreign_cpu_load(None) == ''
     assert contention.describe_client_cpu(None) == ''
+
+
+def _proc(tmp_path, stats):
+    """A /proc of ``{pid: stat line}``."""
+    for pid, line in stats.items():
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / 'stat').write_text(line)
+    (tmp_path / 'self').mkdir()
+    return str(tmp_path)
+
+
+def _stat(pid, name, flags, utime, stime):
+    # pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
+    # majflt cmajflt utime stime ...
+    return (f'{pid} ({name}) S 1 {pid} {pid} 0 -1 {flags} 10 0 0 0 '
+            f'{utime} {stime} 0 0 20 0 1 0 100 1000 200\n')
+
+
+def test_serving_processes_and_kernel_threads_are_the_case_own(tmp_path):
+    # A FUSE client moves the case's bytes through its own CPU: 1.1 CPUs
+    # of mfsmount and a chunkserver on this host during a 256 MiB dd onto
+    # MooseFS were marked "others used 1.1 of its 2 CPUs" before.
+    proc = _proc(tmp_path, {
+        10: _stat(10, 'mfsmount', 0x400000, 300, 200),
+        11: _stat(11, 'mfschunkserver', 0x400000, 100, 100),
+        12: _stat(12, 'kworker/u4:1-loop0', 0x04208060, 0, 70),
+        13: _stat(13, 'make (x) y', 0x400000, 5000, 0),
+        14: 'garbage',
+    })
+    assert contention.parse_pid_stat(_stat(13, 'make (x) y', 0, 7, 8)) == \
+        ('make (x) y', 0, 15)
+    assert contention.parse_pid_stat('garbage') is None
+    # mfsmount (known) + the kernel thread; the chunkserver only when the
+    # partition names it; others' make never.
+    assert contention.serving_ticks(contention.SERVING_PROCESSES,
+                                    proc) == 570
+    assert contention.serving_ticks(contention.serving_names(
+        {'client_serving_processes': ['mfschunkserver']}), proc) == 770
+    assert contention.serving_ticks((), str(tmp_path / 'none')) == 0
+
+    before = contention.CpuSample(when=10.0, busy_s=1000.0, cpus=2,
+                                  own_s=3.0, serving_s=20.0)
+    after = contention.CpuSample(when=12.0, busy_s=1003.0, cpus=2,
+                                 own_s=3.2, serving_s=22.2)
+    figures = contention.client_cpu(before, after)
+    assert figures['foreign_cpus'] == pytest.approx((3.0 - 0.2 - 2.2) / 2)
+    assert figures['serving_cpus'] == pytest.approx(1.1)
+    assert contention.foreign_cpu_load(figures) == ''
+    # A serving process that ended takes its ticks with it: not negative.
+    gone = contention.CpuSample(when=12.0, busy_s=1003.0, cpus=2,
+                                own_s=3.2, serving_s=5.0)
+    assert contention.client_cpu(before, gone)['serving_cpus'] == 0.0
+
+
+def test_a_running_serving_process_is_counted(tmp_path):
+    # A real process whose name is in the list: its CPU is serving, not
+    # foreign (the name as /proc/<pid>/stat gives it: 15 characters).
+    spin = tmp_path / 'pfsbench-serve'
+    spin.write_text('#!/bin/sh\nwhile :; do :; done\n')
+    spin.chmod(0o755)
+    proc = subprocess.Popen([str(spin)])
+    try:
+        time.sleep(0.2)
+        before = contention.sample_cpu(serving=('pfsbench-serve',))
+        time.sleep(0.6)
+        after = contention.sample_cpu(serving=('pfsbench-serve',))
+    finally:
+        proc.kill()
+        proc.wait()
+    figures = contention.client_cpu(before, after)
+    assert figures['serving_cpus'] >= 0.3, figures
 
 
 def test_a_reaped_child_cpu_counts_as_the_case_own():
@@ -192,7 +263,8 @@ def test_a_case_whose_proc_stat_went_unreadable_has_no_verdict():
     assert FileSystemCheck.client_cpu_verdict(
         case, {'cpu_before': before, 'cpu_after': busy}) == \
         'client host: others used 1.9 of its 2 CPUs during the case'
-    assert case.client_cpu == 'foreign_cpus=1.90 cpus=2 seconds=2.0'
+    assert case.client_cpu == \
+        'foreign_cpus=1.90 serving_cpus=0.00 cpus=2 seconds=2.0'
     # Not a local case: nothing sampled, nothing said.
     other = SimpleNamespace(client_cpu='', client_cpu_share=0.5)
     assert FileSystemCheck.client_cpu_verdict(other, {}) == ''

@@ -32,6 +32,11 @@ site_configuration = {
                         # mdtest: the sources' 304000 to 3M files are for
                         # clusters.
                         'mdtest_max_items': 20000,
+                        # tests/mfs runs the MooseFS servers on this host:
+                        # a case on its mount drives them with its own I/O
+                        # (where they do not run, the names match nothing).
+                        'client_serving_processes': ['mfsmaster',
+                                                     'mfschunkserver'],
                         **environment_extras(),
                     },
                 },

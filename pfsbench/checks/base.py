@@ -502,7 +502,12 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe):
             if self.job_runs_here():
                 # Last: the syncs and the command above are not the case's.
                 _MEASUREMENTS[id(self)]['cpu_before'] = (
-                    contention.sample_cpu())
+                    contention.sample_cpu(serving=self.serving_processes()))
+
+    def serving_processes(self):
+        """The processes whose CPU is the case's own I/O's
+        (:data:`pfsbench.runs.contention.SERVING_PROCESSES`)."""
+        return contention.serving_names(self.current_partition.extras)
 
     def job_runs_here(self):
         """Whether the job runs on the host that runs ReFrame (the
@@ -540,7 +545,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe):
 
         if 'cpu_before' in seen:
             # First: what follows is this process's bookkeeping.
-            seen['cpu_after'] = contention.sample_cpu()
+            seen['cpu_after'] = contention.sample_cpu(
+                serving=self.serving_processes())
         device = self.target_device()
         seen['after'] = contention.sample(device)
         self.sample_server_counters(seen, 'after')
