@@ -374,6 +374,8 @@ def judge_nights(level, current, segments, tolerance, direction,
     if together is not None and together['regression'] and \
             lb.decide(iv, tolerance, detect, direction)[0] != 'regression':
         out['reason'] = pooled_reason(together, tol)
+        # The report shows the pooled change and interval, not tonight's.
+        out['pooled']['decided'] = True
     elif verdict in why:
         out['reason'] = why[verdict]
     else:
@@ -460,6 +462,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
         'regression', 'detects', 'count', 'first')}
+    out['pooled']['decided'] = False
     # Two views of one figure: the smaller p, doubled (Bonferroni), is
     # the figure's for the night's budget.
     p = out['lookback'].get('p')
