@@ -486,6 +486,43 @@ def pooled_reason(found, tol):
             f'began on {found["since"] or "the night before"}')
 
 
+def hold_disturbed(row, contended, kept, changed):
+    """A regression on a night the case's own repeats saw foreign load
+    (``contended`` of them left out, ``kept`` judged), with nothing
+    changed in the case's provenance since the baseline, is held as
+    inconclusive: the load that the probe caught on some repeats reached
+    the others too (bench/gate_quality.py --pooled: on the quiet
+    recordings of 2026-11-27 such nights made nearly every unchanged
+    night that paged).  Where something changed (``+data=journal``),
+    the loss has a cause the gate can name: it stays a regression, a
+    collapse is never green (issue 33).  A loss that lasts is found the
+    next night, alone or with the nights since it began.
+
+    Args:
+        row: the row dict (changed in place).
+        contended: the case's repeats left out tonight as contended.
+        kept: the repeats judged.
+        changed: whether the case's provenance differs from the
+            baseline's (:func:`pfsbench.gate.store.provenance.differences`).
+
+    Returns:
+        Whether the row was held.
+    """
+    if not contended or changed or row.get('verdict') != 'regression':
+        return False
+
+    row['verdict'] = 'inconclusive'
+    row['reason'] = (f'held: foreign load seen on {contended} of '
+                     f'{contended + kept} repeat(s) of this case tonight '
+                     '(left out as contended) and nothing changed since the '
+                     'baseline: the loss is the load\'s until a night '
+                     'without it confirms it; ' + row['reason'])
+    if row.get('lookback') is not None:
+        row['lookback'] = dict(row['lookback'], disturbed=contended)
+
+    return True
+
+
 def exit_code(summary, missing, config):
     """0 pass, 1 regression, 3 missing data (and inconclusive if the site
     chose so in gate.yaml).  A regression wins over missing data."""
