@@ -822,7 +822,10 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
                                threshold=DEFAULTS.changepoint_threshold,
                                min_segment=DEFAULTS.changepoint_min_segment,
                                min_change=0.05):
-                splits[c.index] = True
+                # As the gate: only among the nights after the baseline
+                # (pfsbench.gate.judge.samples.lookback_nights).
+                if c.index >= level_nights:
+                    splits[c.index] = True
         except ValueError:
             pass
         segments = split_at_markers(history, splits)
