@@ -829,8 +829,11 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
         except ValueError:
             pass
         segments = split_at_markers(history, splits)
-        recent = [(float(k), n) for k, n in
-                  enumerate(moments_of[level_nights:t])]
+        # As the gate: a night whose case saw foreign load is left out
+        # of the pooled view (pfsbench.gate.judge.samples.recent_nights).
+        recent = [(float(k), moments_of[k])
+                  for k in range(level_nights, t)
+                  if not (hold and contended and contended[chosen[k]])]
         found = judge_nights(level, moments_of[t], segments, 0.05, 'higher',
                              0.10, confidence or DEFAULTS.lookback_confidence,
                              2, DEFAULTS.lookback_outlier_z, recent=recent,

@@ -114,11 +114,22 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         changed = None
         case_nights = past.get(key, [])
         like_nights = []
+        disturbed = set()
         if lookback:
             like_nights = like_for_like(case_nights, session,
                                         like_tags(records),
                                         config.lookback_match,
                                         config.lookback_nights)
+            disturbed = disturbed_nights(
+                results, key,
+                like_nights[-2 * config.lookback_pooled_nights:])
+            if disturbed:
+                # A change the provenance names explains a loss the load
+                # might have: then no night is left out, none held.
+                changed = bool(case_changes(baseline, case, session,
+                                            records))
+                if changed:
+                    disturbed = set()
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
@@ -194,7 +205,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     max(detect, tol), config.lookback_confidence,
                     config.min_samples, config.lookback_outlier_z,
                     recent=None if note else recent_nights(
-                        like_nights, session, baseline, var, config),
+                        like_nights, session, baseline, var, config,
+                        disturbed),
                     pooled={'rule': config.lookback_pooled,
                             'nights': config.lookback_pooled_nights,
                             'cusum_h': config.lookback_cusum_h})
@@ -332,6 +344,15 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         if key not in keys and
                         (name_filter is None or name_filter.search(key.name))})
     return rows, missing, new_cases, contended
+
+
+def disturbed_nights(results, key, nights):
+    """The uuids of the ``nights`` on which the case's own repeats saw
+    foreign load (some left out as contended): the pooled view leaves
+    them out (:func:`pfsbench.gate.judge.samples.recent_nights`)."""
+    return {n.session.uuid for n in nights
+            if any(r.contended for r in
+                   results.case_records(n.session.uuid).get(key, ()))}
 
 
 def case_changes(baseline, case, session, records):

@@ -266,7 +266,7 @@ def _steps(means, min_change, config):
                      min_change=min_change)
 
 
-def recent_nights(past, tonight, baseline, var, config):
+def recent_nights(past, tonight, baseline, var, config, disturbed=()):
     """The nights since the level began, before tonight, that
     :mod:`pfsbench.gate.judge.pooled` judges with tonight: the
     like-for-like nights after the baseline's newest session (``level:
@@ -277,6 +277,13 @@ def recent_nights(past, tonight, baseline, var, config):
     an intended change since the baseline: the level restarts there and
     takes in the nights since (a new baseline gives the pooled view a
     fixed level again).
+
+    Nights whose case saw foreign load on some repeats (``disturbed``,
+    session uuids; the caller leaves it empty where the case's provenance
+    names a change since the baseline) are left out: tonight's verdict
+    holds such a night (:func:`pfsbench.gate.judge.rule.hold_disturbed`),
+    and one disturbed night among a few must not make them a loss
+    together.
 
     Returns:
         ``[(time_start, Moments), ...]``, oldest first.
@@ -304,5 +311,5 @@ def recent_nights(past, tonight, baseline, var, config):
 
     out = [(s.time_start, n) for s, n in history
            if s.time_start > base_end and s.uuid not in base_uuids and
-           s.time_start < tonight.time_start]
+           s.time_start < tonight.time_start and s.uuid not in disturbed]
     return out[-most:]
