@@ -932,7 +932,7 @@ def pooled_table(pools, args, rng):
                     pool = alarms.setdefault((scope, rule), [])
                     calls = 0
                     judged = 0
-                    for _ in range(trials):
+                    for _ in range(args.fa_months or trials):
                         _, out = month(0.0, repeats, rule)
                         for verdict, p in out:
                             if verdict == 'n/a':
@@ -969,12 +969,28 @@ def night_table(alarms, lasting, args, rng):
           f'regression; with the budget, when one survives Holm at '
           f'{alpha:g} (night_false_alarms).')
     print()
+    print('"beyond": the figure-nights that are a regression with p below '
+          f'Holm\'s first bound ({alpha:g} / {args.figures}), k of n; a night '
+          'pages about when one of its families is such: 1 - (1 - k/n)^'
+          f'{args.figures}, its 95 % interval from k/n\'s (Wilson): this one '
+          'counts the recording\'s tail, the resampled nights\' does not.')
+    print()
     print(f'{"nights":9} {"rule":8} {"per figure":>10} '
-          f'{"nights paged, no budget":>30} {"with the budget":>30}')
+          f'{"nights paged, no budget":>30} {"with the budget":>30} '
+          f'{"beyond":>12} {"from beyond (95 %)":>26}')
     for (scope, rule), pool in alarms.items():
         if not pool:
             continue
         per = sum(v == 'regression' for v, _ in pool) / len(pool)
+        first = alpha / args.figures
+        k = sum(v == 'regression' and p is not None and p < first
+                for v, p in pool)
+        lo_k, hi_k = wilson(k / len(pool), len(pool))
+
+        def night_of(q):
+            return 1.0 - (1.0 - q) ** args.figures
+        tail = (f' {k:>5}/{len(pool):<6} {night_of(k / len(pool)):8.2%} '
+                f'({night_of(lo_k):.2%}-{night_of(hi_k):.2%})')
         plain = held = 0
         for _ in range(args.nights):
             night = [rng.choice(pool) for _ in range(args.figures)]
@@ -987,7 +1003,8 @@ def night_table(alarms, lasting, args, rng):
         wa, wb = wilson(a, args.nights), wilson(b, args.nights)
         print(f'{scope:9} {rule:8} {per:10.2%} {a:8.2%} '
               f'({wa[0]:.2%}-{wa[1]:.2%})'
-              f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})', flush=True)
+              f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})' + tail,
+              flush=True)
 
     print()
     print('The budget\'s cost: one figure with a lasting loss among '
@@ -1090,6 +1107,11 @@ def main():
                              '(lasting losses of 10-50 %%, nights to '
                              'detection, false alarms per figure and per '
                              'night)')
+    parser.add_argument('--fa-months', type=int, default=0,
+                        help='unchanged months per cell of the pooled '
+                             'table (default: --pooled-trials): the night-'
+                             'level rate rests on the few figure-nights '
+                             'beyond the budget\'s bound')
     parser.add_argument('--pooled-trials', type=int, default=300,
                         help='months per cell of the pooled table '
                              '(default: 300)')
