@@ -914,9 +914,9 @@ def pooled_table(pools, args, rng):
                         for _ in range(trials):
                             pre, out = month(loss, repeats, rule)
                             after = out[pre:]
-                            if repeats == 5:
-                                lasting.setdefault(
-                                    (scope, rule, loss), []).append(after)
+                            lasting.setdefault(
+                                (scope, rule, loss, repeats), []).append(
+                                    after)
                             hit = next((i + 1 for i, (v, _) in
                                         enumerate(after)
                                         if v == 'regression'), None)
@@ -929,7 +929,7 @@ def pooled_table(pools, args, rng):
                                   if len(found) > trials // 2 else '-')
                         cells.append('/'.join(f'{x:.0%}' for x in share) +
                                      f' m{median}')
-                    pool = alarms.setdefault((scope, rule), [])
+                    pool = alarms.setdefault((scope, rule, repeats), [])
                     calls = 0
                     judged = 0
                     for _ in range(args.fa_months or trials):
@@ -939,8 +939,7 @@ def pooled_table(pools, args, rng):
                                 continue
                             judged += 1
                             calls += verdict == 'regression'
-                            if repeats == 5:
-                                pool.append((verdict, p))
+                            pool.append((verdict, p))
                     rate = calls / max(judged, 1)
                     lo, hi = wilson(rate, judged)
                     print(f'{cond:10} {var:9} {repeats:2} '
@@ -954,7 +953,8 @@ def pooled_table(pools, args, rng):
 def night_table(alarms, lasting, args, rng):
     """Unchanged nights of the default nightly that page: each night
     ``--figures`` independent figure families drawn from the unchanged
-    figure-nights above (R = 5), those of the measured recordings and
+    figure-nights above (per R: the default nightly runs 3), those of
+    the measured recordings and
     the synthetic ones apart, with and without Holm's correction at
     ``night_false_alarms``."""
     from pfsbench.gate.judge.budget import holm
@@ -963,7 +963,8 @@ def night_table(alarms, lasting, args, rng):
     print(f'Night-level false alarms: {args.nights} unchanged nights of '
           f'{args.figures} independent figure families each (the default '
           'nightly: 6 cases, twins counted once), drawn from the unchanged '
-          'figure-nights above (R = 5; "measured": every measured '
+          'figure-nights above (per R, the nightly\'s default 3; '
+          '"measured": every measured '
           'recording\'s, "synthetic" apart). A night pages when any '
           'figure is a '
           f'regression; with the budget, when one survives Holm at '
@@ -975,10 +976,10 @@ def night_table(alarms, lasting, args, rng):
           f'{args.figures}, its 95 % interval from k/n\'s (Wilson): this one '
           'counts the recording\'s tail, the resampled nights\' does not.')
     print()
-    print(f'{"nights":9} {"rule":8} {"per figure":>10} '
+    print(f'{"nights":9} {"rule":8} R {"per figure":>10} '
           f'{"nights paged, no budget":>30} {"with the budget":>30} '
           f'{"beyond":>12} {"from beyond (95 %)":>26}')
-    for (scope, rule), pool in alarms.items():
+    for (scope, rule, reps), pool in alarms.items():
         if not pool:
             continue
         per = sum(v == 'regression' for v, _ in pool) / len(pool)
@@ -1001,20 +1002,20 @@ def night_table(alarms, lasting, args, rng):
                         for (v, _), k in zip(night, keep))
         a, b = plain / args.nights, held / args.nights
         wa, wb = wilson(a, args.nights), wilson(b, args.nights)
-        print(f'{scope:9} {rule:8} {per:10.2%} {a:8.2%} '
+        print(f'{scope:9} {rule:8} {reps} {per:10.2%} {a:8.2%} '
               f'({wa[0]:.2%}-{wa[1]:.2%})'
               f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})' + tail,
               flush=True)
 
     print()
     print('The budget\'s cost: one figure with a lasting loss among '
-          f'{args.figures - 1} unchanged families a night (R = 5); share of '
+          f'{args.figures - 1} unchanged families a night (per R); share of '
           'months where the loss is a regression that survives the budget, '
           'by night 1 / 2 / 3 / 4 / 6 after it began; and the unchanged '
           'nights paged, at each night_false_alarms:')
     print()
     for alpha in (0.01, 0.001):
-        for (scope, rule), pool in alarms.items():
+        for (scope, rule, reps), pool in alarms.items():
             if not pool:
                 continue
             paged = 0
@@ -1027,7 +1028,7 @@ def night_table(alarms, lasting, args, rng):
             wp = wilson(paged / args.nights, args.nights)
             cells = []
             for loss in LASTING_LOSSES:
-                months = lasting.get((scope, rule, loss), [])
+                months = lasting.get((scope, rule, loss, reps), [])
                 firsts = []
                 for month in months:
                     first = None
@@ -1044,7 +1045,7 @@ def night_table(alarms, lasting, args, rng):
                          max(len(firsts), 1) for k in (1, 2, 3, 4, 6)]
                 cells.append(f'{loss:.0%}: ' +
                              '/'.join(f'{x:.0%}' for x in share))
-            print(f'  {alpha:<6g} {scope:9} {rule:8} paged '
+            print(f'  {alpha:<6g} {scope:9} {rule:8} {reps} paged '
                   f'{paged / args.nights:6.2%} '
                   f'({wp[0]:.2%}-{wp[1]:.2%})  ' + '  '.join(cells),
                   flush=True)
