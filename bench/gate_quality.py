@@ -860,6 +860,9 @@ def pooled_table(pools, args, rng):
     # nights resampled is that draw's rate, not the normal's).
     recordings.append(('synthetic', {v: synthetic_sessions(rng)
                                      for v in VARIABLES}))
+    if args.recordings:
+        recordings = [(c, f) for c, f in recordings
+                      if c in args.recordings.split(',')]
     trials = args.pooled_trials
     print()
     print(f'Pooled nights: {trials} months per cell: the history (the '
@@ -897,17 +900,17 @@ def pooled_table(pools, args, rng):
             nights = [moments(x) for x in sessions]
             tau2, _ = lb.night_variance([nights])
             marked = CONTENDED.get(cond, {}).get(var)
-            scope = 'synthetic' if cond == 'synthetic' else 'measured'
+            scope = cond
 
             def month(loss, repeats, rule):
                 drawn = sessions if cond != 'synthetic' else \
                     synthetic_sessions(rng)
                 return lasting_sequence(drawn, loss, repeats, rng, rule,
                                         contended=marked)
-            for repeats in (3, 5):
+            for repeats in map(int, args.pooled_repeats.split(',')):
                 if too_few(sessions, repeats):
                     continue
-                for rule in POOLED_RULES:
+                for rule in args.pooled_rules.split(','):
                     cells = []
                     for loss in LASTING_LOSSES:
                         firsts = []
@@ -953,19 +956,16 @@ def pooled_table(pools, args, rng):
 def night_table(alarms, lasting, args, rng):
     """Unchanged nights of the default nightly that page: each night
     ``--figures`` independent figure families drawn from the unchanged
-    figure-nights above (per R: the default nightly runs 3), those of
-    the measured recordings and
-    the synthetic ones apart, with and without Holm's correction at
-    ``night_false_alarms``."""
+    figure-nights above, per recording and R (the default nightly runs
+    3), with and without Holm's correction at ``night_false_alarms``."""
     from pfsbench.gate.judge.budget import holm
     alpha = DEFAULTS.night_false_alarms
     print()
     print(f'Night-level false alarms: {args.nights} unchanged nights of '
           f'{args.figures} independent figure families each (the default '
           'nightly: 6 cases, twins counted once), drawn from the unchanged '
-          'figure-nights above (per R, the nightly\'s default 3; '
-          '"measured": every measured '
-          'recording\'s, "synthetic" apart). A night pages when any '
+          'figure-nights above (per recording and R, the nightly\'s '
+          'default 3). A night pages when any '
           'figure is a '
           f'regression; with the budget, when one survives Holm at '
           f'{alpha:g} (night_false_alarms).')
@@ -1108,6 +1108,15 @@ def main():
                              '(lasting losses of 10-50 %%, nights to '
                              'detection, false alarms per figure and per '
                              'night)')
+    parser.add_argument('--recordings', default='',
+                        help='of the pooled table, only these recordings '
+                             '(comma-separated: cap, natural, mfs, '
+                             'synthetic; default: all)')
+    parser.add_argument('--pooled-rules', default=','.join(POOLED_RULES),
+                        help='rules of the pooled table (default: all)')
+    parser.add_argument('--pooled-repeats', default='3,5',
+                        help='repeat counts of the pooled table '
+                             '(default: 3,5)')
     parser.add_argument('--fa-months', type=int, default=0,
                         help='unchanged months per cell of the pooled '
                              'table (default: --pooled-trials): the night-'
