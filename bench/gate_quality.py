@@ -99,8 +99,8 @@ from pfsbench.gate.judge.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.gate.store.results import read_database          # noqa: E402
 from pfsbench.gate.judge import lookback as lb                   # noqa: E402
 from pfsbench.gate.judge.config import GateConfig                # noqa: E402
-from pfsbench.gate.judge.rule import (fixed_tolerance_verdict, judge,
-                                      judge_nights)
+from pfsbench.gate.judge.rule import (fixed_tolerance_verdict,  # noqa: E402
+                                      hold_disturbed, judge, judge_nights)
 from pfsbench.gate.statistics.stats import (moments, night_noise,  # noqa: E402
                                             night_spread, pooled_scale)
 
@@ -308,12 +308,20 @@ def run_sessions(args, throttle, mnt, runs, plan):
            stdout=subprocess.DEVNULL)
 
 
+#: ``{cond: {var: [contended repeats left out of session 0, ...]}}``
+#: (aligned with :func:`collect`'s pools): a night whose case saw
+#: foreign load on some repeats is held by the gate where nothing else
+#: changed (pfsbench.gate.judge.rule.hold_disturbed).
+CONTENDED = {}
+
+
 def collect(runs, keep_contended=False):
     """``{cond: {var: [[values of session 0], [session 1], ...]}}``.
 
     Results marked ``contended`` (foreign load seen during the case,
     :mod:`pfsbench.runs.contention`) are left out as the gate leaves them
-    out, unless ``keep_contended``; how many, per condition, is printed.
+    out, unless ``keep_contended``; how many, per condition, is printed
+    (and per session in :data:`CONTENDED`).
     """
     results = read_database(os.path.join(runs, 'results.db'))
     pools = {}
@@ -341,6 +349,8 @@ def collect(runs, keep_contended=False):
                 continue
 
             pools.setdefault(cond, {}).setdefault(var, []).append(vals)
+            CONTENDED.setdefault(cond, {}).setdefault(var, []).append(
+                0 if keep_contended else len(marked))
 
     for cond, (sessions, usable, marked, in_sessions) in counts.items():
         print(f'{cond}: {marked} of {usable} results in {in_sessions} of '
@@ -743,8 +753,10 @@ def power_table(pools, args, rng):
 LASTING_LOSSES = (0.10, 0.20, 0.30, 0.50)
 AFTER_NIGHTS = 6
 #: The pooled rules compared (gate.yaml lookback.pooled.rule); ``alone``
-#: is tonight against the level only (``off``).
-POOLED_RULES = ('alone', 'window', 'cusum')
+#: is tonight against the level only (``off``); a rule ending in ``-0``
+#: judges as the gate did before it held a night with foreign load seen
+#: on some of its repeats (pfsbench.gate.judge.rule.hold_disturbed).
+POOLED_RULES = ('alone', 'window', 'cusum', 'alone-0', 'window-0')
 
 
 def synthetic_sessions(rng, sessions=30, repeats=10, tau=0.12, cv=0.10):
@@ -760,7 +772,7 @@ def synthetic_sessions(rng, sessions=30, repeats=10, tau=0.12, cv=0.10):
 
 
 def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
-                     after=AFTER_NIGHTS, confidence=None):
+                     after=AFTER_NIGHTS, confidence=None, contended=None):
     """One month of one figure: ``level_nights`` baseline nights, 0-3
     unchanged nights, then ``after`` nights slowed by ``loss``, each
     night a different session of the recording (R repeats).  Each night
@@ -768,6 +780,11 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
     the baseline, the noise from every night before tonight (split at its
     change points, as the gate splits it), the pooled ``rule`` on the
     nights since the baseline.
+
+    ``contended``: per session, the repeats the gate left out as
+    contended (:data:`CONTENDED`); a night with any is held as the gate
+    holds it (nothing changes in a recording's provenance), unless the
+    rule ends in ``-0``.
 
     Returns:
         ``(begin, [(verdict, p), ...])``: the index of the first slowed
@@ -791,6 +808,8 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
     # like-for-like nights before its newest session.
     level_nights += old
     level = moments_of[:level_nights]
+    hold = not rule.endswith('-0')
+    rule = rule.removesuffix('-0')
     settings = None if rule == 'alone' else {
         'rule': rule, 'nights': DEFAULTS.lookback_pooled_nights,
         'cusum_h': DEFAULTS.lookback_cusum_h}
@@ -803,12 +822,18 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
                                threshold=DEFAULTS.changepoint_threshold,
                                min_segment=DEFAULTS.changepoint_min_segment,
                                min_change=0.05):
-                splits[c.index] = True
+                # As the gate: only among the nights after the baseline
+                # (pfsbench.gate.judge.samples.lookback_nights).
+                if c.index >= level_nights:
+                    splits[c.index] = True
         except ValueError:
             pass
         segments = split_at_markers(history, splits)
-        recent = [(float(k), n) for k, n in
-                  enumerate(moments_of[level_nights:t])]
+        # As the gate: a night whose case saw foreign load is left out
+        # of the pooled view (pfsbench.gate.judge.samples.recent_nights).
+        recent = [(float(k), moments_of[k])
+                  for k in range(level_nights, t)
+                  if not (hold and contended and contended[chosen[k]])]
         found = judge_nights(level, moments_of[t], segments, 0.05, 'higher',
                              0.10, confidence or DEFAULTS.lookback_confidence,
                              2, DEFAULTS.lookback_outlier_z, recent=recent,
@@ -816,6 +841,9 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
         if found is None:
             out.append(('n/a', None))
             continue
+        if hold and contended:
+            k = contended[chosen[t]]
+            hold_disturbed(found, k, len(nights[t]), False)
         out.append((found['verdict'], found['lookback'].get('p')))
 
     return pre, out
@@ -828,8 +856,13 @@ def pooled_table(pools, args, rng):
     budget (Holm at ``night_false_alarms`` over its independent figures),
     with 95 % (Wilson) intervals."""
     recordings = [(c, pools[c]) for c in RECORDINGS if c in pools]
+    # Synthetic months draw their nights afresh (a fixed draw of 30
+    # nights resampled is that draw's rate, not the normal's).
     recordings.append(('synthetic', {v: synthetic_sessions(rng)
                                      for v in VARIABLES}))
+    if args.recordings:
+        recordings = [(c, f) for c, f in recordings
+                      if c in args.recordings.split(',')]
     trials = args.pooled_trials
     print()
     print(f'Pooled nights: {trials} months per cell: the history (the '
@@ -844,7 +877,9 @@ def pooled_table(pools, args, rng):
           'after the loss began, and the median night it was found '
           '("-": not by night 6); loss 0: regressions per figure and night '
           '(95 % interval). "synthetic" = normal nights drawn by the bench '
-          '(30 nights, night noise 12 %, repeats 10 %), no tool.')
+          '(30 nights, night noise 12 %, repeats 10 %, new ones every '
+          'month), no tool. A rule ending in -0: without holding a night '
+          'whose case saw foreign load on some repeats (the gate before).')
     print()
     header = (f'{"recording":10} {"variable":9} {"R":>2} {"tau":>6} '
               f'{"rule":7} ' + ' '.join(f'{f"{l:.0%}":>26}'
@@ -864,19 +899,26 @@ def pooled_table(pools, args, rng):
                 continue
             nights = [moments(x) for x in sessions]
             tau2, _ = lb.night_variance([nights])
-            for repeats in (3, 5):
+            marked = CONTENDED.get(cond, {}).get(var)
+            scope = cond
+
+            def month(loss, repeats, rule):
+                drawn = sessions if cond != 'synthetic' else \
+                    synthetic_sessions(rng)
+                return lasting_sequence(drawn, loss, repeats, rng, rule,
+                                        contended=marked)
+            for repeats in map(int, args.pooled_repeats.split(',')):
                 if too_few(sessions, repeats):
                     continue
-                for rule in POOLED_RULES:
+                for rule in args.pooled_rules.split(','):
                     cells = []
                     for loss in LASTING_LOSSES:
                         firsts = []
                         for _ in range(trials):
-                            pre, out = lasting_sequence(sessions, loss,
-                                                        repeats, rng, rule)
+                            pre, out = month(loss, repeats, rule)
                             after = out[pre:]
-                            if repeats == 5:
-                                lasting.setdefault((rule, loss), []).append(
+                            lasting.setdefault(
+                                (scope, rule, loss, repeats), []).append(
                                     after)
                             hit = next((i + 1 for i, (v, _) in
                                         enumerate(after)
@@ -890,19 +932,17 @@ def pooled_table(pools, args, rng):
                                   if len(found) > trials // 2 else '-')
                         cells.append('/'.join(f'{x:.0%}' for x in share) +
                                      f' m{median}')
-                    pool = alarms.setdefault(rule, [])
+                    pool = alarms.setdefault((scope, rule, repeats), [])
                     calls = 0
                     judged = 0
-                    for _ in range(trials):
-                        _, out = lasting_sequence(sessions, 0.0, repeats,
-                                                  rng, rule)
+                    for _ in range(args.fa_months or trials):
+                        _, out = month(0.0, repeats, rule)
                         for verdict, p in out:
                             if verdict == 'n/a':
                                 continue
                             judged += 1
                             calls += verdict == 'regression'
-                            if repeats == 5:
-                                pool.append((verdict, p))
+                            pool.append((verdict, p))
                     rate = calls / max(judged, 1)
                     lo, hi = wilson(rate, judged)
                     print(f'{cond:10} {var:9} {repeats:2} '
@@ -916,24 +956,42 @@ def pooled_table(pools, args, rng):
 def night_table(alarms, lasting, args, rng):
     """Unchanged nights of the default nightly that page: each night
     ``--figures`` independent figure families drawn from the unchanged
-    figure-nights above (R = 5, every recording), with and without
-    Holm's correction at ``night_false_alarms``."""
+    figure-nights above, per recording and R (the default nightly runs
+    3), with and without Holm's correction at ``night_false_alarms``."""
     from pfsbench.gate.judge.budget import holm
     alpha = DEFAULTS.night_false_alarms
     print()
     print(f'Night-level false alarms: {args.nights} unchanged nights of '
           f'{args.figures} independent figure families each (the default '
           'nightly: 6 cases, twins counted once), drawn from the unchanged '
-          'figure-nights above (R = 5). A night pages when any figure is a '
+          'figure-nights above (per recording and R, the nightly\'s '
+          'default 3). A night pages when any '
+          'figure is a '
           f'regression; with the budget, when one survives Holm at '
           f'{alpha:g} (night_false_alarms).')
     print()
-    print(f'{"rule":7} {"per figure":>10} {"nights paged, no budget":>30} '
-          f'{"with the budget":>30}')
-    for rule, pool in alarms.items():
+    print('"beyond": the figure-nights that are a regression with p below '
+          f'Holm\'s first bound ({alpha:g} / {args.figures}), k of n; a night '
+          'pages about when one of its families is such: 1 - (1 - k/n)^'
+          f'{args.figures}, its 95 % interval from k/n\'s (Wilson): this one '
+          'counts the recording\'s tail, the resampled nights\' does not.')
+    print()
+    print(f'{"nights":9} {"rule":8} R {"per figure":>10} '
+          f'{"nights paged, no budget":>30} {"with the budget":>30} '
+          f'{"beyond":>12} {"from beyond (95 %)":>26}')
+    for (scope, rule, reps), pool in alarms.items():
         if not pool:
             continue
         per = sum(v == 'regression' for v, _ in pool) / len(pool)
+        first = alpha / args.figures
+        k = sum(v == 'regression' and p is not None and p < first
+                for v, p in pool)
+        lo_k, hi_k = wilson(k / len(pool), len(pool))
+
+        def night_of(q):
+            return 1.0 - (1.0 - q) ** args.figures
+        tail = (f' {k:>5}/{len(pool):<6} {night_of(k / len(pool)):8.2%} '
+                f'({night_of(lo_k):.2%}-{night_of(hi_k):.2%})')
         plain = held = 0
         for _ in range(args.nights):
             night = [rng.choice(pool) for _ in range(args.figures)]
@@ -944,18 +1002,20 @@ def night_table(alarms, lasting, args, rng):
                         for (v, _), k in zip(night, keep))
         a, b = plain / args.nights, held / args.nights
         wa, wb = wilson(a, args.nights), wilson(b, args.nights)
-        print(f'{rule:7} {per:10.2%} {a:8.2%} ({wa[0]:.2%}-{wa[1]:.2%})'
-              f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})', flush=True)
+        print(f'{scope:9} {rule:8} {reps} {per:10.2%} {a:8.2%} '
+              f'({wa[0]:.2%}-{wa[1]:.2%})'
+              f'{"":>8} {b:8.2%} ({wb[0]:.2%}-{wb[1]:.2%})' + tail,
+              flush=True)
 
     print()
     print('The budget\'s cost: one figure with a lasting loss among '
-          f'{args.figures - 1} unchanged families a night (R = 5); share of '
+          f'{args.figures - 1} unchanged families a night (per R); share of '
           'months where the loss is a regression that survives the budget, '
           'by night 1 / 2 / 3 / 4 / 6 after it began; and the unchanged '
           'nights paged, at each night_false_alarms:')
     print()
-    for alpha in (0.01, 0.005, 0.002, 0.001):
-        for rule, pool in alarms.items():
+    for alpha in (0.01, 0.001):
+        for (scope, rule, reps), pool in alarms.items():
             if not pool:
                 continue
             paged = 0
@@ -968,7 +1028,7 @@ def night_table(alarms, lasting, args, rng):
             wp = wilson(paged / args.nights, args.nights)
             cells = []
             for loss in LASTING_LOSSES:
-                months = lasting.get((rule, loss), [])
+                months = lasting.get((scope, rule, loss, reps), [])
                 firsts = []
                 for month in months:
                     first = None
@@ -985,7 +1045,8 @@ def night_table(alarms, lasting, args, rng):
                          max(len(firsts), 1) for k in (1, 2, 3, 4, 6)]
                 cells.append(f'{loss:.0%}: ' +
                              '/'.join(f'{x:.0%}' for x in share))
-            print(f'  {alpha:<6g} {rule:7} paged {paged / args.nights:6.2%} '
+            print(f'  {alpha:<6g} {scope:9} {rule:8} {reps} paged '
+                  f'{paged / args.nights:6.2%} '
                   f'({wp[0]:.2%}-{wp[1]:.2%})  ' + '  '.join(cells),
                   flush=True)
 
@@ -1047,6 +1108,20 @@ def main():
                              '(lasting losses of 10-50 %%, nights to '
                              'detection, false alarms per figure and per '
                              'night)')
+    parser.add_argument('--recordings', default='',
+                        help='of the pooled table, only these recordings '
+                             '(comma-separated: cap, natural, mfs, '
+                             'synthetic; default: all)')
+    parser.add_argument('--pooled-rules', default=','.join(POOLED_RULES),
+                        help='rules of the pooled table (default: all)')
+    parser.add_argument('--pooled-repeats', default='3,5',
+                        help='repeat counts of the pooled table '
+                             '(default: 3,5)')
+    parser.add_argument('--fa-months', type=int, default=0,
+                        help='unchanged months per cell of the pooled '
+                             'table (default: --pooled-trials): the night-'
+                             'level rate rests on the few figure-nights '
+                             'beyond the budget\'s bound')
     parser.add_argument('--pooled-trials', type=int, default=300,
                         help='months per cell of the pooled table '
                              '(default: 300)')

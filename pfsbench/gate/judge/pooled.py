@@ -48,6 +48,9 @@ RULES = ('window', 'cusum', 'off')
 #: CUSUM reference value (in standard errors): tuned to a shift of one.
 CUSUM_K = 0.5
 
+#: A window is a loss only if its mean without its worst night is too.
+TRIM_WORST = True
+
 
 def _night(night, cv2):
     """``(x, e)`` of a night: its log mean and within-night variance of
@@ -130,10 +133,17 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         loss = sign * d
         p = (t_cdf(loss / se, df) if se > 0 else
              (0.0 if loss < 0 else 1.0))
-        median = statistics.median(sign * (x - mu) for x, _ in win)
+        each = sorted(sign * (x - mu) for x, _ in win)
+        median = statistics.median(each)
+        # Without its worst night, the window's mean is still beyond the
+        # tolerance: a loss that lasts is in every night, one disturbed
+        # night is not (2026-11-27's quiet recordings, ext4: the night
+        # after a disturbed one paged with it).
+        rest = statistics.fmean(each[1:])
         found = {'p': min(1.0, p * windows), 'nights': k,
                  'start': len(nights) - k, 'd': d, 'se': se, 'df': df,
-                 'beyond': loss < -margin and median < -margin}
+                 'beyond': loss < -margin and median < -margin and
+                 (rest < -margin or not TRIM_WORST)}
         if best is None or (found['beyond'], -found['p']) > \
                 (best['beyond'], -best['p']):
             best = found

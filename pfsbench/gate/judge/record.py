@@ -17,8 +17,8 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge import baseline as bl, budget, lookback as lb
 from pfsbench.gate.judge.rows import VarRow
 from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
-                                      fixed_tolerance_verdict, judge,
-                                      judge_nights)
+                                      fixed_tolerance_verdict,
+                                      hold_disturbed, judge, judge_nights)
 from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          lookback_nights, night_scale,
                                          recent_nights, select_current,
@@ -111,13 +111,25 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     'configured differently; record a new baseline'
                 )
 
+        changed = None
         case_nights = past.get(key, [])
         like_nights = []
+        disturbed = set()
         if lookback:
             like_nights = like_for_like(case_nights, session,
                                         like_tags(records),
                                         config.lookback_match,
                                         config.lookback_nights)
+            disturbed = disturbed_nights(
+                results, key,
+                like_nights[-2 * config.lookback_pooled_nights:])
+            if disturbed:
+                # A change the provenance names explains a loss the load
+                # might have: then no night is left out, none held.
+                changed = bool(case_changes(baseline, case, session,
+                                            records))
+                if changed:
+                    disturbed = set()
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
@@ -193,7 +205,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     max(detect, tol), config.lookback_confidence,
                     config.min_samples, config.lookback_outlier_z,
                     recent=None if note else recent_nights(
-                        like_nights, session, baseline, var, config),
+                        like_nights, session, baseline, var, config,
+                        disturbed),
                     pooled={'rule': config.lookback_pooled,
                             'nights': config.lookback_pooled_nights,
                             'cusum_h': config.lookback_cusum_h})
@@ -272,6 +285,12 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     row['reason'] += ('; fewer than 3 like-for-like nights '
                                       'in the history: interval rule')
 
+            if left_out and row['verdict'] == 'regression':
+                if changed is None:
+                    changed = bool(case_changes(baseline, case, session,
+                                                records))
+                hold_disturbed(row, len(left_out), len(records), changed)
+
             if unstable and row['verdict'] == 'regression':
                 row['verdict'] = 'inconclusive'
                 row['reason'] = (f'unstable figure ({config.path}: '
@@ -327,6 +346,26 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     return rows, missing, new_cases, contended
 
 
+def disturbed_nights(results, key, nights):
+    """The uuids of the ``nights`` on which the case's own repeats saw
+    foreign load (some left out as contended): the pooled view leaves
+    them out (:func:`pfsbench.gate.judge.samples.recent_nights`)."""
+    return {n.session.uuid for n in nights
+            if any(r.contended for r in
+                   results.case_records(n.session.uuid).get(key, ()))}
+
+
+def case_changes(baseline, case, session, records):
+    """The provenance differences of one case between its baseline
+    sessions and tonight's (:func:`what_changed`'s, for one case)."""
+    before, per_case = prov.baseline_tags(baseline, case)
+    after = prov.session_level(session)
+    if per_case:
+        after.update(prov.case_level(*prov.case_tags_of(records)))
+
+    return prov.differences(before, after)
+
+
 def current_repeats(baseline, results, session_uuids, name_filter,
                     contended):
     """How many repeats of the baseline's cases the current run holds, and
@@ -366,13 +405,9 @@ def what_changed(baseline, results, rows):
 
     out = {}
     for case, uuid in sorted(wanted):
-        before, per_case = prov.baseline_tags(baseline, cases[case])
-        after = prov.session_level(results.sessions[uuid])
-        if per_case:
-            after.update(prov.case_level(
-                *prov.case_tags_of(records[(case, uuid)])))
-
-        out[case] = [c.as_dict() for c in prov.differences(before, after)]
+        out[case] = [c.as_dict() for c in case_changes(
+            baseline, cases[case], results.sessions[uuid],
+            records[(case, uuid)])]
 
     return out
 

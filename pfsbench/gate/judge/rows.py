@@ -82,8 +82,16 @@ class VarRow(CaseIdentity):
     #: What the nights since the level began found together
     #: (:mod:`pfsbench.gate.judge.pooled`): ``{'rule', 'p', 'nights',
     #: 'since', 'change', 'low', 'high', 'regression', 'detects', 'count',
-    #: 'first'}``, or ``None`` where tonight was judged alone.
+    #: 'first', 'decided'}``, or ``None`` where tonight was judged alone;
+    #: ``decided``: the pooled nights made the verdict (tonight alone was
+    #: no regression), so the report shows their change and interval.
     pooled: dict = None
+
+    @property
+    def pooled_decided(self):
+        """Whether the nights since the level began, together, made the
+        verdict (a record written before the gate said so: no)."""
+        return bool(self.pooled and self.pooled.get('decided'))
 
     def as_dict(self):
         out = {f.name: getattr(self, f.name) for f in fields(VarRow)}

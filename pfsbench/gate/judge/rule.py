@@ -374,6 +374,8 @@ def judge_nights(level, current, segments, tolerance, direction,
     if together is not None and together['regression'] and \
             lb.decide(iv, tolerance, detect, direction)[0] != 'regression':
         out['reason'] = pooled_reason(together, tol)
+        # The report shows the pooled change and interval, not tonight's.
+        out['pooled']['decided'] = True
     elif verdict in why:
         out['reason'] = why[verdict]
     else:
@@ -460,6 +462,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
         'regression', 'detects', 'count', 'first')}
+    out['pooled']['decided'] = False
     # Two views of one figure: the smaller p, doubled (Bonferroni), is
     # the figure's for the night's budget.
     p = out['lookback'].get('p')
@@ -481,6 +484,43 @@ def pooled_reason(found, tol):
     return (f'the {nights} nights{since} together: a lasting change of '
             f'{found["change"]:+.1%} beyond {tol:+.1%} ({how}); the shift '
             f'began on {found["since"] or "the night before"}')
+
+
+def hold_disturbed(row, contended, kept, changed):
+    """A regression on a night the case's own repeats saw foreign load
+    (``contended`` of them left out, ``kept`` judged), with nothing
+    changed in the case's provenance since the baseline, is held as
+    inconclusive: the load that the probe caught on some repeats reached
+    the others too (bench/gate_quality.py --pooled: on the quiet
+    recordings of 2026-11-27 such nights made nearly every unchanged
+    night that paged).  Where something changed (``+data=journal``),
+    the loss has a cause the gate can name: it stays a regression, a
+    collapse is never green (issue 33).  A loss that lasts is found the
+    next night, alone or with the nights since it began.
+
+    Args:
+        row: the row dict (changed in place).
+        contended: the case's repeats left out tonight as contended.
+        kept: the repeats judged.
+        changed: whether the case's provenance differs from the
+            baseline's (:func:`pfsbench.gate.store.provenance.differences`).
+
+    Returns:
+        Whether the row was held.
+    """
+    if not contended or changed or row.get('verdict') != 'regression':
+        return False
+
+    row['verdict'] = 'inconclusive'
+    row['reason'] = (f'held: foreign load seen on {contended} of '
+                     f'{contended + kept} repeat(s) of this case tonight '
+                     '(left out as contended) and nothing changed since the '
+                     'baseline: the loss is the load\'s until a night '
+                     'without it confirms it; ' + row['reason'])
+    if row.get('lookback') is not None:
+        row['lookback'] = dict(row['lookback'], disturbed=contended)
+
+    return True
 
 
 def exit_code(summary, missing, config):

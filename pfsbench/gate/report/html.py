@@ -9,8 +9,8 @@ from pfsbench.gate.report import plots, sweeps
 from pfsbench.gate.report.tables import (attention, case_notes, change_lines,
                                          changepoint_lines, contended_lines,
                                          describe_sessions, headline,
-                                         shown_figures, table_rows,
-                                         wild_lines)
+                                         pooled_note, shown_figures,
+                                         shown_rows, table_rows, wild_lines)
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -72,6 +72,7 @@ def render_html(record, max_plots=60, all_figures=False):
         f'({len(record["baseline"]["sessions"])} session(s)) against '
         f'{esc(describe_sessions(record))}.</p>',
     ]
+    note = pooled_note(shown_rows(cases, all_figures))
     notes = attention(cases)
     if notes:
         out.append('<h2>Needs attention</h2><p class="small">Most severe '
@@ -95,6 +96,7 @@ def render_html(record, max_plots=60, all_figures=False):
         + ('Each interval is at least as wide as the night-to-night noise '
            'of the variable\'s own history (5 or more earlier sessions). '
            if st.get('night_noise') else '')
+        + (esc(note) + ' ' if note else '')
         + f'Default tolerance {st["tolerance"]:.0%}; settings: '
         f'<code>{esc(str(st["config"]))}</code>.</p>')
     header, rows = table_rows(record, all_figures)

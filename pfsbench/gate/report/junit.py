@@ -18,12 +18,13 @@ import socket
 import xml.etree.ElementTree as ET
 
 from pfsbench.gate.judge.rows import case_rows, var_rows
-from pfsbench.gate.report.tables import (contended_lines, figure, interval,
-                                         pct, wild_count, wild_lines)
+from pfsbench.gate.report.tables import (change_cells, contended_lines,
+                                         figure, wild_count, wild_lines)
 
 
 def _line(r, changes):
-    text = (f'{r.var}: {pct(r.change)} {interval(r)}; baseline '
+    change, interval = change_cells(r)
+    text = (f'{r.var}: {change} {interval}; baseline '
             f'{figure(r.base, r.unit)}, now {figure(r.cur, r.unit)}; '
             f'{r.reason}')
     if changes:

@@ -23,6 +23,33 @@ def interval(row):
     return f'[{row.low:+.1%}, {row.high:+.1%}]'
 
 
+def change_cells(row):
+    """``(change, interval)`` of a row as its verdict read them: tonight's
+    (``'-11.1%'``, ``'[-30.2%, +13.4%]'``), or, where the nights since the
+    level began together made the verdict (lookback.pooled), theirs and
+    the night the shift began (``'-24.1% (4 nights)'``, ``'[-36.3%,
+    -9.5%] since 2026-11-20'``)."""
+    if not row.pooled_decided:
+        return pct(row.change), interval(row)
+
+    found = row.pooled
+    since = f' since {found["since"]}' if found.get('since') else ''
+    return (f'{pct(found["change"])} ({found["nights"]} nights)',
+            f'[{found["low"]:+.1%}, {found["high"]:+.1%}]{since}')
+
+
+def pooled_note(rows):
+    """The line that says what a change over nights is, or ``''`` where
+    every row shows tonight's own."""
+    if not any(r.pooled_decided for r in rows):
+        return ''
+
+    return ('A change "(N nights)" is the mean change of the N nights since '
+            'the shift began (the date), judged together against the level '
+            '(lookback.pooled), with its interval corrected over the windows '
+            'of nights tried; tonight alone was no regression.')
+
+
 def figure(side, unit):
     if side['mean'] is None:
         return 'n/a'
@@ -176,8 +203,9 @@ def changepoint_lines(record):
 
 
 def figure_cells(fig):
-    """Change, interval, baseline and now of a figure, as text."""
-    return (pct(fig.change), interval(fig),
+    """Change, interval, baseline and now of a figure, as text (the
+    change and interval the verdict read: :func:`change_cells`)."""
+    return (*change_cells(fig),
             figure(fig.base, fig.unit), figure(fig.cur, fig.unit))
 
 
@@ -210,6 +238,13 @@ def table_rows(record, all_figures=False):
     return header, rows
 
 
+def shown_rows(cases, all_figures=False):
+    """The figures the table shows (each case's primary, with
+    ``all_figures`` all)."""
+    return [f for c in cases
+            for f in (c.figures if all_figures else (c.primary,))]
+
+
 def attention(cases):
     """The cases whose verdict needs a look, with their notes."""
     return [c for c in cases if c.verdict in ('regression', 'inconclusive')]
@@ -226,7 +261,7 @@ def case_notes(c):
     more = [f for f in c.others if f.verdict == c.verdict]
     if more:
         lines.append(f'  also {c.verdict}: ' + ', '.join(
-            f'{f.var} {pct(f.change)}' for f in more))
+            f'{f.var} {change_cells(f)[0]}' for f in more))
 
     changes = c.changes_text()
     lines.append('  changed since the baseline: ' +
@@ -279,6 +314,9 @@ def render_text(record, all_figures=False):
 
         out.append('')
         cases = case_rows(record)
+        note = pooled_note(shown_rows(cases, all_figures))
+        if note:
+            out += [note, '']
         for c in attention(cases):
             out.extend(case_notes(c))
 
@@ -348,6 +386,9 @@ def render_markdown(record, all_figures=False):
 
         out.append('')
         cases = case_rows(record)
+        note = pooled_note(shown_rows(cases, all_figures))
+        if note:
+            out += [_md_escape(note), '']
         notes = attention(cases)
         if notes:
             out += ['## Why, and what changed since the baseline', '']
