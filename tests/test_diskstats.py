@@ -225,3 +225,34 @@ def test_samples_frame_each_phase_inside_the_cpu_samples():
     ('ext4', False), ('xfs', False), ('', False)])
 def test_which_targets_have_a_block_device_on_the_client(fstype, remote):
     assert steps.has_no_client_device(fstype) == remote
+
+
+def test_check_config_names_each_targets_device_figures():
+    # As pfsbench check-config prints them, a note per target.
+    from pfsbench.cli.check_config import device_stats_notes
+    capture = DATA / 'idle-6.18.txt'
+    part = {'features': ['lustre'], 'extras': {
+        'device_stats_command': f'grep -w vda {capture}',
+        'targets': [
+            {'name': 'scratch', 'path': '/lustre/scratch'},
+            {'name': 'ram', 'path': '/lustre/ram', 'fstype': 'lustre',
+             'device_stats_command': 'exit 3'},
+            {'name': 'local', 'path': '/tmp', 'fstype': 'ext4'}]}}
+    notes = device_stats_notes(part, here=True)
+    assert notes[0] == (
+        f"target scratch: block-device figures (E1-E4): from the servers "
+        f"(extras.device_stats_command: 'grep -w vda {capture}'; runs, 1 "
+        f"device(s): vda)")
+    assert notes[1].startswith(
+        "target ram: block-device figures (E1-E4): from the servers "
+        "(extras.targets[].device_stats_command: 'exit 3'; FAILS: ")
+    assert notes[2] == ('target local: block-device figures (E1-E4): '
+                        "/proc/diskstats on the client, the device of the "
+                        "target's directory")
+    del part['extras']['device_stats_command']
+    part['features'] = []
+    part['extras']['targets'][0]['fstype'] = 'fuse.mfs'
+    assert device_stats_notes(part, here=False)[0] == (
+        'target scratch: block-device figures (E1-E4): none: fuse.mfs has no '
+        'block device on the client and no extras.device_stats_command is '
+        'declared')

@@ -19,6 +19,8 @@ prefixed with the server's name and a colon (``mds1: 253 3 dm-3 ...``).
 :mod:`pfsbench.parsers.diskstats` reads both back.
 """
 
+import shlex
+
 from pfsbench.core.jobsteps import Step
 from pfsbench.core.shell import shell_join
 
@@ -47,6 +49,28 @@ def has_no_client_device(fstype):
                              fstype.startswith('fuse'))
 
 
+def sample_sources(path, fstype, lustre, target_command=None,
+                   partition_command=None):
+    """``(client path or None, server command or None)``: where a
+    target's device figures come from (the checks and ``pfsbench render``
+    decide alike).
+
+    Args:
+        path: the target's directory.
+        fstype: its file-system type (declared, else its mount's; '' when
+            unknown: sampled, and the job finds out).
+        lustre: whether it is a Lustre target (a ``lustre`` partition's
+            target without another ``fstype``).
+        target_command: the target's own ``device_stats_command``: used
+            whatever its file system.
+        partition_command: the partition's, used for a target with no
+            block device on its client.
+    """
+    remote = lustre or has_no_client_device(fstype)
+    command = target_command or (partition_command if remote else None)
+    return (None if remote else path), command
+
+
 _UPTIME = "$(cut -d ' ' -f 1 /proc/uptime)"
 
 
@@ -62,10 +86,10 @@ def sample_argv(path):
 def server_sample_argv(command):
     """argv printing a server sample: the client's uptime, then the site's
     ``command`` (a partition's or target's ``device_stats_command``) in a
-    subshell, then its exit status (:data:`EXIT_PREFIX`)."""
+    shell of its own, then its exit status (:data:`EXIT_PREFIX`)."""
     return ['sh', '-c',
             f'echo "{SAMPLE_PREFIX} {SERVER_HOST} {_UPTIME} -"; '
-            f'(\n{command}\n); echo "{EXIT_PREFIX} $?"']
+            f'sh -c {shlex.quote(command)}; echo "{EXIT_PREFIX} $?"']
 
 
 def around_phases(steps, phases, path=None, command=None):
