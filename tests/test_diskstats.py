@@ -15,12 +15,36 @@ import pytest
 
 from pfsbench.commands import diskstats as steps
 from pfsbench.core.errors import ParseError
+from pfsbench.core import jobsteps
 from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import diskstats
 from pfsbench.runs import contention
 
 DATA = Path(__file__).parent / 'data' / 'diskstats'
 IDLE = (DATA / 'idle-6.18.txt').read_text()
+
+
+def test_figures_of_a_real_e1_job():
+    # The samples an E1 job printed around its phases (400 files written
+    # and fsynced on a loop ext4), and the figures its perflog holds.
+    steps = jobsteps.split((DATA / 'e1-loop-ext4-rfm_job.out').read_text())
+
+    def phase(name):
+        return diskstats.usage(
+            diskstats.parse(steps.text(f'disk before {name}')),
+            diskstats.parse(steps.text(f'disk after {name}')))
+    create, remove = phase('create'), phase('remove')
+    assert create.devices == remove.devices == ('loop0',)
+    # 988 ms with I/O in flight in 3.45 s; 1198 writes of 28384 sectors
+    # taking 1078 ms.
+    assert create.seconds == pytest.approx(3.45)
+    assert create.util_pct == pytest.approx(28.63768115941425)
+    assert create.write_mib_s == pytest.approx(4.01721014492669)
+    assert create.read_mib_s == 0.0
+    assert create.iops == pytest.approx(347.246376811521)
+    assert create.await_ms == pytest.approx(0.8998330550918197)
+    assert remove.util_pct == pytest.approx(0.1834862385320856)
+    assert remove.iops == pytest.approx(5.504587155962568)
 
 
 def _sample(counters, uptime, device='254:0', host='node1'):

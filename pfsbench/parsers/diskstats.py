@@ -11,8 +11,9 @@ weighted ms), 4 more for discards since 4.18 and 2 for flushes since 5.5.
 Sectors are 512 bytes whatever the device's own size.  The millisecond
 counters are printed as 32-bit ``unsigned int`` even on 64-bit kernels:
 they wrap after 49.7 days of I/O time; the others are ``unsigned long``
-(32 bits on a 32-bit kernel).  A device removed and added again (a loop
-device detached and attached) starts again from 0.
+(32 bits on a 32-bit kernel).  A device removed and added again (a disk
+unplugged, a device-mapper volume made anew) starts again from 0; a loop
+device keeps its counters when detached and attached to another image.
 
 Between two samples (:func:`usage`), as iostat's ``-x`` columns:
 
