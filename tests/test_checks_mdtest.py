@@ -989,6 +989,13 @@ def test_e4_compares_ext4_xfs_and_tmpfs_in_one_run(idle_slurm, tmp_path):
                              _perf(record, 'create_cpu_util')[0])
             assert all(v > 0 for v in rates[fstype]), record
         assert set(rates) == {'ext4', 'xfs', 'tmpfs'}
+        # A tmpfs has no block device and no command names one: no
+        # device figure, and the reason beside the rates.
+        for record in records:
+            on_tmpfs = '|tmpfs|' in record
+            assert ('create_device_util=' in record) != on_tmpfs, record
+            assert ('|absent: the target (tmpfs) has no block device on '
+                    'the client' in record) == on_tmpfs, record
         for fstype, (create, remove, cpu) in sorted(rates.items()):
             print(f'{fstype}: file_create={create} file_remove={remove} '
                   f'ops/s, create_cpu_util={cpu:.0f} %')
@@ -1144,7 +1151,12 @@ def test_seed000_e1_device_utilisation_on_a_loop_ext4(idle_slurm, tmp_path):
     # written and fsynced (-w 1 -y) so that the create phase reaches the
     # device; the figures are iostat's, from the job's own samples.
     with cappedfs.loop_fs('e1-device') as ext4:
-        targets = [{'name': 'ext4', 'path': ext4['mnt'], 'fstype': 'ext4'}]
+        loop = os.path.basename(ext4['loop'])
+        # The server hook too, as a site's command for its MDT would print
+        # (this host stands in for the server: the same device).
+        server = f"grep -w {loop} /proc/diskstats | sed 's/^/srv1: /'"
+        targets = [{'name': 'ext4', 'path': ext4['mnt'], 'fstype': 'ext4',
+                    'device_stats_command': server}]
         config = _localslurm_with_targets(tmp_path / 'config', targets)
         proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
                             '-n', 'mdtest_e1_core_scaling',
@@ -1153,15 +1165,15 @@ def test_seed000_e1_device_utilisation_on_a_loop_ext4(idle_slurm, tmp_path):
                             '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
                            tmp_path / 'runs', env=idle_slurm, config=config)
         assert proc.returncode == 0, proc.stdout
-        loop = os.path.basename(ext4['loop'])
     runs = tmp_path / 'runs'
     (script,) = _job_scripts(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
-    _create_remove(script, disk='disk')
+    _create_remove(script)
     _, (record,) = _perflog(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
     figures = {name: _perf(record, name)[0] for name in (
         'create_device_util', 'create_device_write_mib_s',
         'create_device_iops', 'create_device_await', 'remove_device_util',
-        'create_device_read_mib_s', 'file_create')}
+        'create_device_read_mib_s', 'create_server_device_util',
+        'create_server_device_write_mib_s', 'file_create')}
     print(' '.join(f'{n}={v:.4g}' for n, v in figures.items()))
     # 400 files, each fsynced: the device had I/O in flight, not always.
     assert 0 < figures['create_device_util'] <= 100
@@ -1169,13 +1181,18 @@ def test_seed000_e1_device_utilisation_on_a_loop_ext4(idle_slurm, tmp_path):
     assert figures['create_device_iops'] > 0
     assert figures['create_device_await'] > 0
     assert 0 <= figures['remove_device_util'] <= 100
+    # The server hook's samples, a few ms from the client's, of the same
+    # device: the same figures within the samples' granularity.
+    assert 0 < figures['create_server_device_util'] <= 100
+    assert abs(figures['create_server_device_util'] -
+               figures['create_device_util']) < 5
+    assert figures['create_server_device_write_mib_s'] > 0
     # What was measured, on the loop device of the target.
     stats = re.search(r'\|(create device: [^|]*)\|', record).group(1)
     print(stats)
     assert stats.startswith(f'create device: {loop} util=')
+    assert f'; create server_device: {loop} util=' in stats
     assert f'; remove device: {loop} util=' in stats
-    # The client's device only: a local target has no server figures.
-    assert 'server_device' not in record
 
 
 @needs_mdtest

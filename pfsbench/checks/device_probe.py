@@ -154,6 +154,14 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
     def keep_the_device_figures_sampled(self):
         sides = self.sampled_sides()
         phases = self.device_phases()
+        if (not sides and self.device_sampling and self.split_phases and
+                self.cpu_sampling):
+            # Nothing to sample: say why beside the rates.
+            self.device_stats = (
+                f'absent: the target ({self.target_fstype or "lustre"}) has '
+                f'no block device on the client and neither it nor '
+                f'{self.current_partition.fullname} declares '
+                f'device_stats_command')
         for name in list(self.perf_variables):
             phase, _, rest = name.partition('_')
             side = next((s for s in sorted(SIDES, key=len, reverse=True)
@@ -182,7 +190,7 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
     def leave_out_what_cannot_be_told(self):
         # A figure that cannot be told is absent, not a made-up value, and
         # not a failed case (the rates are still the case's).
-        if self.is_dry_run():
+        if self.is_dry_run() or not self.sampled_sides():
             return
         said = []
         for side in self.sampled_sides():
