@@ -73,17 +73,22 @@ def counters_of(words):
     """``('major:minor', DiskCounters)`` of one ``/proc/diskstats`` line
     split into words, or None when it is not one with the 11 counters
     (old kernels' partition lines have 4; any other text)."""
-    if len(words) < 3 + _COUNTERS or not words[0].isdigit() or \
-            not words[1].isdigit():
+    if len(words) < 3 + _COUNTERS or not _is_count(words[0]) or \
+            not _is_count(words[1]):
         return None
     values = words[3:3 + _COUNTERS]
-    if not all(v.isdigit() for v in values):
+    if not all(_is_count(v) for v in values):
         return None
     (reads, _, read_sectors, read_ms, writes, _, write_sectors, write_ms,
      in_flight, io_ms, queue_ms) = (int(v) for v in values)
     return f'{words[0]}:{words[1]}', DiskCounters(
         words[2], reads, read_sectors, read_ms, writes, write_sectors,
         write_ms, in_flight, io_ms, queue_ms)
+
+
+def _is_count(word):
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    return word.isascii() and word.isdigit()
 
 
 def parse_proc(text):
@@ -118,7 +123,7 @@ class Sample:
 def device_of(st_dev):
     """``(major:minor, why not)`` of a ``stat -c %d`` device number: a
     network, FUSE or memory file system has major 0 and no block device."""
-    if not st_dev.isdigit():
+    if not _is_count(st_dev) or int(st_dev) >= 2 ** 64:
         return None, 'the target directory could not be stat()ed'
     major, minor = os.major(int(st_dev)), os.minor(int(st_dev))
     if major == 0:
