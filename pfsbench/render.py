@@ -14,7 +14,7 @@ import sys
 from types import SimpleNamespace
 
 from pfsbench import experiments
-from pfsbench.commands import iozone, lfs
+from pfsbench.commands import diskstats, iozone, lfs
 from pfsbench.core import jobsteps
 from pfsbench.core.errors import ConfigError
 from pfsbench.core.shell import shell_join
@@ -23,6 +23,7 @@ from pfsbench.runner import DEFAULT_DROP_CACHES, RENDEZVOUS_ENV
 from pfsbench.site import rundir, spack, validate
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
                                   load_site_configuration)
+from pfsbench.site.mounts import declared_or_local_fstype, target_is_lustre
 
 #: The experiments render writes a job for (:mod:`pfsbench.experiments`).
 EXPERIMENTS = experiments.RENDERED
@@ -84,6 +85,10 @@ class JobSite:
     #: ``(path, (fstype, remount command or None))`` of each target
     #: (E1-E4: the files per run, the remount between phases).
     target_mounting: tuple = ()
+    #: ``(path, (client path or None, server command or None))`` of each
+    #: target: where E1-E4's block-device samples come from
+    #: (:func:`pfsbench.commands.diskstats.sample_sources`).
+    device_sources: tuple = ()
     #: Paths of the targets whose ``scope`` is ``node``: the job makes and
     #: removes its run directory on every node (docs/targets.md).
     node_targets: tuple = ()
@@ -157,6 +162,12 @@ def job_site(config_dir, spec):
         target_mounting=tuple((t['path'], (t.get('fstype', ''),
                                            t.get('remount')))
                               for t in targets),
+        device_sources=tuple((t['path'], diskstats.sample_sources(
+            t['path'], declared_or_local_fstype(t.get('fstype', ''),
+                                                t['path']),
+            target_is_lustre(t, part.get('features', [])),
+            t.get('device_stats_command'),
+            extras.get('device_stats_command'))) for t in targets),
         node_targets=tuple(t['path'] for t in targets
                            if t.get('scope') == 'node' and
                            part['launcher'] != 'local'))

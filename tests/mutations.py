@@ -40,6 +40,8 @@ RECORDED = {
               DATA / 'io500' / 'run-2x1' / 'io500.out',
               DATA / 'io500' / 'dry-run' / 'result_summary.txt'),
     'pfind': (DATA / 'io500' / 'pfind-rates.txt',),
+    # An E1 job's whole output: its device samples among the rest.
+    'diskstats': (DATA / 'diskstats' / 'e1-loop-ext4-rfm_job.out',),
 }
 #: Tools with no output recorded anywhere (tests/data/mdsrate/SOURCES.md):
 #: their parsers get arbitrary bytes only.

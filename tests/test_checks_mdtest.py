@@ -104,12 +104,24 @@ SEED000_DROP = 'sudo -n /usr/local/sbin/drop-caches'
 
 
 def _create_remove(script, remount=None,
-                   drop_command='sync && echo 3 > /proc/sys/vm/drop_caches'):
+                   drop_command='sync && echo 3 > /proc/sys/vm/drop_caches',
+                   disk=None):
     """The create and remove mdtest lines of a split-phase job, checking
     the remount (where ``remount`` is the target's command) and the cache
-    drop (``drop_command``, the partition's) between them and the CPU
-    samples around each."""
+    drop (``drop_command``, the partition's) between them, the CPU
+    samples around each and, inside them, the block-device samples
+    (``disk``: ``'disk'`` the client's, ``'server disk'`` the site
+    command's; None: not checked)."""
     steps = re.findall(r"^echo 'pfsbench-step: begin (.+)'$", script, re.M)
+    if disk is not None:
+        assert [s for s in steps if 'disk ' in s] == [
+            f'{disk} {when} {phase}' for phase in ('create', 'remove')
+            for when in ('before', 'after')]
+        for phase in ('create', 'remove'):
+            at = steps.index(phase)
+            assert steps[at - 1:at + 2] == [f'{disk} before {phase}', phase,
+                                            f'{disk} after {phase}']
+    steps = [s for s in steps if 'disk ' not in s]
     assert steps == ['cpu before create', 'create', 'cpu after create'] + \
         (['remount before remove'] if remount else []) + \
         ['drop caches before remove', 'cpu before remove', 'remove',
@@ -142,7 +154,7 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
         create, remove = _create_remove(
             script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',
-            drop_command=SEED000_DROP)
+            drop_command=SEED000_DROP, disk='server disk')
         launcher, argv = _mdtest_argv(create)
         cpus = ','.join(str(c) for c in range(cores))
         assert launcher == ['srun', f'--cpu-bind=map_cpu:{cpus}']
@@ -215,8 +227,10 @@ def test_seed000_e4_runs_every_target(tmp_path):
         target = re.match(r'/mnt/(\w+)_1/', dirs[0]).group(1)
         create, remove = _create_remove(
             script, remount=f'sudo -n /usr/local/sbin/pfs-remount {target}',
-            drop_command=SEED000_DROP)
+            drop_command=SEED000_DROP,
+            disk='server disk' if target.startswith('lustre') else 'disk')
         assert _mdtest_argv(create)[1] == argv
+        _device_samples(script, target)
         # Through six mounts of every target, as the source's figures say.
         assert [d.split('/')[2] for d in dirs] == [
             f'{target}_{i + 1}' for i in range(6)]
@@ -227,6 +241,32 @@ def test_seed000_e4_runs_every_target(tmp_path):
     # 500k on Lustre, 3M on ext4 and XFS (the source's method slide).
     assert files == {'lustre': 500000 // 24, 'lustre_ramdisk': 500000 // 24,
                      'ext4': 3000000 // 24, 'xfs': 3000000 // 24}
+
+
+def _device_samples(script, target):
+    """Checks that each device sample of ``script`` (E1's workload on
+    example_seed000's ``target``) runs once in the batch script, on the
+    MDT's device for a Lustre target (its device_stats_command), on the
+    target's own directory for ext4 and XFS."""
+    lines = script.splitlines()
+    begins = [i for i, ln in enumerate(lines)
+              if re.match(r"echo 'pfsbench-step: begin (server )?disk ", ln)]
+    assert len(begins) == 4
+    for at in begins:
+        argv = shlex.split(lines[at + 1])
+        assert argv[:2] == ['sh', '-c']     # not launched: once, not by srun
+        if target.startswith('lustre'):
+            mdt = {'lustre': 'sdb', 'lustre_ramdisk': 'ram0'}[target]
+            assert argv[2] == (
+                'echo "pfsbench-disk server $(cut -d \' \' -f 1 /proc/uptime)'
+                f' -"; sh -c \'grep -w {mdt} /proc/diskstats\'; echo '
+                '"pfsbench-disk-exit $?"')
+        else:
+            assert argv[2] == (
+                'echo "pfsbench-disk $(hostname) $(cut -d \' \' -f 1 '
+                '/proc/uptime) $(stat -L -c %d -- '
+                f'/mnt/{target}_1/pfsbench 2>/dev/null || echo -)"; '
+                'cat /proc/diskstats')
 
 
 def test_mount_points_beyond_the_target_are_skipped(tmp_path):
@@ -949,6 +989,13 @@ def test_e4_compares_ext4_xfs_and_tmpfs_in_one_run(idle_slurm, tmp_path):
                              _perf(record, 'create_cpu_util')[0])
             assert all(v > 0 for v in rates[fstype]), record
         assert set(rates) == {'ext4', 'xfs', 'tmpfs'}
+        # A tmpfs has no block device and no command names one: no
+        # device figure, and the reason beside the rates.
+        for record in records:
+            on_tmpfs = '|tmpfs|' in record
+            assert ('create_device_util=' in record) != on_tmpfs, record
+            assert ('|absent: the target (tmpfs) has no block device on '
+                    'the client' in record) == on_tmpfs, record
         for fstype, (create, remove, cpu) in sorted(rates.items()):
             print(f'{fstype}: file_create={create} file_remove={remove} '
                   f'ops/s, create_cpu_util={cpu:.0f} %')
@@ -1028,7 +1075,7 @@ def test_seed000_e1_to_e3_at_this_hosts_scale(idle_slurm, tmp_path):
     counts = set()
     for script in _job_scripts(runs, 'e4slurm', 'srun',
                                'mdtest_e3_mount_points'):
-        create, _ = _create_remove(script)
+        create, _ = _create_remove(script, disk='disk')
         _, argv = _mdtest_argv(create)
         dirs = _flag(argv, '-d').split('@')
         assert _sbatch(script, 'ntasks') == '4'
@@ -1078,7 +1125,7 @@ def test_seed000_e1_remounts_between_create_and_unlink(idle_slurm, tmp_path):
         assert os.listdir(ext4['mnt']) == ['lost+found']
     runs = tmp_path / 'runs'
     (script,) = _job_scripts(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
-    create, remove = _create_remove(script, remount=remount)
+    create, remove = _create_remove(script, remount=remount, disk='disk')
     # One create round of 1000 files per task, the unlink of the same.
     for line in (create, remove):
         argv = _mdtest_argv(line)[1]
@@ -1094,6 +1141,58 @@ def test_seed000_e1_remounts_between_create_and_unlink(idle_slurm, tmp_path):
     assert '|remounted, cache dropped|' in record or \
         '|remounted, cache not dropped|' in record
     print(record)
+
+
+@needs_mdtest
+@pytest.mark.slurm
+def test_seed000_e1_device_utilisation_on_a_loop_ext4(idle_slurm, tmp_path):
+    # Seed 000's "block device utilization" beside each rate: E1 at one
+    # active core on an ext4 image on a loop device, every created file
+    # written and fsynced (-w 1 -y) so that the create phase reaches the
+    # device; the figures are iostat's, from the job's own samples.
+    with cappedfs.loop_fs('e1-device') as ext4:
+        loop = os.path.basename(ext4['loop'])
+        # The server hook too, as a site's command for its MDT would print
+        # (this host stands in for the server: the same device).
+        server = f"grep -w {loop} /proc/diskstats | sed 's/^/srv1: /'"
+        targets = [{'name': 'ext4', 'path': ext4['mnt'], 'fstype': 'ext4',
+                    'device_stats_command': server}]
+        config = _localslurm_with_targets(tmp_path / 'config', targets)
+        proc = run_reframe(['--system', 'e4slurm:srun', '-c', MDTEST_CHECKS,
+                            '-n', 'mdtest_e1_core_scaling',
+                            '-P', 'active_cores=1', '-S', 'total_items=400',
+                            '-S', 'sync_file=true', '-S', 'write_bytes=1',
+                            '-S', f'mdtest_binary={MDTEST_BINARY}', '-r'],
+                           tmp_path / 'runs', env=idle_slurm, config=config)
+        assert proc.returncode == 0, proc.stdout
+    runs = tmp_path / 'runs'
+    (script,) = _job_scripts(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    _create_remove(script)
+    _, (record,) = _perflog(runs, 'e4slurm', 'srun', 'mdtest_e1_core_scaling')
+    figures = {name: _perf(record, name)[0] for name in (
+        'create_device_util', 'create_device_write_mib_s',
+        'create_device_iops', 'create_device_await', 'remove_device_util',
+        'create_device_read_mib_s', 'create_server_device_util',
+        'create_server_device_write_mib_s', 'file_create')}
+    print(' '.join(f'{n}={v:.4g}' for n, v in figures.items()))
+    # 400 files, each fsynced: the device had I/O in flight, not always.
+    assert 0 < figures['create_device_util'] <= 100
+    assert figures['create_device_write_mib_s'] > 0
+    assert figures['create_device_iops'] > 0
+    assert figures['create_device_await'] > 0
+    assert 0 <= figures['remove_device_util'] <= 100
+    # The server hook's samples, a few ms from the client's, of the same
+    # device: the same figures within the samples' granularity.
+    assert 0 < figures['create_server_device_util'] <= 100
+    assert abs(figures['create_server_device_util'] -
+               figures['create_device_util']) < 5
+    assert figures['create_server_device_write_mib_s'] > 0
+    # What was measured, on the loop device of the target.
+    stats = re.search(r'\|(create device: [^|]*)\|', record).group(1)
+    print(stats)
+    assert stats.startswith(f'create device: {loop} util=')
+    assert f'; create server_device: {loop} util=' in stats
+    assert f'; remove device: {loop} util=' in stats
 
 
 @needs_mdtest

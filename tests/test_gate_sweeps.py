@@ -37,7 +37,11 @@ def _session(start, scale=1.0, other=None):
             perf = {'file_stat': (rate * f * scale, 'ops/s'),
                     'file_stat_mean': (rate * f * scale * 0.9, 'ops/s'),
                     'file_stat_stddev': (rate * 0.01, 'ops/s'),
-                    'stat_cpu_util': (min(100.0, 6.0 * np_), '%')}
+                    'stat_cpu_util': (min(100.0, 6.0 * np_), '%'),
+                    # The MDT's figures beside the rate (seed 000's
+                    # families log them): context, not a sweep.
+                    'stat_server_device_read_mib_s': (2.0 * np_, 'MiB/s'),
+                    'stat_server_device_iops': (50.0 * np_, 'IOPS')}
             cases.append(synth.make_testcase(
                 uuid, 0, len(cases), f'{CHECK} %clients=multi %np={np_}',
                 perf, repeat=rep, num_tasks=np_ * 70, time=start + 1))
@@ -106,7 +110,7 @@ def test_a_sweep_reports_its_peak_and_where(record):
     assert row.rstrip().endswith('; peak 237k ops/s at np=16')
 
 
-def test_statistics_and_percentages_are_not_sweeps(record):
+def test_statistics_percentages_and_device_figures_are_not_sweeps(record):
     assert {s['var'] for s in record['sweeps'] if s['check'] == CHECK} == \
         {'file_stat'}
 
@@ -135,6 +139,18 @@ def test_shipped_settings_log_the_cpu_but_never_gate_it():
         assert settings.settings_for(CHECK, var, '%')[2] is True, var
     assert settings.settings_for(CHECK, 'file_create', 'ops/s') == \
         (settings.tolerance, 'higher', False)
+
+
+def test_shipped_settings_log_the_device_figures_but_never_gate_them():
+    # Seed 000's block-device figures say where a phase's time went.
+    settings = gate_config.load(gate_config.DEFAULT_PATH)
+    for var, unit in (('create_device_util', '%'),
+                      ('remove_device_read_mib_s', 'MiB/s'),
+                      ('create_server_device_write_mib_s', 'MiB/s'),
+                      ('create_device_iops', 'IOPS'),
+                      ('remove_server_device_await', 'ms')):
+        assert settings.settings_for('mdtest_e1_core_scaling', var,
+                                     unit)[2] is True, var
 
 
 def test_text_and_markdown_tables_mark_the_step(record):

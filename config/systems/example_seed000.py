@@ -19,12 +19,19 @@ MOUNTS = 24
 #: mounts them again (the source: "Unmount the file system and flush
 #: kernel caches after each operation").
 REMOUNT = 'sudo -n /usr/local/sbin/pfs-remount'
+#: The MDT's block device of each Lustre target, as the server's
+#: /proc/diskstats names it (the source collected "block device
+#: utilization"): the server is the client here, so the site's command
+#: reads its own /proc/diskstats (on a cluster: ssh mds1 grep ...).
+#: ext4 and XFS are on the client's own SSD: read from the target's
+#: directory, no command needed.
+MDT_DEVICE = {'lustre': 'sdb', 'lustre_ramdisk': 'ram0'}
 
 
 def _target(name, fstype, descr):
     # The target's directory through mount 1; mounts 2..24 are the same
     # directory through the other mounts of the file system.
-    return {
+    target = {
         'name': name,
         'path': f'/mnt/{name}_1/pfsbench',
         'fstype': fstype,
@@ -33,6 +40,10 @@ def _target(name, fstype, descr):
                          for i in range(2, MOUNTS + 1)],
         'remount': f'{REMOUNT} {name}',
     }
+    if name in MDT_DEVICE:
+        target['device_stats_command'] = \
+            f'grep -w {MDT_DEVICE[name]} /proc/diskstats'
+    return target
 
 
 site_configuration = {

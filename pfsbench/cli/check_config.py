@@ -10,8 +10,10 @@ import shutil
 import socket
 import sys
 
+from pfsbench.commands import diskstats as diskstats_steps
 from pfsbench.core import tools
-from pfsbench.core.errors import ConfigError
+from pfsbench.core.errors import ConfigError, ParseError
+from pfsbench.parsers import diskstats
 from pfsbench.parsers.text import probe
 from pfsbench.runs import attribution, cases, contention
 from pfsbench.site import binaries, perflog_http, spack, validate
@@ -145,6 +147,8 @@ def check_system(args, systems):
         for note in limit_notes(part, selected):
             print(f'{fullname}: note: {note}')
         for note in foreign_load_notes(part, here):
+            print(f'{fullname}: note: {note}')
+        for note in device_stats_notes(part, here):
             print(f'{fullname}: note: {note}')
         for warning in mpi_warnings(system, part, file, here):
             print(f'{fullname}: warning: {warning}')
@@ -308,6 +312,50 @@ def foreign_load_notes(part, here):
                 runs = f'FAILS: {err}'
         notes.append(f'target {target["name"]}: foreign load judged by '
                      f'{method} (extras.{key}: {extras[key]!r}; {runs})')
+    return notes
+
+
+def device_stats_notes(part, here):
+    """Per target: where E1-E4's block-device figures come from
+    (:mod:`pfsbench.checks.device_probe`), and whether a server command
+    runs from here and prints device lines (run only where ``here``)."""
+    extras = part.get('extras', {})
+    notes = []
+    for target in extras.get('targets', []):
+        fstype = target.get('fstype', '')
+        client, command = diskstats_steps.sample_sources(
+            target['path'], fstype,
+            target_is_lustre(target, part.get('features', [])),
+            target.get('device_stats_command'),
+            extras.get('device_stats_command'))
+        key = ('targets[].device_stats_command'
+               if target.get('device_stats_command') else
+               'device_stats_command')
+        name = f'target {target["name"]}: block-device figures (E1-E4)'
+        if command is None:
+            notes.append(f'{name}: ' + (
+                f'none: {fstype or "lustre"} has no block device on the '
+                f'client and no extras.device_stats_command is declared'
+                if client is None else
+                '/proc/diskstats on the client, the device of the '
+                'target\'s directory'))
+            continue
+        runs = 'not run: this host is not one of the system\'s'
+        if here:
+            try:
+                out = contention.run_site_command(command)
+                devices = diskstats.parse(
+                    f'{diskstats_steps.SAMPLE_PREFIX} '
+                    f'{diskstats_steps.SERVER_HOST} 0 -\n{out}',
+                    f'extras.{key}').counters
+                runs = (f'runs, {len(devices)} device(s): '
+                        f'{", ".join(c.name for c in devices.values())}'
+                        if devices else 'FAILS: it printed no '
+                        '/proc/diskstats line')
+            except (contention.CommandFailed, ParseError) as err:
+                runs = f'FAILS: {err}'
+        notes.append(f'{name}: from the servers (extras.{key}: '
+                     f'{command!r}; {runs})')
     return notes
 
 

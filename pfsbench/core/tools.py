@@ -78,6 +78,7 @@ TOOLS = {t.name: t for t in [
     Tool('dbench', package='dbench'),
     Tool('streams', 'pfsbench.parsers.streams', found_by=NONE),
     Tool('procstat', 'pfsbench.parsers.procstat', found_by=NONE),
+    Tool('diskstats', 'pfsbench.parsers.diskstats', found_by=NONE),
 ]}
 
 #: Packages whose exact build is part of a result's provenance beside the

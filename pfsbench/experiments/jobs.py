@@ -8,8 +8,9 @@ a job script).  No ReFrame import.
 import dataclasses
 import os
 
-from pfsbench.commands import (bonnie, dd, ior, iozone, lfs, mdsrate, mdtest,
-                               procstat, srun, mds_survey as survey)
+from pfsbench.commands import (bonnie, dd, diskstats, ior, iozone, lfs,
+                               mdsrate, mdtest, procstat, srun,
+                               mds_survey as survey)
 from pfsbench.commands.streams import repeated, runner
 from pfsbench.core.errors import ConfigError
 from pfsbench.core.jobsteps import Step
@@ -127,10 +128,16 @@ def seed000_steps(experiment):
             executable=binaries.for_job('mdtest', spack_view=site.spack_view))
         drop = opts.drop_caches_command \
             if site.cache_defeat == 'drop_caches' else None
-        return mdtest.job_steps(dirs, options, split_phases=True,
-                                drop_caches_command=drop,
-                                remount_command=remount,
-                                server_cpu_command=site.server_cpu_command)
+        # As the check (pfsbench.checks.device_probe): the target's block
+        # device sampled around each phase, inside the CPU samples.
+        client, command = dict(site.device_sources).get(opts.mounts[0],
+                                                        (None, None))
+        return diskstats.around_phases(
+            mdtest.job_steps(dirs, options, split_phases=True,
+                             drop_caches_command=drop,
+                             remount_command=remount,
+                             server_cpu_command=site.server_cpu_command),
+            mdtest.SEED000_PHASES, client, command)
     return steps
 
 

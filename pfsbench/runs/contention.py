@@ -38,13 +38,12 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from pfsbench.parsers import text
+from pfsbench.parsers import diskstats, text
 from pfsbench.parsers.text import decode
 from pfsbench.site.mounts import mount_of, read_mounts
 
 DISKSTATS = '/proc/diskstats'
-#: /proc/diskstats counts 512-byte sectors whatever the device's own size.
-SECTOR_BYTES = 512
+SECTOR_BYTES = diskstats.SECTOR_BYTES
 #: Foreign I/O below this share of the case's own bytes is noise
 #: (journal, metadata, read-ahead).
 SLACK_FRACTION = 0.10
@@ -62,20 +61,10 @@ class DeviceCounters:
 
 
 def parse_diskstats(text):
-    """``/proc/diskstats`` as ``{'major:minor': DeviceCounters}``."""
-    counters = {}
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) < 10:
-            continue
-
-        device = f'{fields[0]}:{fields[1]}'
-        counters[device] = DeviceCounters(
-            device=fields[2],
-            read_bytes=int(fields[5]) * SECTOR_BYTES,
-            write_bytes=int(fields[9]) * SECTOR_BYTES)
-
-    return counters
+    """``/proc/diskstats`` as ``{'major:minor': DeviceCounters}`` (its
+    parser: :func:`pfsbench.parsers.diskstats.parse_proc`)."""
+    return {key: DeviceCounters(c.name, c.read_bytes, c.write_bytes)
+            for key, c in diskstats.parse_proc(text).items()}
 
 
 def target_device(path, mounts=None):

@@ -27,7 +27,12 @@ configurations:
   6 mount points of each, as the source's figures say.
 
 The source's server is the client too; ``nodes`` is 1.  Figures: create
-and remove rates (ops/s; the source plots kOps/s).  References: keys
+and remove rates (ops/s; the source plots kOps/s), the node's CPU
+utilisation during each, and the target's block-device utilisation,
+MiB/s, IOPS and await during each (``create_device_util``...: the
+client's ``/proc/diskstats`` for a local target, the server devices'
+through ``device_stats_command`` for a parallel file system;
+:mod:`pfsbench.checks.device_probe`).  References: keys
 ``mdtest_e1_core_scaling`` (``$index: [$partition, active_cores]``),
 ``mdtest_e2_socket_binding`` (``sockets``), ``mdtest_e3_mount_points``
 (``mounts``), ``mdtest_e4_targets`` (``target_index``,
@@ -38,12 +43,13 @@ import reframe as rfm
 from reframe.core.builtins import parameter, run_after, variable
 
 from pfsbench import experiments
+from pfsbench.checks.device_probe import PhaseDeviceFigures
 from pfsbench.checks.mdtest import mdtest_rates_base
 from pfsbench.commands import mdtest
 from pfsbench.site.mounts import declared_or_local_fstype
 
 
-class seed000_mdtest_base(mdtest_rates_base):
+class seed000_mdtest_base(PhaseDeviceFigures, mdtest_rates_base):
     """Seed 000's mdtest workload; not a test by itself."""
 
     nodes = variable(int, value=1, loggable=True)

@@ -37,6 +37,12 @@ SIBLING_SUFFIXES = (MEAN_SUFFIX, STDDEV_SUFFIX, '_min', '_max')
 #: Suffix of a CPU utilisation variable (``create_cpu_util``, in %).
 CPU_SUFFIX = '_cpu_util'
 
+#: What names a block-device figure logged beside a rate
+#: (``create_device_write_mib_s``, ``remove_server_device_iops``: seed
+#: 000): where the phase's time went, in MiB/s or IOPS, not the case's
+#: rate; never a sweep of its own.
+DEVICE_MARK = '_device_'
+
 
 def _is_rate(unit):
     return isinstance(unit, str) and unit.endswith('/s')
@@ -47,7 +53,7 @@ def _primary_vars(units):
     statistics (``file_create``, not ``file_create_mean`` beside it)."""
     out = []
     for var, unit in units.items():
-        if not _is_rate(unit):
+        if not _is_rate(unit) or DEVICE_MARK in var:
             continue
 
         stem = next((var[:-len(s)] for s in SIBLING_SUFFIXES
