@@ -95,7 +95,7 @@ def test_loading_twice_is_one_session(store_url, tmp_path):
     with store.open_store(store_url) as conn:     # migrations run once
         versions = [v for v, in conn.execute(
             'SELECT version FROM pfsbench_migrations')]
-    assert versions == [1]
+    assert versions == [1, 2]
 
 
 def test_hostile_names_and_provenance_read_back_unchanged(store_url,
@@ -348,3 +348,90 @@ def test_two_clusters_ingest_at_once_and_lose_nothing(store_url):
                             ).fetchone()[0]
     assert (len(alpha.sessions), len(beta.sessions)) == (5, 4)
     assert nfig == 9 * 6
+
+
+def _kept(conn):
+    return sorted(tuple(r) for r in conn.execute(
+        'SELECT system, scope, sessions FROM pfsbench_series'))
+
+
+def _series_text(results):
+    from pfsbench.gate.store import index
+    series, inside = results.series()
+    return index.dumps(series), inside
+
+
+def _built_afresh(conn, **kwargs):
+    """What read_results gives with no series kept (and none written)."""
+    conn.execute('DELETE FROM pfsbench_series')
+    conn.commit()
+    return _series_text(store.read_results(conn, 'local', keep=False,
+                                           **kwargs))
+
+
+def test_the_kept_series_is_the_one_built_from_the_rows(store_url):
+    """The gate's history is kept in the store (pfsbench_series) and
+    brought up to date night by night; it must be, entry for entry, the
+    series built from every session's rows: after a night appended, a
+    night stored late (older than the newest), for one target, and when
+    the kept one was written by another pfsbench."""
+    def night(n, scale=1.0, target='/scratch'):
+        # Three repeats: a short night is measured by the scale of the
+        # nights before it, so the order of the nights matters.
+        return nightly(n * DAY, scale=scale + 0.01 * (n % 3),
+                       loggable={'target_path': target})
+
+    with store.open_store(store_url) as conn:
+        for n in range(4):
+            store.ingest_report(conn, night(n), 'r')
+        store.ingest_report(conn, night(4, target='/other'), 'r')
+        assert store.refresh_series(conn, 'local') == 5
+        assert _kept(conn) == [('local', 'null', 5)]
+
+        store.ingest_report(conn, night(5, scale=0.8), 'r')
+        appended = _series_text(store.read_results(conn, 'local', newest=3))
+        assert _kept(conn) == [('local', 'null', 6)]       # written back
+        assert appended == _built_afresh(conn, newest=3)
+        assert appended[1] == [False] * 3 + [True] * 3
+
+        store.refresh_series(conn, 'local')
+        store.ingest_report(conn, night(2.5, scale=1.3), 'r')
+        store.read_results(conn, 'local', target='/scratch')
+        assert [s for _, s, _ in _kept(conn)] == ['"/scratch"', 'null']
+        store.ingest_report(conn, night(1.5, scale=0.7), 'r')
+        assert store.refresh_series(conn, 'local') == 8
+        assert _kept(conn) == [('local', '"/scratch"', 8),
+                               ('local', 'null', 8)]
+        late = _series_text(store.read_results(conn, 'local'))
+        assert late == _built_afresh(conn)
+        store.refresh_series(conn, 'local')
+        one = _series_text(store.read_results(conn, 'local',
+                                              target='/scratch'))
+        assert one == _built_afresh(conn, target='/scratch')
+        assert one != late                  # the night on /other is not in
+
+        store.refresh_series(conn, 'local')
+        conn.execute("UPDATE pfsbench_series SET stamp = 'old', body = 'x'")
+        conn.commit()
+        again = _series_text(store.read_results(conn, 'local'))
+        assert again == late
+        assert conn.execute('SELECT stamp FROM pfsbench_series WHERE '
+                            "scope = 'null'").fetchone()[0] != 'old'
+
+
+def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
+    """A store written before the series table: the gate reads it as it
+    is (without writing), the next ingest adds the table."""
+    url = str(tmp_path / 'old.sqlite')
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, nightly(0), 'r')
+        conn.execute('DROP TABLE pfsbench_series')
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version = 2')
+        conn.commit()
+    with store.open_store(url, create=False, migrate=False) as conn:
+        got = store.read_results(conn, 'local')
+        assert len(got.series()[0].uuids) == 1
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, nightly(DAY), 'r')
+        assert store.refresh_series(conn, 'local') == 2
+        assert _kept(conn) == [('local', 'null', 2)]
