@@ -435,3 +435,55 @@ def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
         store.ingest_report(conn, nightly(DAY), 'r')
         assert store.refresh_series(conn, 'local') == 2
         assert _kept(conn) == [('local', 'null', 2)]
+
+
+def test_a_night_being_ingested_blocks_no_gate(store_url, monkeypatch):
+    """While cluster alpha's ingest holds its transaction open (its rows,
+    and its series row being written), beta's gate and alpha's own gate
+    read, each with its series a night behind (they would write it):
+    neither waits for alpha's commit (the series is a cache: a gate
+    gives up writing it after SERIES_LOCK_WAIT).  On PostgreSQL beta
+    ingests meanwhile too; SQLite has one writer at a time (beta's
+    ingest would wait for alpha's commit: docs/results-store.md)."""
+    import time
+    # A statement that hangs on a lock fails the test instead of hanging.
+    monkeypatch.setenv('PGOPTIONS', '-c statement_timeout=8000')
+    with store.open_store(store_url) as conn:
+        for n in range(3):
+            for system in ('alpha', 'beta'):
+                store.ingest_report(conn, nightly(n * DAY, system=system),
+                                    'r')
+        for system in ('alpha', 'beta'):
+            store.refresh_series(conn, system)
+            store.ingest_report(conn, nightly(3 * DAY, system=system), 'r')
+        postgres = conn.postgres
+
+    writer = store.open_store(store_url)
+    try:
+        store.ingest_report(writer, nightly(4 * DAY, system='alpha'), 'r',
+                            commit=False)
+        writer.execute("UPDATE pfsbench_series SET written = 'now' WHERE "
+                       "system = 'alpha'")
+        for system in ('beta', 'alpha'):
+            t0 = time.monotonic()
+            with store.open_store(store_url, create=False,
+                                  migrate=False) as conn:
+                got = store.read_results(conn, system, newest=2)
+            series, _ = got.series()
+            assert len(got.records) == 12
+            took = time.monotonic() - t0
+            assert took < 4, f'{system}: {took:.1f} s'
+            assert len(series.uuids) == 4
+        if postgres:
+            t0 = time.monotonic()
+            with store.open_store(store_url) as conn:
+                store.ingest_report(conn, nightly(4 * DAY, system='beta'),
+                                    'r')
+                assert store.refresh_series(conn, 'beta') == 5
+            assert time.monotonic() - t0 < 4
+        writer.commit()
+    finally:
+        writer.close()
+    with store.open_store(store_url) as conn:
+        assert [len(store.read_results(conn, s).sessions)
+                for s in ('alpha', 'beta')] == [5, 5 if postgres else 4]
