@@ -286,6 +286,12 @@ def test_history_shows_every_cluster(store_url, capsys):
     assert {r['system'] for r in rows} == {'beta'} and len(rows) == 4
     code, _, err = run(['history', 'read_bw', '--store', store_url], capsys)
     assert code == 3 and "figure 'read_bw': no values stored" in err
+    # The HTML report's plots: one per case, one line per cluster.
+    code, out, err = run(['history', 'write_bw', '--store', store_url,
+                          '--format', 'html'], capsys)
+    assert code == 0, err
+    assert out.count('<svg ') == 2 and out.count('<polyline ') == 6
+    assert '<title>gamma:default /scratch/gamma (lustre)</title>' in out
 
 
 def test_a_password_in_the_url_is_never_shown():

@@ -566,7 +566,8 @@ def figure_history(conn, figure, *, name=None, systems_=None, since=None):
             entry = out[key] = {
                 'system': system, 'partition': partition, 'target': target,
                 'filesystem': fstype, 'name': case, 'night': night,
-                'session': session, 'unit': unit, 'values': []}
+                'time': start, 'session': session, 'unit': unit,
+                'values': []}
         entry['values'].append(value)
 
     rows = []
