@@ -180,9 +180,10 @@ def runs_dir_with_nights(tmp_path, capsys, nights, regress_from=None):
     return runs, db
 
 
-@pytest.mark.parametrize('regress_from', [None, 4])
+@pytest.mark.parametrize('regress_from,window', [(None, None), (4, None),
+                                                 (4, 3)])
 def test_gate_from_the_store_says_what_the_runs_directory_says(
-        store_url, tmp_path, capsys, regress_from):
+        store_url, tmp_path, capsys, regress_from, window):
     runs, db = runs_dir_with_nights(tmp_path, capsys, 6, regress_from)
     code, out, err = run(['ingest', '--from-runs', str(runs), '--store',
                           store_url, '--system', 'alpha'], capsys)
@@ -199,8 +200,13 @@ def test_gate_from_the_store_says_what_the_runs_directory_says(
     from pfsbench.gate.judge import config as gate_config
     text = open(gate_config.DEFAULT_PATH).read()
     config = tmp_path / 'gate.yaml'
-    config.write_text(text.replace('assumed_night_cv: 0.10\n',
-                                   'assumed_night_cv: 0\n'))
+    text = text.replace('assumed_night_cv: 0.10\n', 'assumed_night_cv: 0\n')
+    if window:
+        # A window shorter than the history: both read the history's
+        # series of every night (the index's, the store's).
+        text = text.replace('history_sessions: 400\n',
+                            f'history_sessions: {window}\n')
+    config.write_text(text)
     outputs = []
     for source in (['--db', str(db)],
                    ['--store', store_url, '--system', 'alpha']):
