@@ -302,14 +302,15 @@ def contention(args, backend, url):
         if 'writer' in found:
             writer = found['writer']
             stored = count() - before
+            lost = 'none lost' if stored == len(writer['uuids']) else 'LOST'
             print(f'    cluster-1 nights ingested (rows + series): '
                   f'{summary(writer["times"])}; {len(writer["uuids"])} '
-                  f'committed, {stored} in the store afterwards: '
-                  f'{"none lost" if stored == len(writer["uuids"]) else "LOST"}',
+                  f'committed, {stored} in the store afterwards: {lost}',
                   flush=True)
     alone, busy = (phases[p] for p in phases)
-    print(f'    worst delay a lock can have caused: gate read '
-          f'{max(busy["reader"]["times"]) - statistics.median(alone["reader"]["times"]):.3f} s '
+    worst = max(busy['reader']['times']) - statistics.median(
+        alone['reader']['times'])
+    print(f'    worst delay a lock can have caused: gate read {worst:.3f} s '
           f'over the median alone (CPU contention included: 2 busy '
           f'processes); its longest wait (wall minus its CPU) '
           f'{max(busy["reader"]["waits"]):.3f} s against '
