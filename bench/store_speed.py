@@ -59,6 +59,15 @@ VARIABLES = ('write_bw', 'read_bw')
 
 
 def peak_mib():
+    """This process's peak resident memory: VmHWM (ru_maxrss would carry
+    the parent's, the loader's, across fork and exec on Linux)."""
+    try:
+        with open('/proc/self/status') as fp:
+            for line in fp:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
