@@ -95,7 +95,7 @@ def test_loading_twice_is_one_session(store_url, tmp_path):
     with store.open_store(store_url) as conn:     # migrations run once
         versions = [v for v, in conn.execute(
             'SELECT version FROM pfsbench_migrations')]
-    assert versions == [1]
+    assert versions == [1, 2]
 
 
 def test_hostile_names_and_provenance_read_back_unchanged(store_url,
@@ -180,9 +180,10 @@ def runs_dir_with_nights(tmp_path, capsys, nights, regress_from=None):
     return runs, db
 
 
-@pytest.mark.parametrize('regress_from', [None, 4])
+@pytest.mark.parametrize('regress_from,window', [(None, None), (4, None),
+                                                 (4, 3)])
 def test_gate_from_the_store_says_what_the_runs_directory_says(
-        store_url, tmp_path, capsys, regress_from):
+        store_url, tmp_path, capsys, regress_from, window):
     runs, db = runs_dir_with_nights(tmp_path, capsys, 6, regress_from)
     code, out, err = run(['ingest', '--from-runs', str(runs), '--store',
                           store_url, '--system', 'alpha'], capsys)
@@ -199,8 +200,13 @@ def test_gate_from_the_store_says_what_the_runs_directory_says(
     from pfsbench.gate.judge import config as gate_config
     text = open(gate_config.DEFAULT_PATH).read()
     config = tmp_path / 'gate.yaml'
-    config.write_text(text.replace('assumed_night_cv: 0.10\n',
-                                   'assumed_night_cv: 0\n'))
+    text = text.replace('assumed_night_cv: 0.10\n', 'assumed_night_cv: 0\n')
+    if window:
+        # A window shorter than the history: both read the history's
+        # series of every night (the index's, the store's).
+        text = text.replace('history_sessions: 400\n',
+                            f'history_sessions: {window}\n')
+    config.write_text(text)
     outputs = []
     for source in (['--db', str(db)],
                    ['--store', store_url, '--system', 'alpha']):
@@ -286,6 +292,12 @@ def test_history_shows_every_cluster(store_url, capsys):
     assert {r['system'] for r in rows} == {'beta'} and len(rows) == 4
     code, _, err = run(['history', 'read_bw', '--store', store_url], capsys)
     assert code == 3 and "figure 'read_bw': no values stored" in err
+    # The HTML report's plots: one per case, one line per cluster.
+    code, out, err = run(['history', 'write_bw', '--store', store_url,
+                          '--format', 'html'], capsys)
+    assert code == 0, err
+    assert out.count('<svg ') == 2 and out.count('<polyline ') == 6
+    assert '<title>gamma:default /scratch/gamma (lustre)</title>' in out
 
 
 def test_a_password_in_the_url_is_never_shown():
@@ -348,3 +360,142 @@ def test_two_clusters_ingest_at_once_and_lose_nothing(store_url):
                             ).fetchone()[0]
     assert (len(alpha.sessions), len(beta.sessions)) == (5, 4)
     assert nfig == 9 * 6
+
+
+def _kept(conn):
+    return sorted(tuple(r) for r in conn.execute(
+        'SELECT system, scope, sessions FROM pfsbench_series'))
+
+
+def _series_text(results):
+    from pfsbench.gate.store import index
+    series, inside = results.series()
+    return index.dumps(series), inside
+
+
+def _built_afresh(conn, **kwargs):
+    """What read_results gives with no series kept (and none written)."""
+    conn.execute('DELETE FROM pfsbench_series')
+    conn.commit()
+    return _series_text(store.read_results(conn, 'local', keep=False,
+                                           **kwargs))
+
+
+def test_the_kept_series_is_the_one_built_from_the_rows(store_url):
+    """The gate's history is kept in the store (pfsbench_series) and
+    brought up to date night by night; it must be, entry for entry, the
+    series built from every session's rows: after a night appended, a
+    night stored late (older than the newest), for one target, and when
+    the kept one was written by another pfsbench."""
+    def night(n, scale=1.0, target='/scratch'):
+        # Three repeats: a short night is measured by the scale of the
+        # nights before it, so the order of the nights matters.
+        return nightly(n * DAY, scale=scale + 0.01 * (n % 3),
+                       loggable={'target_path': target})
+
+    with store.open_store(store_url) as conn:
+        for n in range(4):
+            store.ingest_report(conn, night(n), 'r')
+        store.ingest_report(conn, night(4, target='/other'), 'r')
+        assert store.refresh_series(conn, 'local') == 5
+        assert _kept(conn) == [('local', 'null', 5)]
+
+        store.ingest_report(conn, night(5, scale=0.8), 'r')
+        appended = _series_text(store.read_results(conn, 'local', newest=3))
+        assert _kept(conn) == [('local', 'null', 6)]       # written back
+        assert appended == _built_afresh(conn, newest=3)
+        assert appended[1] == [False] * 3 + [True] * 3
+
+        store.refresh_series(conn, 'local')
+        store.ingest_report(conn, night(2.5, scale=1.3), 'r')
+        store.read_results(conn, 'local', target='/scratch')
+        assert [s for _, s, _ in _kept(conn)] == ['"/scratch"', 'null']
+        store.ingest_report(conn, night(1.5, scale=0.7), 'r')
+        assert store.refresh_series(conn, 'local') == 8
+        assert _kept(conn) == [('local', '"/scratch"', 8),
+                               ('local', 'null', 8)]
+        late = _series_text(store.read_results(conn, 'local'))
+        assert late == _built_afresh(conn)
+        store.refresh_series(conn, 'local')
+        one = _series_text(store.read_results(conn, 'local',
+                                              target='/scratch'))
+        assert one == _built_afresh(conn, target='/scratch')
+        assert one != late                  # the night on /other is not in
+
+        store.refresh_series(conn, 'local')
+        conn.execute("UPDATE pfsbench_series SET stamp = 'old', body = 'x'")
+        conn.commit()
+        again = _series_text(store.read_results(conn, 'local'))
+        assert again == late
+        assert conn.execute('SELECT stamp FROM pfsbench_series WHERE '
+                            "scope = 'null'").fetchone()[0] != 'old'
+
+
+def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
+    """A store written before the series table: the gate reads it as it
+    is (without writing), the next ingest adds the table."""
+    url = str(tmp_path / 'old.sqlite')
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, nightly(0), 'r')
+        conn.execute('DROP TABLE pfsbench_series')
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version = 2')
+        conn.commit()
+    with store.open_store(url, create=False, migrate=False) as conn:
+        got = store.read_results(conn, 'local')
+        assert len(got.series()[0].uuids) == 1
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, nightly(DAY), 'r')
+        assert store.refresh_series(conn, 'local') == 2
+        assert _kept(conn) == [('local', 'null', 2)]
+
+
+def test_a_night_being_ingested_blocks_no_gate(store_url, monkeypatch):
+    """While cluster alpha's ingest holds its transaction open (its rows,
+    and its series row being written), beta's gate and alpha's own gate
+    read, each with its series a night behind (they would write it):
+    neither waits for alpha's commit (the series is a cache: a gate
+    gives up writing it after SERIES_LOCK_WAIT).  On PostgreSQL beta
+    ingests meanwhile too; SQLite has one writer at a time (beta's
+    ingest would wait for alpha's commit: docs/results-store.md)."""
+    import time
+    # A statement that hangs on a lock fails the test instead of hanging.
+    monkeypatch.setenv('PGOPTIONS', '-c statement_timeout=8000')
+    with store.open_store(store_url) as conn:
+        for n in range(3):
+            for system in ('alpha', 'beta'):
+                store.ingest_report(conn, nightly(n * DAY, system=system),
+                                    'r')
+        for system in ('alpha', 'beta'):
+            store.refresh_series(conn, system)
+            store.ingest_report(conn, nightly(3 * DAY, system=system), 'r')
+        postgres = conn.postgres
+
+    writer = store.open_store(store_url)
+    try:
+        store.ingest_report(writer, nightly(4 * DAY, system='alpha'), 'r',
+                            commit=False)
+        writer.execute("UPDATE pfsbench_series SET written = 'now' WHERE "
+                       "system = 'alpha'")
+        for system in ('beta', 'alpha'):
+            t0 = time.monotonic()
+            with store.open_store(store_url, create=False,
+                                  migrate=False) as conn:
+                got = store.read_results(conn, system, newest=2)
+            series, _ = got.series()
+            assert len(got.records) == 12
+            took = time.monotonic() - t0
+            assert took < 4, f'{system}: {took:.1f} s'
+            assert len(series.uuids) == 4
+        if postgres:
+            t0 = time.monotonic()
+            with store.open_store(store_url) as conn:
+                store.ingest_report(conn, nightly(4 * DAY, system='beta'),
+                                    'r')
+                assert store.refresh_series(conn, 'beta') == 5
+            assert time.monotonic() - t0 < 4
+        writer.commit()
+    finally:
+        writer.close()
+    with store.open_store(store_url) as conn:
+        assert [len(store.read_results(conn, s).sessions)
+                for s in ('alpha', 'beta')] == [5, 5 if postgres else 4]

@@ -90,11 +90,21 @@ def test_each_verb_works_with_the_role_of_its_job(roles, pg_cluster,  # noqa: F8
                               str(tmp_path / 'spool')], capsys)
         assert code == 0, err
     assert '0 session(s) stored, 1 already there' in out
+    # The ingest role keeps the gate's history current (UPDATE on the
+    # series, the one table it may change).
+    with psycopg.connect(roles['pfsbench_owner']) as conn:
+        assert conn.execute('SELECT sessions FROM pfsbench_series'
+                            ).fetchall() == [(3,)]
+        conn.execute('DELETE FROM pfsbench_series')
 
     code, out, err = run(['gate', '-b', 'pre', '--store',
                           roles['pfsbench_read']], capsys)
     assert code == 0, err
     assert out.startswith('pfsbench gate: ') and CASE in out
+    # ... a read role's gate builds it and may not write it: no error.
+    with psycopg.connect(roles['pfsbench_owner']) as conn:
+        assert conn.execute('SELECT COUNT(*) FROM pfsbench_series'
+                            ).fetchone()[0] == 0
     code, out, err = run(['history', 'write_bw', '--store',
                           roles['pfsbench_read']], capsys)
     assert code == 0 and 'n=3' in out, err
@@ -119,6 +129,8 @@ REFUSED = [
     'DELETE FROM pfsbench_sessions',
     'CREATE TABLE pfsbench_extra(x TEXT)',
     'DROP TABLE pfsbench_migrations',
+    'DROP TABLE pfsbench_series',
+    'DELETE FROM pfsbench_series',
 ]
 
 

@@ -16,17 +16,19 @@ DESCRIPTION = (
     'cluster, target and test case in the results store, night by night: '
     'the mean, min and max of its repeats. --name keeps the cases whose '
     'name holds the text; --system keeps some clusters. Reads only '
-    '(a role with SELECT on the store is enough).')
+    '(a role with SELECT on the store is enough). --format html draws one '
+    'plot per test case, one line per cluster and target, as the gate\'s '
+    'HTML report draws its histories.')
 EXAMPLES = (
     'pfsbench history write_bw --store postgresql://pfsbench_read@db/'
     'pfsbench',
     "pfsbench history write_bw --name 'dd_stream_per_node %nodes=1' "
     '--format json',
     'pfsbench history create_rate --system hawk --system vulcan --since '
-    '2026-01-01',
+    '2026-01-01 --format html -o history.html',
 )
 
-FORMATS = ('text', 'json')
+FORMATS = ('text', 'json', 'html')
 
 
 def add_arguments(parser):
@@ -45,6 +47,10 @@ def add_arguments(parser):
     parser.add_argument(
         '--since', metavar='YYYY-MM-DD', default=None,
         help='only nights on or after this date (default: all)')
+    parser.add_argument(
+        '--max-plots', metavar='N', type=int, default=60,
+        help='with --format html: plots, one per test case, those on the '
+             'most clusters and targets first (default: %(default)s)')
     common.add_format_and_output(parser, FORMATS)
 
 
@@ -59,7 +65,11 @@ def run(args):
                           'stored' + (f' for cases holding {args.name!r}'
                                       if args.name else ''))
 
-    if args.format == 'json':
+    if args.format == 'html':
+        from pfsbench.gate.report import trends
+        text = trends.render_html(args.figure, rows, where,
+                                  max_plots=args.max_plots)
+    elif args.format == 'json':
         text = json.dumps({'figure': args.figure, 'store': where,
                            'rows': rows}, indent=1, ensure_ascii=False) + '\n'
     else:

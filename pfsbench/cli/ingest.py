@@ -98,12 +98,18 @@ def run(args):
               'next ingest loads them', file=sys.stderr)
         return store.StoreDown.exit_code
 
-    counts = {'added': 0, 'there': 0}
+    counts = {'added': 0, 'there': 0, 'into': set()}
     clusters = set()
     try:
         with conn:
             _ingest(conn, args, spool_dir, given, from_runs, counts,
                     clusters)
+            # The gate's history of each cluster that got a night, kept
+            # current here (a gate with a read-only role reads it as it
+            # is; a cache: where this role may not write it, nothing
+            # happens).
+            for cluster in sorted(counts['into']):
+                store.refresh_series(conn, cluster)
     except conn.errors as err:
         if not conn.is_down(err):
             raise ResultsError(f'{conn.where}: {db._first_line(err)}') \
@@ -151,5 +157,7 @@ def _one(conn, report, source, system, counts, clusters):
     uuid, cluster, added = store.ingest_report(conn, report, source, system)
     clusters.add(cluster)
     counts['added' if added else 'there'] += 1
+    if added:
+        counts['into'].add(cluster)
     print(f'{uuid}: {"stored" if added else "already stored"} '
           f'(cluster {cluster})')

@@ -17,6 +17,7 @@ under the runs directory), PostgreSQL for a site
   does not answer.
 """
 
+import contextlib
 import datetime
 import json
 import math
@@ -24,9 +25,10 @@ import math
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.store import index
-from pfsbench.gate.store.results import (INDEX_STAMP, CaseKey, Record,
-                                         Results, Session, records_of_report,
-                                         session_figures)
+from pfsbench.gate.store.results import (INDEX_STAMP, SERIES_STAMP,
+                                         CaseKey, Record, Results, Session,
+                                         records_of_report, session_figures)
+from pfsbench.gate.store.series import Series
 from pfsbench.store import schema
 from pfsbench.store.db import Connection, StoreDown  # noqa: F401
 
@@ -202,12 +204,19 @@ _SESSION_COLUMNS = ('uuid, time_start, time_end, reframe_version, '
 
 
 def read_results(conn, system, *, newest=None, newest_since=None,
-                 target=None, chunk=200):
+                 target=None, chunk=100, keep=True):
     """One cluster's sessions as :class:`Results`, as the gate reads them
-    from a runs directory: each session with its figures (what the
-    history reads, kept at ingest) and its records, loaded from the
-    store when first needed (the current night's, the baseline's, those
-    around a change point).
+    from a runs directory: the sessions of the window, their records
+    loaded from the store when first needed (the current night's, the
+    baseline's, those around a change point), and the history's
+    :class:`~pfsbench.gate.store.series.Series` of every session of the
+    cluster (as the index beside a runs directory keeps it for every
+    session of its database).
+
+    The series is kept in the store (``pfsbench_series``, one per
+    cluster and target): read, brought up to date with the sessions
+    stored since (their figures kept at ingest), and written back when
+    it changed and ``keep`` and the store lets this role write it.
 
     Args:
         conn: :func:`open_store`.
@@ -216,54 +225,206 @@ def read_results(conn, system, *, newest=None, newest_since=None,
         newest_since: add the sessions started at or after this Unix
             time to ``newest``.
         target: only the test cases that wrote to this target path.
+        keep: write the series back when it changed (best effort).
     """
-    if newest_since is not None:
-        newest = (newest or 0) + conn.execute(
-            'SELECT COUNT(*) FROM pfsbench_sessions WHERE system = ? AND '
-            'time_start >= ?', (system, newest_since)).fetchone()[0]
+    sessions, stamps = _sessions_of(conn, system)
+    series = _synced_series(conn, system, target, sessions, stamps, chunk,
+                            keep)
 
-    query = (f'SELECT {_SESSION_COLUMNS}, figures_stamp, figures FROM '
-             'pfsbench_sessions WHERE system = ? ORDER BY time_start DESC, '
-             'uuid DESC')
-    args = (system,)
+    order = list(sessions)
+    if newest_since is not None:
+        newest = (newest or 0) + sum(
+            1 for s in sessions.values() if s.time_start >= newest_since)
     if newest is not None:
-        query += ' LIMIT ?'
-        args += (int(newest),)
+        order = order[max(0, len(order) - int(newest)):] if newest > 0 \
+            else []
 
     results = Results(f'{conn.where} (cluster {system})')
-    sessions, figures = {}, {}
-    keys = {}
-    for row in conn.execute(query, args):
+    url = conn.url
+    for uuid in order:
+        results.add_session(sessions[uuid],
+                            loader=_loader(url, uuid, target))
+    results.use_series(series)
+    return results.finish()
+
+
+def _sessions_of(conn, system):
+    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster,
+    oldest first (by start time, then uuid, as Results orders them)."""
+    sessions, stamps = {}, {}
+    rows = conn.execute(f'SELECT {_SESSION_COLUMNS}, figures_stamp FROM '
+                        'pfsbench_sessions WHERE system = ?',
+                        (system,)).fetchall()
+    # Sorted here, not in SQL: a PostgreSQL collation may order the
+    # uuids of sessions started in the same second otherwise.
+    rows.sort(key=lambda r: (r[1], r[0]))
+    for row in rows:
         (uuid, start, end, rf_version, data_version, host, cmdline, ncases,
-         nfail, nabort, nskip, extras, source, stamp, blob) = row
+         nfail, nabort, nskip, extras, source, stamp) = row
         sessions[uuid] = Session(
             uuid=uuid, time_start=start, time_end=end,
             reframe_version=rf_version, data_version=data_version,
             hostname=host, cmdline=cmdline, num_cases=ncases,
             num_failures=nfail, num_aborted=nabort, num_skipped=nskip,
             extras=json.loads(extras), source=source)
-        if stamp == _STAMP and target is None:
+        stamps[uuid] = stamp
+    return sessions, stamps
+
+
+#: What a kept series was computed with (the index's series stamp).
+_SERIES_STAMP = json.dumps(SERIES_STAMP)
+
+
+def _scope(target):
+    return json.dumps(target, ensure_ascii=False)
+
+
+def _synced_series(conn, system, target, sessions, stamps, chunk, keep):
+    """The cluster's kept series brought up to date with ``sessions``
+    (as pfsbench.gate.store.results does with the index's): a session
+    gone is dropped, new ones are appended, a session older than the
+    newest kept one starts it again; written back when it changed."""
+    scope = _scope(target)
+    series = _load_series(conn, system, scope)
+    changed = False
+    if series is not None and not sessions.keys() >= set(series.uuids):
+        series = series.drop(sessions)
+        changed = True
+
+    new = [u for u in sessions if series is None or u not in series.sessions]
+    if new:
+        newest = series.newest_key() if series is not None else None
+        first = sessions[new[0]]
+        if newest is None or (first.time_start, first.uuid) < newest:
+            series = Series()
+            new = list(sessions)
+        # A chunk at a time: a year's figures need not be held at once.
+        for start in range(0, len(new), chunk):
+            part = new[start:start + chunk]
+            figures = _figures_of(conn, part, stamps, target)
+            for uuid in part:
+                series.add(sessions[uuid], figures[uuid])
+        changed = True
+    elif series is None:
+        series = Series()
+
+    if changed and keep:
+        _save_series(conn, system, scope, series)
+    return series
+
+
+def _figures_of(conn, uuids, stamps, target):
+    """``{uuid: session_figures}``: as kept at ingest where they were
+    kept by this pfsbench for every target, else from the rows."""
+    out, keys = {}, {}
+    kept = [u for u in uuids if stamps[u] == _STAMP] if target is None \
+        else []
+    if kept:
+        marks = ','.join('?' * len(kept))
+        for uuid, blob in conn.execute(
+                f'SELECT uuid, figures FROM pfsbench_sessions WHERE uuid '
+                f'IN ({marks})', kept):
             try:
                 found = index.loads(blob)
             except index.Damaged:
                 continue
-            figures[uuid] = {
-                keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
-                for k, v in found.items()}
+            out[uuid] = {keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
+                         for k, v in found.items()}
+    todo = [u for u in uuids if u not in out]
+    if todo:
+        for uuid, records in _records(conn, todo, target).items():
+            out[uuid] = session_figures(records)
+    return out
 
-    # Sessions whose figures were kept otherwise (another pfsbench) or
-    # that a target narrows: their records now, their figures from them.
-    todo = [u for u in sessions if u not in figures]
-    loaded = _records(conn, todo, target, chunk) if todo else {}
-    url = conn.url
-    for uuid in reversed(list(sessions)):
-        if uuid in loaded:
-            results.add_session(sessions[uuid], loaded[uuid])
+
+def _load_series(conn, system, scope):
+    """The kept series of ``system`` and ``scope``, or None (none kept,
+    kept by another pfsbench, damaged, a store of schema 1)."""
+    try:
+        row = conn.execute('SELECT stamp, body FROM pfsbench_series WHERE '
+                           'system = ? AND scope = ?',
+                           (system, scope)).fetchone()
+    except conn.errors:
+        conn.rollback()
+        return None
+    if row is None or row[0] != _SERIES_STAMP:
+        return None
+    try:
+        series = index.loads(row[1])
+    except index.Damaged:
+        return None
+    return series if isinstance(series, Series) else None
+
+
+#: How long writing the series may wait for another writer of the same
+#: row (or, on SQLite, of the file) before it gives up: the series is a
+#: cache, a gate must not wait for it.
+SERIES_LOCK_WAIT = 0.5
+
+
+def _save_series(conn, system, scope, series):
+    """Keep ``series`` in the store; True if it was written.  Nothing
+    happens where this role may not write it (a read role), another
+    writer holds it, or the store is of schema 1."""
+    try:
+        if conn.postgres:
+            row = conn.execute(
+                "SELECT has_table_privilege('pfsbench_series', 'INSERT') "
+                "AND has_table_privilege('pfsbench_series', 'UPDATE')"
+            ).fetchone()
+            if not row[0]:
+                conn.rollback()
+                return False
+            conn.execute(f"SET LOCAL lock_timeout = "
+                         f"'{int(SERIES_LOCK_WAIT * 1000)}ms'")
         else:
-            results.add_session(sessions[uuid], figures=figures[uuid],
-                                loader=_loader(url, uuid, target))
+            conn.execute(f'PRAGMA busy_timeout = '
+                         f'{int(SERIES_LOCK_WAIT * 1000)}')
+        body = index.dumps(series)
+        newest = series.uuids[-1] if series.uuids else ''
+        conn.execute(
+            'INSERT INTO pfsbench_series VALUES(?, ?, ?, ?, ?, ?, ?) '
+            'ON CONFLICT (system, scope) DO UPDATE SET stamp = '
+            'excluded.stamp, sessions = excluded.sessions, newest = '
+            'excluded.newest, body = excluded.body, written = '
+            'excluded.written',
+            (system, scope, _SERIES_STAMP, len(series.uuids), newest, body,
+             _now()))
+        conn.commit()
+        return True
+    except conn.errors:
+        conn.rollback()
+        return False
+    except TypeError:               # a value the codec does not keep
+        conn.rollback()
+        return False
+    finally:
+        if not conn.postgres:
+            with contextlib.suppress(*conn.errors):
+                conn.execute('PRAGMA busy_timeout = '
+                             f'{int(conn.timeout * 1000)}')
 
-    return results.finish()
+
+def refresh_series(conn, system):
+    """Bring every series kept for ``system`` (and the one of all its
+    targets) up to date with its sessions, as ``pfsbench ingest`` does
+    after a night: the gate then reads them as they are.  Returns the
+    number of sessions of the cluster's series."""
+    scopes = {_scope(None)}
+    try:
+        scopes.update(s for s, in conn.execute(
+            'SELECT scope FROM pfsbench_series WHERE system = ?', (system,)))
+    except conn.errors:
+        conn.rollback()
+        return 0
+    sessions, stamps = _sessions_of(conn, system)
+    for scope in sorted(scopes):
+        try:
+            target = json.loads(scope)
+        except ValueError:
+            continue
+        _synced_series(conn, system, target, sessions, stamps, 100, True)
+    return len(sessions)
 
 
 def _loader(url, uuid, target):
@@ -405,7 +566,8 @@ def figure_history(conn, figure, *, name=None, systems_=None, since=None):
             entry = out[key] = {
                 'system': system, 'partition': partition, 'target': target,
                 'filesystem': fstype, 'name': case, 'night': night,
-                'session': session, 'unit': unit, 'values': []}
+                'time': start, 'session': session, 'unit': unit,
+                'values': []}
         entry['values'].append(value)
 
     rows = []

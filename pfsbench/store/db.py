@@ -73,6 +73,7 @@ class Connection:
 
     def __init__(self, url, *, create=True, timeout=10.0):
         self.url = url
+        self.timeout = timeout
         self.where = redact(url)
         self.postgres = is_postgres(url)
         if self.postgres:

@@ -22,6 +22,11 @@ Tables (the same on SQLite and PostgreSQL):
 ``pfsbench_baselines``
     the baselines a gate judges against, per cluster (the JSON of
     ``pfsbench baseline record``).
+``pfsbench_series`` (version 2)
+    a cache: each cluster's history as the gate reads it (every case's
+    nights as columns), per target, kept current by ``pfsbench ingest``
+    and by a gate whose role may write it; rebuilt from the rows where
+    it does not fit.
 
 Indexes answer the gate's questions: one cluster's sessions in time
 order, and one case's figure over a year of nights (``pfsbench
@@ -112,6 +117,26 @@ MIGRATIONS = (
         ' body TEXT NOT NULL,'
         ' ingested TEXT NOT NULL,'
         ' PRIMARY KEY(system, name))',
+    )),
+    (2, 'series: the history as columns, per cluster and target', (
+        # A cache of what the gate computes from the rows above (the
+        # pfsbench.gate.store.series.Series of one cluster's sessions,
+        # every target or one, in the index's codec): the gate reads a
+        # year of nights from it in a second instead of building it
+        # again from every session (half a minute).  ``scope`` is the
+        # target as JSON (null: every target); ``sessions`` and
+        # ``newest`` say which sessions it holds, ``stamp`` what it was
+        # computed with.  Rebuilt from the rows wherever it does not
+        # fit; a role that may not write it reads without it.
+        'CREATE TABLE pfsbench_series('
+        ' system TEXT NOT NULL,'
+        ' scope TEXT NOT NULL,'
+        ' stamp TEXT NOT NULL,'
+        ' sessions INTEGER NOT NULL,'
+        ' newest TEXT NOT NULL,'
+        ' body TEXT NOT NULL,'
+        ' written TEXT NOT NULL,'
+        ' PRIMARY KEY(system, scope))',
     )),
 )
 

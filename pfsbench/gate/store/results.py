@@ -414,6 +414,11 @@ class Results:
 
         return self._series, self._inside
 
+    def use_series(self, series):
+        """Read the history from ``series`` (every session of the
+        source, these results' among them: pfsbench.store keeps it)."""
+        self._series, self._inside = series, None
+
     def figures(self, uuid):
         """:func:`session_figures` of one session (kept)."""
         found = self._figures.get(uuid)

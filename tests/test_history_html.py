@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``pfsbench history --format html`` (pfsbench.gate.report.trends): one
+plot per test case, one line per cluster, partition and target over the
+nights, as inline SVG.  Pure: rows as pfsbench.store.figure_history
+gives them."""
+
+import random
+import re
+import xml.etree.ElementTree as ET
+
+from pfsbench.gate.report import trends
+
+DAY = 86400.0
+SVG = '{http://www.w3.org/2000/svg}'
+HOSTILE = '<script>alert("x")</script> & 100% ; $(id) Grüße'
+
+
+def row(system, target, name, night, mean, partition='default', n=3,
+        spread=5.0):
+    t = 1.7e9 + night * DAY
+    return {'system': system, 'partition': partition, 'target': target,
+            'filesystem': 'lustre', 'name': name,
+            'night': trends._day(t), 'time': t,
+            'session': f'{system}-{night:04d}-session', 'unit': 'MB/s',
+            'n': n, 'mean': mean, 'min': mean - spread,
+            'max': mean + spread}
+
+
+def three_clusters(nights=3):
+    rows = []
+    for night in range(nights):
+        for system, target, level in (('alpha', '/scratch', 500.0),
+                                      ('beta', '/scratch', 400.0),
+                                      ('gamma', '/scratch', 300.0),
+                                      ('gamma', '/work', 200.0)):
+            for name in ('dd %nodes=1', HOSTILE):
+                rows.append(row(system, target, name, night,
+                                level + 10 * night))
+    return rows
+
+
+def svgs(text):
+    return [ET.fromstring(m) for m in
+            re.findall(r'<svg .*?</svg>', text, re.S)]
+
+
+def points(polyline):
+    return [tuple(map(float, p.split(',')))
+            for p in polyline.get('points').split()]
+
+
+def test_one_plot_per_case_one_line_per_cluster_and_target():
+    rows = three_clusters()
+    random.Random(1).shuffle(rows)          # the order rows come in
+    text = trends.render_html('write_bw', rows, 'store.sqlite')
+    plots = svgs(text)
+    assert len(plots) == 2
+    for svg in plots:
+        lines = svg.findall(f'{SVG}polyline')
+        labels = [line.find(f'{SVG}title').text for line in lines]
+        assert labels == ['alpha:default /scratch (lustre)',
+                          'beta:default /scratch (lustre)',
+                          'gamma:default /scratch (lustre)',
+                          'gamma:default /work (lustre)']
+        for line in lines:
+            xs, ys = zip(*points(line))
+            assert len(xs) == 3 and list(xs) == sorted(xs)  # oldest first
+            assert ys[0] > ys[1] > ys[2]    # rising means: higher up
+        # alpha's mean above beta's above gamma's, night by night
+        firsts = [points(line)[0][1] for line in lines]
+        assert firsts == sorted(firsts)
+        assert len(svg.findall(f'{SVG}circle')) == 12   # a dot per night
+    assert '1970' not in text and trends._day(1.7e9) in text
+    assert '3 night(s) from 2023-11-14 to 2023-11-16' in text
+
+
+def test_names_are_text_not_markup():
+    text = trends.render_html(HOSTILE, three_clusters(), HOSTILE)
+    assert '<script>' not in text
+    assert '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; 100%' \
+        in text
+    for svg in svgs(text):                  # each plot is valid XML
+        assert svg.tag == f'{SVG}svg'
+
+
+def test_plots_are_capped_and_every_line_is_in_the_table():
+    rows = three_clusters()
+    rows += [row('alpha', '/scratch', f'case {i}', 0, 100.0)
+             for i in range(5)]
+    text = trends.render_html('write_bw', rows, 's', max_plots=2)
+    plots = svgs(text)
+    assert len(plots) == 2                  # the cases on 4 lines first
+    assert all(len(p.findall(f'{SVG}polyline')) == 4 for p in plots)
+    assert 'Plots of the first 2 of 7 cases' in text
+    assert text.count('<tr><td>') == 2 * 4 + 5
+
+
+def test_a_year_is_drawn_without_a_dot_per_night():
+    rows = [row('alpha', '/scratch', 'dd', night, 500.0 + night % 7)
+            for night in range(365)]
+    svg, = svgs(trends.render_html('write_bw', rows, 's'))
+    assert len(points(svg.find(f'{SVG}polyline'))) == 365
+    assert svg.findall(f'{SVG}circle') == []
+
+
+def test_more_lines_than_colours_are_named_not_drawn():
+    rows = [row(f'c{i:02d}', '/scratch', 'dd', 0, 100.0 + i)
+            for i in range(trends.MAX_LINES + 3)]
+    svg, = svgs(trends.render_html('write_bw', rows, 's'))
+    assert len(svg.findall(f'{SVG}polyline')) == trends.MAX_LINES
+    assert f'(first {trends.MAX_LINES} of {trends.MAX_LINES + 3} lines)' \
+        in svg.find(f'{SVG}title').text
