@@ -12,6 +12,7 @@ import pytest
 
 from pfsbench.gate.judge import budget, pooled
 from pfsbench.gate.judge.rule import judge_nights
+from pfsbench.gate.statistics.stats import Moments, t_quantile
 from test_gate_lookback import gate_json, night, nights_db, run
 
 DAY = 86400.0
@@ -185,3 +186,26 @@ def test_independent_figures_share_the_night_budget():
     assert found['families'] == 6 and found['held'] == 1
     assert rows[0]['verdict'] == 'inconclusive'
     assert 'false-alarm budget' in rows[0]['reason']
+
+
+@pytest.mark.parametrize('tau', [0.0, 0.05, 0.15])
+def test_what_the_nights_detect_is_the_window_tests_own_bound(tau):
+    """Nights exactly at the loss the label names give the window test
+    the t of 9 finds in 10 at its level (its own degrees of freedom):
+    with a night noise near 0 (the repeats explain the nights' spread,
+    as on the MooseFS month, issue 33) the label once took the few
+    nights' degrees of freedom and named a loss far beyond the test's."""
+    level = [Moments(200.0, (0.15 * 200.0) ** 2, 5) for _ in range(3)]
+    noise = (tau * tau, 3)
+    alpha, count = 0.005, 4
+    found = pooled.detects(level, count, noise, 0.05, 'higher', alpha, 7)
+    nights = [Moments(200.0 * (1.0 - found), (0.15 * 200.0 *
+                                              (1.0 - found)) ** 2, 5)
+              for _ in range(count)]
+    test = pooled.window_test(level, nights, noise, 0.05, 'higher', alpha,
+                              7)
+    assert test['nights'] == count
+    t = -test['d'] / test['se']
+    want = (t_quantile(1.0 - alpha / (count - 1), test['df']) +
+            t_quantile(0.90, test['df']))
+    assert t == pytest.approx(want, rel=0.02), (found, test)

@@ -201,18 +201,27 @@ def detects(level_nights, count, noise, tolerance, direction, alpha,
     ``window`` rule at its corrected level), as a fraction, or ``None``.
 
     The nights are taken as the level nights' typical one (their pooled
-    within-night variance and mean repeat count)."""
+    within-night variance and mean repeat count).  The variance and its
+    degrees of freedom are the window test's own (Satterthwaite's, over
+    the night noise's and the repeats' parts): where the repeats explain
+    the nights' spread (night noise near 0) the test has the repeats'
+    degrees of freedom, not the few nights', and so has the label."""
     count = min(count, max_nights)
     if count < 2 or not level_nights:
         return None
 
     tau2, tau_df = noise
     cv2 = lb.pooled_cv2(level_nights) or 0.0
+    cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
     _, var_mu = lb.level(level_nights, tau2, cv2)
     reps = statistics.fmean(n.n for n in level_nights)
-    var = tau2 / count + cv2 / reps / count + var_mu
+    e = cv2 / reps
+    share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
+    parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
+             (e / count + (1 - share) * var_mu, cv2_df)]
+    var = sum(v for v, _ in parts)
     windows = count - 1
-    delta = smallest_log_loss(math.sqrt(var), max(tau_df, 1),
+    delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
                               alpha / windows, tolerance, direction,
                               'lookback', power)
     found = _loss_fraction(delta, direction)
