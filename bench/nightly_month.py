@@ -492,7 +492,8 @@ def figure_cell(fig):
     detects += ')' if detects else ''
     pooled = ''
     if fig.get('pooled_change') is not None:
-        pooled = (f'; {fig["pooled_nights"]} nights {pct(fig["pooled_change"])}'
+        pooled = (f'; {fig["pooled_nights"]} nights '
+                  f'{pct(fig["pooled_change"])}'
                   f' p={fig["pooled_p"]:.2g}'
                   + (' REG' if fig['pooled_regression'] else ''))
     return f'{pct(fig["change"])}{detects}{pooled} {fig["verdict"]}'
@@ -600,22 +601,43 @@ def pooled_bound(nights, change_night, repeat, settings):
     alpha = (1.0 - settings['lookback_confidence']) / 2.0
     families = settings.get('families') or 1
     budget = settings['night_false_alarms'] / (2 * families)
-    var_mu = (tau2 + cv2 / repeat) / level_nights
-    bounds = {}
+    # The window test's variance and degrees of freedom
+    # (pfsbench.gate.judge.pooled.window_test): the night noise's part
+    # and the repeats' part, the level's own error shared between them.
+    e = cv2 / repeat
+    var_mu = (tau2 + e) / level_nights
+    share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
+    cv2_df = max(level_nights * (repeat - 1), 1)
+    bounds, rule_bounds = {}, {}
     for k in range(1, settings['pooled_nights'] + 1):
-        var = (tau2 + cv2 / repeat) / k + var_mu
+        parts = [(tau2 / k + share * var_mu, df),
+                 (e / k + (1 - share) * var_mu, cv2_df)]
+        var = sum(v for v, _ in parts)
+        den = sum(v * v / d for v, d in parts if v > 0)
+        k_df = var * var / den if den else math.inf
         # The windows the gate corrects over: all nights since the
         # level began (the baseline) up to the longest window.
         windows = max(min(change_night + k - 1,
                           settings['pooled_nights']) - 1, 1)
-        level = min(alpha, budget) / (1 if k == 1 else windows)
-        delta = smallest_log_loss(math.sqrt(var), df, level, tol, 'higher',
-                                  'lookback', 0.90)
-        bounds[k] = _loss_fraction(delta, 'higher')
+        for out, at in ((bounds, min(alpha, budget)), (rule_bounds, alpha)):
+            # With the night's budget (what the gate can call), and at
+            # the rule's own level (what its label says).
+            delta = smallest_log_loss(
+                math.sqrt(var), max(k_df, 1.0),
+                at / (1 if k == 1 else windows), tol, 'higher', 'lookback',
+                0.90)
+            out[k] = _loss_fraction(delta, 'higher')
+    # Tonight alone: what the gate said of the change night.
+    bounds[1] = rule_bounds[1] = fig['detects'] if fig.get('detects') \
+        is not None else 1.0
     loss = -math.expm1(statistics.fmean(logs_after) -
                        statistics.fmean(logs_before))
     reach = [k for k, b in bounds.items() if b <= loss]
+    reach_rule = [k for k, b in rule_bounds.items() if b <= loss]
     return {'noise': fig['night_cv'], 'df': fig['noise_df'],
+            'rule_bounds': rule_bounds,
+            'rule_night': change_night + reach_rule[0] - 1 if reach_rule
+            else None,
             'raw_noise': statistics.stdev(logs_before),
             'within_cv': math.sqrt(cv2), 'level_nights': level_nights,
             'families': families, 'loss': loss, 'bounds': bounds,
@@ -660,7 +682,8 @@ def assertions(nights, change_night, bound=None, acknowledge=None):
                         any('copies 1 -> 2' in c or 'chunkserver' in c
                             for c in n['cause']),
                         f'{label} (found): the cause named first, from the '
-                        f"server provenance ({'; '.join(n['cause']) or 'nothing'})"))
+                        'server provenance ('
+                        f"{'; '.join(n['cause']) or 'nothing'})"))
     if acked:
         first = acked[0]
         out.append((first['new_level'], f"night {first['night']} (first "
@@ -671,7 +694,8 @@ def assertions(nights, change_night, bound=None, acknowledge=None):
             detected is not None if deadline is not None and
             deadline <= nights[-1]['night'] else True,
             f"pooled bound at the month's night noise "
-            f"{bound['noise']:.1%} (df {bound['df']}): a loss of "
+            f"{bound['raw_noise']:.1%} (the gate's: {bound['noise']:.1%} "
+            f"beyond the repeats', df {bound['df']}): a loss of "
             f"{bound['loss']:.0%} is reached by night "
             f"{deadline if deadline is not None else 'none within the window'}"
             f"; found on night {detected}"))
@@ -679,10 +703,11 @@ def assertions(nights, change_night, bound=None, acknowledge=None):
             out.append((detected <= deadline,
                         f'found by the night the pooled bound allows '
                         f'(night {detected} <= {deadline})'))
-        if bound['noise'] <= 0.12:
+        if bound['raw_noise'] <= 0.12:
             out.append((detected is not None and
                         detected <= change_night + 3,
-                        f"night noise {bound['noise']:.1%} <= 12 %: found no "
+                        f"night noise {bound['raw_noise']:.1%} <= 12 %: "
+                        "found no "
                         f"later than night {change_night + 3} (the 3rd after "
                         f"the change): night {detected}"))
     return out
@@ -692,17 +717,22 @@ def assess(nights, args, settings):
     """The month's bound and assertions (also from a saved month)."""
     bound = pooled_bound(nights, args.change_night, args.repeat, settings)
     if bound is not None:
-        print(f"\nnight noise (the gate's, {HEADLINE[0][0]}, on the change "
-              f"night): {bound['noise']:.1%} (df {bound['df']}; the unchanged"
-              f" nights' means spread {bound['raw_noise']:.1%}, within-night "
-              f"{bound['within_cv']:.1%}, {bound['level_nights']} level "
-              f"nights, {bound['families']} figure families a night); loss "
-              f"measured {bound['loss']:.1%}")
+        print(f"\nnight noise ({HEADLINE[0][0]}): the unchanged nights' "
+              f"means spread {bound['raw_noise']:.1%} (log sd); the gate's "
+              f"on the change night {bound['noise']:.1%} beyond the repeats' "
+              f"(df {bound['df']}), the repeats' {bound['within_cv']:.1%} "
+              f"(CV); {bound['level_nights']} level nights, "
+              f"{bound['families']} figure families a night; the loss "
+              f"measured {bound['loss']:.1%} (the nights from the change on "
+              "against the unchanged ones)")
         print('pooled bound (found 9 times in 10 by the nights since the '
               'change): ' + ', '.join(
                   f'{k} night{"s" if k > 1 else ""} >= {b:.0%}'
                   for k, b in bound['bounds'].items())
-              + f"; reached on night {bound['night']}")
+              + f"; reached on night {bound['night']} (at the rule's own "
+              f"level, without the night's budget: " + ', '.join(
+                  f'{k}: >= {b:.0%}' for k, b in bound['rule_bounds'].items())
+              + f"; night {bound['rule_night']})")
     return bound, assertions(nights, args.change_night, bound,
                              args.acknowledge)
 

@@ -120,8 +120,8 @@ def _change_night():
 
 def test_a_month_fails_late_detection_and_acknowledged_regressions():
     month = _month()
-    bound = {'noise': 0.10, 'df': 8, 'loss': 0.30, 'night': 7,
-             'bounds': {}}
+    bound = {'noise': 0.0, 'raw_noise': 0.10, 'df': 8, 'loss': 0.30,
+             'night': 7, 'bounds': {}}
     # Found on the 3rd night after the change (5 + 3), acknowledged after.
     good = ([_night(n, 'unchanged', 0) for n in range(1, 5)] +
             [_change_night(), _night(6, 'after', 0),
