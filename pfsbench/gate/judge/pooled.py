@@ -79,7 +79,7 @@ def _day(when):
 
 
 def window_test(level_nights, nights, noise, tolerance, direction,
-                alpha, max_nights):
+                alpha, max_nights, noise_without=None):
     """The ``window`` rule on the nights since the level (tonight last).
 
     Args:
@@ -92,6 +92,9 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         alpha: the one-sided false-alarm level (before the windows'
             correction).
         max_nights: the longest window.
+        noise_without: ``f(history nights) -> (tau2, df)``, the night
+            noise without a window's nights (a lasting loss read as
+            history noise would hide itself), or ``None``: ``noise``.
 
     Returns:
         ``None`` with fewer than 2 nights, else ``{'p', 'nights',
@@ -105,19 +108,22 @@ def window_test(level_nights, nights, noise, tolerance, direction,
     if len(nights) < 2 or not level_nights:
         return None
 
-    tau2, tau_df = noise
     sign = 1.0 if direction == 'higher' else -1.0
     cv2 = lb.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mu, var_mu = lb.level(level_nights, tau2, cv2)
     mean_e = statistics.fmean(lb.log_moments(n, cv2)[1] or 0.0
                               for n in level_nights)
-    share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
     margin = lb.log_margin(tolerance, direction)
     for k in range(2, len(nights) + 1):
+        # The window's history nights (all but tonight) are left out of
+        # its noise.
+        tau2, tau_df = (noise_without(nights[-k:-1]) if noise_without
+                        else noise)
+        mu, var_mu = lb.level(level_nights, tau2, cv2)
+        share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
         d = statistics.fmean(x for x, _ in win) - mu
         e = statistics.fmean(e for _, e in win)
@@ -183,11 +189,11 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
 
 
 def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
-                alpha, max_nights, cusum_h=5.0):
+                alpha, max_nights, cusum_h=5.0, noise_without=None):
     """The chosen rule (``window`` or ``cusum``), or ``None``."""
     if rule == 'window':
         return window_test(level_nights, nights, noise, tolerance,
-                           direction, alpha, max_nights)
+                           direction, alpha, max_nights, noise_without)
     if rule == 'cusum':
         return cusum_test(level_nights, nights, noise, tolerance,
                           direction, cusum_h, max_nights)
