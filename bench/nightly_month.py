@@ -801,6 +801,10 @@ def main(argv=None):
                              '(default: %(default)s)')
     parser.add_argument('--json', default=None,
                         help='also write the nights and assertions here')
+    parser.add_argument('--rejudge', action='store_true',
+                        help='with --assess: judge every recorded night '
+                             'again with this checkout\'s gate (into '
+                             '--work/rejudged/)')
     parser.add_argument('--assess', action='store_true',
                         help='run nothing: the bound and assertions of the '
                              'month in --work and --json (give the same '
@@ -887,9 +891,24 @@ def reassess(args):
     with open(args.json) as fp:
         nights = json.load(fp)['nights']
     work = os.path.abspath(args.work)
+    runs_env = dict(os.environ, PFSBENCH_RUNS=os.path.join(work, 'runs'))
     for night in nights:
         path = os.path.join(work, 'nights', f"{night['night']:02d}",
                             'gate.json')
+        if args.rejudge and os.path.exists(path):
+            # The same recorded night judged again by this checkout's
+            # gate (its session; the history before it as it was).
+            with open(path) as fp:
+                uuid = json.load(fp)['current_sessions'][0]['uuid']
+            path = os.path.join(work, 'rejudged', f"{night['night']:02d}",
+                                'gate.json')
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            night['exit'] = subprocess.run(
+                [os.path.join(REPO, '.venv', 'bin', 'pfsbench'), 'gate',
+                 '-b', BASELINE, '--session', uuid, '--config',
+                 os.path.join(work, 'gate.yaml'), '--json', path],
+                env=runs_env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode
         try:
             with open(path) as fp:
                 record = json.load(fp)
