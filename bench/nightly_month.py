@@ -594,8 +594,13 @@ def pooled_bound(nights, change_night, repeat, settings):
         if f['values'] and len(f['values']) > 1 and
         statistics.fmean(f['values']) > 0]
     cv2 = statistics.fmean(cv2s) if cv2s else 0.0
-    tau2 = fig['night_cv'] ** 2
-    df = max(fig['noise_df'] or 1, 1)
+    # The month's night noise: the unchanged nights' means spread beyond
+    # what their repeats explain (the gate's own estimate on the change
+    # night is printed beside it; it splits its history at the change
+    # points it sees, and may read less).
+    raw2 = statistics.variance(logs_before)
+    tau2 = max(raw2 - cv2 / repeat, 0.0)
+    df = max(len(logs_before) - 1, 1)
     level_nights = max(fig['level_nights'] or 1, 1)
     tol = settings['tolerance']
     alpha = (1.0 - settings['lookback_confidence']) / 2.0
@@ -634,7 +639,8 @@ def pooled_bound(nights, change_night, repeat, settings):
                        statistics.fmean(logs_before))
     reach = [k for k, b in bounds.items() if b <= loss]
     reach_rule = [k for k, b in rule_bounds.items() if b <= loss]
-    return {'noise': fig['night_cv'], 'df': fig['noise_df'],
+    return {'noise': math.sqrt(tau2), 'df': df,
+            'gate_noise': fig['night_cv'], 'gate_df': fig['noise_df'],
             'rule_bounds': rule_bounds,
             'rule_night': change_night + reach_rule[0] - 1 if reach_rule
             else None,
@@ -694,8 +700,8 @@ def assertions(nights, change_night, bound=None, acknowledge=None):
             detected is not None if deadline is not None and
             deadline <= nights[-1]['night'] else True,
             f"pooled bound at the month's night noise "
-            f"{bound['raw_noise']:.1%} (the gate's: {bound['noise']:.1%} "
-            f"beyond the repeats', df {bound['df']}): a loss of "
+            f"{bound['raw_noise']:.1%} ({bound['noise']:.1%} beyond the "
+            f"repeats', df {bound['df']}): a loss of "
             f"{bound['loss']:.0%} is reached by night "
             f"{deadline if deadline is not None else 'none within the window'}"
             f"; found on night {detected}"))
@@ -718,10 +724,12 @@ def assess(nights, args, settings):
     bound = pooled_bound(nights, args.change_night, args.repeat, settings)
     if bound is not None:
         print(f"\nnight noise ({HEADLINE[0][0]}): the unchanged nights' "
-              f"means spread {bound['raw_noise']:.1%} (log sd); the gate's "
-              f"on the change night {bound['noise']:.1%} beyond the repeats' "
-              f"(df {bound['df']}), the repeats' {bound['within_cv']:.1%} "
-              f"(CV); {bound['level_nights']} level nights, "
+              f"means spread {bound['raw_noise']:.1%} (log sd), "
+              f"{bound['noise']:.1%} beyond their repeats' (df "
+              f"{bound['df']}; the gate's on the change night "
+              f"{bound['gate_noise']:.1%}, df {bound['gate_df']}), the "
+              f"repeats' {bound['within_cv']:.1%} (CV); "
+              f"{bound['level_nights']} level nights, "
               f"{bound['families']} figure families a night; the loss "
               f"measured {bound['loss']:.1%} (the nights from the change on "
               "against the unchanged ones)")
@@ -889,7 +897,11 @@ def reassess(args):
     """``--assess``: the assertions of a month already run (its --json
     and --work), each night re-read from its gate.json."""
     with open(args.json) as fp:
-        nights = json.load(fp)['nights']
+        saved = json.load(fp)
+    nights = saved['nights']
+    for key, value in (saved.get('month') or {}).items():
+        # The month as it was run, over what the command line says.
+        setattr(args, key, value)
     work = os.path.abspath(args.work)
     runs_env = dict(os.environ, PFSBENCH_RUNS=os.path.join(work, 'runs'))
     for night in nights:
