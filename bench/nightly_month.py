@@ -866,6 +866,10 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, stop)
     try:
         nights = Month(args).run()
+    except KeyboardInterrupt:
+        # Month.run's finally restored the servers first.
+        sys.exit('nightly_month: stopped (Ctrl-C or SIGTERM); MooseFS '
+                 'restored (one copy, every chunkserver, remounted)')
     except MonthStopped as exc:
         # Not a verdict on the gate: the month could not be run (the file
         # system failed under the baseline, a server command failed).
