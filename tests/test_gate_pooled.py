@@ -12,6 +12,7 @@ import pytest
 
 from pfsbench.gate.judge import budget, pooled
 from pfsbench.gate.judge.rule import judge_nights
+from pfsbench.gate.statistics.stats import Moments, t_quantile
 from test_gate_lookback import gate_json, night, nights_db, run
 
 DAY = 86400.0
@@ -20,7 +21,7 @@ CUSUM = {'rule': 'cusum', 'nights': 7, 'cusum_h': 5.0}
 
 
 def lasting(loss, settings, trials=300, tau=0.12, cv=0.10, repeats=5,
-            after=4, seed=11, level=5):
+            after=4, seed=11, level=5, as_gate=False):
     """Per trial: 15 history nights (the first ``level`` the level), then
     ``after`` nights ``1 - loss`` times the level.
 
@@ -41,7 +42,10 @@ def lasting(loss, settings, trials=300, tau=0.12, cv=0.10, repeats=5,
         first = None
         for i in range(after):
             tonight = one(1.0 - loss)
-            out = judge_nights(history[:level], tonight, [history], 0.05,
+            # The gate's history holds the nights since the loss began
+            # too (as_gate), not only the 15 before it.
+            seg = history + recent if as_gate else history
+            out = judge_nights(history[:level], tonight, [seg], 0.05,
                                'higher', 0.10, 0.99,
                                recent=[(i * DAY, n) for n in recent],
                                pooled=settings)
@@ -234,3 +238,39 @@ def test_a_step_among_the_level_nights_does_not_shrink_the_noise(
     code, row = gate_json(db, capsys)
     assert row['lookback']['night_cv'] > 0.04, row['reason']
     assert code == 0 and row['verdict'] != 'regression', row['reason']
+
+
+@pytest.mark.parametrize('tau', [0.0, 0.05, 0.15])
+def test_what_the_nights_detect_is_the_window_tests_own_bound(tau):
+    """Nights exactly at the loss the label names give the window test
+    the t of 9 finds in 10 at its level (its own degrees of freedom):
+    with a night noise near 0 (the repeats explain the nights' spread,
+    as on the MooseFS month, issue 33) the label once took the few
+    nights' degrees of freedom and named a loss far beyond the test's."""
+    level = [Moments(200.0, (0.15 * 200.0) ** 2, 5) for _ in range(3)]
+    noise = (tau * tau, 3)
+    alpha, count = 0.005, 4
+    found = pooled.detects(level, count, noise, 0.05, 'higher', alpha, 7)
+    nights = [Moments(200.0 * (1.0 - found), (0.15 * 200.0 *
+                                              (1.0 - found)) ** 2, 5)
+              for _ in range(count)]
+    test = pooled.window_test(level, nights, noise, 0.05, 'higher', alpha,
+                              7)
+    assert test['nights'] == count
+    t = -test['d'] / test['se']
+    want = (t_quantile(1.0 - alpha / (count - 1), test['df']) +
+            t_quantile(0.90, test['df']))
+    assert t == pytest.approx(want, rel=0.02), (found, test)
+
+
+def test_a_lasting_loss_does_not_hide_in_the_night_noise():
+    """The gate's history holds the nights since the loss began: read as
+    night noise, their step widened the window's own test (on the MooseFS
+    month, issue 33, the noise went from 0.0 % to 14 % the night after
+    copies 1 -> 2).  Each window is judged against the noise of the
+    nights outside it: found by the 4th night 85 % of the time as with a
+    history that ends before the loss (87 %); 72 % before."""
+    found, _ = lasting(0.30, WINDOW, trials=200, as_gate=True)
+    assert by(found, 4) >= 0.80, found
+    unchanged, _ = lasting(0.0, WINDOW, trials=300, as_gate=True)
+    assert by(unchanged, 4) <= 0.05, unchanged

@@ -82,7 +82,7 @@ def _day(when):
 
 
 def window_test(level_nights, nights, noise, tolerance, direction,
-                alpha, max_nights):
+                alpha, max_nights, noise_without=None):
     """The ``window`` rule on the nights since the level (tonight last).
 
     Args:
@@ -95,6 +95,9 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         alpha: the one-sided false-alarm level (before the windows'
             correction).
         max_nights: the longest window.
+        noise_without: ``f(history nights) -> (tau2, df)``, the night
+            noise without a window's nights (a lasting loss read as
+            history noise would hide itself), or ``None``: ``noise``.
 
     Returns:
         ``None`` with fewer than 2 nights, else ``{'p', 'nights',
@@ -108,19 +111,22 @@ def window_test(level_nights, nights, noise, tolerance, direction,
     if len(nights) < 2 or not level_nights:
         return None
 
-    tau2, tau_df = noise
     sign = 1.0 if direction == 'higher' else -1.0
     cv2 = lb.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mu, var_mu = lb.level(level_nights, tau2, cv2)
     mean_e = statistics.fmean(lb.log_moments(n, cv2)[1] or 0.0
                               for n in level_nights)
-    share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
     margin = lb.log_margin(tolerance, direction)
     for k in range(2, len(nights) + 1):
+        # The window's history nights (all but tonight) are left out of
+        # its noise.
+        tau2, tau_df = (noise_without(nights[-k:-1]) if noise_without
+                        else noise)
+        mu, var_mu = lb.level(level_nights, tau2, cv2)
+        share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
         d = statistics.fmean(x for x, _ in win) - mu
         e = statistics.fmean(e for _, e in win)
@@ -193,11 +199,11 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
 
 
 def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
-                alpha, max_nights, cusum_h=5.0):
+                alpha, max_nights, cusum_h=5.0, noise_without=None):
     """The chosen rule (``window`` or ``cusum``), or ``None``."""
     if rule == 'window':
         return window_test(level_nights, nights, noise, tolerance,
-                           direction, alpha, max_nights)
+                           direction, alpha, max_nights, noise_without)
     if rule == 'cusum':
         return cusum_test(level_nights, nights, noise, tolerance,
                           direction, cusum_h, max_nights)
@@ -211,18 +217,27 @@ def detects(level_nights, count, noise, tolerance, direction, alpha,
     ``window`` rule at its corrected level), as a fraction, or ``None``.
 
     The nights are taken as the level nights' typical one (their pooled
-    within-night variance and mean repeat count)."""
+    within-night variance and mean repeat count).  The variance and its
+    degrees of freedom are the window test's own (Satterthwaite's, over
+    the night noise's and the repeats' parts): where the repeats explain
+    the nights' spread (night noise near 0) the test has the repeats'
+    degrees of freedom, not the few nights', and so has the label."""
     count = min(count, max_nights)
     if count < 2 or not level_nights:
         return None
 
     tau2, tau_df = noise
     cv2 = lb.pooled_cv2(level_nights) or 0.0
+    cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
     _, var_mu = lb.level(level_nights, tau2, cv2)
     reps = statistics.fmean(n.n for n in level_nights)
-    var = tau2 / count + cv2 / reps / count + var_mu
+    e = cv2 / reps
+    share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
+    parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
+             (e / count + (1 - share) * var_mu, cv2_df)]
+    var = sum(v for v, _ in parts)
     windows = count - 1
-    delta = smallest_log_loss(math.sqrt(var), max(tau_df, 1),
+    delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
                               alpha / windows, tolerance, direction,
                               'lookback', power)
     found = _loss_fraction(delta, direction)
