@@ -13,7 +13,7 @@ import sys
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
 from pfsbench.parsers.text import probe
-from pfsbench.runs import attribution, cases, contention
+from pfsbench.runs import attribution, cases, contention, own_share
 from pfsbench.site import binaries, perflog_http, spack, validate
 from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
@@ -272,8 +272,9 @@ def foreign_load_method(extras):
     if key:
         return attribution.METHODS[key][0], key
     if extras.get('fs_counters_command'):
-        return ('whole-file-system counters (own share estimated)',
-                'fs_counters_command')
+        return (f'whole-fs counters (own share from the case\'s quiet '
+                f'runs; a fixed bound until it has '
+                f'{own_share.MIN_QUIET_RUNS})', 'fs_counters_command')
     return None, None
 
 
