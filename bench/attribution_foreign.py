@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Foreign load on the MooseFS of tests/mfs, attributed per mount session.
+"""Foreign load on the MooseFS of tests/mfs, per method: attributed per mount
+session, or judged from the whole file system's counters with the case's
+own share learned from its quiet runs.
 
 For a dd (E6, 2 nodes), an IOR (2x2 file per process, POSIX, 1 MiB
 transfers, 32 MiB per task, one repetition) and an
 mdtest case (files, 1 node x 2 tasks, 2000 items) on ``localslurm:mfs``:
-``--quiet N`` runs of each alone, then one run beside each foreign load
-through the second mount (``m2``), started once the case's run directory
-appears and sized to the case's own work as its first quiet run measured:
+``--quiet N`` runs of each alone (one ``reframe --repeat N``), then one run
+beside each foreign load through the second mount (``m2``), started once
+the case's run directory appears, stopped when it is gone, and sized
+(``--sizes``, fractions) to the case's own work as its quiet runs measured:
 
 - ``write``: random data, 64 MiB per file, each file removed after the next;
 - ``read``: files written through m2 before the run, read during it (their
@@ -16,15 +19,24 @@ appears and sized to the case's own work as its first quiet run measured:
 - ``metadata``: small files created, stat'ed and unlinked (at least 3000
   server operations for the dd and IOR cases, whose own are few).
 
-Prints one row per run: case, load, foreign and own bytes and operations as
-the per-client counters saw them (``fs_clients``), marked or not, and the
-verdict; then the number of quiet runs marked per case.
+``--method per-client`` runs the partition as declared (``mfs.sh clients``
+judges); ``--method whole-fs`` runs it without ``fs_clients_command`` (a
+settings file beside the runs directory drops it), so the whole file
+system's counters judge, the case's own share learned from the quiet runs
+before (the same runs directory for all runs of a case: its perflog is the
+history; the first 3 quiet runs are judged by the fixed bound).
+
+Prints one row per run: case, load, what the method saw (foreign and own
+per client; the whole file system's bytes and operations), marked by the
+method or not, and the verdict or how it judged; then the number of quiet
+runs marked per case.
 
 Needs root, ``tests/localslurm/localslurm.sh up``, ``tests/mfs/mfs.sh up``,
 IOR/mdtest in /opt/ior/bin.  Removes what it wrote.
 
-Usage: python3 bench/attribution_foreign.py [--quiet 20] [--cases dd,ior,mdtest]
-       [--loads write,read,metadata]
+Usage: python3 bench/attribution_foreign.py [--method per-client|whole-fs]
+       [--quiet 20] [--cases dd,ior,mdtest] [--loads write,read,metadata]
+       [--sizes 1.0]
 """
 
 import argparse
@@ -32,6 +44,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,7 +83,8 @@ CASES = {
 
 class Load(threading.Thread):
     """A foreign load through the second mount, from the moment the case's
-    run directory appears until its budget is spent or it is stopped."""
+    run directory appears until its budget is spent, the directory is gone
+    (the job ended: nobody else's case gets the load) or it is stopped."""
 
     def __init__(self, kind, budget_bytes, budget_ops, tag, test):
         super().__init__(daemon=True)
@@ -78,6 +92,8 @@ class Load(threading.Thread):
         self.budget_bytes, self.budget_ops = budget_bytes, budget_ops
         self.stop = threading.Event()
         self.pid = None
+        self.case_dir = None
+        self._looked = 0.0
         self.done_bytes = self.done_items = 0
         self.dir = os.path.join(SECOND, f'h35-foreign-{os.getpid()}-{tag}')
         os.makedirs(self.dir)
@@ -102,12 +118,26 @@ class Load(threading.Thread):
         # its lock) make theirs too.
         known = set(os.listdir(TARGET))
         while not self.stop.is_set():
-            if any(n.startswith(f'pfsbench-{self.test}') and
-                   n.endswith(f'-{self.pid}') for n in
-                   set(os.listdir(TARGET)) - known):
-                return True
+            for name in set(os.listdir(TARGET)) - known:
+                if name.startswith(f'pfsbench-{self.test}') and \
+                        name.endswith(f'-{self.pid}'):
+                    self.case_dir = os.path.join(TARGET, name)
+                    return True
             time.sleep(0.05)
         return False
+
+    def going(self):
+        """Not stopped, and the case's run directory still there (looked
+        at twice a second: a stat through m1 is the case's own mount)."""
+        if self.stop.is_set():
+            return False
+        now = time.monotonic()
+        if now - self._looked > 0.5:
+            self._looked = now
+            if not os.path.exists(self.case_dir):
+                self.stop.set()
+                return False
+        return True
 
     def run(self):
         if not self.wait_for_case():
@@ -117,11 +147,12 @@ class Load(threading.Thread):
     def _write(self):
         block = random.randbytes(MIB)
         n, last = 0, None
-        while not self.stop.is_set() and self.done_bytes < self.budget_bytes:
+        while self.going() and self.done_bytes < self.budget_bytes:
             path = os.path.join(self.dir, f'w{n}')
             with open(path, 'wb') as fp:
                 for _ in range(64):
-                    if self.done_bytes >= self.budget_bytes:
+                    if self.done_bytes >= self.budget_bytes or \
+                            not self.going():
                         break
                     fp.write(block)
                     self.done_bytes += MIB
@@ -132,26 +163,25 @@ class Load(threading.Thread):
             last, n = path, n + 1
 
     def _read(self):
-        while not self.stop.is_set() and self.done_bytes < self.budget_bytes:
+        while self.going() and self.done_bytes < self.budget_bytes:
             for path in self.read_files:
                 fd = os.open(path, os.O_RDONLY)
                 try:
                     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-                    while True:
+                    while self.going():
                         chunk = os.read(fd, MIB)
                         if not chunk:
                             break
                         self.done_bytes += len(chunk)
                 finally:
                     os.close(fd)
-                if self.done_bytes >= self.budget_bytes:
+                if self.done_bytes >= self.budget_bytes or not self.going():
                     return
 
     def _metadata(self):
         # About 6 server operations per item (lookup, create, getattr,
         # open/release, unlink: mfscli -SMO on this MooseFS).
-        while not self.stop.is_set() and \
-                6 * self.done_items < self.budget_ops:
+        while self.going() and 6 * self.done_items < self.budget_ops:
             path = os.path.join(self.dir, f'm{self.done_items}')
             with open(path, 'wb'):
                 pass
@@ -161,11 +191,12 @@ class Load(threading.Thread):
 
     def finish(self):
         self.stop.set()
-        self.join()
+        if self.is_alive() or self.ident is not None:
+            self.join()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def figures(record):
+def client_figures(record):
     """(own bytes, own ops, foreign bytes, foreign ops) from fs_clients."""
     text = record.get('fs_clients', '')
     own = re.search(r'own bytes=(\d+) metadata_ops=(\d+)', text)
@@ -177,91 +208,161 @@ def figures(record):
             sum(int(b) for b, _ in foreign), sum(int(o) for _, o in foreign))
 
 
-def run_case(case, env, load=None):
-    test, args = CASES[case]
-    runs = tempfile.mkdtemp(prefix='h35-attr-')
+def fs_figures(record):
+    """(bytes, ops) the whole file system did, from fs_counters."""
+    words = dict(w.partition('=')[::2]
+                 for w in record.get('fs_counters', '').split())
     try:
-        full = dict(os.environ, PFSBENCH_RUNS=runs, **env)
-        full['PATH'] = f'/opt/ior/bin:{full["PATH"]}'
-        for name in ('PFSBENCH_SCRATCH', 'SPACK_ENV'):
-            full.pop(name, None)
-        proc = subprocess.Popen(
-            [os.path.join(REPO, '.venv', 'bin', 'reframe'), '-C',
-             os.path.join(REPO, 'config', 'settings.py'), '--system',
-             'localslurm:mfs', *args, '-r'], cwd=REPO, env=full,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if load:
-            # The run directory ends with the ReFrame process's pid.
-            load.pid = proc.pid
-            load.start()
-        proc.stdout_text, _ = proc.communicate(timeout=1200)
-        if load:
-            load.finish()
-        records = perflog_dicts(runs, 'localslurm', 'mfs', test)
-        if proc.returncode != 0 or not records:
-            tail = '\n'.join(proc.stdout_text.splitlines()[-15:])
-            return None, f'reframe exit {proc.returncode}: {tail}'
-        return records[-1], ''
-    finally:
-        shutil.rmtree(runs, ignore_errors=True)
+        return (int(words['read_bytes']) + int(words['write_bytes']),
+                int(words['metadata_ops']))
+    except (KeyError, ValueError):
+        return None
 
 
-def row(case, kind, record, load):
-    got = figures(record)
-    # Marked by the per-client counters (other probes, e.g. another
-    # user's Slurm job on the nodes, are listed but not counted here).
-    marked = 'per-client counters' in record.get('contention', '')
+#: The method's name in its verdicts.
+METHOD_WORDS = {'per-client': 'per-client counters',
+                'whole-fs': 'whole-fs counters'}
+
+
+def settings_for(method, runs):
+    """The ReFrame settings file of a method: the repository's, or (whole-fs)
+    one beside the runs directory that drops fs_clients_command."""
+    settings = os.path.join(REPO, 'config', 'settings.py')
+    if method == 'per-client':
+        return settings
+    path = os.path.join(runs, 'whole_fs_settings.py')
+    with open(path, 'w') as fp:
+        fp.write(f'''import runpy
+site_configuration = runpy.run_path({settings!r})['site_configuration']
+for _system in site_configuration['systems']:
+    for _part in _system['partitions']:
+        _part.get('extras', {{}}).pop('fs_clients_command', None)
+''')
+    return path
+
+
+def run_case(case, env, runs, settings, load=None, repeat=1):
+    """The perflog records of one reframe session of ``case`` (``repeat``
+    runs), or ``(None, why)``."""
+    test, args = CASES[case]
+    before = len(perflog_dicts(runs, 'localslurm', 'mfs', test))
+    full = dict(os.environ, PFSBENCH_RUNS=runs, **env)
+    full['PATH'] = f'/opt/ior/bin:{full["PATH"]}'
+    for name in ('PFSBENCH_SCRATCH', 'SPACK_ENV'):
+        full.pop(name, None)
+    more = ['--repeat', str(repeat)] if repeat > 1 else []
+    proc = subprocess.Popen(
+        [os.path.join(REPO, '.venv', 'bin', 'reframe'), '-C', settings,
+         '--system', 'localslurm:mfs', *args, *more, '-r'], cwd=REPO,
+        env=full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    if load:
+        # The run directory ends with the ReFrame process's pid.
+        load.pid = proc.pid
+        load.start()
+    out, _ = proc.communicate(timeout=600 + 300 * repeat)
+    if load:
+        load.finish()
+    records = perflog_dicts(runs, 'localslurm', 'mfs', test)[before:]
+    if not records:
+        tail = '\n'.join(out.splitlines()[-15:])
+        return None, f'reframe exit {proc.returncode}: {tail}'
+    return records, ''
+
+
+def row(case, kind, record, load, method):
+    """Print one run; whether the method marked it."""
+    marked = METHOD_WORDS[method] in record.get('contention', '')
     done = ''
     if load is not None:
         done = (f'{load.done_bytes / MIB:.0f} MiB' if kind != 'metadata'
                 else f'{load.done_items} items')
-    if got is None:
-        print(f'{case:7} {kind:9} {"no fs_clients":>40} '
-              f'{record.get("fs_clients", "")!r}', flush=True)
-        return marked
-    ob, oo, fb, fo = got
-    print(f'{case:7} {kind:9} {done:>11} foreign {fb / MIB:7.0f} MiB '
-          f'{fo:7d} ops | own {ob / MIB:6.0f} MiB {oo:7d} ops | '
-          f'{"MARKED" if marked else "quiet ":6} | {record["contention"]}',
+    verdict = record.get('contention', '') if marked else \
+        record.get('foreign_load_method', '')
+    others = '' if marked or not record.get('contention') else \
+        f' [other probes: {record["contention"]}]'
+    if method == 'per-client':
+        got = client_figures(record)
+        if got is None:
+            print(f'{case:7} {kind:9} {"no fs_clients":>40} '
+                  f'{record.get("fs_clients", "")!r}', flush=True)
+            return marked
+        ob, oo, fb, fo = got
+        seen = (f'foreign {fb / MIB:7.0f} MiB {fo:7d} ops | own '
+                f'{ob / MIB:6.0f} MiB {oo:7d} ops')
+    else:
+        got = fs_figures(record)
+        if got is None:
+            print(f'{case:7} {kind:9} no fs_counters '
+                  f'{record.get("fs_counters", "")!r}', flush=True)
+            return marked
+        seen = f'file system {got[0] / MIB:7.0f} MiB {got[1]:7d} ops'
+    print(f'{case:7} {kind:9} {done:>11} {seen} | '
+          f'{"MARKED" if marked else "quiet ":6} | {verdict}{others}',
           flush=True)
     return marked
 
 
+def own_work(records, method):
+    """(bytes, ops) of the case's own work as its quiet runs measured: the
+    per-client counters' own, or the whole file system's (median)."""
+    got = [client_figures(r) if method == 'per-client' else fs_figures(r)
+           for r in records]
+    got = [g for g in got if g is not None]
+    if not got:
+        return None
+    return (statistics.median(g[0] for g in got),
+            statistics.median(g[1] for g in got))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--method', choices=sorted(METHOD_WORDS),
+                    default='per-client')
     ap.add_argument('--quiet', type=int, default=3)
     ap.add_argument('--cases', default='dd,ior,mdtest')
     ap.add_argument('--loads', default='write,read,metadata')
+    ap.add_argument('--sizes', default='1.0',
+                    help='foreign load sizes, fractions of the case\'s own '
+                         'work (comma-separated)')
     args = ap.parse_args()
     env = slurm_env()
-    print(f'load average {open("/proc/loadavg").read().split()[:3]}')
+    print(f'{time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())} UTC, '
+          f'method {args.method}, load average '
+          f'{open("/proc/loadavg").read().split()[:3]}', flush=True)
     for case in args.cases.split(','):
-        own = None
-        marks = 0
-        for i in range(max(args.quiet, 1)):
-            record, why = run_case(case, env)
-            if record is None:
-                print(f'{case}: quiet run {i}: {why}')
+        runs = tempfile.mkdtemp(prefix=f'h35-attr-{case}-')
+        try:
+            settings = settings_for(args.method, runs)
+            records, why = run_case(case, env, runs, settings,
+                                    repeat=max(args.quiet, 1))
+            if records is None:
+                print(f'{case}: quiet runs: {why}', flush=True)
                 continue
-            marks += row(case, 'quiet', record, None)
+            marks = sum(row(case, 'quiet', r, None, args.method)
+                        for r in records)
+            print(f'{case}: {marks} of {len(records)} quiet runs marked by '
+                  f'the {METHOD_WORDS[args.method]} ({args.quiet} asked)',
+                  flush=True)
+            own = own_work(records, args.method)
             if own is None:
-                own = figures(record)
-        print(f'{case}: {marks} of {args.quiet} quiet runs marked by the '
-              f'per-client counters')
-        if own is None:
-            continue
-        for kind in [k for k in args.loads.split(',') if k]:
-            budget_bytes = max(own[0], 64 * MIB)
-            budget_ops = max(own[1], 3000)
-            load = Load(kind, budget_bytes, budget_ops, f'{case}-{kind}',
-                        CASES[case][0])
-            record, why = run_case(case, env, load)
-            if record is None:
-                load.finish()
-                print(f'{case}: {kind}: {why}')
                 continue
-            row(case, kind, record, load)
-    print(f'load average {open("/proc/loadavg").read().split()[:3]}')
+            for size in [float(x) for x in args.sizes.split(',') if x]:
+                for kind in [k for k in args.loads.split(',') if k]:
+                    budget_bytes = max(size * own[0], 16 * MIB)
+                    budget_ops = max(size * own[1], 3000 * size)
+                    load = Load(kind, int(budget_bytes), int(budget_ops),
+                                f'{case}-{kind}', CASES[case][0])
+                    got, why = run_case(case, env, runs, settings, load)
+                    if got is None:
+                        print(f'{case}: {kind} x{size}: {why}', flush=True)
+                        continue
+                    row(case, f'{kind}x{size:g}', got[-1], load,
+                        args.method)
+        finally:
+            shutil.rmtree(runs, ignore_errors=True)
+    print(f'{time.strftime("%H:%M:%S", time.gmtime())} UTC, load average '
+          f'{open("/proc/loadavg").read().split()[:3]}', flush=True)
 
 
 if __name__ == '__main__':
