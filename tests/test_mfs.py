@@ -458,10 +458,15 @@ def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
     (record,) = _records(streams_run, 'dd_stream_per_node')
     # Other engineers' Slurm jobs may share the nodes; the file system's
     # own counters must see nobody else.
-    assert 'file-system counters' not in record['contention'], record
+    assert 'whole-fs counters' not in record['contention'], record
     assert 'per-client counters' not in record['contention'], record
     counters = _counters(record)
     own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
+    # Its work in the units the whole-fs method learns per (written and
+    # read back, 2 tasks), and the method that judged, with its slack.
+    assert record['own_work'] == f'bytes={2 * own} tasks=2', record
+    assert re.fullmatch(r'per-client counters \(slack \d+ MiB and \d+ '
+                        r'operations\)', record['foreign_load_method'])
     # Through its own mount (m1): what it wrote and read back.
     own_bytes = int(re.match(r'own bytes=(\d+) ', record['fs_clients'])[1])
     assert 1.9 * own <= own_bytes <= 2.2 * own, record['fs_clients']
@@ -505,8 +510,10 @@ def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
         # answered from the client's attribute cache), and fewer than the
         # bound the check declares as its own.
         assert 2 * items <= ops <= 8 * 4 * items, (ops, items)
-        assert 'file-system counters' not in record['contention'], record
+        assert 'whole-fs counters' not in record['contention'], record
         assert 'per-client counters' not in record['contention'], record
+        # Items times its 4 phases: the unit its own share is learned per.
+        assert record['own_work'] == f'items={4 * items} tasks=4', record
         own_ops = int(re.search(r'own bytes=\d+ metadata_ops=(\d+)',
                                 record['fs_clients'])[1])
         assert 2 * items <= own_ops <= ops, (own_ops, items, ops)

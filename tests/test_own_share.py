@@ -214,3 +214,10 @@ def test_foreign_writes_of_the_case_own_size_beside_dd():
     assert own_share.judge(storm, work, learned, 512 * MIB, None)[0] == (
         'whole-fs counters, own share from 3 quiet runs: 645 foreign '
         'metadata operations (700 in all; this case\'s own 55, slack 500)')
+
+
+def test_the_tags_compared_are_the_case_fields_it_has():
+    assert own_share.case_tags({'target_path': TARGET,
+                                'server_provenance': None,
+                                'unrelated': 'x'}) == \
+        {'target_path': TARGET, 'server_provenance': ''}

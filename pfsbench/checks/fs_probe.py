@@ -136,7 +136,8 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         paths = own_share.perflog_paths(handlers, system_prefix, fields,
                                         type(self).variant_name())
         tags = own_share.case_tags(
-            {f: getattr(self, f, '') for f in own_share.CASE_TAG_FIELDS})
+            {f: getattr(self, f) for f in own_share.CASE_TAG_FIELDS
+             if hasattr(self, f)})
         return own_share.quiet_history(paths, self.display_name, tags)
 
     def sample_server_counters(self, seen, when):

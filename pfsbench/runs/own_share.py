@@ -226,18 +226,23 @@ def quiet_history(paths, display_name, tags, limit=QUIET_RUNS_USED):
         try:
             reader = _newest_lines(path)
             header = next(reader).split('|')
+            wanted = ('display_name', CONTENDED, FS_COUNTERS, OWN_WORK,
+                      *tags)
+            if not all(w in header for w in wanted):
+                continue       # a perflog from before these fields
+            # By position: a nightly's perflog has ~270 columns a line.
+            at = {w: header.index(w) for w in wanted}
             for line in reader:
                 values = line.split('|')
                 if len(values) != len(header):
                     continue
-                record = dict(zip(header, values))
-                if (same_case(record.get('display_name')) != name or
-                        record.get(CONTENDED, '').lower() != 'false' or
-                        any(record.get(f, '') != str(v)
+                if (same_case(values[at['display_name']]) != name or
+                        values[at[CONTENDED]].lower() != 'false' or
+                        any(values[at[f]] != str(v)
                             for f, v in tags.items())):
                     continue
-                delta = parse_fs_counters(record.get(FS_COUNTERS))
-                work = OwnWork.parse(record.get(OWN_WORK))
+                delta = parse_fs_counters(values[at[FS_COUNTERS]])
+                work = OwnWork.parse(values[at[OWN_WORK]])
                 if delta is None or work is None:
                     continue
                 found.append(QuietRun(delta, work))
@@ -250,8 +255,9 @@ def quiet_history(paths, display_name, tags, limit=QUIET_RUNS_USED):
 
 def case_tags(values):
     """The tags of :data:`CASE_TAG_FIELDS` a run must share with the case
-    to teach its own share, from ``{field: value}`` (missing: ``''``)."""
-    return {f: values.get(f) or '' for f in CASE_TAG_FIELDS}
+    to teach its own share, from the case's ``{field: value}`` (a field the
+    case does not have is not compared)."""
+    return {f: values[f] or '' for f in CASE_TAG_FIELDS if f in values}
 
 
 # Learning ------------------------------------------------------------------
