@@ -17,7 +17,8 @@ the case's run directory appears, stopped when it is gone, and sized
   pages dropped first with ``posix_fadvise(DONTNEED)``, so each byte
   crosses the client);
 - ``metadata``: small files created, stat'ed and unlinked (at least 3000
-  server operations for the dd and IOR cases, whose own are few).
+  server operations for the dd and IOR cases, whose own are few; bytes at
+  least 96 MiB, above both methods' byte floors, beside mdtest).
 
 ``--method per-client`` runs the partition as declared (``mfs.sh clients``
 judges); ``--method whole-fs`` runs it without ``fs_clients_command`` (a
@@ -29,7 +30,10 @@ history; the first 3 quiet runs are judged by the fixed bound).
 Prints one row per run: case, load, what the method saw (foreign and own
 per client; the whole file system's bytes and operations), marked by the
 method or not, and the verdict or how it judged; then the number of quiet
-runs marked per case.
+runs marked per case.  With ``per-client``, also the whole-fs method's
+verdict on the same runs, replayed from what they logged (``fs_counters``,
+``own_work``) by the probe's own functions, the history being the runs
+before that the per-client counters left uncontended.
 
 Needs root, ``tests/localslurm/localslurm.sh up``, ``tests/mfs/mfs.sh up``,
 IOR/mdtest in /opt/ior/bin.  Removes what it wrote.
@@ -315,6 +319,43 @@ def own_work(records, method):
             statistics.median(g[1] for g in got))
 
 
+def replay_whole_fs(records):
+    """The whole-fs method's verdict on each run of a per-client session,
+    from the counters it logged: the same functions the probe runs, the
+    history being the runs before it that the per-client counters left
+    uncontended (newest first, as the probe reads its perflog).  Prints a
+    row per run; returns the number of quiet runs it marked."""
+    from pfsbench.runs import own_share
+    marks = 0
+    for i, record in enumerate(records):
+        delta = own_share.parse_fs_counters(record.get('fs_counters'))
+        work = own_share.OwnWork.parse(record.get('own_work'))
+        if delta is None or work is None:
+            print(f'  replay {i}: no fs_counters or own_work', flush=True)
+            continue
+        name = own_share.same_case(record['display_name'])
+        tags = {f: record.get(f, '') for f in own_share.CASE_TAG_FIELDS}
+        prior = []
+        for old in reversed(records[:i]):
+            if (own_share.same_case(old['display_name']) == name and
+                    old.get('contended') == 'false' and
+                    all(old.get(f, '') == v for f, v in tags.items())):
+                d = own_share.parse_fs_counters(old.get('fs_counters'))
+                w = own_share.OwnWork.parse(old.get('own_work'))
+                if d is not None and w is not None:
+                    prior.append(own_share.QuietRun(d, w))
+        learned = own_share.learn(prior[:own_share.QUIET_RUNS_USED], work)
+        fixed_ops = 8 * work.items if work.items else None
+        found, how = own_share.judge(delta, work, learned, work.bytes,
+                                     fixed_ops)
+        quiet = 'foreign' not in record.get('h35_load', 'quiet')
+        marks += bool(found) and quiet
+        print(f'  replay {i:2d} {record.get("h35_load", "quiet"):11} '
+              f'{"MARKED" if found else "quiet ":6} | {found or how}',
+              flush=True)
+    return marks
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--method', choices=sorted(METHOD_WORDS),
@@ -339,6 +380,7 @@ def main():
             if records is None:
                 print(f'{case}: quiet runs: {why}', flush=True)
                 continue
+            every = list(records)
             marks = sum(row(case, 'quiet', r, None, args.method)
                         for r in records)
             print(f'{case}: {marks} of {len(records)} quiet runs marked by '
@@ -349,8 +391,11 @@ def main():
                 continue
             for size in [float(x) for x in args.sizes.split(',') if x]:
                 for kind in [k for k in args.loads.split(',') if k]:
-                    budget_bytes = max(size * own[0], 16 * MIB)
-                    budget_ops = max(size * own[1], 3000 * size)
+                    # Bytes: at least 96 MiB (times the size), above
+                    # both methods' byte floors (16 and 64 MiB) beside
+                    # mdtest, whose own bytes are few.
+                    budget_bytes = size * max(own[0], 96 * MIB)
+                    budget_ops = size * max(own[1], 3000)
                     load = Load(kind, int(budget_bytes), int(budget_ops),
                                 f'{case}-{kind}', CASES[case][0])
                     got, why = run_case(case, env, runs, settings, load)
@@ -359,6 +404,15 @@ def main():
                         continue
                     row(case, f'{kind}x{size:g}', got[-1], load,
                         args.method)
+                    got[-1]['h35_load'] = f'foreign {kind}x{size:g}'
+                    every.append(got[-1])
+            if args.method == 'per-client':
+                print(f'{case}: the whole-fs method on the same runs, '
+                      f'replayed:', flush=True)
+                replayed = replay_whole_fs(every)
+                print(f'{case}: {replayed} of {len(records)} quiet runs '
+                      f'marked by the whole-fs counters (replayed)',
+                      flush=True)
         finally:
             shutil.rmtree(runs, ignore_errors=True)
     print(f'{time.strftime("%H:%M:%S", time.gmtime())} UTC, load average '
