@@ -221,3 +221,38 @@ def test_the_tags_compared_are_the_case_fields_it_has():
                                 'server_provenance': None,
                                 'unrelated': 'x'}) == \
         {'target_path': TARGET, 'server_provenance': ''}
+
+
+def test_the_probe_reads_its_history_where_reframe_writes_its_perflog(
+        tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from pfsbench.checks import fs_probe
+    _perflog(tmp_path, [_line('t0', 16000), _line('t1', 16100),
+                        _line('t2', 16200, prov='other')])
+    config = {'logging/0/handlers_perflog': [
+        {'type': 'filelog', 'basedir': str(tmp_path / 'perflogs'),
+         'prefix': '%(check_system)s/%(check_partition)s'}],
+        'systems/0/prefix': '/nowhere'}
+    monkeypatch.setattr(fs_probe, 'runtime', lambda: SimpleNamespace(
+        site_config=SimpleNamespace(get=config.get)))
+
+    class mdtest_metadata_rates:     # the perflog is named by the class
+        @classmethod
+        def variant_name(cls):
+            return cls.__name__
+
+    check = mdtest_metadata_rates()
+    check.current_partition = SimpleNamespace(fullname='localslurm:mfs',
+                                              name='mfs')
+    check.current_environ = SimpleNamespace(name='builtin')
+    check.name = check.display_name = MDTEST + ' %.repeat_no=4'
+    check.server_provenance, check.target_path = PROV, TARGET
+    runs = fs_probe.ServerCountersProbe.quiet_history(check)
+    assert [r.delta['metadata_ops'] for r in runs] == [16100, 16000]
+
+    def no_runtime():
+        raise fs_probe.ReframeBaseError('no runtime context is configured')
+
+    monkeypatch.setattr(fs_probe, 'runtime', no_runtime)
+    assert fs_probe.ServerCountersProbe.quiet_history(check) == []
