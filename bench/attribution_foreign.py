@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
-from conftest import perflog_dicts, slurm_env  # noqa: E402
+from conftest import slurm_env  # noqa: E402
 
 MNT = os.path.join(os.environ.get('PFSBENCH_MFS_DIR', '/var/tmp/pfsbench-mfs'),
                    'mnt')
@@ -122,7 +122,11 @@ class Load(threading.Thread):
         # its lock) make theirs too.
         known = set(os.listdir(TARGET))
         while not self.stop.is_set():
-            for name in set(os.listdir(TARGET)) - known:
+            try:
+                now = set(os.listdir(TARGET))
+            except OSError:        # a remount of the file system
+                now = set()
+            for name in now - known:
                 if name.startswith(f'pfsbench-{self.test}') and \
                         name.endswith(f'-{self.pid}'):
                     self.case_dir = os.path.join(TARGET, name)
@@ -245,6 +249,31 @@ for _system in site_configuration['systems']:
     return path
 
 
+def perflog_dicts(runs, system, partition, test):
+    """``test``'s perflog records as dicts by the header's names (a
+    figure's ``name=value`` column under its name, None where ReFrame
+    logged ``None``); [] where there is none."""
+    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
+    if not os.path.exists(path):
+        return []
+    with open(path) as fp:
+        header, *lines = fp.read().splitlines()
+    out = []
+    for line in lines:
+        record = {}
+        for name, value in zip(header.split('|'), line.split('|')):
+            if name.endswith('_value') and '=' in value:
+                key, _, value = value.partition('=')
+                try:
+                    record[key] = float(value)
+                except ValueError:
+                    record[key] = None
+            else:
+                record.setdefault(name, value)
+        out.append(record)
+    return out
+
+
 def run_case(case, env, runs, settings, load=None, repeat=1):
     """The perflog records of one reframe session of ``case`` (``repeat``
     runs), or ``(None, why)``."""
@@ -266,7 +295,7 @@ def run_case(case, env, runs, settings, load=None, repeat=1):
         load.start()
     out, _ = proc.communicate(timeout=600 + 300 * repeat)
     if load:
-        load.finish()
+        load.stop.set()
     records = perflog_dicts(runs, 'localslurm', 'mfs', test)[before:]
     if not records:
         tail = '\n'.join(out.splitlines()[-15:])
@@ -281,6 +310,9 @@ def row(case, kind, record, load, method):
     if load is not None:
         done = (f'{load.done_bytes / MIB:.0f} MiB' if kind != 'metadata'
                 else f'{load.done_items} items')
+        if load.case_dir is None:
+            done += ' (never saw the case run)'
+
     verdict = record.get('contention', '') if marked else \
         record.get('foreign_load_method', '')
     others = '' if marked or not record.get('contention') else \
@@ -356,6 +388,60 @@ def replay_whole_fs(records):
     return marks
 
 
+def wait_for_mounts(timeout=300):
+    """Wait until the target and the second mount are there (another
+    session's month bench remounts the MooseFS between its nights)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if os.path.isdir(TARGET) and os.path.isdir(SECOND):
+            return True
+        time.sleep(2)
+    return False
+
+
+def quiet_runs(case, env, runs, settings, wanted, attempts=6):
+    """``wanted`` quiet runs of ``case`` (one ``--repeat`` session, again
+    for what a remount or a restart of the file system failed)."""
+    records = []
+    for _ in range(attempts):
+        if len(records) >= wanted or not wait_for_mounts():
+            break
+        got, why = run_case(case, env, runs, settings,
+                            repeat=wanted - len(records))
+        if got is None:
+            print(f'{case}: quiet runs: {why.splitlines()[-1]}; again',
+                  flush=True)
+            time.sleep(10)
+            continue
+        records += got
+    return records
+
+
+def loaded_run(case, env, runs, settings, kind, budget_bytes, budget_ops,
+               attempts=3):
+    """One run of ``case`` beside a load: ``(record, load)``, again where
+    the run failed, the load never saw it, or the counters were
+    unavailable (a remount); ``(None, None)`` after ``attempts``."""
+    for _ in range(attempts):
+        if not wait_for_mounts():
+            break
+        load = Load(kind, int(budget_bytes), int(budget_ops),
+                    f'{case}-{kind}', CASES[case][0])
+        try:
+            got, why = run_case(case, env, runs, settings, load)
+        finally:
+            load.finish()
+        if got is None or load.case_dir is None or \
+                got[-1].get('fs_counters', '').startswith('unavailable'):
+            print(f'{case}: {kind}: '
+                  f'{why.splitlines()[-1] if got is None else "no load or counters"}'
+                  f'; again', flush=True)
+            time.sleep(10)
+            continue
+        return got[-1], load
+    return None, None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--method', choices=sorted(METHOD_WORDS),
@@ -375,10 +461,9 @@ def main():
         runs = tempfile.mkdtemp(prefix=f'h35-attr-{case}-')
         try:
             settings = settings_for(args.method, runs)
-            records, why = run_case(case, env, runs, settings,
-                                    repeat=max(args.quiet, 1))
-            if records is None:
-                print(f'{case}: quiet runs: {why}', flush=True)
+            records = quiet_runs(case, env, runs, settings,
+                                 max(args.quiet, 1))
+            if not records:
                 continue
             every = list(records)
             marks = sum(row(case, 'quiet', r, None, args.method)
@@ -394,18 +479,17 @@ def main():
                     # Bytes: at least 96 MiB (times the size), above
                     # both methods' byte floors (16 and 64 MiB) beside
                     # mdtest, whose own bytes are few.
-                    budget_bytes = size * max(own[0], 96 * MIB)
-                    budget_ops = size * max(own[1], 3000)
-                    load = Load(kind, int(budget_bytes), int(budget_ops),
-                                f'{case}-{kind}', CASES[case][0])
-                    got, why = run_case(case, env, runs, settings, load)
-                    if got is None:
-                        print(f'{case}: {kind} x{size}: {why}', flush=True)
+                    record, load = loaded_run(
+                        case, env, runs, settings, kind,
+                        size * max(own[0], 96 * MIB),
+                        size * max(own[1], 3000))
+                    if record is None:
+                        print(f'{case}: {kind} x{size:g}: no run',
+                              flush=True)
                         continue
-                    row(case, f'{kind}x{size:g}', got[-1], load,
-                        args.method)
-                    got[-1]['h35_load'] = f'foreign {kind}x{size:g}'
-                    every.append(got[-1])
+                    row(case, f'{kind}x{size:g}', record, load, args.method)
+                    record['h35_load'] = f'foreign {kind}x{size:g}'
+                    every.append(record)
             if args.method == 'per-client':
                 print(f'{case}: the whole-fs method on the same runs, '
                       f'replayed:', flush=True)
