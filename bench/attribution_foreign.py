@@ -326,8 +326,8 @@ def row(case, kind, record, load, method):
     marked = METHOD_WORDS[method] in record.get('contention', '')
     done = ''
     if load is not None:
-        done = (f'{load.done_bytes / MIB:.0f} MiB' if kind != 'metadata'
-                else f'{load.done_items} items')
+        done = (f'{load.done_items} items' if kind.startswith('metadata')
+                else f'{load.done_bytes / MIB:.0f} MiB')
         if load.case_dir is None:
             done += ' (never saw the case run)'
 
@@ -351,8 +351,10 @@ def row(case, kind, record, load, method):
                   f'{record.get("fs_counters", "")!r}', flush=True)
             return marked
         seen = f'file system {got[0] / MIB:7.0f} MiB {got[1]:7d} ops'
+    copies = re.search(r'copies=\S+', record.get('server_provenance', ''))
     print(f'{case:7} {kind:9} {done:>11} {seen} | '
-          f'{"MARKED" if marked else "quiet ":6} | {verdict}{others}',
+          f'{"MARKED" if marked else "quiet ":6} | {verdict}{others}'
+          f' [{copies.group(0).rstrip(";") if copies else "?"}]',
           flush=True)
     return marked
 
