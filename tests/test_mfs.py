@@ -20,7 +20,7 @@ import threading
 import pytest
 
 from conftest import CHECKS, REPO, perflog_dicts, run_reframe
-from pfsbench.runs import attribution, contention
+from pfsbench.runs import attribution, contention, own_share
 from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 
 MFS = REPO / 'tests' / 'mfs' / 'mfs.sh'
@@ -76,10 +76,12 @@ def test_a_counter_that_went_backwards_gives_no_verdict():
     assert contention.fs_counters_delta(
         before, contention.FsCounters(100, 200, 20)) is None
     assert contention.fs_counters_delta(before, None) is None
-    assert contention.foreign_fs_load(None, 0, 0) == ''
 
 
 MIB = 2**20
+
+
+FIXED = 'whole-fs counters, fixed bound (no quiet history): '
 
 
 @pytest.mark.parametrize('moved, ops, own_bytes, own_ops, expected', [
@@ -87,24 +89,26 @@ MIB = 2**20
     (300 * MIB, 100, 256 * MIB, None, ''),
     (1000 * MIB, 100, 1000 * MIB, None, ''),
     (1099 * MIB, 100, 1000 * MIB, None, ''),
-    # Beyond it: the foreign bytes, read and written, named.
+    # Beyond it: the foreign bytes, read and written, named, and the slack.
     (1200 * MIB, 100, 1000 * MIB, None,
-     "file-system counters: 200 MiB of foreign I/O (read 0 MiB, written "
-     "1200 MiB; this case's own 1000 MiB)"),
+     FIXED + "200 MiB of foreign I/O (read 0 MiB, written 1200 MiB; this "
+     "case's own at most 1000 MiB, slack 100 MiB)"),
     # Unknown own bytes: bytes give no verdict, operations still do.
     (10**12, 100, None, None, ''),
-    (0, 2001, None, None, 'file-system counters: 2001 foreign metadata '
-     "operations (2001 in all; this case's own about 0)"),
-    (0, 60000, None, 40000, 'file-system counters: 20000 foreign metadata '
-     "operations (60000 in all; this case's own about 40000)"),
+    (0, 2001, None, None, FIXED + '2001 foreign metadata operations (2001 '
+     "in all; this case's own at most 0, slack 2000)"),
+    (0, 60000, None, 40000, FIXED + '20k foreign metadata operations (60k '
+     "in all; this case's own at most 40k, slack 4000)"),
     (0, 43000, None, 40000, ''),
     # A constant: nothing happened, nothing foreign.
     (0, 0, 0, 0, ''),
 ])
-def test_foreign_load_beyond_the_slack(moved, ops, own_bytes, own_ops,
-                                       expected):
+def test_foreign_load_beyond_the_fixed_bound(moved, ops, own_bytes, own_ops,
+                                             expected):
     delta = {'read_bytes': 0, 'write_bytes': moved, 'metadata_ops': ops}
-    assert contention.foreign_fs_load(delta, own_bytes, own_ops) == expected
+    work = own_share.OwnWork(bytes=own_bytes, tasks=1)
+    assert own_share.judge(delta, work, None, own_bytes,
+                           own_ops)[0] == expected
 
 
 def test_provenance_lines_become_facts_and_bad_keys_are_refused():
@@ -454,10 +458,15 @@ def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
     (record,) = _records(streams_run, 'dd_stream_per_node')
     # Other engineers' Slurm jobs may share the nodes; the file system's
     # own counters must see nobody else.
-    assert 'file-system counters' not in record['contention'], record
+    assert 'whole-fs counters' not in record['contention'], record
     assert 'per-client counters' not in record['contention'], record
     counters = _counters(record)
     own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
+    # Its work in the units the whole-fs method learns per (written and
+    # read back, 2 tasks), and the method that judged, with its slack.
+    assert record['own_work'] == f'bytes={2 * own} tasks=2', record
+    assert re.fullmatch(r'per-client counters \(slack \d+ MiB and \d+ '
+                        r'operations\)', record['foreign_load_method'])
     # Through its own mount (m1): what it wrote and read back.
     own_bytes = int(re.match(r'own bytes=(\d+) ', record['fs_clients'])[1])
     assert 1.9 * own <= own_bytes <= 2.2 * own, record['fs_clients']
@@ -501,8 +510,10 @@ def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
         # answered from the client's attribute cache), and fewer than the
         # bound the check declares as its own.
         assert 2 * items <= ops <= 8 * 4 * items, (ops, items)
-        assert 'file-system counters' not in record['contention'], record
+        assert 'whole-fs counters' not in record['contention'], record
         assert 'per-client counters' not in record['contention'], record
+        # Items times its 4 phases: the unit its own share is learned per.
+        assert record['own_work'] == f'items={4 * items} tasks=4', record
         own_ops = int(re.search(r'own bytes=\d+ metadata_ops=(\d+)',
                                 record['fs_clients'])[1])
         assert 2 * items <= own_ops <= ops, (own_ops, items, ops)

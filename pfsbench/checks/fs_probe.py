@@ -12,9 +12,14 @@ better one judging where the partition declares both:
   known (its job id, its nodes, its target's mount); everybody else's work
   beyond a slack of a tenth of the case's own marks it, naming them.
 - **whole-file-system counters** (``extras.fs_counters_command``,
-  :func:`pfsbench.runs.contention.foreign_fs_load`): the case's own work is
-  an estimate subtracted from the total.  It judges only where no
-  attribution command is declared, or where that command failed.
+  :mod:`pfsbench.runs.own_share`): the case's own share, learned from its
+  own quiet runs in its perflog (bytes and operations per byte moved, item
+  and phase, or task), is subtracted from the total; a fixed bound until it
+  has :data:`pfsbench.runs.own_share.MIN_QUIET_RUNS`.  It judges only where
+  no attribution command is declared, or where that command failed.
+
+Every case logs which method judged, with its own share and slack
+(``foreign_load_method``).
 
 The base samples both before the job is submitted and after it ended
 (:meth:`sample_server_counters`); the verdict comes from
@@ -25,9 +30,11 @@ import os
 
 import reframe as rfm
 from reframe.core.builtins import run_after, variable
+from reframe.core.exceptions import ReframeBaseError
 from reframe.core.logging import getlogger
+from reframe.core.runtime import runtime
 
-from pfsbench.runs import attribution, contention
+from pfsbench.runs import attribution, contention, own_share
 from pfsbench.site.mounts import mount_of, read_mounts
 
 #: Partitions whose foreign-load commands a dry run has shown.
@@ -49,6 +56,18 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
     #: ``unavailable: why`` when it failed or a counter went backwards).
     fs_clients = variable(str, value='', loggable=True)
 
+    #: The case's work in the units its own share of the whole file
+    #: system's counters is learned per (``bytes=N items=N tasks=N``;
+    #: :class:`pfsbench.runs.own_share.OwnWork`), logged where the
+    #: partition declares ``fs_counters_command``.
+    own_work = variable(str, value='', loggable=True)
+
+    #: Which method judged foreign load on the servers, with the case's own
+    #: share and the slack (``per-client counters (slack 51 MiB and 500
+    #: operations)``, ``whole-fs counters, own share from 7 quiet runs
+    #: (...)``); empty where none could.
+    foreign_load_method = variable(str, value='', loggable=True)
+
     #: The foreign sources that marked this case contended, biggest first,
     #: comma-separated (``4 (/mnt/m2)``; a job id on Lustre): the night's
     #: summary counts contended repeats per source.
@@ -66,7 +85,7 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         for name, method in ((key, attribution.METHODS[key][0]
                               if key else ''),
                              ('fs_counters_command',
-                              'whole-file-system counters')):
+                              'whole-fs counters')):
             if name and part.extras.get(name):
                 getlogger().info(f'{part.fullname}: foreign load: {method}'
                                  f' before and after each case: '
@@ -80,10 +99,46 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
 
     def metadata_ops_done(self):
         """Metadata operations this case does on the target, an upper
-        estimate, for telling them from foreign ones in the file-system
-        counters; None: a few (files opened and closed), within
+        estimate (the fixed bound, until the case has quiet history);
+        None: a few (files opened and closed), within
         :data:`pfsbench.runs.contention.OPS_SLACK`."""
         return None
+
+    def metadata_items(self):
+        """Metadata items times phases (times iterations) this case does,
+        the unit its own operations are learned per; None: it counts
+        none (then they are learned per task)."""
+        return None
+
+    def work_units(self):
+        """This case's :class:`pfsbench.runs.own_share.OwnWork`."""
+        return own_share.OwnWork(bytes=self.bytes_moved(),
+                                 items=self.metadata_items(),
+                                 tasks=self.num_tasks or 1)
+
+    def quiet_history(self):
+        """This case's earlier uncontended runs on this partition, newest
+        first, from its perflog (:func:`pfsbench.runs.own_share.
+        quiet_history`); [] where the site logs no perflog file."""
+        try:
+            site = runtime().site_config
+            handlers = site.get('logging/0/handlers_perflog')
+            system_prefix = site.get('systems/0/prefix')
+        except (ReframeBaseError, KeyError, ValueError):
+            # No runtime (a unit test), or no such option: no history.
+            return []
+        part = self.current_partition
+        fields = {'check_system': part.fullname.split(':')[0],
+                  'check_partition': part.name,
+                  'check_environ': self.current_environ.name
+                  if self.current_environ else '',
+                  'check_name': self.name}
+        paths = own_share.perflog_paths(handlers, system_prefix, fields,
+                                        type(self).variant_name())
+        tags = own_share.case_tags(
+            {f: getattr(self, f) for f in own_share.CASE_TAG_FIELDS
+             if hasattr(self, f)})
+        return own_share.quiet_history(paths, self.display_name, tags)
 
     def sample_server_counters(self, seen, when):
         """Sample the partition's server-side counters into ``seen``
@@ -142,6 +197,13 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
             return '', False
 
         self.fs_clients = attribution.describe(att)
+        slack_bytes = attribution.slack(att.own_bytes,
+                                        floor=attribution.SLACK_MIN_BYTES)
+        slack_ops = attribution.slack(att.own_ops,
+                                      floor=attribution.SLACK_MIN_OPS)
+        self.foreign_load_method = (f'{method} (slack '
+                                    f'{slack_bytes / 2**20:.0f} MiB and '
+                                    f'{slack_ops:.0f} operations)')
         found = attribution.verdict(att, method)
         self.foreign_sources = ', '.join(
             name + (f' ({att.foreign[name][2].mount})'
@@ -150,11 +212,12 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         return found, True
 
     def fs_counters_verdict(self, seen):
-        """The file-system counters' sentence on foreign load (``''``:
-        none, or no verdict), recording what they saw in
-        :attr:`fs_counters`."""
+        """``(sentence, how)``: the whole file system's counters' sentence
+        on foreign load (``''``: none, or no verdict) and how they judged
+        (``''``: they could not), recording what they saw in
+        :attr:`fs_counters` and the case's work in :attr:`own_work`."""
         if 'fs_before' not in seen:
-            return ''
+            return '', ''
 
         (before, why_before), (after, why_after) = (
             seen['fs_before'], seen.get('fs_after', (None, 'not sampled')))
@@ -166,16 +229,22 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
             getlogger().warning(f'{self.current_partition.fullname}: '
                                 f'extras.fs_counters_command: no contention '
                                 f'verdict: {why}')
-            return ''
+            return '', ''
 
         self.fs_counters = contention.describe_delta(delta)
-        return contention.foreign_fs_load(delta, self.bytes_moved(),
-                                          self.metadata_ops_done())
+        work = self.work_units()
+        self.own_work = work.describe()
+        learned = own_share.learn(self.quiet_history(), work)
+        return own_share.judge(delta, work, learned, self.bytes_moved(),
+                               self.metadata_ops_done())
 
     def server_counters_verdict(self, seen):
         """The server-side counters' sentence on foreign load: the
         attribution's where it could judge, else the whole file system's
         (both logged)."""
         by_client, judged = self.clients_verdict(seen)
-        whole = self.fs_counters_verdict(seen)
-        return by_client if judged else whole
+        whole, how = self.fs_counters_verdict(seen)
+        if judged:
+            return by_client
+        self.foreign_load_method = how
+        return whole

@@ -52,9 +52,17 @@ KIND_PHASES = {
 KIND_PHASES['both'] = KIND_PHASES['dirs'] + KIND_PHASES['files']
 
 #: Server-side metadata operations one mdtest item may cost per phase, an
-#: upper bound for telling the case's own from foreign ones
-#: (:meth:`FileSystemCheck.metadata_ops_done`).
+#: upper bound for telling the case's own from foreign ones until the case
+#: has quiet history (:meth:`FileSystemCheck.metadata_ops_done`,
+#: :mod:`pfsbench.runs.own_share`).
 OPS_PER_ITEM_AND_PHASE = 8
+
+
+def item_phases(case):
+    """Items times phases times iterations of an mdtest case: the unit its
+    server-side metadata operations are bounded and learned per."""
+    return (case.items_run_per_task * case.num_tasks * case.iterations *
+            len(case.md_phases))
 
 
 @dataclass(frozen=True)
@@ -326,12 +334,16 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         return next((t for t in self.current_partition.extras.get(
             'targets', []) if t['name'] == self.target_name), {})
 
+    def metadata_items(self):
+        return item_phases(self)
+
     def metadata_ops_done(self):
         # A bound, not a count: a FUSE or network client sends the server
         # a lookup, the create or stat itself, an open and attribute calls
         # per item and phase (docs/test-filesystem.md has MooseFS's count).
-        return (OPS_PER_ITEM_AND_PHASE * self.items_run_per_task *
-                self.num_tasks * self.iterations * len(self.md_phases))
+        # It judges only until the case has quiet history
+        # (pfsbench.runs.own_share).
+        return OPS_PER_ITEM_AND_PHASE * item_phases(self)
 
     def mount_points(self):
         """The target's directory through each of its mounts: its own path,

@@ -15,7 +15,7 @@ from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError, ParseError
 from pfsbench.parsers import diskstats
 from pfsbench.parsers.text import probe
-from pfsbench.runs import attribution, cases, contention
+from pfsbench.runs import attribution, cases, contention, own_share
 from pfsbench.site import binaries, perflog_http, spack, validate
 from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
@@ -276,8 +276,9 @@ def foreign_load_method(extras):
     if key:
         return attribution.METHODS[key][0], key
     if extras.get('fs_counters_command'):
-        return ('whole-file-system counters (own share estimated)',
-                'fs_counters_command')
+        return (f'whole-fs counters (own share from the case\'s quiet '
+                f'runs; a fixed bound until it has '
+                f'{own_share.MIN_QUIET_RUNS})', 'fs_counters_command')
     return None, None
 
 

@@ -20,8 +20,10 @@ module looks for everybody else, so that such a result is marked
   bytes read, written and metadata operations of every client: Lustre's
   server stats, ``mmpmon``, ``beegfs-ctl --serverstats``, MooseFS's servers):
   sampled before and after the case; what exceeds the case's own bytes and
-  operations beyond a slack is other users' load, wherever their jobs run.
-  The probes above stay: they see what a local target does.
+  operations beyond a slack is other users' load, wherever their jobs run
+  (:mod:`pfsbench.runs.own_share`: the own share learned from the case's
+  quiet runs, a fixed bound before it has any).  The probes above stay:
+  they see what a local target does.
 - **Busy client CPUs**, for cases whose job runs on the host that runs
   ReFrame (the ``local`` scheduler): the host's busy CPU time over the
   case (``/proc/stat``, all CPUs) minus the case's own (the ReFrame
@@ -342,8 +344,10 @@ def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
 #: ``name value`` line each (cumulative, whole file system; docs/
 #: test-filesystem.md has the MooseFS, Lustre, GPFS and BeeGFS recipes).
 FS_COUNTER_NAMES = ('read_bytes', 'write_bytes', 'metadata_ops')
-#: Metadata operations beyond the case's own below this share of them, or
-#: this many, are noise (the suite's own lookups, statfs, the job's shell).
+#: Metadata operations beyond the case's own fixed bound below this share
+#: of them, or this many, are noise (the suite's own lookups, statfs, the
+#: job's shell; :mod:`pfsbench.runs.own_share` learns these once the case
+#: has quiet history, and has slacks of its own).
 OPS_SLACK_FRACTION = 0.10
 OPS_SLACK = 2000
 #: Seconds a site's counters or provenance command may take.
@@ -441,42 +445,6 @@ def fs_counters_delta(before, after):
         return None
 
     return delta
-
-
-def foreign_fs_load(delta, own_bytes, own_ops):
-    """The file system's load beyond the case's own, as a sentence naming
-    the foreign bytes and operations, or ``''`` within the slack.
-
-    Args:
-        delta: :func:`fs_counters_delta` (None: no verdict, ``''``).
-        own_bytes: bytes the case wrote plus read (None: unknown, then
-            bytes give no verdict).
-        own_ops: metadata operations the case did, an upper estimate
-            (None: the family does only a few, :data:`OPS_SLACK` covers
-            them).
-    """
-    if delta is None:
-        return ''
-
-    found = []
-    if own_bytes is not None:
-        moved = delta['read_bytes'] + delta['write_bytes']
-        extra = moved - own_bytes
-        if extra > max(SLACK_BYTES, SLACK_FRACTION * own_bytes):
-            found.append(f'{extra / 2**20:.0f} MiB of foreign I/O '
-                         f'(read {delta["read_bytes"] / 2**20:.0f} MiB, '
-                         f'written {delta["write_bytes"] / 2**20:.0f} MiB; '
-                         f"this case's own {own_bytes / 2**20:.0f} MiB)")
-    ops = own_ops or 0
-    extra_ops = delta['metadata_ops'] - ops
-    if extra_ops > max(OPS_SLACK, OPS_SLACK_FRACTION * ops):
-        found.append(f'{extra_ops} foreign metadata operations '
-                     f"({delta['metadata_ops']} in all; this case's own "
-                     f'about {ops})')
-    if not found:
-        return ''
-
-    return 'file-system counters: ' + ', '.join(found)
 
 
 def describe_delta(delta):
