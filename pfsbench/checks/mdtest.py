@@ -146,7 +146,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    unique_dir = variable(bool, value=True, loggable=True)
+    unique_dir = variable(typ.Bool, value=True, loggable=True)
 
     #: Depth of the directory tree (``-z``); 0: items in the top directory.
     #:
@@ -173,7 +173,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    sync_file = variable(bool, value=False, loggable=True)
+    sync_file = variable(typ.Bool, value=False, loggable=True)
 
     #: Seconds to wait before each iteration (``-p``); 0: none.
     #:
@@ -222,7 +222,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    split_phases = variable(bool, value=False, loggable=True)
+    split_phases = variable(typ.Bool, value=False, loggable=True)
 
     #: With :attr:`split_phases`: drop the page cache between phases where
     #: the partition has the ``drop_caches`` feature (seed 000 did; seed
@@ -230,7 +230,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    drop_caches_between_phases = variable(bool, value=True, loggable=True)
+    drop_caches_between_phases = variable(typ.Bool, value=True, loggable=True)
 
     #: With :attr:`split_phases`: unmount the target and mount it again
     #: between phases, with the command its ``extras.targets[].remount``
@@ -240,7 +240,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    remount_between_phases = variable(bool, value=False, loggable=True)
+    remount_between_phases = variable(typ.Bool, value=False, loggable=True)
 
     #: What the job did to the caches between its phases (``remounted,
     #: cache dropped``, ``cache dropped, not remounted``...; set at setup).
@@ -252,7 +252,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    cpu_sampling = variable(bool, value=True, loggable=True)
+    cpu_sampling = variable(typ.Bool, value=True, loggable=True)
 
     #: Mount points of the target the tasks spread over (``-d a@b@...``,
     #: task i in the i-th; the target's path and its ``mount_points``),
@@ -270,7 +270,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     items_run_per_task = variable(int, value=0, loggable=True)
 
     #: True when the partition's ``mdtest_max_items`` lowered the items.
-    items_capped = variable(bool, value=False, loggable=True)
+    items_capped = variable(typ.Bool, value=False, loggable=True)
 
     time_limit = '2h'
 
