@@ -365,6 +365,20 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
                                             node_cpus)
         self.job.launcher.options += srun.first_cores(cores)
 
+    def overcommit_by_task_count(self):
+        """Where the job overcommits its nodes (``--overcommit``, seed
+        000's 2 processes per core): ``--nodes`` and ``--ntasks``, no
+        ``--ntasks-per-node``, which Slurm 22.05 refuses above a node's
+        CPUs even with ``--overcommit`` (as seed 004's NP,
+        :mod:`pfsbench.checks.seed004`).  ReFrame, given no tasks per
+        node, writes ``--nodes=<tasks>`` first: the later ``--nodes``
+        overrides it (sbatch reads ``#SBATCH`` in order).  Call it before
+        the run (the job script is written then)."""
+        if srun.OVERCOMMIT in self.job.options and self.num_tasks_per_node:
+            nodes = -(-self.num_tasks // self.num_tasks_per_node)
+            self.job.options += [f'--nodes={nodes}']
+            self.num_tasks_per_node = None
+
     def bind_per_socket(self, sockets):
         """Spread the tasks evenly over ``sockets`` sockets of the node, each
         task bound to its socket (seed 000, E2).
