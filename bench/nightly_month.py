@@ -398,7 +398,8 @@ class Month:
         out = os.path.join(self.work, 'nights', f'{n:02d}')
         argv = ['bash', 'scripts/nightly.sh', '--system', SYSTEM,
                 '--baseline', BASELINE, '--target', TARGET, '--tags',
-                'quick', '--repeat', str(args.repeat), '--out', out,
+                'quick', '--repeat', str(args.repeat), '--budget', '0',
+                '--out', out,
                 '--gate-config', self.gate_config, *extra, '--',
                 *selection(self.selected)[2:]]
         os.makedirs(out, exist_ok=True)

@@ -7,18 +7,26 @@
 # that (it is 0 for zero tests).  Reports go to --out.
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
-#                      [--tags nightly] [--repeat 5] [--out DIR]
+#                      [--tags nightly] [--repeat 5] [--budget HOURS]
+#                      [--nodes N] [--out DIR]
 #                      [--gate-config FILE] [--extra KEY=VALUE ...]
 #                      [--store URL] [--cluster NAME] [-- ARGS]
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
 #                      --plan FILE [--out DIR] [--gate-config FILE]
 #                      [--extra ...] [--store URL] [--cluster NAME] [-- ARGS]
 #
+# The night has a window: the partition's extras.nightly_budget_hours
+# (default 2 h) or --budget HOURS.  pfsbench nightly-plan chooses the
+# cases and repeats (at most --repeat) that fit it, from the durations of
+# earlier nights (first-night estimates before), every family and target
+# first at 2 repeats; its plan is OUT/nightly.plan.  --nodes N leaves out
+# the cases of more nodes.  --budget 0: no window, the tags at --repeat.
 # --plan FILE runs the cases and repeats of a plan that pfsbench
-# nightly-plan --budget HOURS --write-plan FILE chose (checked against
-# --system and the checks first; it replaces --tags and --repeat).
-# ARGS after -- go to reframe (e.g. -n NAME, -P var=value).  --extra adds a
-# session extra, e.g. --extra intended_change=lustre-2.15 on the first night
+# nightly-plan --write-plan FILE chose (checked against --system and the
+# checks first; it replaces --tags, --repeat and the window).
+# ARGS after -- go to reframe (e.g. -S var=value; with --budget 0 also
+# -n NAME, -P var=value, which select other cases than a plan's).  --extra
+# adds a session extra, e.g. --extra intended_change=lustre-2.15 on the first night
 # after a planned upgrade (the gate's lookback rule restarts its level).
 # --gate-config: the gate's settings (default config/gate.yaml).
 # --store URL: the results store the night is ingested into
@@ -31,7 +39,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-    sed -n '9,15p' "$0" >&2
+    sed -n '9,16p' "$0" >&2
     exit 2
 }
 fail() {
@@ -40,13 +48,14 @@ fail() {
 }
 
 system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
+budget='' nodes=''
 extra=() picked=() gate_config=() store=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        -h|--help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
         --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan|\
-        --gate-config|--store|--cluster)
+        --gate-config|--store|--cluster|--budget|--nodes)
             [ $# -ge 2 ] || fail "$1: expects a value" ;;&
         --extra) extra+=(--extra "$2"); shift 2 ;;
         --system) system=$2; shift 2 ;;
@@ -54,6 +63,8 @@ while [ $# -gt 0 ]; do
         --target) target=$2; shift 2 ;;
         --tags) tags=$2; picked+=(--tags); shift 2 ;;
         --repeat) repeat=$2; picked+=(--repeat); shift 2 ;;
+        --budget) budget=$2; picked+=(--budget); shift 2 ;;
+        --nodes) nodes=$2; picked+=(--nodes); shift 2 ;;
         --plan) plan=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --gate-config) gate_config=(--config "$2"); shift 2 ;;
@@ -72,6 +83,27 @@ esac
 if [ -n "$plan" ] && [ ${#picked[@]} -gt 0 ]; then
     fail "--plan: '$plan': the plan sets the tags and repeats; drop" \
          "${picked[*]}"
+fi
+# --budget 0 (0.0, ...): no window.
+window='' windowed=()
+if [ -z "$plan" ] && ! [[ $budget =~ ^(0+\.?0*|\.0+)$ ]]; then
+    window=yes
+    [ -z "$budget" ] || windowed+=(--budget "$budget")
+    [ -z "$nodes" ] || windowed+=(--nodes "$nodes")
+    # The plan names its cases (reframe -n, any of which selects): ARGS
+    # that select would add theirs, beyond the window.
+    for arg in "$@"; do
+        case "$arg" in
+            -n|-n?*|--name|--name=*|-x|-x?*|--exclude|--exclude=*|\
+            -t|-t?*|--tag|--tag=*|-P|-P?*|--parameterize|--parameterize=*|\
+            -E|-E?*|--filter-expr|--filter-expr=*)
+                fail "$arg: reframe arguments that select cases do not" \
+                     "combine with the night window's plan: give --budget" \
+                     "0 (no window) or --plan FILE" ;;
+        esac
+    done
+elif [ -n "$nodes" ]; then
+    fail "--nodes: '$nodes': needs the night window (not --budget 0)"
 fi
 [ -n "$tags" ] || fail "--tags: '': expected a tag (e.g. nightly)"
 # A bare system runs every partition, the login node's included.
@@ -101,6 +133,16 @@ fi
 # $PFSBENCH_RUNS/spack-locks/.
 extras=$(.venv/bin/pfsbench session-extras --target "$target" \
     --system "$system" "${extra[@]}") || exit 2
+if [ -n "$window" ]; then
+    # Tonight's plan within the window, from the nights before.
+    plan=$out/nightly.plan
+    .venv/bin/pfsbench nightly-plan --system "$system" --tags "$tags" \
+        --repeat "$repeat" "${windowed[@]}" --write-plan "$plan" \
+        > "$out/nightly-plan.txt" || exit 2
+    echo "nightly: $(head -n 1 "$out/nightly-plan.txt")"
+    grep -E '^(budget|total|warning): ' "$out/nightly-plan.txt" |
+        sed 's/^/nightly: /'
+fi
 if [ -n "$plan" ]; then
     selection=$(.venv/bin/pfsbench nightly-plan --system "$system" \
         --check-plan "$plan") || exit 2

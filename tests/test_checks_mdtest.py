@@ -149,9 +149,13 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         tasks = int(_sbatch(script, 'ntasks'))
         cores = tasks // 2
         seen.add(cores)
-        assert _sbatch(script, 'nodes') == '1'
+        # The last --nodes is the one sbatch keeps.
+        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
         # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
+        # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
+        # --overcommit (issue 37): --nodes and --ntasks say it, as E15-E17.
+        assert (_sbatch(script, 'ntasks-per-node') is None) == (cores == 48)
         create, remove = _create_remove(
             script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',
             drop_command=SEED000_DROP, disk='server disk')

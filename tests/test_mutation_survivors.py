@@ -109,8 +109,10 @@ def test_a_tight_budget_drops_the_dearest_family():
     seconds = {'cheap_check %x=1': 10.0, 'middle_check %x=1': 100.0,
                'dear_check %x=1': 130.0}
     # 240 s for one of each does not fit 145 s: the dearest goes, the
-    # others fit (and the dearest no longer does beside them).
-    repeats, chosen = choose(cases, seconds, 145.0, 5)
+    # others fit (and the dearest no longer does beside them).  At one
+    # repeat (--repeat 1); at 2 only the cheapest fits twice.
+    assert choose(cases, seconds, 145.0, 5) == (2, cases[:1])
+    repeats, chosen = choose(cases, seconds, 145.0, 1)
     assert repeats == 1
     assert [c['display_name'] for c in chosen] == ['cheap_check %x=1',
                                                    'middle_check %x=1']

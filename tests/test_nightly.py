@@ -49,6 +49,7 @@ def test_nightly_zero_tests_is_missing_data(localslurm, venv_in_repo,
 
     proc = _nightly(['--system', 'localslurm:srun', '--baseline', 'pre',
                      '--target', str(tmp_path), '--repeat', '1',
+                     '--budget', '0',
                      '--out', str(tmp_path / 'night'), '--',
                      '-n', 'no_such_check'], runs, localslurm)
     assert 'nightly: reframe exited 0' in proc.stdout    # ReFrame: "fine"
@@ -81,6 +82,7 @@ def test_nightly_unchanged_night_reaches_a_verdict(localslurm, venv_in_repo,
     down = str(tmp_path / 'blocker' / 'store.sqlite')
     proc = _nightly(['--system', 'localslurm:srun', '--baseline', 'pre',
                      '--target', str(tmp_path), '--repeat', '3',
+                     '--budget', '0',
                      '--tags', 'dd', '--out', str(night), '--store', down,
                      '--cluster', 'srun-cluster', '--'] + DD_2X2,
                     runs, localslurm)

@@ -86,9 +86,12 @@ def test_a_wrong_driver_partition_is_one_line_and_exit_2(tmp_path, capsys,
 @pytest.mark.parametrize('args,why', [
     (['--repeat', '0'], "<command line>:--repeat: 0:"),
     (['--tags', '$(id)'], "<command line>:--tags: '$(id)':"),
-    (['--nodes', '2'], "<command line>:--nodes: 2: needs --budget HOURS"),
-    (['--budget', '0'], "<command line>:--budget: 0.0: expected hours "
-                        "above 0"),
+    (['--no-budget', '--nodes', '2'], "<command line>:--nodes: 2: needs a "
+     "budget (there is none: --budget 0): --budget HOURS"),
+    (['--budget', '-1'], "<command line>:--budget: -1.0: expected hours "
+                         "above 0"),
+    (['--nodes', '2', '--plan', 'x.plan'],
+     "<command line>:--nodes: 2: --plan x.plan sets the cases and repeats"),
     (['--budget', '2', '--plan', 'x.plan'],
      "<command line>:--plan: 'x.plan': give --budget or --plan, not both"),
 ])
@@ -109,7 +112,8 @@ def test_slurm_accepts_the_rendered_driver_job(tmp_path, capsys, localslurm):
     config, _ = _site(tmp_path, access=('--partition=debug',),
                       measured='measured')
     code, out, err = _render(capsys, config, '--tags', 'E6', '--repeat',
-                             '1', '-o', str(tmp_path / 'nightly.sbatch'))
+                             '1', '-o', str(tmp_path / 'nightly.sbatch'),
+                             '--write-plan', str(tmp_path / 'e6.plan'))
     assert code == 0, err
     proc = subprocess.run(['sbatch', '--test-only',
                            str(tmp_path / 'nightly.sbatch')],
@@ -121,7 +125,7 @@ def test_slurm_accepts_the_rendered_driver_job(tmp_path, capsys, localslurm):
     # A --time shorter than the plan (7 E6 cases: 5.7 h at their
     # first-night estimates, 14 h at their 2 h limits).
     code, out, err = _render(capsys, config, '--tags', 'E6', '--repeat',
-                             '1', '--time', '02:00:00')
+                             '1', '--time', '02:00:00', '--no-budget')
     assert (code, out) == (2, '')
     assert err == ["pfsbench: error: <command line>:--time: '02:00:00': "
                    "2.0 h is less than the nightly (7 case(s) x 1 "
@@ -187,12 +191,14 @@ def test_the_plan_is_nightly_plans(tmp_path, capsys):
         "'path': '/scratch/$USER'",
         "'path': '/local/$SLURMD_NODENAME', 'scope': 'node'"))
     runs = str(tmp_path / 'runs')
-    code, out, err = _render(capsys, config, '--repeat', '2', '--runs', runs)
+    code, out, err = _render(capsys, config, '--repeat', '2', '--runs', runs,
+                             '--no-budget')
     assert code == 0, err
     plan = [line for line in out.splitlines()
             if line.startswith('# The plan: ')]
     code = main(['nightly-plan', '--config-dir', str(config), '--system',
-                 'site:compute', '--repeat', '2', '--runs', runs])
+                 'site:compute', '--repeat', '2', '--runs', runs,
+                 '--no-budget'])
     listed = capsys.readouterr().out.splitlines()
     assert code == 0
     left_out = [line for line in listed if line.startswith('left out: ')]
@@ -205,8 +211,8 @@ def test_the_plan_is_nightly_plans(tmp_path, capsys):
         total.split('node-hours, ')[1].split(' one case')[0]
     at_most = total.rsplit('at most ', 1)[1].split(' at their')[0]
     assert plan == [f'# The plan: {cases_}: about {about}, at most '
-                    f'{at_most}']
+                    f'{at_most} (budget: none, --budget 0)']
     # First-night estimates (the streams' work at an undeclared file
     # system's rates), not 16 h of time limits.
     assert plan == ['# The plan: 4 case(s) x 2 repeat(s): about 1.9 h, '
-                    'at most 16.0 h']
+                    'at most 16.0 h (budget: none, --budget 0)']

@@ -43,9 +43,10 @@ def test_an_earlier_run_gives_the_estimate(tmp_path):
     assert proc.returncode == 0, proc.stdout
     code, out, err = _plan('--system', 'local:default', '--tags', 'E9',
                            '--tags', 'dd', '--repeat', '3', '--runs',
-                           str(tmp_path))
+                           str(tmp_path), '--no-budget')
     assert code == 0, err
     assert out[0] == 'nightly on local:default: tags E9, dd, 3 repeat(s)'
+    assert out[1] == 'budget: none (--budget 0): the whole selection'
     rows = {' '.join(line.split()[:2]): line for line in out
             if line.startswith('dd_')}
     assert len(rows) == 12      # streams_per_node 1..12, on one node
@@ -172,7 +173,8 @@ def test_detect_gives_the_repeats_from_the_history_noise(tmp_path):
         code, out, err = _plan('--system', 'local:default', '--tags', 'E6',
                                '--tags', 'dd', '--tags', 'quick',
                                '--repeat', '5', '--runs',
-                               str(tmp_path / runs), '--detect', '5%')
+                               str(tmp_path / runs), '--detect', '5%',
+                               '--budget', '0')
         assert code == 0, err
         head, rows, tail = _detect_rows(out)
         assert head.startswith('to find a 5% slowdown 9 times in 10 at 1% '
@@ -192,7 +194,8 @@ def test_detect_costs_the_nightly_at_the_repeats_it_needs(tmp_path):
     _nights_db(tmp_path, cv=0.08, tau=0.005)
     code, out, err = _plan('--system', 'local:default', '--tags', 'E6',
                            '--tags', 'dd', '--tags', 'quick', '--repeat',
-                           '5', '--runs', str(tmp_path), '--detect', '5%')
+                           '5', '--runs', str(tmp_path), '--detect', '5%',
+                           '--budget', '0')
     assert code == 0, err
     _, rows, tail = _detect_rows(out)
     need = int(rows['dd_stream_per_node %nodes=1'].split()[2])
@@ -277,6 +280,76 @@ def _total(out):
     return _budget_total('\n'.join(out))
 
 
+def _write_reports(runs, system, partition, seconds):
+    """A run report of one passed run of each case (``{name: s}``), as
+    ``reframe --repeat`` names them: what history() reads."""
+    reports = runs / 'reports'
+    reports.mkdir(parents=True, exist_ok=True)
+    cases = [{'display_name': f'{name} %.repeat_no=0', 'system': system,
+              'partition': partition, 'environ': 'builtin',
+              'result': 'pass', 'time_total': took}
+             for name, took in seconds.items()]
+    (reports / 'run-report-0.json').write_text(json.dumps(
+        {'session_info': {'uuid': '0'}, 'runs': [{'testcases': cases}]}))
+
+
+def test_the_default_nightly_fits_the_night_window(tmp_path):
+    # Issue 36: without --budget the nightly planned 6 cases x 5 repeats,
+    # 4.6 h at first-night estimates (IO500's stonewalls 2.2 h of it).
+    # The night has a window: extras.nightly_budget_hours, default 2 h.
+    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
+                           str(tmp_path))
+    assert code == 0, err
+    assert out[:2] == [
+        'nightly on example_lustre:compute within 2 h on 64 node(s): tags '
+        'nightly, 2 repeat(s)',
+        'budget: 2 h, the default night window '
+        '(extras.nightly_budget_hours; --budget to change)']
+    jobs, hours, covered, families = _total(out)
+    assert hours <= 2.0 and covered == families == 6 and jobs == 12
+    assert out[-1] == ('run it: scripts/nightly.sh --system '
+                       'example_lustre:compute --baseline NAME --target DIR')
+    # --no-budget (--budget 0): the whole selection, as before.
+    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
+                           str(tmp_path), '--no-budget')
+    assert code == 0, err
+    total = next(ln for ln in out if ln.startswith('total: '))
+    assert total.startswith('total: 6 case(s) x 5 repeat(s) = 30 job(s); '
+                            '40.0 node-hours, 4.6 h one case at a time')
+    # After a night: its durations (5 min a case) replace the estimates
+    # and more repeats fit the same window.
+    _write_reports(tmp_path, 'example_lustre', 'compute',
+                   {name: 300.0 for name in NIGHTLY_CASES})
+    code, out, err = _plan('--system', 'example_lustre:compute', '--runs',
+                           str(tmp_path))
+    assert code == 0, err
+    assert out[0].endswith('tags nightly, 4 repeat(s)')
+    jobs, hours, covered, families = _total(out)
+    assert (jobs, hours, covered) == (24, 2.0, 6)
+
+
+def test_a_partitions_night_window_is_its_own(tmp_path):
+    config = tmp_path / 'config'
+    shutil.copytree(REPO / 'config', config)
+    lustre = config / 'systems' / 'example_lustre.py'
+    text = lustre.read_text()
+    assert text.count("'max_nodes': 64,") == 1
+    lustre.write_text(text.replace("'max_nodes': 64,",
+                                   "'max_nodes': 64, "
+                                   "'nightly_budget_hours': 4,"))
+    code, out, err = _plan('--config-dir', str(config), '--system',
+                           'example_lustre:compute', '--runs',
+                           str(tmp_path))
+    assert code == 0, err
+    assert out[:2] == [
+        'nightly on example_lustre:compute within 4 h on 64 node(s): tags '
+        'nightly, 4 repeat(s)',
+        "budget: 4 h, the partition's night window "
+        "(extras.nightly_budget_hours; --budget to change)"]
+    jobs, hours, covered, families = _total(out)
+    assert hours <= 4.0 and jobs == 24 and covered == families == 6
+
+
 def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     from pfsbench.cli.nightly_plan import read_plan
     found = {}
@@ -287,14 +360,19 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
                                str(tmp_path / f'{budget}h.plan'))
         assert code == 0, err
         found[budget] = _total(out), out
+    # 1 h: 2 repeats (the gate passes a case on 2 a night) of the five
+    # families that fit twice; IO500's 26 min does not (1 repeat of all
+    # six, which could never pass, was the plan).
     system, repeats, tags, planned = read_plan(str(tmp_path / '1h.plan'))
-    assert (system, repeats, tags) == ('example_lustre:compute', 1,
+    assert (system, repeats, tags) == ('example_lustre:compute', 2,
                                        ['nightly'])
-    assert set(planned) == NIGHTLY_CASES
+    assert set(planned) == {n for n in NIGHTLY_CASES
+                            if not n.startswith('io500_')}
     (jobs, hours, covered, families), out = found['2']
     assert hours <= 2.0 and covered == families >= 6
-    assert out[0] == ('nightly on example_lustre:compute within 2 h on 16 '
-                      'node(s): tags nightly, 2 repeat(s)')
+    assert out[:2] == ['nightly on example_lustre:compute within 2 h on 16 '
+                       'node(s): tags nightly, 2 repeat(s)',
+                       'budget: 2 h, --budget']
     # Without history: each case's work at Lustre's default rates (dd:
     # 16 x 51.2 GB written and read 3 times, 10.8 min with the job's
     # minute); io500_suite_run one 5-min stonewall more than its four
@@ -306,10 +384,14 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '26.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
-    assert covered == families >= 6
-    assert out[-2] == ('run it: scripts/nightly.sh --system '
-                       'example_lustre:compute --baseline NAME --target DIR '
-                       '--tags nightly --repeat 1')
+    assert covered == families - 1 == 5
+    assert 'left out: io500_suite_run %nodes=8 %tasks_per_node=12: does ' \
+        'not fit 1 h at 2 repeat(s)' in out
+    assert out[-2:] == [
+        'run it: scripts/nightly.sh --system example_lustre:compute '
+        '--baseline NAME --target DIR --budget 1 --nodes 16',
+        '   or: scripts/nightly.sh --system example_lustre:compute '
+        f'--baseline NAME --target DIR --plan {tmp_path / "1h.plan"}']
 
 
 def test_a_plan_selects_its_cases_alone(tmp_path):
@@ -371,16 +453,21 @@ def test_a_tight_budget_leaves_out_whole_families_by_name(tmp_path):
         'more than --nodes 8' in out
     jobs, hours, covered, families = _total(out)
     assert hours <= 0.5 and covered < families
-    assert out[-1].startswith('run it: scripts/nightly.sh --system '
-                              'example_lustre:compute --baseline NAME '
-                              '--target DIR --tags nightly --repeat 1 -- -n ')
+    assert out[0].endswith(' 2 repeat(s)')
+    assert out[-1] == ('run it: scripts/nightly.sh --system '
+                       'example_lustre:compute --baseline NAME --target DIR '
+                       '--budget 0.5 --nodes 8')
 
 
 def test_budget_options_are_checked():
     for args, field, value, why in (
-            (['--budget', '0'], '--budget', '0.0', 'expected hours above 0'),
+            (['--budget', '-1'], '--budget', '-1.0',
+             'expected hours above 0'),
             (['--budget', 'nan'], '--budget', 'nan', 'expected hours above'),
-            (['--nodes', '4'], '--nodes', '4', 'needs --budget HOURS'),
+            (['--budget', '0', '--nodes', '1'], '--nodes', '1',
+             'needs a budget (there is none: --budget 0): --budget HOURS'),
+            (['--no-budget', '--write-plan', 'p'], '--write-plan', "'p'",
+             'needs a budget (there is none: --budget 0)'),
             (['--budget', '1', '--nodes', '0'], '--nodes', '0',
              'expected a whole number')):
         code, out, err = _plan('--system', 'local:default', *args)
@@ -405,19 +492,25 @@ def test_choose_keeps_every_family_before_repeats_and_extra_cases():
     # 70 minutes: not every case twice; every family twice (50 min).
     assert choose(cases_, seconds, 4200, 5) == (
         2, [cases_[0], cases_[1], cases_[3]])
-    # 30 minutes: once each family (25 min), the 15-min extra not.
-    assert choose(cases_, seconds, 1800, 5) == (
-        1, [cases_[0], cases_[1], cases_[3]])
-    # 12 minutes: the dearest family (ior) goes.
-    assert choose(cases_, seconds, 720, 5) == (1, [cases_[0], cases_[3]])
+    # 30 minutes: the gate passes a case only on 2 repeats a night
+    # (min_samples): the families that fit twice (20 min), not every
+    # family once, which could never pass (it did).
+    assert choose(cases_, seconds, 1800, 5) == (2, [cases_[0], cases_[3]])
+    # 12 minutes: one case twice.
+    assert choose(cases_, seconds, 720, 5) == (2, [cases_[0]])
+    # 1 repeat only where no case fits twice.
+    assert choose(cases_, seconds, 360, 5) == (1, [cases_[0]])
     assert choose(cases_, seconds, 60, 5) == (1, [])
+    # --repeat 1 asks for one.
+    assert choose(cases_, seconds, 1800, 1) == (
+        1, [cases_[0], cases_[1], cases_[3]])
 
 
 def test_cases_the_checks_skip_are_named(tmp_path):
     # Off example_lustre: no mdsrate declared, 2 of E12's 4 tracers.
     code, out, err = _plan('--system', 'example_lustre:compute', '--tags',
                            'weekly', '--tags', 'E12|mdsrate', '--repeat',
-                           '1', '--runs', str(tmp_path))
+                           '1', '--runs', str(tmp_path), '--no-budget')
     assert code == 0, err
     left = [ln for ln in out if ln.startswith('left out: ')]
     assert len(left) == 6
@@ -463,6 +556,65 @@ def test_nightly_script_checks_its_plan_before_any_job(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ''
     assert proc.stderr == ("nightly.sh: error: --plan: 'p.plan': the plan "
                            "sets the tags and repeats; drop --repeat\n")
+
+
+def test_nightly_script_keeps_its_window_or_says_why_not(tmp_path):
+    # Under the night window the plan names its cases (reframe -n, any of
+    # which selects): a selection of one's own would run beyond it.
+    common = ['--system', 'local:default', '--target', str(tmp_path),
+              '--baseline', 'pre']
+    for args, shown in ((['--', '-n', 'dd_'], '-n'),
+                        (['--', '-P', 'nodes=2'], '-P'),
+                        (['--budget', '3', '--', '--name=dd_'],
+                         '--name=dd_')):
+        proc = _nightly_sh(*common, *args)
+        assert proc.returncode == 2 and proc.stdout == ''
+        assert proc.stderr == (
+            f"nightly.sh: error: {shown}: reframe arguments that select "
+            f"cases do not combine with the night window's plan: give "
+            f"--budget 0 (no window) or --plan FILE\n")
+    proc = _nightly_sh(*common, '--budget', '0', '--nodes', '4')
+    assert proc.returncode == 2 and proc.stderr == (
+        "nightly.sh: error: --nodes: '4': needs the night window (not "
+        "--budget 0)\n")
+    proc = _nightly_sh(*common, '--plan', 'p.plan', '--budget', '2')
+    assert proc.returncode == 2 and proc.stderr == (
+        "nightly.sh: error: --plan: 'p.plan': the plan sets the tags and "
+        "repeats; drop --budget\n")
+
+
+def test_nightly_script_plans_within_its_window_before_any_job(tmp_path):
+    # scripts/nightly.sh plans the night within its window (here one that
+    # holds nothing) with nightly-plan before ReFrame runs a case.
+    runs = tmp_path / 'runs'
+    runs.mkdir()
+    synth.write_database(str(runs / 'results.db'), [synth.session(
+        {'dd_stream_per_node %nodes=1': [500.0, 510.0, 490.0]},
+        time_start=0.0)])
+    env = dict(os.environ, PFSBENCH_RUNS=str(runs))
+    env.pop('PFSBENCH_SCRATCH', None)
+    record = subprocess.run(
+        [str(Path(sys.executable).parent / 'pfsbench'), 'baseline',
+         'record', 'pre', '--db', str(runs / 'results.db')], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        universal_newlines=True)
+    assert record.returncode == 0, record.stdout
+    night = tmp_path / 'night'
+    proc = subprocess.run(
+        ['bash', str(REPO / 'scripts' / 'nightly.sh'), '--system',
+         'local:default', '--baseline', 'pre', '--target', str(tmp_path),
+         '--tags', 'dd', '--budget', '0.001', '--out', str(night)],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        "pfsbench: error: <command line>:--budget: 0.001: no case fits "
+        "(--budget): a larger budget or --nodes")
+    plan = (night / 'nightly-plan.txt').read_text().splitlines()
+    assert plan[:2] == ['nightly on local:default within 0.001 h on 1 '
+                        'node(s): tags dd, 1 repeat(s)',
+                        'budget: 0.001 h, --budget']
+    assert not (night / 'reframe.log').exists()     # no job ran
 
 
 def test_skip_lines_are_read_whatever_the_count_width():

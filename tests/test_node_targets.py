@@ -167,8 +167,8 @@ def test_the_nightly_covers_every_target_of_the_partition(
     assert _plan(capsys, monkeypatch, tmp_path, '--reframe-targets',
                  node=False) == ['']
     lines = _plan(capsys, monkeypatch, tmp_path, '--tags', 'E6',
-                  '--repeat', '1')
-    assert lines[1] == ('targets: every case on each of scratch, node '
+                  '--repeat', '1', '--no-budget')
+    assert lines[2] == ('targets: every case on each of scratch, node '
                         '(reframe -P target=scratch,node)')
     names = [ln.split('  ')[0] for ln in lines
              if ln.startswith('dd_stream_per_node')]

@@ -161,6 +161,21 @@ def test_e1_files_follow_the_targets_file_system(tmp_path):
     assert text.count(f'mdtest -n {mdtest.seed000_items(here) // 48} ') == 2
 
 
+def test_an_overcommitted_e1_job_gives_no_tasks_per_node():
+    # Issue 37: 96 tasks on seed 000's 48 CPUs: Slurm 22.05 refuses an
+    # --ntasks-per-node above the CPUs even with --overcommit; --nodes and
+    # --ntasks place them (as E15-E17's NP beyond a client's cores).
+    site = JobSite(name='example_seed000:mds', launcher='srun', num_cpus=48)
+    for cores, over in ((48, True), (24, False)):
+        lines = render('E1', '/lustre/scratch/pfsbench', site=site,
+                       point={'active_cores': cores}).splitlines()
+        assert f'#SBATCH --ntasks={2 * cores}' in lines
+        assert '#SBATCH --nodes=1' in lines
+        assert ('#SBATCH --overcommit' in lines) == over
+        assert (f'#SBATCH --ntasks-per-node={2 * cores}' in lines) == \
+            (not over)
+
+
 def test_a_capped_seed004_layout_is_said():
     # Issue 36: E17 multi at NP 32 on an 8-node partition runs 4 per node
     # on 8, not one per client; the check warns, render said nothing.

@@ -45,6 +45,10 @@ def _extras_error(extras):
      "sys.py:extras.targets[a].path: '': must not be empty"),
     ({'targets': {'name': 'a'}},
      "sys.py:extras.targets: {'name': 'a'}: expected a list"),
+    ({'nightly_budget_hours': -1},
+     'sys.py:extras.nightly_budget_hours: -1: must be at least 0'),
+    ({'nightly_budget_hours': '2h'},
+     "sys.py:extras.nightly_budget_hours: '2h': expected a number"),
 ])
 def test_extras_messages(extras, message):
     assert _extras_error(extras) == message
@@ -65,6 +69,9 @@ def test_new_extras_defaults_come_from_the_schema():
     assert extras_value({}, 'target_lock_timeout') == 3600
     assert extras_value({'target_lock_timeout': 90},
                         'target_lock_timeout') == 90
+    # The nightly's window (issue 36): 2 h where a partition sets none.
+    assert extras_value({}, 'nightly_budget_hours') == 2
+    validate_extras({'nightly_budget_hours': 0.5}, 'sys.py', 'extras')
 
 
 @pytest.mark.parametrize('text,message', [

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from conftest import REPO, job_script, reframe_bin, run_reframe
+from pfsbench.cli.nightly_plan import read_plan
 
 VENV_BIN = os.path.dirname(sys.executable)
 #: ReFrame writes module loads without asking Lmod (not installed here).
@@ -118,14 +119,33 @@ def test_rendered_job_is_the_dry_run_job(hawk, tmp_path, reframe_args, test,
         assert line in rendered_lines
 
 
-def test_nightly_plan(hawk):
+def test_nightly_plan_fits_the_night_window(hawk):
+    # Issue 36: without --budget the worked site's nightly planned 6 cases
+    # x 5 repeats, 4.6 h at first-night estimates; the night has a window
+    # (extras.nightly_budget_hours, default 2 h).
     config, runs, env = hawk
     code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
                                '--system', 'hawk:compute', '--runs',
                                str(runs)], env)
     assert code == 0, err
+    assert out.splitlines()[:2] == [
+        'nightly on hawk:compute within 2 h on 200 node(s): tags nightly, '
+        '2 repeat(s)',
+        'budget: 2 h, the default night window '
+        '(extras.nightly_budget_hours; --budget to change)']
+    jobs, hours, covered, families = _budget_total(out)
+    assert hours <= 2.5 and covered == families == 6 and jobs == 12
+
+
+def test_nightly_plan(hawk):
+    config, runs, env = hawk
+    code, out, err = pfsbench(['nightly-plan', '--config-dir', str(config),
+                               '--system', 'hawk:compute', '--runs',
+                               str(runs), '--no-budget'], env)
+    assert code == 0, err
     assert out.startswith('nightly on hawk:compute: tags nightly, '
-                          '5 repeat(s)\n')
+                          '5 repeat(s)\nbudget: none (--budget 0): the '
+                          'whole selection\n')
     # The nightly streams at 16 nodes (the 64-node point is weekly).
     # Before any history: its work at Lustre's default rates, not its 2 h
     # time limit (issue 36).
@@ -152,8 +172,11 @@ def _render_nightly(hawk, *args, config=None):
 
 # render nightly plans through reframe --describe and --dry-run.
 @pytest.mark.reframe
-def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
-    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1')
+def test_nightly_job_runs_its_driver_on_the_service_partition(hawk,
+                                                              tmp_path):
+    plan = tmp_path / 'e6.plan'
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     '--write-plan', str(plan))
     assert code == 0, err
     lines = out.splitlines()
     # The driver partition's access: partition, account and QoS; nothing
@@ -168,20 +191,27 @@ def test_nightly_job_runs_its_driver_on_the_service_partition(hawk):
     # Seven E6 cases at their first-night estimates (their work at Lustre's
     # default rates, not their 2 h time limits), a quarter and a minute
     # more; within service's 1 day.
+    # They fit the night window whole.
     assert '#SBATCH --time=02:09:22' in options
     assert '# The plan: 7 case(s) x 1 repeat(s): about 1.7 h, at most ' \
-        '14.0 h' in lines
+        '14.0 h, within 2 h: the default night window ' \
+        '(extras.nightly_budget_hours; --budget to change)' in lines
     assert '# --time: the estimate + 25% + 1 min' in lines
     assert lines[-1] == (
         f'exec {REPO}/scripts/nightly.sh --system hawk:compute --baseline '
         f'pre-upgrade --target "/lustre/hawk/scratch/$USER/pfsbench" '
-        f'--tags E6 --repeat 1')
+        f'--plan {plan}')
+    assert len(read_plan(str(plan))[3]) == 7
     code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
-                                     '--scrontab')
+                                     '--no-budget', '--scrontab')
     assert code == 0, err
     assert '#SCRON --partition=service' in out.splitlines()
-    assert out.splitlines()[-1].startswith(
-        f'0 2 * * * {REPO}/scripts/nightly.sh --system hawk:compute ')
+    assert out.splitlines()[-1] == (
+        f'0 2 * * * {REPO}/scripts/nightly.sh --system hawk:compute '
+        f'--baseline pre-upgrade --target '
+        f'"/lustre/hawk/scratch/$USER/pfsbench" --tags E6 --repeat 1')
+    assert '# The plan: 7 case(s) x 1 repeat(s): about 1.7 h, at most ' \
+        '14.0 h (budget: none, --budget 0)' in out.splitlines()
 
 
 # render nightly plans through reframe --describe and --dry-run.
@@ -195,6 +225,8 @@ def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
     hawk_py.write_text(hawk_py.read_text().replace("'time_limit': '1d'",
                                                    "'time_limit': '1h'"))
     code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '1',
+                                     '--write-plan',
+                                     str(tmp_path / 'e6.plan'),
                                      config=config)
     assert (code, out) == (2, '')
     assert err.splitlines() == [
@@ -203,7 +235,8 @@ def test_nightly_job_that_cannot_fit_is_refused_with_both_numbers(
         f"repeat(s): about 1.7 h, at most 14.0 h): fewer --repeat or "
         f"--tags, or a longer time_limit"]
     # Longer than a night: the next night's would meet it.
-    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '15')
+    code, out, err = _render_nightly(hawk, '--tags', 'E6', '--repeat', '15',
+                                     '--no-budget')
     assert code == 2 and err.splitlines() == [
         "pfsbench: error: <command line>:--repeat: 15: the nightly (7 "
         "case(s) x 15 repeat(s): about 25.7 h, at most 210.0 h) is longer "
@@ -223,7 +256,7 @@ def _budget_total(out):
 
 def test_nightly_budget_fits_the_window(hawk):
     # The worked site's default nightly fits 2 h on 16 nodes; 1 h is a
-    # smaller plan that still runs every family.
+    # smaller plan, 2 repeats of every family but IO500's.
     config, runs, env = hawk
     found = {}
     for budget in ('2', '1'):
@@ -237,7 +270,7 @@ def test_nightly_budget_fits_the_window(hawk):
     assert hours <= 2.0 and covered == families >= 6
     small_jobs, small_hours, covered, families = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs
-    assert covered == families >= 6
+    assert covered == families - 1 == 5
 
 
 def test_dry_run_warns_about_an_unset_variable_in_a_target(hawk, tmp_path):

@@ -26,6 +26,7 @@ import re
 
 import reframe as rfm
 import reframe.utility.sanity as sn
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_after, run_before, variable
 from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.exceptions import SanityError
@@ -116,7 +117,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe):
     #: Whether the target takes Lustre layouts: the partition has the
     #: ``lustre`` feature and the target declares no other ``fstype``
     #: (a node-local XFS beside a Lustre scratch gets no ``lfs``).
-    target_lustre = variable(bool, value=False)
+    target_lustre = variable(typ.Bool, value=False)
 
     #: The target's scope (``extras.targets[].scope``): ``shared`` (one
     #: directory every node sees) or ``node`` (a directory on each node of
@@ -186,7 +187,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe):
     #: Whether foreign load was seen while this case measured (set after
     #: the run; :mod:`pfsbench.runs.contention`): the gate leaves such results
     #: out of baselines and verdicts.
-    contended = variable(bool, value=False, loggable=True)
+    contended = variable(typ.Bool, value=False, loggable=True)
 
     #: What foreign load was seen (empty when none).
     contention = variable(str, value='', loggable=True)

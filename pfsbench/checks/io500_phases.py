@@ -20,6 +20,7 @@ import os
 from typing import NamedTuple
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, run_before, variable)
 
@@ -102,7 +103,7 @@ class IO500Run(rfm.RegressionTestPlugin):
     mdtest_files_per_task = variable(int, value=mdtest.IO500_FILES_PER_PROC,
                                      loggable=True)
     #: True when a partition's cap lowered one of them.
-    size_capped = variable(bool, value=False, loggable=True)
+    size_capped = variable(typ.Bool, value=False, loggable=True)
 
     ior_easy_write = phase_figure(io500.PHASES[0])
     mdtest_easy_write = phase_figure(io500.PHASES[1])
@@ -305,7 +306,7 @@ class SuitePhases(rfm.RegressionTestPlugin):
 
     #: Whether IO500's rules make the phases valid, and why not
     #: ('; '-separated; empty when valid; set at sanity).
-    io500_valid = variable(bool, value=False, loggable=True)
+    io500_valid = variable(typ.Bool, value=False, loggable=True)
     io500_invalid = variable(str, value='', loggable=True)
 
     def io500_phases(self):

@@ -41,6 +41,7 @@ import os
 import statistics
 from dataclasses import dataclass
 
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import performance_function, run_after, variable
 from reframe.core.exceptions import SanityError
 
@@ -118,7 +119,7 @@ class ior_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    odirect = variable(bool, value=False, loggable=True)
+    odirect = variable(typ.Bool, value=False, loggable=True)
 
     #: ``drop_caches``, ``direct``, ``reorder`` or ``none`` (see the module
     #: docstring); empty: ``drop_caches`` where the partition has that
@@ -150,7 +151,7 @@ class ior_check_base(SteppedJob, FileSystemCheck):
     bytes_per_task = variable(int, value=0, loggable=True)
 
     #: True when the partition's cap lowered the source's size.
-    size_capped = variable(bool, value=False, loggable=True)
+    size_capped = variable(typ.Bool, value=False, loggable=True)
 
     time_limit = '2h'
 

@@ -154,7 +154,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    unique_dir = variable(bool, value=True, loggable=True)
+    unique_dir = variable(typ.Bool, value=True, loggable=True)
 
     #: Depth of the directory tree (``-z``); 0: items in the top directory.
     #:
@@ -181,7 +181,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    sync_file = variable(bool, value=False, loggable=True)
+    sync_file = variable(typ.Bool, value=False, loggable=True)
 
     #: Seconds to wait before each iteration (``-p``); 0: none.
     #:
@@ -230,7 +230,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    split_phases = variable(bool, value=False, loggable=True)
+    split_phases = variable(typ.Bool, value=False, loggable=True)
 
     #: With :attr:`split_phases`: drop the page cache between phases where
     #: the partition has the ``drop_caches`` feature (seed 000 did; seed
@@ -238,7 +238,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    drop_caches_between_phases = variable(bool, value=True, loggable=True)
+    drop_caches_between_phases = variable(typ.Bool, value=True, loggable=True)
 
     #: With :attr:`split_phases`: unmount the target and mount it again
     #: between phases, with the command its ``extras.targets[].remount``
@@ -248,7 +248,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``False``
-    remount_between_phases = variable(bool, value=False, loggable=True)
+    remount_between_phases = variable(typ.Bool, value=False, loggable=True)
 
     #: What the job did to the caches between its phases (``remounted,
     #: cache dropped``, ``cache dropped, not remounted``...; set at setup).
@@ -260,7 +260,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    cpu_sampling = variable(bool, value=True, loggable=True)
+    cpu_sampling = variable(typ.Bool, value=True, loggable=True)
 
     #: Mount points of the target the tasks spread over (``-d a@b@...``,
     #: task i in the i-th; the target's path and its ``mount_points``),
@@ -278,7 +278,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
     items_run_per_task = variable(int, value=0, loggable=True)
 
     #: True when the partition's ``mdtest_max_items`` lowered the items.
-    items_capped = variable(bool, value=False, loggable=True)
+    items_capped = variable(typ.Bool, value=False, loggable=True)
 
     time_limit = '2h'
 
@@ -376,6 +376,20 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         self.job.options += srun.overcommit(self.num_tasks_per_node,
                                             node_cpus)
         self.job.launcher.options += srun.first_cores(cores)
+
+    def overcommit_by_task_count(self):
+        """Where the job overcommits its nodes (``--overcommit``, seed
+        000's 2 processes per core): ``--nodes`` and ``--ntasks``, no
+        ``--ntasks-per-node``, which Slurm 22.05 refuses above a node's
+        CPUs even with ``--overcommit`` (as seed 004's NP,
+        :mod:`pfsbench.checks.seed004`).  ReFrame, given no tasks per
+        node, writes ``--nodes=<tasks>`` first: the later ``--nodes``
+        overrides it (sbatch reads ``#SBATCH`` in order).  Call it before
+        the run (the job script is written then)."""
+        if srun.OVERCOMMIT in self.job.options and self.num_tasks_per_node:
+            nodes = -(-self.num_tasks // self.num_tasks_per_node)
+            self.job.options += [f'--nodes={nodes}']
+            self.num_tasks_per_node = None
 
     def bind_per_socket(self, sockets):
         """Spread the tasks evenly over ``sockets`` sockets of the node, each

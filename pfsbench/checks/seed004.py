@@ -16,6 +16,7 @@ and the real mdsrate (``reframe-checks/mdtest/mdsrate_e16.py``) share it;
 """
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, variable
 from reframe.core.logging import getlogger
 
@@ -50,7 +51,7 @@ class Seed004Clients(rfm.RegressionTestPlugin):
 
     #: True when the partition's ``max_nodes`` put more than one process
     #: on a client of a multi-client case (set at setup).
-    clients_capped = variable(bool, value=False, loggable=True)
+    clients_capped = variable(typ.Bool, value=False, loggable=True)
 
     @run_after('init')
     def set_processes_and_tags(self):

@@ -50,6 +50,8 @@ class Plan:
     file: str = None
     #: The budget it was chosen within, hours, or None.
     budget: float = None
+    #: Where the budget comes from (nightly_plan.window).
+    why: str = ''
 
 
 #: The driver job's --time beyond the plan's estimate: a first night's
@@ -60,7 +62,7 @@ TIME_EXTRA_S = 60
 
 
 def plan(config_dir, spec, system, part, tags, repeat, runs_dir,
-         budget=None, nodes=None, plan_file=None, write_plan=None):
+         budget=None, nodes=None, plan_file=None, write_plan=None, why=''):
     """The :class:`Plan` of ``tags`` x ``repeat`` on partition ``part``:
     ``pfsbench nightly-plan``'s estimate (:func:`nightly_plan.select`: the
     cases a dry run of the selection would skip left out).  With
@@ -109,7 +111,7 @@ def plan(config_dir, spec, system, part, tags, repeat, runs_dir,
     return Plan(len(runs), repeat,
                 sum(sel.seconds(c) for c in runs) * repeat,
                 sum(sel.limits[c['display_name']] for c in runs) * repeat,
-                targets, plan_file, budget)
+                targets, plan_file, budget, why)
 
 
 def _system_file(config_dir, name):
@@ -205,8 +207,10 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
         repo: the clone the driver runs from, on the driver's node.
         at: the cron schedule of the scrontab.
         budget, nodes: choose the cases and repeats that fit ``budget``
-            hours on ``nodes`` (``pfsbench nightly-plan --budget``), write
-            them to ``write_plan`` (default:
+            hours on ``nodes`` (``pfsbench nightly-plan --budget``; None:
+            the partition's night window, extras.nightly_budget_hours,
+            else 2 h; 0: none, the tags and repeats whole), write them to
+            ``write_plan`` (default:
             ``<repo>/runs/nightly/<system>-<partition>.plan``) and run
             that plan (nightly.sh --plan).
         plan_file: run this plan (nightly-plan --write-plan's) instead.
@@ -241,6 +245,20 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
     if budget is not None and plan_file:
         raise ConfigError(source, '--plan', plan_file,
                           'give --budget or --plan, not both')
+    why = ''
+    for option, value in (('--nodes', nodes), ('--write-plan', write_plan)):
+        if value is not None and plan_file:
+            raise ConfigError(source, option, value,
+                              f'--plan {plan_file} sets the cases and '
+                              f'repeats: give one or the other')
+    if not plan_file:
+        budget, why = nightly_plan.window(budget, part)
+        for option, value in (('--nodes', nodes),
+                              ('--write-plan', write_plan)):
+            if value is not None and budget is None:
+                raise ConfigError(source, option, value,
+                                  f'needs a budget (there is none: {why}):'
+                                  f' --budget HOURS')
     if budget is not None and write_plan is None:
         write_plan = os.path.join(
             repo, 'runs', 'nightly',
@@ -250,7 +268,7 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
                     runs_dir or os.environ.get('PFSBENCH_RUNS',
                                                os.path.join(repo, 'runs')),
                     budget=budget, nodes=nodes, plan_file=plan_file,
-                    write_plan=write_plan)
+                    write_plan=write_plan, why=why)
     repeat = the_plan.repeat
     limit_key = f'{partition_key(system, driver)}.time_limit'
     limit = (validate.time_seconds(driver['time_limit'], file, limit_key)
@@ -308,7 +326,9 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
         f'# Rendered by: {command_line or "pfsbench render nightly"}',
         '# Do not edit: change the config and render again.',
         f'# The plan: {planned}' +
-        (f', within {the_plan.budget:g} h' if the_plan.budget else ''),
+        (f', within {the_plan.budget:g} h: {the_plan.why}'
+         if the_plan.budget else f' (budget: none, {the_plan.why})'
+         if the_plan.why else ''),
         f'# --time: the estimate + {TIME_MARGIN:.0%} + '
         f'{TIME_EXTRA_S // 60} min' +
         (f', capped to {driver_spec}\'s time_limit' if limit is not None

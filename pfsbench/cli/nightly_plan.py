@@ -6,7 +6,6 @@ import concurrent.futures
 import math
 import os
 import re
-import shlex
 import socket
 import statistics
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
 from pfsbench.runs import cases, estimate
 from pfsbench.site import validate
-from pfsbench.site.config import find_partitions, load_site_configuration
+from pfsbench.site.config import (extras_value, find_partitions,
+                                  load_site_configuration)
 
 HELP = 'print the cases, repeats and cost of a nightly'
 DESCRIPTION = (
@@ -36,13 +36,16 @@ DESCRIPTION = (
     "nightly costs at those repeats. Cases the checks would skip on the "
     "partition (its node count, tracers, a declared tool, and on the "
     "system itself the tools this host lacks) are left out and named, as "
-    "a ReFrame dry run of the selection decides. With --budget, the "
-    "cases and repeats that fit HOURS one case at a time (every family "
-    "first), the slowdown each case detects at those repeats, and the "
-    "command that runs the plan (--write-plan FILE: for nightly.sh "
-    "--plan FILE).")
+    "a ReFrame dry run of the selection decides. The plan fits the "
+    "nightly's window, the partition's extras.nightly_budget_hours "
+    "(default 2) or --budget HOURS: the cases and repeats that fit one "
+    "case at a time (every family and target first, at 2 repeats, the "
+    "gate's minimum; then more repeats), the slowdown each case detects "
+    "at those repeats, and the command that runs the plan (--write-plan "
+    "FILE: for nightly.sh --plan FILE). --budget 0 (--no-budget) plans "
+    "the whole selection at --repeat.")
 EXAMPLES = (
-    'pfsbench nightly-plan --system hawk:compute --repeat 3 --tags E6',
+    'pfsbench nightly-plan --system hawk:compute --tags E6 --no-budget',
     'pfsbench nightly-plan --system hawk:compute --detect 5%',
     'pfsbench nightly-plan --system hawk:compute --budget 2 --nodes 16 '
     '--write-plan nightly.plan',
@@ -91,12 +94,18 @@ def add_arguments(parser):
                              '(default: config/gate.yaml)')
     parser.add_argument('--budget', type=float, metavar='HOURS',
                         help='choose the cases and repeats (at most '
-                             '--repeat) that fit HOURS, one case at a time '
-                             '(default: none, plan the whole selection)')
+                             '--repeat) that fit HOURS, one case at a time;'
+                             ' 0: no budget, plan the whole selection '
+                             "(default: the partition's night window, "
+                             'extras.nightly_budget_hours, else 2)')
+    parser.add_argument('--no-budget', dest='budget', action='store_const',
+                        const=0.0,
+                        help='plan the whole selection at --repeat, as '
+                             '--budget 0 (default: off)')
     parser.add_argument('--nodes', type=int, metavar='N',
-                        help='with --budget: the nodes the nightly may use;'
-                             ' larger cases are left out (default: the '
-                             "partition's extras.max_nodes)")
+                        help='the nodes the nightly may use; larger cases '
+                             'are left out (not with --budget 0; default: '
+                             "the partition's extras.max_nodes)")
     parser.add_argument('--assume-minutes', type=float, default=5.0,
                         metavar='M',
                         help='minutes a case takes that has neither '
@@ -104,9 +113,9 @@ def add_arguments(parser):
                              'items, a stonewall: docs/nightly.md; '
                              'default: %(default)s)')
     parser.add_argument('--write-plan', metavar='FILE',
-                        help='with --budget: write the plan to FILE for '
-                             'scripts/nightly.sh --plan FILE (default: '
-                             'none)')
+                        help='write the plan to FILE for '
+                             'scripts/nightly.sh --plan FILE (not with '
+                             '--budget 0; default: none)')
     parser.add_argument('--check-plan', metavar='FILE',
                         help='check a --write-plan FILE against --system '
                              'and print the reframe arguments that run it, '
@@ -302,6 +311,31 @@ def select(config_dir, spec, system, part, tags, runs_dir,
                      first)
 
 
+#: The extras key of a partition's night window, in hours.
+WINDOW_KEY = 'nightly_budget_hours'
+
+
+def window(budget, part):
+    """The hours a nightly is planned within, and where they come from:
+    ``(hours, why)``, ``hours`` None for no budget.
+
+    Args:
+        budget: ``--budget HOURS`` (0: none), or None: the partition's
+            ``extras.nightly_budget_hours``, else the schema's default.
+        part: the partition's config dict.
+    """
+    if budget is not None:
+        return (budget, '--budget') if budget else (None, '--budget 0')
+    extras = part.get('extras', {})
+    hours = extras_value(extras, WINDOW_KEY)
+    if WINDOW_KEY in extras:
+        why = (f"the partition's night window (extras.{WINDOW_KEY}; "
+               f"--budget to change)")
+        return (hours, why) if hours else (None, f'extras.{WINDOW_KEY}: 0')
+    return hours, (f'the default night window (extras.{WINDOW_KEY}; '
+                   f'--budget to change)')
+
+
 def run(args):
     if args.detect is not None:
         args.detect = _fraction(args.detect)
@@ -312,7 +346,7 @@ def run(args):
     if args.repeat < 1:
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
-    _check_budget_args(args)
+    _check_budget_args(args, part)
     _check_nodes(args, part)
     if args.check_plan:
         return check_plan(args, part)
@@ -332,10 +366,12 @@ def run(args):
         return 0
     sel = select(args.config_dir, args.system, system, part, tags, args.runs,
                  args.assume_minutes * 60)
-    if args.budget is not None:
-        return budget_plan(args, system, part, tags, sel)
+    hours, why = window(args.budget, part)
+    if hours is not None:
+        return budget_plan(args, system, part, tags, sel, hours, why)
     print(f'nightly on {args.system}: tags {", ".join(tags)}, '
           f'{args.repeat} repeat(s)')
+    print(f'budget: none ({why}): the whole selection')
     if targets:
         print(f'targets: every case on each of '
               f'{targets[1].split("=", 1)[1].replace(",", ", ")} '
@@ -362,27 +398,32 @@ def run(args):
               f'--repeat or --tags, or a longer --time there')
     if args.detect:
         detect_plan(args, system['name'], part['name'], sel.runs,
-                    {c['display_name']: sel.seconds(c) for c in sel.runs})
+                    {c['display_name']: sel.seconds(c) for c in sel.runs},
+                    args.repeat)
     return 0
 
 
-def _check_budget_args(args):
+def _check_budget_args(args, part):
     """Refuse what --budget and its options cannot mean."""
     if args.budget is not None and not (
-            math.isfinite(args.budget) and args.budget > 0):
+            math.isfinite(args.budget) and args.budget >= 0):
         raise ConfigError('<command line>', '--budget', args.budget,
-                          'expected hours above 0, e.g. 2')
+                          'expected hours above 0, e.g. 2 (0: none, the '
+                          'whole selection)')
     if args.nodes is not None and args.nodes < 1:
         raise ConfigError('<command line>', '--nodes', args.nodes,
                           'expected a whole number of at least 1')
     if not (math.isfinite(args.assume_minutes) and args.assume_minutes > 0):
         raise ConfigError('<command line>', '--assume-minutes',
                           args.assume_minutes, 'expected minutes above 0')
+    hours, why = window(args.budget, part)
     for option in ('nodes', 'write_plan'):
-        if getattr(args, option) is not None and args.budget is None:
+        if getattr(args, option) is not None and hours is None:
             raise ConfigError('<command line>',
                               '--' + option.replace('_', '-'),
-                              getattr(args, option), 'needs --budget HOURS')
+                              getattr(args, option),
+                              f'needs a budget (there is none: {why}): '
+                              f'--budget HOURS')
 
 
 def partition_nodes(part):
@@ -424,14 +465,51 @@ def _family(case):
         case['display_name'].split()[0]
 
 
+#: Families whose cases measure metadata rates (io500 measures both).
+_METADATA_FAMILIES = ('mdtest',)
+
+
+def _kinds(case):
+    """What a case measures: ``{'bandwidth'}``, ``{'metadata'}`` or both
+    (IO500's ior and mdtest phases)."""
+    family = _family(case)
+    if family in _METADATA_FAMILIES:
+        return {'metadata'}
+    return {'bandwidth', 'metadata'} if family == 'io500' else {'bandwidth'}
+
+
+def shares(cases_, seconds):
+    """Each target's share, in the order a budget takes them: one case
+    per family on each target (its cheapest), each target's cheapest
+    bandwidth and metadata case first, then its other families cheapest
+    first; the targets take turns (every target's first case, then every
+    target's second, ...)."""
+    firsts = {}
+    for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
+        firsts.setdefault((_family(case), case.get('target') or ''), case)
+    per_target = {}
+    for case in firsts.values():            # cheapest first
+        per_target.setdefault(case.get('target') or '', []).append(case)
+    ranked = []
+    for mine in per_target.values():
+        kinds, lead, rest = set(), [], []
+        for case in mine:
+            (lead if _kinds(case) - kinds else rest).append(case)
+            kinds |= _kinds(case)
+        ranked += [(rank, seconds[c['display_name']], len(ranked) + rank, c)
+                   for rank, c in enumerate(lead + rest)]
+    return [c for *_, c in sorted(ranked, key=lambda r: r[:3])]
+
+
 def choose(cases_, seconds, budget_s, max_repeats):
     """The cases and the one repeat count that fit ``budget_s`` one case
     at a time: every case at the most repeats (at least
-    :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else one case
-    per family on each target (its cheapest: every target its share of
-    bandwidth and metadata cases) and then the others, cheapest first, at
-    :data:`MIN_REPEATS`; else the same at 1 repeat, families dropped
-    dearest first when even one each does not fit.
+    :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else, at
+    :data:`MIN_REPEATS`, every target's share (:func:`shares`: one case
+    per family on each target, a bandwidth and a metadata case first) as
+    far as it fits, then the other cases, cheapest first.  A night of
+    fewer repeats than the gate's ``min_samples`` (2) can find a
+    regression but never pass: 1 repeat only when no case fits twice.
 
     Returns:
         ``(repeats, chosen)``, ``chosen`` in the order of ``cases_``.
@@ -442,22 +520,17 @@ def choose(cases_, seconds, budget_s, max_repeats):
     for repeats in range(max_repeats, MIN_REPEATS - 1, -1):
         if repeats * cost(cases_) <= budget_s:
             return repeats, list(cases_)
-    families = {}
-    for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
-        # Every target its share: each family once on each target first.
-        families.setdefault((_family(case), case.get('target') or ''), case)
-    core = sorted(families.values(), key=lambda c: seconds[c['display_name']])
+    first = shares(cases_, seconds)
+    order = first + [c for c in sorted(
+        cases_, key=lambda c: seconds[c['display_name']]) if c not in first]
     for repeats in sorted({min(MIN_REPEATS, max_repeats), 1}, reverse=True):
-        while core and repeats * cost(core) > budget_s and repeats == 1:
-            core.pop()          # the dearest family
-        if repeats * cost(core) > budget_s:
-            continue
-        chosen = list(core)
-        for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
-            if case not in chosen and \
-                    repeats * cost(chosen + [case]) <= budget_s:
+        chosen, used = [], 0.0
+        for case in order:
+            if repeats * (used + seconds[case['display_name']]) <= budget_s:
                 chosen.append(case)
-        return repeats, [c for c in cases_ if c in chosen]
+                used += seconds[case['display_name']]
+        if chosen:
+            return repeats, [c for c in cases_ if c in chosen]
     return 1, []
 
 
@@ -466,10 +539,10 @@ def selection_name(case):
     return case['display_name'].replace(' %', '%')
 
 
-def budget_plan(args, system, part, tags, sel):
+def budget_plan(args, system, part, tags, sel, hours, why):
     """Print (and write) the cases and repeats of :class:`Selection`
-    ``sel`` that fit ``args.budget``."""
-    runs, past = sel.runs, sel.past
+    ``sel`` that fit ``hours`` (:func:`window`: ``why``)."""
+    runs = sel.runs
     nodes = args.nodes or part.get('extras', {}).get('max_nodes')
     fit = [c for c in runs if nodes is None or (c.get('nodes') or 1) <= nodes]
     seconds, source = {}, {}
@@ -477,7 +550,7 @@ def budget_plan(args, system, part, tags, sel):
         name = case['display_name']
         seconds[name] = sel.seconds(case)
         source[name] = sel.source(case)
-    budget_s = args.budget * 3600
+    budget_s = hours * 3600
     repeats, chosen = choose(fit, seconds, budget_s, args.repeat)
     config = gate_config.load(args.gate_config)
     alpha = (1.0 - config.lookback_confidence) / 2.0
@@ -486,8 +559,9 @@ def budget_plan(args, system, part, tags, sel):
                          set(seconds), config)
              if os.path.exists(db) else {})
     where = f' on {nodes} node(s)' if nodes else ''
-    print(f'nightly on {args.system} within {args.budget:g} h{where}: tags '
+    print(f'nightly on {args.system} within {hours:g} h{where}: tags '
           f'{", ".join(tags)}, {repeats} repeat(s)')
+    print(f'budget: {hours:g} h, {why}')
     width = max([len(c['display_name']) for c in chosen] + [4])
     print(f'{"case":{width}} {"nodes":>5} {"minutes":>7}  {"detects":>7}  '
           f'from')
@@ -509,7 +583,7 @@ def budget_plan(args, system, part, tags, sel):
                   f'{case.get("nodes")} node(s), more than --nodes {nodes}')
         elif case not in chosen:
             print(f'left out: {case["display_name"]}: does not fit '
-                  f'{args.budget:g} h')
+                  f'{hours:g} h at {repeats} repeat(s)')
     print_left_out(sel.skips, sel.here, system, runs)
     if len(cases.every_target(part)) > 1:
         # Which cases each target got (each case runs on one target).
@@ -531,25 +605,37 @@ def budget_plan(args, system, part, tags, sel):
           f'noise": nights {sens.DEFAULT_NIGHT_NOISE:.0%} apart, repeats '
           f'{sens.DEFAULT_REPEAT_NOISE:.0%} (docs/nightly.md)')
     if not chosen:
-        raise ConfigError('<command line>', '--budget', args.budget,
-                          'no case fits: a larger budget or --nodes')
-    names = ([] if len(chosen) == len(runs) else
-             [arg for c in chosen for arg in ('-n', selection_name(c))])
+        raise ConfigError('<command line>', '--budget', hours,
+                          f'no case fits ({why}): a larger budget or '
+                          f'--nodes')
+    if repeats < MIN_REPEATS <= args.repeat:
+        print(f'warning: {repeats} repeat(s): no case fits {hours:g} h '
+              f'twice, and the gate passes a case only on '
+              f'{config.min_samples} repeats a night (min_samples): this '
+              f'night can find a regression, never a pass; a larger budget')
     base = (f'scripts/nightly.sh --system {args.system} --baseline NAME '
             f'--target DIR')
-    print(f'run it: {base} --tags {" --tags ".join(tags)} --repeat '
-          f'{repeats}' + (' -- ' + ' '.join(shlex.quote(a) for a in names)
-                          if names else ''))
+    # nightly.sh plans the same within the same window each night, with
+    # the nights' durations (more repeats fit once they are known).
+    print(f'run it: {base}' +
+          ''.join(f' --tags {t}' for t in tags if tags != ['nightly']) +
+          (f' --repeat {args.repeat}' if args.repeat != 5 else '') +
+          (f' --budget {hours:g}' if why == '--budget' else '') +
+          (f' --nodes {args.nodes}' if args.nodes else ''))
     if args.write_plan:
-        write_plan(args, tags, repeats, chosen)
+        write_plan(args, tags, repeats, chosen, hours)
         print(f'   or: {base} --plan {args.write_plan}')
+    if args.detect:
+        detect_plan(args, system['name'], part['name'], chosen,
+                    {c['display_name']: seconds[c['display_name']]
+                     for c in chosen}, repeats)
     return 0
 
 
-def write_plan(args, tags, repeats, chosen):
+def write_plan(args, tags, repeats, chosen, hours):
     write_plan_file(args.write_plan, args.system, tags, repeats, chosen,
                     f'pfsbench nightly-plan --system {args.system} '
-                    f'--budget {args.budget:g}'
+                    f'--budget {hours:g}'
                     f'{f" --nodes {args.nodes}" if args.nodes else ""}')
 
 
@@ -671,9 +757,10 @@ def case_nights(db, system, partition, names, config):
             for name, figs in out.items()}
 
 
-def detect_plan(args, system, partition, runs, seconds):
+def detect_plan(args, system, partition, runs, seconds, repeat):
     """Print, per case, the repeats the gate needs to find a slowdown of
-    ``args.detect`` and what the nightly costs at them."""
+    ``args.detect`` and what the nightly costs at them (``repeat``: the
+    plan's, for the cases without history)."""
     config = gate_config.load(args.gate_config)
     db = os.path.join(args.runs, 'results.db')
     alpha = (1.0 - config.lookback_confidence) / 2.0
@@ -695,7 +782,7 @@ def detect_plan(args, system, partition, runs, seconds):
         never = [p.var for p in plans if p.repeats is None]
         if not plans:
             print(f'{name:{width}} {"?":>7}  fewer than 3 nights in the '
-                  f'history: counted at --repeat {args.repeat}')
+                  f'history: counted at --repeat {repeat}')
             continue
         if reach:
             worst = reach[0]
@@ -716,7 +803,7 @@ def detect_plan(args, system, partition, runs, seconds):
     node_s = wall_s = 0.0
     jobs = 0
     for case in runs:
-        repeats = chosen.get(case['display_name'], args.repeat)
+        repeats = chosen.get(case['display_name'], repeat)
         jobs += repeats
         wall_s += repeats * seconds[case['display_name']]
         node_s += repeats * seconds[case['display_name']] * (
@@ -724,8 +811,8 @@ def detect_plan(args, system, partition, runs, seconds):
     print(f'total at these repeats: {jobs} job(s); {node_s / 3600:.1f} '
           f'node-hours, {_hours(wall_s)} one case at a time ({len(chosen)} '
           f'of {len(runs)} case(s) at their own repeats, the others at '
-          f'--repeat {args.repeat}); nightly.sh takes one --repeat for all: '
-          f'{max(chosen.values(), default=args.repeat)}')
+          f'--repeat {repeat}); nightly.sh takes one --repeat for all: '
+          f'{max(chosen.values(), default=repeat)}')
     tol = config.tolerance
     # At the repeats found, t(0.99) se is about 60 % of the target: a
     # tolerance below that does not raise what the gate needs.

@@ -69,8 +69,9 @@ def add_arguments(parser):
                           "--system)")
     job.add_argument('--nodes', type=int, metavar='N',
                      help="node count (default: the experiment's); "
-                          "nightly with --budget: the nodes its cases may "
-                          "use (default: the partition's extras.max_nodes)")
+                          "nightly: the nodes its cases may use, not with "
+                          "--budget 0 (default: the partition's "
+                          "extras.max_nodes)")
     job.add_argument('--tasks-per-node', type=int, metavar='P',
                      help="streams, ranks or mdtest tasks per node "
                           "(default: the experiment's)")
@@ -148,14 +149,20 @@ def add_arguments(parser):
                               '--nodes, as nightly-plan --budget chooses '
                               'them (every target its share), written to '
                               '--write-plan; the job\'s --time is their '
-                              'estimate and a margin (default: none: the '
-                              'tags and repeats whole)')
+                              'estimate and a margin; 0: no budget, the '
+                              'tags and repeats whole (default: the '
+                              "partition's night window, "
+                              'extras.nightly_budget_hours, else 2)')
+    nightly.add_argument('--no-budget', dest='budget', action='store_const',
+                         const=0.0,
+                         help='the tags and repeats whole, as --budget 0 '
+                              '(default: off)')
     nightly.add_argument('--plan', metavar='FILE',
                          help='run this plan (nightly-plan --write-plan\'s)'
                               ' (default: none)')
     nightly.add_argument('--write-plan', metavar='FILE',
-                         help='with --budget: where the plan goes, a path '
-                              'the driver node reads (default: '
+                         help='where the plan goes, a path the driver '
+                              'node reads (not with --budget 0; default: '
                               'runs/nightly/NAME-PARTITION.plan of this '
                               'clone)')
     nightly.add_argument('--scrontab', action='store_true',
@@ -252,14 +259,10 @@ def _nightly(args, shown):
                           'required for nightly (pfsbench baseline list '
                           'shows the recorded ones)')
     if args.budget is not None and not (math.isfinite(args.budget) and
-                                        args.budget > 0):
+                                        args.budget >= 0):
         raise ConfigError('<command line>', '--budget', args.budget,
-                          'expected hours above 0, e.g. 2')
-    for option, value in (('--nodes', args.nodes),
-                          ('--write-plan', args.write_plan)):
-        if value is not None and args.budget is None:
-            raise ConfigError('<command line>', option, value,
-                              'needs --budget HOURS')
+                          'expected hours above 0, e.g. 2 (0: none, the '
+                          'tags and repeats whole)')
     if args.nodes is not None:
         validate.positive_int(args.nodes, '<command line>', '--nodes')
     text = nightly_job.render_nightly(

@@ -90,11 +90,11 @@ def seed000_layout(experiment):
         if experiment == 'E4':
             target = site.targets[point['target_index']][1] \
                 if site.targets else ''
-        # More tasks than the node's CPUs: Slurm refuses without it.
+        # More tasks than the node's CPUs: Slurm refuses without it, and
+        # (22.05) refuses an --ntasks-per-node above them even with it.
+        over = tuple(srun.overcommit(tasks, site.num_cpus or cores))
         return Layout(1, tasks, launcher=tuple(srun.first_cores(cores)),
-                      sbatch=tuple(srun.overcommit(tasks,
-                                                   site.num_cpus or cores)),
-                      target=target)
+                      sbatch=over, per_node_option=not over, target=target)
     return layout
 
 

@@ -48,6 +48,10 @@ each key's type, range and default):
 ``target_lock_timeout``
     seconds (> 0) a suite run waits for another run that holds the same
     scratch root before it refuses to start; default 3600.
+``nightly_budget_hours``
+    the nightly's window (>= 0): ``nightly-plan``, ``render nightly`` and
+    ``scripts/nightly.sh`` plan the cases and repeats that fit it; default
+    2; 0: no window.
 
 The ``local`` and ``localslurm`` systems take some of these from the
 environment instead (:func:`environment_extras`).

@@ -25,6 +25,7 @@ docs/checks-io500.md says what differs.  References: key
 import os
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import run_before, variable
 
 from pfsbench.checks import io500_phases
@@ -57,7 +58,7 @@ class io500_list_run(io500_phases.IO500Run, SteppedJob,
 
     #: Whether io500 called the run valid (no ``[INVALID]`` on its score;
     #: set at sanity).
-    io500_valid = variable(bool, value=False, loggable=True)
+    io500_valid = variable(typ.Bool, value=False, loggable=True)
 
     def results_dir(self):
         # In the stage directory, not the run directory: the job removes

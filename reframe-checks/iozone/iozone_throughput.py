@@ -176,7 +176,7 @@ class iozone_single_per_node(iozone_throughput_base):
     #:
     #: :type: :class:`bool` or ``None``
     #: :default: ``None``
-    direct_io = variable(bool, type(None), value=None, loggable=True)
+    direct_io = variable(typ.Bool, type(None), value=None, loggable=True)
 
     @run_after('init')
     def tag_quick_cases(self):

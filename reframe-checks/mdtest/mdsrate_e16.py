@@ -31,6 +31,7 @@ mdsrate tables.
 import os
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import (parameter, performance_function,
                                    run_after, variable)
 
@@ -82,7 +83,7 @@ class mdsrate_e16(Seed004Clients, PhaseCpuFigures, SteppedJob,
     files_run = variable(int, value=0, loggable=True)
 
     #: True when the partition's ``mdtest_max_items`` lowered the files.
-    files_capped = variable(bool, value=False, loggable=True)
+    files_capped = variable(typ.Bool, value=False, loggable=True)
 
     @run_after('setup')
     def find_tool(self):

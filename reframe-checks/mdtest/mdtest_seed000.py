@@ -40,7 +40,7 @@ through ``device_stats_command`` for a parallel file system;
 """
 
 import reframe as rfm
-from reframe.core.builtins import parameter, run_after, variable
+from reframe.core.builtins import parameter, run_after, run_before, variable
 
 from pfsbench import experiments
 from pfsbench.checks.device_probe import PhaseDeviceFigures
@@ -93,6 +93,12 @@ class seed000_mdtest_base(PhaseDeviceFigures, mdtest_rates_base):
     @run_after('setup')
     def bind_the_tasks(self):
         self.bind_to_first_cores(self.active_cores)
+
+    @run_before('run')
+    def overcommit_the_cores(self):
+        # 96 tasks on 48 CPUs: --nodes and --ntasks, no --ntasks-per-node
+        # (Slurm 22.05 refuses it above the CPUs even with --overcommit).
+        self.overcommit_by_task_count()
 
 
 @rfm.simple_test
