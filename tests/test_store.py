@@ -284,6 +284,10 @@ def test_history_shows_every_cluster(store_url, capsys):
                         '--system', 'beta', '--format', 'json'], capsys)
     rows = json.loads(out)['rows']
     assert {r['system'] for r in rows} == {'beta'} and len(rows) == 4
+    # Two nights of two cases: two nights, not four.
+    code, out, _ = run(['history', 'write_bw', '--store', store_url,
+                        '--system', 'beta'], capsys)
+    assert out.startswith('write_bw: 2 night(s) of 1 cluster(s)\n'), out
     code, _, err = run(['history', 'read_bw', '--store', store_url], capsys)
     assert code == 3 and "figure 'read_bw': no values stored" in err
 
