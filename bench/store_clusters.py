@@ -177,11 +177,15 @@ class Site:
 
     def _baseline_night(self, cluster):
         since = time.strftime('%Y-%m-%dT%H:%M:%S')
-        extras = subprocess.run(
+        proc = subprocess.run(
             [venv('pfsbench'), 'session-extras', '--target',
              cluster['target'], '--system', cluster['system']],
-            env=cluster['env'], check=True, stdout=subprocess.PIPE,
-            universal_newlines=True).stdout.strip()
+            env=cluster['env'], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, universal_newlines=True)
+        if proc.returncode != 0:
+            raise SystemExit(f'store_clusters: {cluster["name"]}: pfsbench '
+                             f'session-extras: {proc.stdout.strip()}')
+        extras = proc.stdout.strip()
         code, text = self.run(
             [venv('reframe'), '-C', 'config/settings.py', '--system',
              cluster['system'], '-c', 'reframe-checks/dd', '-r',
