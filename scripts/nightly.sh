@@ -49,7 +49,7 @@ fail() {
 
 system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
 budget='' nodes=''
-extra=() picked=() gate_config=() store=()
+extra=() picked=() gate_config=() store=() cluster=''
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -69,7 +69,7 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --gate-config) gate_config=(--config "$2"); shift 2 ;;
         --store) store+=(--store "$2"); shift 2 ;;
-        --cluster) store+=(--system "$2"); shift 2 ;;
+        --cluster) cluster=$2; shift 2 ;;
         *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
     esac
 done
@@ -113,6 +113,14 @@ case "$system" in
             "nightly-plan --system NAME:PARTITION shows what it runs)" >&2
        exit 2 ;;
 esac
+
+# The store and this cluster's name in it, the same for the ingest and
+# the gate: a gate given no name judges the store's only cluster, and
+# refuses a store that holds several.
+if [ ${#store[@]} -eq 0 ] && [ -n "${PFSBENCH_STORE:-}" ]; then
+    store=(--store "$PFSBENCH_STORE")
+fi
+store+=(--system "${cluster:-${system%%:*}}")
 
 export PFSBENCH_RUNS="${PFSBENCH_RUNS:-$(pwd)/runs}"
 out=${out:-$PFSBENCH_RUNS/nightly/$(date +%Y%m%dT%H%M%S)}

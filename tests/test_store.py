@@ -272,6 +272,28 @@ def test_a_report_waits_in_the_spool_while_the_store_is_down(tmp_path,
     assert os.listdir(spool) == []
 
 
+def test_a_spooled_night_goes_in_under_its_own_cluster(tmp_path, capsys):
+    """A night spooled for one cluster is loaded by whatever ingest runs
+    next on that login node: it goes in under the cluster it was kept
+    for, not under the next ingest's --system (found by
+    bench/store_clusters.py: a twin's ingest took the spooled night)."""
+    (tmp_path / 'not-a-dir').write_text('')
+    down = str(tmp_path / 'not-a-dir' / 'store.sqlite')
+    spool = tmp_path / 'spool'
+    first = write_report(tmp_path / 'one.json', nightly(0))
+    code, _, _ = run(['ingest', first, '--store', down, '--system', 'alpha',
+                      '--spool', str(spool)], capsys)
+    assert code == 3 and len(os.listdir(spool)) == 1
+    up = str(tmp_path / 'store.sqlite')
+    other = write_report(tmp_path / 'two.json', nightly(DAY))
+    code, out, err = run(['ingest', other, '--store', up, '--system', 'beta',
+                          '--spool', str(spool)], capsys)
+    assert code == 0, err
+    assert '(cluster alpha)' in out and '(cluster beta)' in out, out
+    with store.open_store(up) as conn:
+        assert store.systems(conn) == ['alpha', 'beta']
+
+
 def test_history_shows_every_cluster(store_url, capsys):
     with store.open_store(store_url) as conn:
         for night in range(2):
@@ -290,6 +312,10 @@ def test_history_shows_every_cluster(store_url, capsys):
                         '--system', 'beta', '--format', 'json'], capsys)
     rows = json.loads(out)['rows']
     assert {r['system'] for r in rows} == {'beta'} and len(rows) == 4
+    # Two nights of two cases: two nights, not four.
+    code, out, _ = run(['history', 'write_bw', '--store', store_url,
+                        '--system', 'beta'], capsys)
+    assert out.startswith('write_bw: 2 night(s) of 1 cluster(s)\n'), out
     code, _, err = run(['history', 'read_bw', '--store', store_url], capsys)
     assert code == 3 and "figure 'read_bw': no values stored" in err
     # The HTML report's plots: one per case, one line per cluster.

@@ -36,6 +36,7 @@ the case.
 """
 
 import reframe as rfm
+import reframe.utility.typecheck as typ
 from reframe.core.builtins import performance_function, run_after, \
     run_before, variable
 from reframe.core.exceptions import SanityError
@@ -77,7 +78,7 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
     #:
     #: :type: :class:`bool`
     #: :default: ``True``
-    device_sampling = variable(bool, value=True, loggable=True)
+    device_sampling = variable(typ.Bool, value=True, loggable=True)
 
     #: What the device figures are of, per phase and side (``create
     #: device: loop3 util=41.0% r=0.0 w=3.2 MiB/s iops=812 await=0.48 ms

@@ -81,7 +81,8 @@ def run(args):
 def render_text(figure, rows):
     """One line per cluster, target, case and night, grouped by cluster
     and case, oldest night first."""
-    lines = [f'{figure}: {len(rows)} night(s) of '
+    # Nights are sessions: a night has a row per case and target.
+    lines = [f'{figure}: {len({r["session"] for r in rows})} night(s) of '
              f'{len({r["system"] for r in rows})} cluster(s)']
     groups = {}
     for row in rows:

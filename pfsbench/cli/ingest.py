@@ -91,8 +91,10 @@ def run(args):
     try:
         conn = store.open_store(url)
     except store.StoreDown as err:
-        kept = [spool.put(spool_dir, report) for report, _ in given]
-        kept += [spool.put(spool_dir, report) for report, _ in from_runs]
+        kept = [spool.put(spool_dir, report, args.system)
+                for report, _ in given]
+        kept += [spool.put(spool_dir, report, args.system)
+                 for report, _ in from_runs]
         print(f'pfsbench: {err}', file=sys.stderr)
         print(f'pfsbench: {len(kept)} report(s) wait in {spool_dir}; the '
               'next ingest loads them', file=sys.stderr)
@@ -115,8 +117,10 @@ def run(args):
             raise ResultsError(f'{conn.where}: {db._first_line(err)}') \
                 from None
         # The store went away mid-way: what is not committed waits.
-        kept = [spool.put(spool_dir, report) for report, _ in given]
-        kept += [spool.put(spool_dir, report) for report, _ in from_runs]
+        kept = [spool.put(spool_dir, report, args.system)
+                for report, _ in given]
+        kept += [spool.put(spool_dir, report, args.system)
+                 for report, _ in from_runs]
         print(f'pfsbench: {conn.where}: the results store stopped '
               f'answering: {db._first_line(err)}', file=sys.stderr)
         print(f'pfsbench: {len(kept)} report(s) wait in {spool_dir}; the '
@@ -130,8 +134,9 @@ def run(args):
 
 def _ingest(conn, args, spool_dir, given, from_runs, counts, clusters):
     for path in spool.waiting(spool_dir):
-        report = spool.read(path)
-        _one(conn, report, path, args.system, counts, clusters)
+        # Under the cluster it was kept for, whatever this ingest names.
+        report, system = spool.read_for(path)
+        _one(conn, report, path, system or args.system, counts, clusters)
         os.unlink(path)
     for report, source in given:
         _one(conn, report, source, args.system, counts, clusters)

@@ -26,9 +26,15 @@ def default_dir(runs_dir):
     return os.path.join(runs_dir, SPOOL_DIR)
 
 
-def put(directory, report):
-    """Keep ``report`` (a decoded run report) in the spool; return its
-    file."""
+#: The key of a spooled file that names the cluster it is kept for.
+SYSTEM_KEY = 'pfsbench_spooled_for'
+
+
+def put(directory, report, system=None):
+    """Keep ``report`` (a decoded run report) in the spool, for the
+    cluster ``system`` (None: the ingest's default); return its file."""
+    if system is not None:
+        report = dict(report, **{SYSTEM_KEY: system})
     uuid = str((report.get('session_info') or {}).get('uuid') or 'unknown')
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, _SAFE.sub('_', uuid) + '.json')
@@ -64,3 +70,18 @@ def read(path):
     except (OSError, ValueError) as err:
         raise ResultsError(f'{path}: spooled report unreadable: {err}') \
             from None
+
+
+def read_for(path):
+    """``(report, cluster)`` of a spooled file: the cluster it was kept
+    for (None when the night named none), so that a later ingest under
+    another ``--system`` does not take it as its own.
+
+    Raises:
+        ResultsError: the file is not JSON (named; left in place).
+    """
+    report = read(path)
+    if isinstance(report, dict) and SYSTEM_KEY in report:
+        report = dict(report)
+        return report, report.pop(SYSTEM_KEY)
+    return report, None
