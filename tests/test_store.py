@@ -457,6 +457,37 @@ def test_the_kept_series_is_the_one_built_from_the_rows(store_url):
                             "scope = 'null'").fetchone()[0] != 'old'
 
 
+def test_the_kept_series_is_rewritten_once_it_lags_beyond_lag(store_url):
+    """A night's ingest writes its rows, not the year's series (about 2.5
+    s a night for 500 cases): the kept series is rewritten once it misses
+    more than ``lag`` nights, and a reader adds the missing ones in memory
+    meanwhile, to the same series as one built from the rows."""
+    with store.open_store(store_url) as conn:
+        for n in range(3):
+            store.ingest_report(conn, nightly(n * DAY), 'r')
+        assert store.refresh_series(conn, 'local', 2) == 3
+        assert _kept(conn) == [('local', 'null', 3)]
+        for n in (3, 4):
+            store.ingest_report(conn, nightly(n * DAY), 'r')
+            store.refresh_series(conn, 'local', 2)
+            lagging = _series_text(store.read_results(conn, 'local', lag=2))
+            assert _kept(conn) == [('local', 'null', 3)]   # not rewritten
+        assert lagging == _built_afresh(conn)
+        store.refresh_series(conn, 'local', 2)             # rebuilt: 5
+        store.ingest_report(conn, nightly(5 * DAY), 'r')
+        store.refresh_series(conn, 'local', 0)
+        assert _kept(conn) == [('local', 'null', 6)]
+        for n in (6, 7, 8):
+            store.ingest_report(conn, nightly(n * DAY), 'r')
+        store.refresh_series(conn, 'local', 2)           # 3 behind: written
+        assert _kept(conn) == [('local', 'null', 9)]
+        # A night stored late (older than the newest kept) rebuilds it
+        # whatever the lag.
+        store.ingest_report(conn, nightly(4.5 * DAY), 'r')
+        store.refresh_series(conn, 'local', 5)
+        assert _kept(conn) == [('local', 'null', 10)]
+
+
 def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
     """A store written before the series table: the gate reads it as it
     is (without writing), the next ingest adds the table."""

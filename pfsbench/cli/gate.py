@@ -138,7 +138,8 @@ def from_store(args, url, config):
             args, window=config.history_sessions)
         results = store.read_results(conn, system, newest=newest,
                                      newest_since=newest_since,
-                                     target=args.target)
+                                     target=args.target,
+                                     lag=store.SERIES_LAG)
     return baseline, where, results
 
 

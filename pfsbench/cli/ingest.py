@@ -111,7 +111,7 @@ def run(args):
             # is; a cache: where this role may not write it, nothing
             # happens).
             for cluster in sorted(counts['into']):
-                store.refresh_series(conn, cluster)
+                store.refresh_series(conn, cluster, store.SERIES_LAG)
     except conn.errors as err:
         if not conn.is_down(err):
             raise ResultsError(f'{conn.where}: {db._first_line(err)}') \

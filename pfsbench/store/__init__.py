@@ -203,8 +203,17 @@ _SESSION_COLUMNS = ('uuid, time_start, time_end, reframe_version, '
                     'num_failures, num_aborted, num_skipped, extras, source')
 
 
+#: Nights a kept series may lag its cluster's sessions before a writer
+#: rewrites it (``pfsbench ingest`` and ``pfsbench gate``): a reader adds
+#: those nights in memory (about 0.03 s each for 500 cases), while the
+#: rewrite of a year's series is about 2.5 s (bench/store_speed.py), so
+#: a night's ingest stays a write of its own rows (0.5-0.75 s) on six
+#: nights of seven.
+SERIES_LAG = 6
+
+
 def read_results(conn, system, *, newest=None, newest_since=None,
-                 target=None, chunk=100, keep=True):
+                 target=None, chunk=100, keep=True, lag=0):
     """One cluster's sessions as :class:`Results`, as the gate reads them
     from a runs directory: the sessions of the window, their records
     loaded from the store when first needed (the current night's, the
@@ -226,10 +235,12 @@ def read_results(conn, system, *, newest=None, newest_since=None,
             time to ``newest``.
         target: only the test cases that wrote to this target path.
         keep: write the series back when it changed (best effort).
+        lag: leave the kept series as it is while it only misses at most
+            this many new nights (:data:`SERIES_LAG`).
     """
     sessions, stamps = _sessions_of(conn, system)
     series = _synced_series(conn, system, target, sessions, stamps, chunk,
-                            keep)
+                            keep, lag)
 
     order = list(sessions)
     if newest_since is not None:
@@ -279,11 +290,13 @@ def _scope(target):
     return json.dumps(target, ensure_ascii=False)
 
 
-def _synced_series(conn, system, target, sessions, stamps, chunk, keep):
+def _synced_series(conn, system, target, sessions, stamps, chunk, keep,
+                   lag=0):
     """The cluster's kept series brought up to date with ``sessions``
     (as pfsbench.gate.store.results does with the index's): a session
     gone is dropped, new ones are appended, a session older than the
-    newest kept one starts it again; written back when it changed."""
+    newest kept one starts it again; written back when it changed (only
+    appended: when more than ``lag`` nights were)."""
     scope = _scope(target)
     series = _load_series(conn, system, scope)
     changed = False
@@ -298,13 +311,15 @@ def _synced_series(conn, system, target, sessions, stamps, chunk, keep):
         if newest is None or (first.time_start, first.uuid) < newest:
             series = Series()
             new = list(sessions)
+            changed = True
+        elif len(new) > lag:
+            changed = True
         # A chunk at a time: a year's figures need not be held at once.
         for start in range(0, len(new), chunk):
             part = new[start:start + chunk]
             figures = _figures_of(conn, part, stamps, target)
             for uuid in part:
                 series.add(sessions[uuid], figures[uuid])
-        changed = True
     elif series is None:
         series = Series()
 
@@ -405,11 +420,12 @@ def _save_series(conn, system, scope, series):
                              f'{int(conn.timeout * 1000)}')
 
 
-def refresh_series(conn, system):
+def refresh_series(conn, system, lag=0):
     """Bring every series kept for ``system`` (and the one of all its
     targets) up to date with its sessions, as ``pfsbench ingest`` does
-    after a night: the gate then reads them as they are.  Returns the
-    number of sessions of the cluster's series."""
+    after a night: the gate then reads them as they are (``lag``: left
+    as they are while they miss at most that many new nights).  Returns
+    the number of sessions of the cluster's series."""
     scopes = {_scope(None)}
     try:
         scopes.update(s for s, in conn.execute(
@@ -423,7 +439,8 @@ def refresh_series(conn, system):
             target = json.loads(scope)
         except ValueError:
             continue
-        _synced_series(conn, system, target, sessions, stamps, 100, True)
+        _synced_series(conn, system, target, sessions, stamps, 100, True,
+                       lag)
     return len(sessions)
 
 
