@@ -464,7 +464,9 @@ def test_e6_alone_is_not_contended_and_carries_the_server(streams_run):
     own = 2 * 128 * MIB          # 2 nodes, localslurm's 128 MiB cap
     # Its work in the units the whole-fs method learns per (written and
     # read back, 2 tasks), and the method that judged, with its slack.
-    assert record['own_work'] == f'bytes={2 * own} tasks=2', record
+    # (dd moves whole blocks of its own size: a little under the cap.)
+    work = re.fullmatch(r'bytes=(\d+) tasks=2', record['own_work'])
+    assert work and 0.99 * 2 * own <= int(work[1]) <= 2 * own, record
     assert re.fullmatch(r'per-client counters \(slack \d+ MiB and \d+ '
                         r'operations\)', record['foreign_load_method'])
     # Through its own mount (m1): what it wrote and read back.
