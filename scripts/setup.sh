@@ -42,5 +42,18 @@ extras=
 if [ "${1:-}" = --test ]; then
     extras='[test]'
 fi
+# The install is editable: only pyproject.toml (dependencies, entry points)
+# and the extras asked for change what pip would do.  Unchanged since the
+# last install, pip is not asked again (it takes seconds of every
+# scripts/test.sh --fast).
+stamp=".venv/.pfsbench-installed"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1) ${extras:-none}"
+if [ -f "$stamp" ] && [ -x .venv/bin/reframe ] &&
+        [ "$(cat "$stamp")" = "$want" ]; then
+    echo "pfsbench: $(pwd)/.venv is up to date"
+    exit 0
+fi
+rm -f "$stamp"
 .venv/bin/pip install --quiet --disable-pip-version-check -e ".${extras}"
+echo "$want" > "$stamp"
 echo "pfsbench: set up in $(pwd)/.venv ($(.venv/bin/reframe --version 2>&1 | head -n1 | sed 's/^/reframe /'))"
