@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
-from conftest import slurm_env  # noqa: E402
+from conftest import perflog_dicts, slurm_env  # noqa: E402
 from pfsbench.site import exclusive  # noqa: E402
 
 MNT = os.path.join(os.environ.get('PFSBENCH_MFS_DIR', '/var/tmp/pfsbench-mfs'),
@@ -265,31 +265,6 @@ for _system in site_configuration['systems']:
         _part.get('extras', {{}}).pop('fs_clients_command', None)
 ''')
     return path
-
-
-def perflog_dicts(runs, system, partition, test):
-    """``test``'s perflog records as dicts by the header's names (a
-    figure's ``name=value`` column under its name, None where ReFrame
-    logged ``None``); [] where there is none."""
-    path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
-    if not os.path.exists(path):
-        return []
-    with open(path) as fp:
-        header, *lines = fp.read().splitlines()
-    out = []
-    for line in lines:
-        record = {}
-        for name, value in zip(header.split('|'), line.split('|')):
-            if name.endswith('_value') and '=' in value:
-                key, _, value = value.partition('=')
-                try:
-                    record[key] = float(value)
-                except ValueError:
-                    record[key] = None
-            else:
-                record.setdefault(name, value)
-        out.append(record)
-    return out
 
 
 def run_case(case, env, runs, settings, load=None, repeat=1):

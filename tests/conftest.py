@@ -263,7 +263,8 @@ def perflog(runs, system, partition, test):
 def perflog_dicts(runs, system, partition, test):
     """``test``'s perflog records as dicts, by the header's column names (a
     figure's column holds ``name=value``: the figure, as a float, under its
-    name); [] where there is no perflog."""
+    name; None where ReFrame logged ``None``); [] where there is no
+    perflog."""
     path = f'{runs}/perflogs/{system}/{partition}/{test}.log'
     if not os.path.exists(path):
         return []
@@ -275,7 +276,10 @@ def perflog_dicts(runs, system, partition, test):
         for name, value in zip(header.split('|'), line.split('|')):
             if name.endswith('_value') and '=' in value:
                 key, _, value = value.partition('=')
-                record[key] = float(value)
+                try:
+                    record[key] = float(value)
+                except ValueError:
+                    record[key] = None
             else:
                 record.setdefault(name, value)
         out.append(record)
