@@ -137,6 +137,44 @@ def test_serving_processes_and_kernel_threads_are_the_case_own(tmp_path):
     assert contention.client_cpu(before, gone)['serving_cpus'] == 0.0
 
 
+def test_a_kernel_worker_that_exits_does_not_hide_the_client(tmp_path):
+    # CI saw serving_cpus=0.00 beside a spinning serving process: a kworker
+    # with many seconds behind it exited between the samples, so the total
+    # fell, and the clamp at zero hid the client's work.  Task by task, the
+    # client's 1.2 s in the 2 s window stay, and a reused pid is new.
+    def sample(when, busy_s, proc):
+        tasks = contention.serving_tasks(('mfsmount',), proc)
+        return contention.CpuSample(
+            when=when, busy_s=busy_s, cpus=2, own_s=0.0,
+            serving_s=sum(tasks.values()) / 100,
+            serving_tasks=tuple((k, t / 100) for k, t in sorted(tasks.items())))
+
+    def stat(pid, name, flags, ticks, start):
+        return (f'{pid} ({name}) S 1 {pid} {pid} 0 -1 {flags} 10 0 0 0 '
+                f'{ticks} 0 0 0 20 0 1 0 {start} 1000 200\n')
+
+    (tmp_path / 'a').mkdir()
+    (tmp_path / 'b').mkdir()
+    before = sample(10.0, 1000.0, _proc(tmp_path / 'a', {
+        10: stat(10, 'mfsmount', 0x400000, 500, 7),
+        30: stat(30, 'kworker/1:2H-kb', 0x04208060, 4100, 9),
+        40: stat(40, 'kworker/0:1', 0x04208060, 50, 11),
+    }))
+    after = sample(12.0, 1003.0, _proc(tmp_path / 'b', {
+        10: stat(10, 'mfsmount', 0x400000, 620, 7),
+        # pid 40 was reused by a new worker: its 20 ticks are all new.
+        40: stat(40, 'kworker/0:2', 0x04208060, 20, 900),
+    }))
+    figures = contention.client_cpu(before, after)
+    assert figures['serving_cpus'] == pytest.approx((1.2 + 0.2) / 2)
+    assert figures['foreign_cpus'] == pytest.approx((3.0 - 1.4) / 2)
+    # The totals alone (samples without tasks) fall below zero: nothing.
+    totals = [contention.CpuSample(when=s.when, busy_s=s.busy_s, cpus=2,
+                                   own_s=0.0, serving_s=s.serving_s)
+              for s in (before, after)]
+    assert contention.client_cpu(*totals)['serving_cpus'] == 0.0
+
+
 def test_a_running_serving_process_is_counted(tmp_path):
     # A real process whose name is in the list: its CPU is serving, not
     # foreign (the name as /proc/<pid>/stat gives it: 15 characters).
