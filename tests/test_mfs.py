@@ -518,7 +518,11 @@ def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
         assert record['own_work'] == f'items={4 * items} tasks=4', record
         own_ops = int(re.search(r'own bytes=\d+ metadata_ops=(\d+)',
                                 record['fs_clients'])[1])
-        assert 2 * items <= own_ops <= ops, (own_ops, items, ops)
+        # The session's counters and the master's totals are read one
+        # after the other, not at one instant: a few operations that end
+        # between the reads fall in one and not the other (CI: 16,060 own
+        # of 16,058).
+        assert 2 * items <= own_ops <= 1.01 * ops, (own_ops, items, ops)
         for phase in ('file_create', 'file_remove'):
             assert 10 < record[phase] < 10**6, record     # ops/s
 
