@@ -1,8 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A short month at a site (bench/nightly_month.py): four nights of the dd
-one-stream case through scripts/nightly.sh on the MooseFS, a foreign
-writer on night 1, one copy -> two copies on the servers on night 3,
-acknowledged from night 4 (``--acknowledge every-night``).
+one-stream case through scripts/nightly.sh on the MooseFS, one copy -> two
+copies on the servers on night 2, acknowledged from night 3
+(``--acknowledge every-night``), a foreign writer on night 4.
+
+The foreign writer comes last: what it leaves behind (a gigabyte of dirty
+pages written back, its removed files' chunks) lands on whatever runs in
+the next minutes.  A site's next night is a day later; the month's is a
+minute later, and an unchanged night 2 after a writer on night 1 lost 34 %
+(CI) and 56 % of its one-stream write, called a regression.
 
 The gate must call no unchanged night a regression, mark the contended
 night, find night 3 (exit 1) or say that its noise hides a loss that
@@ -30,7 +36,7 @@ MONTH = REPO / 'bench' / 'nightly_month.py'
 #: The CI month: a baseline of one night, then four (it was six: 270 s
 #: in CI).  3 repeats, not 2: a night that loses one to contention keeps
 #: the gate's min_samples (2) and is judged, not judged by one repeat.
-SHORT = ['--nights', '4', '--change-night', '3', '--contended', '1',
+SHORT = ['--nights', '4', '--change-night', '2', '--contended', '4',
          '--baseline-nights', '1', '--repeat', '3', '--one-case',
          '--acknowledge', 'every-night']
 
@@ -68,17 +74,18 @@ def test_a_short_month_finds_the_server_change_and_nothing_else(
     assert not failed, f'the servers failed, no verdict: {failed}'
     # The foreign writer's night is marked, and no night is a regression
     # but the changed one.
-    assert nights[1]['contended_samples'] > 0, nights[1]
-    assert [n for n in nights if nights[n]['exit'] == 1] in ([3], []), \
+    assert nights[4]['contended_samples'] > 0, nights[4]
+    assert [n for n in nights if nights[n]['exit'] == 1] in ([2], []), \
         proc.stdout
-    # Night 3 is a regression, or the gate said its noise hides a loss
+    # Night 2 is a regression, or the gate said its noise hides a loss
     # that large (the bench's assertion; on a loaded machine the night
     # noise of one-stream writes through FUSE reached 30 %): either way
     # the change is named, first, from the server provenance.
-    assert 'copies 1 -> 2' in nights[3]['cause'], nights[3]
-    assert nights[3]['cause_first'], nights[3]
+    assert 'copies 1 -> 2' in nights[2]['cause'], nights[2]
+    assert nights[2]['cause_first'], nights[2]
+    assert nights[3]['kind'] == 'acknowledged', nights[3]
+    assert nights[3]['new_level'], nights[3]
     assert nights[4]['kind'] == 'acknowledged', nights[4]
-    assert nights[4]['new_level'], nights[4]
     assert all(a['held'] for a in month['assertions']), proc.stdout
     assert proc.returncode == 0, proc.stdout
 
