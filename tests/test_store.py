@@ -226,6 +226,26 @@ def test_gate_from_the_store_says_what_the_runs_directory_says(
         assert from_runs[0][2].startswith('pfsbench gate: PASS')
 
 
+def test_gate_reads_the_store_pfsbench_store_names(store_url, tmp_path,
+                                                   capsys, monkeypatch):
+    # As ingest and history do: $PFSBENCH_STORE is the store when --store
+    # is not given (a site sets it once for every login node); --db still
+    # names the runs directory, as the nightly does when the store is down.
+    with store.open_store(store_url) as conn:
+        for system in ('alpha', 'beta'):
+            store.ingest_report(conn, nightly(0, system=system), 'r')
+    monkeypatch.setenv('PFSBENCH_STORE', store_url)
+    code, _, err = run(['gate', '-b', 'pre'], capsys)
+    assert code == 2
+    assert "holds 2 clusters (alpha, beta): name one" in err
+    runs, db = runs_dir_with_nights(tmp_path, capsys, 3, None)
+    code, out, err = run(['gate', '-b', 'pre', '--db', str(db)], capsys)
+    # A verdict from the runs directory's three nights, not the store's
+    # refusal to choose between its two clusters.
+    assert code == 0, err
+    assert out.startswith('pfsbench gate: '), out
+
+
 def _verdicts(text):
     record = json.loads(text)
     for key in ('created', 'source'):

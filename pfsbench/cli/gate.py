@@ -45,8 +45,9 @@ def add_arguments(parser):
         '--store', metavar='URL', default=None,
         help='judge against the baseline and history in this results store '
              '(a file, sqlite:///PATH or postgresql://USER@HOST/DB; see '
-             'pfsbench ingest) instead of the runs directory (default: the '
-             'store the gate settings name, else the runs directory)')
+             'pfsbench ingest) instead of the runs directory (default: '
+             '$PFSBENCH_STORE, else the store the gate settings name, else '
+             'the runs directory; --db names the runs directory)')
     source.add_argument(
         '--system', metavar='NAME', default=None,
         help="with a store: this cluster's sessions and baseline only "
@@ -82,9 +83,11 @@ def add_arguments(parser):
 
 def run(args):
     config = gate_config.load(args.config)
-    # --db names the runs directory: it wins over a store the settings name
-    # (the nightly judges from it when the store does not answer).
-    url = args.store or (None if args.db else config.store)
+    # --db names the runs directory: it wins over $PFSBENCH_STORE and a
+    # store the settings name (the nightly judges from it when the store
+    # does not answer).
+    url = args.store or (None if args.db else
+                         os.environ.get('PFSBENCH_STORE') or config.store)
     if url and not args.report:
         baseline, baseline_path, results = from_store(args, url, config)
     else:
