@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from pfsbench.core import yamlfile
 from pfsbench.core.errors import ConfigError, MissingData
 
 #: The seeds with published figures, and their data files.
@@ -112,7 +113,7 @@ def load(seed, directory=HERE):
                           f'(seeds with figures: {", ".join(SEEDS)})')
     with open(path, encoding='utf-8') as fp:
         try:
-            data = yaml.safe_load(fp)
+            data = yamlfile.safe_load(fp)
         except yaml.YAMLError as err:
             raise ConfigError(path, '<file>', None,
                               f'not YAML: {err}') from None

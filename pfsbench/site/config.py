@@ -67,6 +67,7 @@ import re
 import stat
 
 from pfsbench import schemas
+from pfsbench.core import yamlfile
 from pfsbench.core.errors import ConfigError
 from pfsbench.site import references, rundir, validate
 
@@ -668,7 +669,7 @@ def validate_reference_file(path, partitions=None):
     rel = shown_path(path)
     try:
         with open(path) as fp:
-            data = yaml.safe_load(fp)
+            data = yamlfile.safe_load(fp)
     except yaml.YAMLError as err:
         mark = getattr(err, 'problem_mark', None)
         where = f'line {mark.line + 1}' if mark else '?'

@@ -22,13 +22,13 @@ The file format is validated when the configuration loads
 import functools
 import os
 
-import yaml
+from pfsbench.core import yamlfile
 
 
 @functools.lru_cache(maxsize=None)
 def _load(path, mtime_ns, size):
     with open(path) as fp:
-        return expand_papers(yaml.safe_load(fp) or {}, path)
+        return expand_papers(yamlfile.safe_load(fp) or {}, path)
 
 
 #: The keys of a ``$paper`` entry that are not record keys.

@@ -17,7 +17,7 @@ import shutil
 
 import yaml
 
-from pfsbench.core import tools
+from pfsbench.core import tools, yamlfile
 from pfsbench.core.errors import ConfigError
 
 #: Packages whose exact build is part of a result's provenance: the benchmark
@@ -230,7 +230,7 @@ def view_of(env_dir):
     is relative to the environment), else ``<env>/.spack-env/view``."""
     try:
         with open(os.path.join(env_dir, 'spack.yaml')) as fp:
-            view = (yaml.safe_load(fp) or {}).get('spack', {}).get('view')
+            view = (yamlfile.safe_load(fp) or {}).get('spack', {}).get('view')
     except (OSError, yaml.YAMLError, AttributeError):
         view = None
     if isinstance(view, dict):

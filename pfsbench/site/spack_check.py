@@ -22,6 +22,7 @@ import sys
 
 import yaml
 
+from pfsbench.core import yamlfile
 from pfsbench.core.errors import ConfigError
 from pfsbench.parsers import text
 
@@ -312,7 +313,7 @@ def problems(spack=None, environ=None, env_dir=None):
 def _load_yaml(path):
     try:
         with open(path) as fp:
-            return yaml.safe_load(fp) or {}
+            return yamlfile.safe_load(fp) or {}
     except OSError as err:
         raise ConfigError(path, '<file>', path,
                           err.strerror or str(err)) from None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from pfsbench import schemas
+from pfsbench.core import yamlfile
 from pfsbench.core.errors import ConfigError
 
 #: Where the file lives by default.
@@ -219,7 +220,7 @@ def load(path=None):
 
     try:
         with open(path) as fp:
-            data = yaml.safe_load(fp)
+            data = yamlfile.safe_load(fp)
     except FileNotFoundError:
         raise ConfigError(path, '<file>', path, 'no such file') from None
     except yaml.YAMLError as err:
