@@ -113,40 +113,40 @@ def test_serving_processes_and_kernel_threads_are_the_case_own(tmp_path):
         14: 'garbage',
     })
     assert contention.parse_pid_stat(_stat(13, 'make (x) y', 0, 7, 8)) == \
-        ('make (x) y', 0, 15)
+        ('make (x) y', 0, 15, 100)
     assert contention.parse_pid_stat('garbage') is None
     # mfsmount (known) + the kernel thread; the chunkserver only when the
     # partition names it; others' make never.
-    assert contention.serving_ticks(contention.SERVING_PROCESSES,
-                                    proc) == 570
-    assert contention.serving_ticks(contention.serving_names(
-        {'client_serving_processes': ['mfschunkserver']}), proc) == 770
-    assert contention.serving_ticks((), str(tmp_path / 'none')) == 0
+    assert contention.serving_tasks(contention.SERVING_PROCESSES, proc) == \
+        {(10, 100): 500, (12, 100): 70}
+    assert sum(contention.serving_tasks(contention.serving_names(
+        {'client_serving_processes': ['mfschunkserver']}),
+        proc).values()) == 770
+    assert contention.serving_tasks((), str(tmp_path / 'none')) == {}
 
     before = contention.CpuSample(when=10.0, busy_s=1000.0, cpus=2,
-                                  own_s=3.0, serving_s=20.0)
+                                  own_s=3.0, serving_tasks=(((10, 7), 20.0),))
     after = contention.CpuSample(when=12.0, busy_s=1003.0, cpus=2,
-                                 own_s=3.2, serving_s=22.2)
+                                 own_s=3.2, serving_tasks=(((10, 7), 22.2),))
     figures = contention.client_cpu(before, after)
     assert figures['foreign_cpus'] == pytest.approx((3.0 - 0.2 - 2.2) / 2)
     assert figures['serving_cpus'] == pytest.approx(1.1)
     assert contention.foreign_cpu_load(figures) == ''
-    # A serving process that ended takes its ticks with it: not negative.
-    gone = contention.CpuSample(when=12.0, busy_s=1003.0, cpus=2,
-                                own_s=3.2, serving_s=5.0)
+    # A serving process that ended takes its ticks with it: nothing, not
+    # negative.
+    gone = contention.CpuSample(when=12.0, busy_s=1003.0, cpus=2, own_s=3.2)
     assert contention.client_cpu(before, gone)['serving_cpus'] == 0.0
 
 
 def test_a_kernel_worker_that_exits_does_not_hide_the_client(tmp_path):
     # CI saw serving_cpus=0.00 beside a spinning serving process: a kworker
-    # with many seconds behind it exited between the samples, so the total
-    # fell, and the clamp at zero hid the client's work.  Task by task, the
+    # with many seconds behind it exited between the samples, so the sum
+    # fell, and a difference of sums (clamped at zero) hid the client.  Task by task, the
     # client's 1.2 s in the 2 s window stay, and a reused pid is new.
     def sample(when, busy_s, proc):
         tasks = contention.serving_tasks(('mfsmount',), proc)
         return contention.CpuSample(
             when=when, busy_s=busy_s, cpus=2, own_s=0.0,
-            serving_s=sum(tasks.values()) / 100,
             serving_tasks=tuple((k, t / 100) for k, t in sorted(tasks.items())))
 
     def stat(pid, name, flags, ticks, start):
@@ -168,11 +168,9 @@ def test_a_kernel_worker_that_exits_does_not_hide_the_client(tmp_path):
     figures = contention.client_cpu(before, after)
     assert figures['serving_cpus'] == pytest.approx((1.2 + 0.2) / 2)
     assert figures['foreign_cpus'] == pytest.approx((3.0 - 1.4) / 2)
-    # The totals alone (samples without tasks) fall below zero: nothing.
-    totals = [contention.CpuSample(when=s.when, busy_s=s.busy_s, cpus=2,
-                                   own_s=0.0, serving_s=s.serving_s)
-              for s in (before, after)]
-    assert contention.client_cpu(*totals)['serving_cpus'] == 0.0
+    # The totals fell (46.5 s -> 6.4 s): a difference of sums says 0.
+    assert sum(t for _, t in after.serving_tasks) < \
+        sum(t for _, t in before.serving_tasks)
 
 
 def test_a_running_serving_process_is_counted(tmp_path):

@@ -157,12 +157,12 @@ class CpuSample:
     cpus: int               #: CPUs counted in /proc/stat
     own_s: float            #: this process's and its reaped children's
     pressure_us: int = None  #: /proc/pressure/cpu ``some`` total, or None
-    serving_s: float = 0.0  #: the serving processes' and kernel threads'
-    #: ``((pid, start ticks), seconds)`` of each serving task, or None: the
-    #: window's serving time is summed task by task, because a kernel
-    #: worker that exits between the samples takes its whole past with it
-    #: (a kworker here had 41 s; the total fell and hid a busy mfsmount).
-    serving_tasks: tuple = None
+    #: ``((pid, start ticks), CPU seconds so far)`` of each serving process
+    #: and kernel thread (:func:`serving_tasks`).  Kept task by task, not
+    #: summed: a kernel worker that exits between two samples takes its
+    #: whole past with it (a kworker here had 41 s), and a sum that fell
+    #: hid a busy mfsmount.
+    serving_tasks: tuple = ()
 
 
 def parse_proc_stat(text):
@@ -207,15 +207,9 @@ def _read(path):
 
 
 def parse_pid_stat(text):
-    """``(name, flags, CPU clock ticks)`` of one ``/proc/<pid>/stat``, or
-    None when it is not one (the name may hold spaces and parentheses)."""
-    task = _parse_task(text)
-    return None if task is None else task[:3]
-
-
-def _parse_task(text):
     """``(name, flags, CPU clock ticks, start ticks)`` of one
-    ``/proc/<pid>/stat``, or None (start is 0 when the line ends early)."""
+    ``/proc/<pid>/stat``, or None when it is not one (the name may hold
+    spaces and parentheses; start is 0 when the line ends early)."""
     try:
         name = text[text.index('(') + 1:text.rindex(')')]
         fields = text[text.rindex(')') + 2:].split()
@@ -237,16 +231,10 @@ def serving_tasks(names, proc='/proc'):
         return tasks
 
     for pid in pids:
-        task = _parse_task(_read(os.path.join(proc, pid, 'stat')) or '')
+        task = parse_pid_stat(_read(os.path.join(proc, pid, 'stat')) or '')
         if task is not None and (task[0] in names or task[1] & _PF_KTHREAD):
             tasks[(int(pid), task[3])] = task[2]
     return tasks
-
-
-def serving_ticks(names, proc='/proc'):
-    """CPU clock ticks so far of the live processes named ``names`` and of
-    every kernel thread (:func:`serving_tasks`), summed."""
-    return sum(serving_tasks(names, proc).values())
 
 
 def serving_names(extras):
@@ -279,7 +267,6 @@ def sample_cpu(stat_path=PROC_STAT, pressure_path=CPU_PRESSURE,
         own.children_system,
         pressure_us=None if pressure is None else
         parse_cpu_pressure(pressure),
-        serving_s=sum(tasks.values()) / tick,
         serving_tasks=tuple((key, ticks / tick)
                             for key, ticks in sorted(tasks.items())))
 
@@ -287,7 +274,7 @@ def sample_cpu(stat_path=PROC_STAT, pressure_path=CPU_PRESSURE,
 def client_cpu(before, after):
     """Others' CPU use on the client host between two samples, as a
     dict (``foreign_cpus``: average CPUs of work not this process's or its
-    reaped children's, nor the serving processes' (:func:`serving_ticks`);
+    reaped children's, nor the serving processes' (:func:`serving_tasks`);
     ``serving_cpus``: theirs; ``cpus``; ``seconds``; ``pressure``: the
     share of the time some task waited for a CPU, None without PSI), or
     None when either sample is missing."""
@@ -310,13 +297,9 @@ def client_cpu(before, after):
 
 
 def _serving_seconds(before, after):
-    """The serving tasks' CPU seconds between two samples: task by task
-    when both samples list them (a task new since ``before`` counts whole;
-    one gone by ``after`` is not known and counts nothing), else the
-    difference of the totals, never less than nothing."""
-    if before.serving_tasks is None or after.serving_tasks is None:
-        return max(0.0, after.serving_s - before.serving_s)
-
+    """The serving tasks' CPU seconds between two samples, task by task: a
+    task new since ``before`` counts whole, one gone by ``after`` counts
+    nothing (what it did in between is not known)."""
     was = dict(before.serving_tasks)
     return sum(max(0.0, seconds - was.get(key, 0.0))
                for key, seconds in after.serving_tasks)
