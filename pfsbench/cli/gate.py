@@ -9,6 +9,7 @@ from pfsbench.core.errors import MissingData
 from pfsbench.gate.judge import baseline as bl, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import FORMATS, render
+from pfsbench.store import db as store_db
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')
@@ -87,7 +88,7 @@ def run(args):
     # store the settings name (the nightly judges from it when the store
     # does not answer).
     url = args.store or (None if args.db else
-                         os.environ.get('PFSBENCH_STORE') or config.store)
+                         store_db.named_url(None, config.store))
     if url and not args.report:
         baseline, baseline_path, results = from_store(args, url, config)
     else:

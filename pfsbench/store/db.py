@@ -178,9 +178,13 @@ def _first_line(err):
     return text.splitlines()[0]
 
 
+def named_url(explicit, configured=None):
+    """The store named: ``--store``, else ``$PFSBENCH_STORE``, else the
+    one the gate's settings name; None when none is."""
+    return explicit or os.environ.get('PFSBENCH_STORE') or configured or None
+
+
 def resolve_url(explicit, runs_dir, configured=None):
-    """The store to use: ``--store``, else ``$PFSBENCH_STORE``, else the
-    one the gate's settings name, else the SQLite file under the runs
-    directory."""
-    return (explicit or os.environ.get('PFSBENCH_STORE') or configured or
-            default_url(runs_dir))
+    """The store to use: :func:`named_url`, else the SQLite file under the
+    runs directory."""
+    return named_url(explicit, configured) or default_url(runs_dir)
