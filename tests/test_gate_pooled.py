@@ -5,6 +5,7 @@ single night finds is found by the nights since it began together, an
 unchanged night does not page, an intended change starts a new level,
 and twins of one rate count once."""
 
+import json
 import math
 import random
 
@@ -13,7 +14,9 @@ import pytest
 from pfsbench.gate.judge import budget, pooled
 from pfsbench.gate.judge.rule import judge_nights
 from pfsbench.gate.statistics.stats import Moments, t_quantile
+from pfsbench.gate.store import provenance as prov
 from test_gate_lookback import gate_json, night, nights_db, run
+import synth
 
 DAY = 86400.0
 WINDOW = {'rule': 'window', 'nights': 7}
@@ -189,6 +192,99 @@ def test_independent_figures_share_the_night_budget():
     assert found['families'] == 6 and found['held'] == 1
     assert rows[0]['verdict'] == 'inconclusive'
     assert 'false-alarm budget' in rows[0]['reason']
+
+
+def test_a_case_whose_night_brings_a_named_change_keeps_its_verdict():
+    # Six families, one loss at p = 0.004 in case c: the budget holds it
+    # (0.004 > 0.01 / 6) unless c's night brings a named change; then
+    # Holm counts the other five only.
+    def night():
+        return [row(f'phase{i}_bw', 0.004 if i == 0 else 0.5,
+                    'regression' if i == 0 else 'pass', values=(i + 1.0, 9.0),
+                    case='c' if i < 2 else 'd') for i in range(6)]
+
+    alone = night()
+    assert budget.apply(alone, 0.01)['held'] == 1
+    brought = night()
+    found = budget.apply(brought, 0.01,
+                         {'c': 'fs_super_opts (superblock options)'})
+    assert found['held'] == 0 and found['families'] == 4
+    assert found['own_level'] == 2
+    assert brought[0]['verdict'] == 'regression'
+    assert brought[0]['reason'].startswith(
+        'judged at its own level, outside the night\'s false-alarm budget: '
+        'tonight brings fs_super_opts (superblock options); ')
+    assert brought[0]['lookback']['own_level'] is True
+    # The other case's loss still meets Holm over the rest.
+    other = night()
+    other[2].update(verdict='regression', lookback={'p': 0.004})
+    budget.apply(other, 0.01, {'c': 'kernel (kernel)'})
+    assert other[2]['verdict'] == 'inconclusive'
+
+
+def test_only_causes_name_a_change():
+    assert prov.named_cause('fs_super_opts') and prov.named_cause('kernel')
+    assert prov.named_cause('lustre_server')
+    assert not prov.named_cause('job_nodelist')
+    assert not prov.named_cause('a_site_extra')
+
+
+CASES = [f'dd_stream_per_node %nodes={i}' for i in range(1, 9)]
+ORDERED = {'fs_super_opts': 'rw;data=ordered'}
+JOURNAL = {'fs_super_opts': 'rw;data=journal'}
+
+
+def eight_cases_db(path, extras, capsys):
+    """Eight cases, seven nights at one level (8 % night noise, 3 %
+    within), then a night on which the first case is 30 % slower."""
+    rng = random.Random(5)
+    reports = []
+    for i in range(8):
+        values = {}
+        for case in CASES:
+            level = 500.0 * rng.lognormvariate(0.0, 0.08)
+            if i == 7 and case == CASES[0]:
+                level *= 0.7
+            values[case] = [level * (1 + rng.gauss(0.0, 0.03))
+                            for _ in range(3)]
+        reports.append(synth.session(values, time_start=i * DAY,
+                                     extras=extras.get(i)))
+    path.mkdir(parents=True)
+    db = path / 'results.db'
+    synth.write_database(str(db), reports)
+    assert run(['baseline', 'record', 'base', '--db', str(db), '--session',
+                'latest~7'], capsys)[0] == 0
+    return db
+
+
+@pytest.mark.parametrize('changed_from, verdict', [
+    (None, 'inconclusive'),      # nothing changed: an unchanged night
+    (7, 'regression'),           # the night brings data=journal
+    (6, 'inconclusive'),         # it came the night before
+])
+def test_a_night_that_brings_a_named_change_is_not_held_by_the_budget(
+        tmp_path, capsys, changed_from, verdict):
+    # The same values every time: tonight's -35 % is a regression by its
+    # own interval (p = 0.0064 for the night's budget), which Holm over 8
+    # cases holds (0.01 / 8).  CI of 2026-11-27 held a -69 % data=journal
+    # night so, exit 0.
+    extras = {i: ORDERED for i in range(8)}
+    if changed_from is not None:
+        extras.update({i: JOURNAL for i in range(changed_from, 8)})
+    db = eight_cases_db(tmp_path / 'runs', extras, capsys)
+    code, out, err = run(['gate', '-b', 'base', '--db', str(db), '--format',
+                          'json'], capsys)
+    rows = json.loads(out[out.index('{'):])['results']
+    first = next(r for r in rows if r['case'].startswith(CASES[0] + ' @'))
+    assert first['change'] == pytest.approx(-0.354, abs=0.01)
+    assert first['verdict'] == verdict, first['reason']
+    assert code == (1 if verdict == 'regression' else 0), err
+    if verdict == 'regression':
+        assert 'tonight brings fs_super_opts (superblock options)' in \
+            first['reason']
+    else:
+        assert first['reason'].startswith(
+            "held by the night's false-alarm budget"), first['reason']
 
 
 def test_the_report_shows_the_pooled_change_where_it_decided(

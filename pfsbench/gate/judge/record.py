@@ -75,6 +75,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                            {k: c.get('config', {}) for k, c in keys.items()})
 
     rows, missing, contended = [], [], []
+    causes = {}
     for key in sorted(keys):
         case = keys[key]
         if key not in current:
@@ -130,6 +131,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                             records))
                 if changed:
                     disturbed = set()
+        first = len(rows)
         for var in sorted(case['perfvars']):
             pv = case['perfvars'][var]
             unit = pv['unit']
@@ -325,8 +327,21 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             ) if direction else None
             rows.append(row)
 
-    # The night's false-alarm budget: Holm over its independent figures.
-    budget.apply(rows, config.night_false_alarms)
+        if any(r['verdict'] == 'regression' for r in rows[first:]):
+            previous = None
+            if case_nights:
+                night = case_nights[-1].session
+                previous = (night, results.case_records(night.uuid).get(
+                    key, ()))
+            brought = changes_brought(baseline, case, session, records,
+                                      previous)
+            if brought:
+                causes[str(key)] = ', '.join(
+                    f'{c.key} ({c.label})' for c in brought)
+
+    # The night's false-alarm budget: Holm over its independent figures,
+    # but for the cases whose night brings a change the provenance names.
+    budget.apply(rows, config.night_false_alarms, causes)
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -355,15 +370,42 @@ def disturbed_nights(results, key, nights):
                    results.case_records(n.session.uuid).get(key, ()))}
 
 
+def _night_tags(session, records, per_case):
+    tags = prov.session_level(session)
+    if per_case:
+        tags.update(prov.case_level(*prov.case_tags_of(records)))
+
+    return tags
+
+
 def case_changes(baseline, case, session, records):
     """The provenance differences of one case between its baseline
     sessions and tonight's (:func:`what_changed`'s, for one case)."""
     before, per_case = prov.baseline_tags(baseline, case)
-    after = prov.session_level(session)
-    if per_case:
-        after.update(prov.case_level(*prov.case_tags_of(records)))
+    return prov.differences(before, _night_tags(session, records, per_case))
 
-    return prov.differences(before, after)
+
+def changes_brought(baseline, case, session, records, previous):
+    """The changes tonight brings to a case: provenance keys that name a
+    cause (:func:`pfsbench.gate.store.provenance.named_cause`), differ
+    from the baseline's and did not already differ so on the case's
+    previous night in the history.
+
+    Args:
+        previous: ``(session, records)`` of that night, or ``None``
+            (none since the baseline: every named change is tonight's).
+
+    Returns:
+        :class:`~pfsbench.gate.store.provenance.Change` list.
+    """
+    _, per_case = prov.baseline_tags(baseline, case)
+    changes = [c for c in case_changes(baseline, case, session, records)
+               if prov.named_cause(c.key)]
+    if previous is None or not changes:
+        return changes
+
+    before = _night_tags(*previous, per_case)
+    return [c for c in changes if before.get(c.key) != c.after]
 
 
 def current_repeats(baseline, results, session_uuids, name_filter,

@@ -109,6 +109,13 @@ def rank_of(key):
     return _UNKNOWN_RANK, ''
 
 
+def named_cause(key):
+    """Whether a changed ``key`` names a cause (the file system, its
+    options and versions, the servers, the kernel, the benchmark build),
+    not the nodes or a key the ranks do not know."""
+    return rank_of(key)[0] < _UNKNOWN_RANK
+
+
 def _options(value):
     return set(str(value).replace(',', ';').split(';')) - {''}
 
