@@ -392,6 +392,23 @@ def test_a_night_whose_spread_grew_is_named():
     assert calm['spread_change'] is None and calm['verdict'] == 'pass'
 
 
+def test_tonights_repeats_measure_its_spread_when_the_level_has_few():
+    # A site's first week: the level is the baseline's one night of 2
+    # repeats (1 degree of freedom), tonight has 6 within their spread.
+    # A -83 % night is a regression with tonight's 5 degrees; with the
+    # level's 1 (t = 63.7) its interval reached +6e10 % on CI-like load.
+    level = [Moments(600.0, 30.0 ** 2, 2)]
+    tonight = Moments(100.0, 30.0 ** 2, 6)
+    iv = lb.interval(level, tonight, (0.0, 5), 0.99)
+    assert iv.df == 5.0
+    assert lb.decide(iv, 0.4, 0.8, 'higher')[0] == 'regression'
+    # Where the level nights measure the same spread with more repeats,
+    # theirs lend the degrees.
+    many = [Moments(600.0, 30.0 ** 2, 9)] * 4
+    alike = Moments(100.0, 5.0 ** 2, 6)
+    assert lb.interval(many, alike, (0.0, 5), 0.99).df == 32.0
+
+
 def test_one_tool_run_a_night_counts_its_iterations(tmp_path, capsys):
     # IOR-like: one run a night (no --repeat), -i 5 summarised as mean
     # and population stddev; nights vary by 1 %, tonight is 20 % slower.
