@@ -130,12 +130,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         win = pairs[-k:]
         d = statistics.fmean(x for x, _ in win) - mu
         e = statistics.fmean(e for _, e in win)
-        # The window's repeats measure its spread too (as tonight's do in
-        # lookback.interval): a level of one night of 2 repeats is not
-        # the measure's only degree of freedom.
-        win_df = sum(n.n - 1 for n in nights[-k:] if n.n > 1)
         parts = [(tau2 / k + share * var_mu, max(tau_df, 1)),
-                 (e / k + (1 - share) * var_mu, max(cv2_df, win_df))]
+                 (e / k + (1 - share) * var_mu, cv2_df)]
         var = sum(v for v, _ in parts)
         df = _satterthwaite(parts)
         se = math.sqrt(var) if var > 0 else 0.0
@@ -237,11 +233,8 @@ def detects(level_nights, count, noise, tolerance, direction, alpha,
     reps = statistics.fmean(n.n for n in level_nights)
     e = cv2 / reps
     share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
-    # The window's nights measure the spread with as many repeats as
-    # the level's (window_test's degrees of freedom).
     parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
-             (e / count + (1 - share) * var_mu,
-              max(cv2_df, (reps - 1) * count))]
+             (e / count + (1 - share) * var_mu, cv2_df)]
     var = sum(v for v, _ in parts)
     windows = count - 1
     delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
