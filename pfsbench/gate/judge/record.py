@@ -398,9 +398,10 @@ def changes_brought(baseline, case, session, records, previous):
     Returns:
         :class:`~pfsbench.gate.store.provenance.Change` list.
     """
-    _, per_case = prov.baseline_tags(baseline, case)
-    changes = [c for c in case_changes(baseline, case, session, records)
-               if prov.named_cause(c.key)]
+    before, per_case = prov.baseline_tags(baseline, case)
+    changes = [c for c in prov.differences(
+        before, _night_tags(session, records, per_case))
+        if prov.named_cause(c.key)]
     if previous is None or not changes:
         return changes
 
