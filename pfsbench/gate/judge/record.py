@@ -127,8 +127,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
             if disturbed:
                 # A change the provenance names explains a loss the load
                 # might have: then no night is left out, none held.
-                changed = bool(case_changes(baseline, case, session,
-                                            records))
+                changed = names_a_cause(baseline, case, session, records)
                 if changed:
                     disturbed = set()
         first = len(rows)
@@ -289,8 +288,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
             if left_out and row['verdict'] == 'regression':
                 if changed is None:
-                    changed = bool(case_changes(baseline, case, session,
-                                                records))
+                    changed = names_a_cause(baseline, case, session,
+                                            records)
                 hold_disturbed(row, len(left_out), len(records), changed)
 
             if unstable and row['verdict'] == 'regression':
@@ -383,6 +382,15 @@ def case_changes(baseline, case, session, records):
     sessions and tonight's (:func:`what_changed`'s, for one case)."""
     before, per_case = prov.baseline_tags(baseline, case)
     return prov.differences(before, _night_tags(session, records, per_case))
+
+
+def names_a_cause(baseline, case, session, records):
+    """Whether a provenance difference of one case since its baseline
+    names a cause (:func:`pfsbench.gate.store.provenance.named_cause`):
+    other nodes than the baseline's do not (a cluster's nightly job lands
+    on others most nights), nor do keys the ranks do not know."""
+    return any(prov.named_cause(c.key)
+               for c in case_changes(baseline, case, session, records))
 
 
 def changes_brought(baseline, case, session, records, previous):

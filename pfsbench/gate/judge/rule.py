@@ -517,7 +517,7 @@ def pooled_reason(found, tol):
 
 def hold_disturbed(row, contended, kept, changed):
     """A regression on a night the case's own repeats saw foreign load
-    (``contended`` of them left out, ``kept`` judged), with nothing
+    (``contended`` of them left out, ``kept`` judged), with no cause
     changed in the case's provenance since the baseline, is held as
     inconclusive: the load that the probe caught on some repeats reached
     the others too (bench/gate_quality.py --pooled: on the quiet
@@ -531,8 +531,10 @@ def hold_disturbed(row, contended, kept, changed):
         row: the row dict (changed in place).
         contended: the case's repeats left out tonight as contended.
         kept: the repeats judged.
-        changed: whether the case's provenance differs from the
-            baseline's (:func:`pfsbench.gate.store.provenance.differences`).
+        changed: whether a difference of the case's provenance from the
+            baseline's names a cause
+            (:func:`pfsbench.gate.judge.record.names_a_cause`: other nodes
+            do not).
 
     Returns:
         Whether the row was held.
@@ -543,9 +545,10 @@ def hold_disturbed(row, contended, kept, changed):
     row['verdict'] = 'inconclusive'
     row['reason'] = (f'held: foreign load seen on {contended} of '
                      f'{contended + kept} repeat(s) of this case tonight '
-                     '(left out as contended) and nothing changed since the '
-                     'baseline: the loss is the load\'s until a night '
-                     'without it confirms it; ' + row['reason'])
+                     '(left out as contended) and no cause changed since '
+                     'the baseline (other nodes name none): the loss is the '
+                     'load\'s until a night without it confirms it; ' +
+                     row['reason'])
     if row.get('lookback') is not None:
         row['lookback'] = dict(row['lookback'], disturbed=contended)
 
