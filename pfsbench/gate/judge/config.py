@@ -32,6 +32,7 @@ HIGHER_UNITS = frozenset({
     'B/s', 'KB/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s', 'KiB/s', 'MiB/s',
     'GiB/s', 'TiB/s', 'ops/s', 'kops/s', 'Kops/s', 'Mops/s', 'IOPS',
     'iops', 'op/s', 'files/s', 'items/s', 'req/s',
+    '/s',           # bonnie++'s random seeks per second (its own unit)
     'kIOPS',        # IO500's metadata phases and score (mdtest_io500_phases)
     'score',        # IO500's total, sqrt(GiB/s x kIOPS) (io500_list_run)
 })

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every figure a check can log has a direction the gate knows from its
+unit (higher or lower is better): a unit the gate does not know stops the
+whole gate (exit 2, "unknown unit: set direction"). Found in CI's MooseFS
+run: bonnie++ timed its seeks (29515 /s; on a quicker night it prints
+``+++++`` and logs none) and the gate refused ``/s``.
+"""
+
+import importlib.util
+import sys
+
+import pytest
+
+import synth
+from conftest import REPO
+from pfsbench import cli
+from pfsbench.checks import streams as streams_check
+from pfsbench.core.errors import ParseError
+from pfsbench.gate.judge.config import direction_of_unit
+from pfsbench.parsers import bonnie, dd, fio, iozone
+from recorded import outputs
+
+STREAM_TOOLS = {'bonnie++': bonnie, 'dd': dd, 'fio': fio, 'iozone': iozone}
+
+
+def _check_classes():
+    """Every class of every file under reframe-checks/ with performance
+    functions (imported as ReFrame's loader does, one module each)."""
+    for path in sorted((REPO / 'reframe-checks').rglob('*.py')):
+        name = f'pfsbench_units_{path.parent.name}_{path.stem}'
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and getattr(obj, '_rfm_perf_fns', None):
+                yield obj
+
+
+def test_every_declared_figure_of_every_check_has_a_direction():
+    units = {}
+    for cls in _check_classes():
+        for name, fn in cls._rfm_perf_fns.items():
+            # Deferred: calling it builds the expression, never the value.
+            units.setdefault(fn(None).unit, f'{cls.__name__}.{name}')
+    assert len(units) >= 5, units
+    unknown = {u: where for u, where in units.items()
+               if direction_of_unit(u) is None}
+    assert not unknown, unknown
+
+
+@pytest.mark.parametrize('tool', sorted(STREAM_TOOLS))
+def test_every_measure_of_a_real_output_has_a_direction(tool):
+    parser = STREAM_TOOLS[tool]
+    ok, _ = outputs(tool, at_least=1)
+    seen = set()
+    for path in ok:
+        try:
+            measures = parser.stream_measures(path.read_text(), path.name,
+                                              'write')
+        except ParseError:
+            continue    # several runs in one output: not one stream's
+        seen.update(m.unit for m in measures)
+    assert seen, f'no {tool} output gave one stream\'s measures'
+    # The streams' own figures: their spreads (%) and start skew (s).
+    seen.update(unit for group in streams_check.FIGURE_GROUPS
+                for _, _, unit in group if unit)
+    seen.add('s')
+    assert {u: direction_of_unit(u) for u in seen} == {
+        u: ('lower' if u in ('%', 's') else 'higher') for u in seen}
+
+
+def test_bonnie_seeks_per_second_are_judged_higher_is_better(tmp_path,
+                                                              capsys,
+                                                              monkeypatch):
+    # The CI night's figures, then a night whose seeks fell by half.
+    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    case = 'bonnie_per_node %nodes=2'
+
+    def night(day, seeks):
+        uuid = f'{day:08d}-0000-4000-8000-000000000000'
+        cases = [synth.make_testcase(
+            uuid, 0, r, case, {'block_write_bw_sum': (110.4, 'MB/s'),
+                               'seeks_bw_sum': (seeks * (1 + r / 100),
+                                                '/s')},
+            repeat=r, time=day * 86400.0 + r) for r in range(3)]
+        return synth.make_report(cases, time_start=day * 86400.0,
+                                 session_uuid=uuid)
+
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [night(0, 29515.0), night(1, 14000.0)])
+    assert cli.main(['baseline', 'record', 'b', '--db', str(db),
+                     '--session', f'{0:08d}-0000-4000-8000-000000000000'
+                     ]) == 0
+    capsys.readouterr()
+    code = cli.main(['gate', '-b', 'b', '--db', str(db)])
+    out, err = capsys.readouterr()
+    # Was: exit 2, "'/s': unknown unit: set direction".
+    assert code == 1, out + err
+    assert 'regression: ' + case in out and 'seeks_bw_sum' in out, out
