@@ -61,9 +61,13 @@ def test_dry_run_at_64_nodes_maps_the_seed_command(tmp_path, test,
     assert f"lfs setstripe -c 4 -S 1m '{run_dir}'" in script.splitlines()
 
 
-def _check_figures(record, result):
+def _check_figures(header, record, result):
     """Every bonnie++ test's sum and per-node figures are in the perflog
-    when every instance measured it, and absent (never 0) otherwise."""
+    when every instance measured it, and absent (never 0) otherwise, then
+    named in ``untimed_figures`` (the gate reads them as too fast to time,
+    not as missing)."""
+    untimed = record.split('|')[header.split('|').index(
+        'untimed_figures')].split()
     logged = 0
     for _, name in bonnie_output.STREAM_MEASURES:
         summary = result.summaries.get(name)
@@ -72,7 +76,10 @@ def _check_figures(record, result):
         if summary.sum_of_streams_mb_s is None:
             assert f'|{name}_bw_sum=' not in record
             assert f'|{name}_node_bw_min=' not in record
+            assert {f'{name}_bw_sum', f'{name}_node_bw_min'} <= set(
+                untimed), (name, untimed)
             continue
+        assert not [f for f in untimed if f.startswith(f'{name}_')], untimed
         logged += 1
         assert perf_value(record, f'{name}_bw_sum') == pytest.approx(
             sum(summary.node_mb_s.values()))
@@ -104,7 +111,7 @@ def test_quick_run_on_local(tmp_path):
     result = streams.parse(out.read_text(), 'rfm_job.out',
                            tool=bonnie_output)
     assert result.streams == 2 and result.phases == ('bonnie',)
-    _check_figures(record, result)
+    _check_figures(header, record, result)
     assert '|tool_path|' in header and 'bonnie++|' in record
 
 
@@ -122,7 +129,7 @@ def test_one_bonnie_per_stream_on_two_slurm_nodes(localslurm, tmp_path):
     header, records = perflog(tmp_path, 'localslurm', 'srun',
                               'bonnie_streams_per_node')
     record = records[-1]
-    _check_figures(record, result)
+    _check_figures(header, record, result)
     assert set(result.char_write.node_mb_s) == set(result.nodes)
     column = header.split('|').index('slowest_nodes')
     assert (f'char_write={result.char_write.slowest_node}'

@@ -55,3 +55,14 @@ def test_iteration_means_come_with_an_iteration_count(checks):
     # The IOR families report such pairs: without them this test would
     # check nothing.
     assert with_pairs >= 1
+
+
+def test_every_bonnie_check_names_the_figures_it_could_not_time(checks):
+    # bonnie++ prints +++++ for a test over before its clock could time
+    # it; the gate passes such a figure only when the case names it in
+    # untimed_figures (else the night is missing data).
+    timed_by_bonnie = [name for name, check in checks.items()
+                       if check['tool'] == 'bonnie++']
+    assert len(timed_by_bonnie) >= 3, checks.keys()
+    for name in timed_by_bonnie:
+        assert fields.UNTIMED in checks[name]['loggable'], name

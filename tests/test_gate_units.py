@@ -7,6 +7,7 @@ run: bonnie++ timed its seeks (29515 /s; on a quicker night it prints
 """
 
 import importlib.util
+import json
 import sys
 
 import pytest
@@ -98,3 +99,55 @@ def test_bonnie_seeks_per_second_are_judged_higher_is_better(tmp_path,
     # Was: exit 2, "'/s': unknown unit: set direction".
     assert code == 1, out + err
     assert 'regression: ' + case in out and 'seeks_bw_sum' in out, out
+
+
+@pytest.mark.parametrize('untimed_on,code,verdict', [
+    ((0, 1, 2), 0, 'PASS'), ((0, 1), 3, 'MISSING DATA'), ((), 3,
+                                                          'MISSING DATA')],
+    ids=['every-repeat', 'two-of-three', 'not-said'])
+def test_a_figure_too_fast_to_time_passes_where_every_repeat_says_so(
+        tmp_path, capsys, monkeypatch, untimed_on, code, verdict):
+    # bonnie++ timed its seeks on the baseline's night (CI: 29515 /s) and
+    # printed +++++ tonight: the check logs no figure and names it in
+    # untimed_figures. Was: MISSING DATA, "variable seeks_bw_sum not
+    # reported", exit 3, on the nights the file system was quickest.
+    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    case = 'bonnie_per_node %nodes=2'
+
+    def night(day, timed, untimed=()):
+        uuid = f'{day:08d}-0000-4000-8000-000000000000'
+        cases = []
+        for r in range(3):
+            perf = {'start_skew': (0.0004, 's')}
+            if timed:
+                perf['seeks_bw_sum'] = (29515.0 * (1 + r / 100), '/s')
+            cases.append(synth.make_testcase(
+                uuid, 0, r, case, perf, repeat=r, time=day * 86400.0 + r,
+                loggable={'untimed_figures': 'seeks_bw_sum seeks_bw_'
+                          'conservative' if r in untimed else ''}))
+        return synth.make_report(cases, time_start=day * 86400.0,
+                                 session_uuid=uuid)
+
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [night(0, True),
+                                   night(1, False, untimed_on)])
+    assert cli.main(['baseline', 'record', 'b', '--db', str(db),
+                     '--session', f'{0:08d}-0000-4000-8000-000000000000'
+                     ]) == 0
+    capsys.readouterr()
+    got = cli.main(['gate', '-b', 'b', '--db', str(db)])
+    out, err = capsys.readouterr()
+    assert got == code, out + err
+    assert out.startswith(f'pfsbench gate: {verdict}'), out
+    if code == 0:
+        row = next(line for line in out.splitlines()
+                   if 'seeks_bw_sum' in line)
+        assert row.split()[0] == 'pass' and 'too fast to time' in row, out
+    else:
+        assert 'variable seeks_bw_sum not reported' in out, out
+    assert cli.main(['gate', '-b', 'b', '--db', str(db), '--format',
+                     'json']) == code
+    rows = json.loads(capsys.readouterr()[0])['results']
+    seeks = [r for r in rows if r['var'] == 'seeks_bw_sum']
+    assert [r.get('untimed') for r in seeks] == ([True] if code == 0
+                                                 else [])

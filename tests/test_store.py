@@ -57,8 +57,13 @@ def write_report(path, report):
 def test_a_report_reads_back_as_from_its_file(store_url, tmp_path):
     report = nightly(DAY, extras={'fs_version': '1.8', 'spack_lock':
                                   'abc123def456'})
+    # A repeat whose bonnie++ printed +++++ for two figures.
+    report['runs'][0]['testcases'][1]['untimed_figures'] = \
+        'seeks_bw_sum block_read_bw_sum'
     path = write_report(tmp_path / 'r.json', report)
     expected = read_reports([path])
+    assert sorted(r.untimed for r in expected.records) == [
+        (), (), (), (), (), ('block_read_bw_sum', 'seeks_bw_sum')]
     with store.open_store(store_url) as conn:
         uuid, cluster, added = store.ingest_report(conn, report, path)
         assert (cluster, added) == ('local', True)
@@ -95,7 +100,7 @@ def test_loading_twice_is_one_session(store_url, tmp_path):
     with store.open_store(store_url) as conn:     # migrations run once
         versions = [v for v, in conn.execute(
             'SELECT version FROM pfsbench_migrations')]
-    assert versions == [1, 2]
+    assert versions == [1, 2, 3]
 
 
 def test_hostile_names_and_provenance_read_back_unchanged(store_url,
@@ -515,7 +520,8 @@ def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
     with store.open_store(url) as conn:
         store.ingest_report(conn, nightly(0), 'r')
         conn.execute('DROP TABLE pfsbench_series')
-        conn.execute('DELETE FROM pfsbench_migrations WHERE version = 2')
+        conn.execute('ALTER TABLE pfsbench_cases DROP COLUMN untimed')
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version >= 2')
         conn.commit()
     with store.open_store(url, create=False, migrate=False) as conn:
         got = store.read_results(conn, 'local')
@@ -524,6 +530,31 @@ def test_a_store_of_schema_1_is_read_and_migrated(tmp_path):
         store.ingest_report(conn, nightly(DAY), 'r')
         assert store.refresh_series(conn, 'local') == 2
         assert _kept(conn) == [('local', 'null', 2)]
+
+
+def test_a_store_of_schema_2_is_read_without_the_untimed_column(tmp_path):
+    """A store written before version 3 (no ``untimed`` column) is read
+    as it is by a gate that may not migrate it (its cases timed every
+    figure), and migrated by the next ingest."""
+    url = str(tmp_path / 'old.sqlite')
+    report = nightly(0)
+    report['runs'][0]['testcases'][0]['untimed_figures'] = 'seeks_bw_sum'
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, report, 'r')
+        conn.execute('ALTER TABLE pfsbench_cases DROP COLUMN untimed')
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version = 3')
+        conn.commit()
+    with store.open_store(url, create=False, migrate=False) as conn:
+        got = store.read_results(conn, 'local')
+        assert len(got.records) == 6
+        assert {r.untimed for r in got.records} == {()}
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, nightly(DAY), 'r')
+        store.ingest_report(conn, report | {'session_info': dict(
+            report['session_info'], uuid='again')}, 'r')
+        got = store.read_results(conn, 'local')
+        assert [r.untimed for r in got.records
+                if r.session == 'again'][0] == ('seeks_bw_sum',)
 
 
 def test_a_night_being_ingested_blocks_no_gate(store_url, monkeypatch):

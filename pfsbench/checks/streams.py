@@ -26,7 +26,8 @@ the repeats), ``p_bw_trimmed`` (seed 001's trimmed aggregate,
 :func:`pfsbench.core.aggregate.trimmed`), and ``start_skew`` (s, the first
 phase).  A measure in another unit than MB/s (bonnie++'s seeks, ``/s``)
 keeps the names; a figure the tool could not measure (bonnie++'s ``+++++``)
-is left out of the perflog, never logged as 0.
+is left out of the perflog, never logged as 0, and named in the loggable
+``untimed_figures``.
 """
 
 import shutil
@@ -183,6 +184,13 @@ class streams_check_base(FileSystemCheck):
     #: (set after the run; a tool with several measures, as bonnie++).
     slowest_nodes = variable(str, value='', loggable=True)
 
+    #: The figures the tool could not time, space-separated (set after the
+    #: run): a measure one of whose streams printed bonnie++'s ``+++++``
+    #: (over before its clock could time it) has no figure in the perflog,
+    #: never 0; the gate reads a figure listed here on every repeat as too
+    #: fast to time, not as missing data.
+    untimed_figures = variable(str, value='', loggable=True)
+
     #: Streams each launcher task runs (set at setup: 1 under srun/mpirun,
     #: every stream of the node under the local launcher).
     fan_out = variable(int, value=1, loggable=True)
@@ -334,6 +342,7 @@ class streams_check_base(FileSystemCheck):
             for name, summary in result.summaries.items()
             if summary.slowest_node)
         self.perf_variables = figures(result)
+        self.untimed_figures = ' '.join(untimed(result.summaries))
 
 
 def figures(result):
@@ -375,3 +384,28 @@ def summary_figures(summaries):
                         sn.defer(value), unit or summary.unit)
 
     return made
+
+
+def untimed(summaries):
+    """The figures :func:`summary_figures` leaves out because the tool
+    could not time a stream's rate (bonnie++'s ``+++++``), in the
+    perflog's order; not those no run of the measure gives (an aggregate
+    over wall time without byte counts, a repeat spread of one repeat).
+
+    Args:
+        summaries: measure name -> :class:`pfsbench.parsers.streams.
+            PhaseSummary`, in order.
+    """
+    out = []
+    for group in FIGURE_GROUPS:
+        for name, summary in summaries.items():
+            if summary.sum_of_streams_mb_s is not None:
+                continue    # every stream timed
+            for suffix, field, _ in group:
+                never = ((field == 'aggregate_mb_s' and summary.bytes is None)
+                         or (field == 'repeat_spread_pct' and
+                             summary.repeats < 2))
+                if getattr(summary, field) is None and not never:
+                    out.append(f'{name}{suffix}')
+
+    return out

@@ -73,6 +73,11 @@ CONTENDED = 'contended'
 #: What foreign load was seen (free text, for the reports), or empty.
 CONTENTION = 'contention'
 
+#: The figures the tool could not time in the case (bonnie++'s ``+++++``),
+#: space-separated: absent from its perflog, and read by the gate as too
+#: fast to time, not as missing (:mod:`pfsbench.checks.streams`).
+UNTIMED = 'untimed_figures'
+
 #: ReFrame's own variables that must agree between the samples of one
 #: case: the run was configured the same way (``-S`` variables are added
 #: from the session's command line).

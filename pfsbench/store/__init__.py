@@ -27,7 +27,8 @@ from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.store import index
 from pfsbench.gate.store.results import (INDEX_STAMP, SERIES_STAMP,
                                          CaseKey, Record, Results, Session,
-                                         records_of_report, session_figures)
+                                         records_of_report, session_figures,
+                                         untimed_of)
 from pfsbench.gate.store.series import Series
 from pfsbench.store import schema
 from pfsbench.store.db import Connection, StoreDown  # noqa: F401
@@ -139,7 +140,7 @@ def ingest_report(conn, report, source, system=None, commit=True):
                 rec.fail_reason, rec.time, rec.jobid,
                 _json(list(rec.nodelist)), _json(rec.config),
                 _json([list(t) for t in rec.tags]), rec.iterations,
-                int(rec.contended), rec.contention))
+                int(rec.contended), rec.contention, ' '.join(rec.untimed)))
             for pos, (var, (value, unit)) in enumerate(rec.perf.items()):
                 number, raw = _value_columns(value)
                 figures.append((
@@ -456,6 +457,10 @@ def _records(conn, uuids, target=None, chunk=200):
     makes them."""
     keys, configs, nodelists, tag_sets = {}, {}, {}, {}
     records = {u: [] for u in uuids}
+    # A store read as it is (a reader's role does not migrate) may predate
+    # the column: its cases timed every figure they logged.
+    untimed_column = ('untimed' if (schema.applied_version(conn) or 0) >=
+                      schema.UNTIMED_COLUMN else "''")
     for start in range(0, len(uuids), chunk):
         part = uuids[start:start + chunk]
         marks = ','.join('?' * len(part))
@@ -471,12 +476,13 @@ def _records(conn, uuids, target=None, chunk=200):
                 'SELECT session, seq, name, rf_system, partition, environ, '
                 'target, run_index, repeat, result, fail_phase, '
                 'fail_reason, time, jobid, nodelist, config, tags, '
-                'iterations, contended, contention FROM pfsbench_cases '
-                f'WHERE session IN ({marks}) ORDER BY session, seq', part):
+                f'iterations, contended, contention, {untimed_column} '
+                f'FROM pfsbench_cases WHERE session IN ({marks}) '
+                'ORDER BY session, seq', part):
             (uuid, seq, name, rf_system, partition, environ, case_target,
              run_index, repeat, result, fail_phase, fail_reason, when,
              jobid, nodelist, config, tags, iterations, contended,
-             contention) = row
+             contention, untimed) = row
             if target is not None and case_target != target:
                 continue
             ident = (name, rf_system, partition, environ)
@@ -493,7 +499,8 @@ def _records(conn, uuids, target=None, chunk=200):
                 fail_reason=fail_reason, time=when, jobid=jobid,
                 nodelist=nodes, perf=perf.get((uuid, seq), {}),
                 config=cfg, tags=tagged, iterations=iterations,
-                contended=bool(contended), contention=contention))
+                contended=bool(contended), contention=contention,
+                untimed=untimed_of(untimed)))
     return records
 
 

@@ -14,7 +14,8 @@ Tables (the same on SQLite and PostgreSQL):
 ``pfsbench_cases``
     one row per executed test case (a repeat of a case in a session):
     what the gate reads of it besides its figures (result, fail phase,
-    nodes, configuration, case tags, contention).
+    nodes, configuration, case tags, contention; from version 3 the
+    figures the tool could not time).
 ``pfsbench_figures``
     one row per figure per repeat: system, partition, target, file
     system, the gate's case key (name, ReFrame system, partition,
@@ -138,7 +139,16 @@ MIGRATIONS = (
         ' written TEXT NOT NULL,'
         ' PRIMARY KEY(system, scope))',
     )),
+    (3, 'cases: the figures the tool could not time', (
+        # bonnie++'s +++++ (pfsbench.core.fields.UNTIMED): the gate reads
+        # such a figure as too fast to time, not as missing data.
+        "ALTER TABLE pfsbench_cases ADD COLUMN untimed TEXT NOT NULL "
+        "DEFAULT ''",
+    )),
 )
+
+#: The first version whose pfsbench_cases has the untimed column.
+UNTIMED_COLUMN = 3
 
 #: The newest schema version.
 VERSION = MIGRATIONS[-1][0]

@@ -53,7 +53,7 @@ from pfsbench import experiments
 from pfsbench.checks.base import tag_nightly_point
 from pfsbench.checks.streams import (NODE_COUNTS, SEED001_AVERAGED_RUNS,
                                      seed001_averaged, streams_check_base,
-                                     summary_figures)
+                                     summary_figures, untimed)
 from pfsbench.commands import iozone, lfs
 from pfsbench.core import jobsteps
 from pfsbench.core.errors import ParseError
@@ -303,3 +303,4 @@ class iozone_cluster(iozone_throughput_base):
             f'{name}={summary.slowest_node}'
             for name, summary in summaries.items() if summary.slowest_node)
         self.perf_variables = summary_figures(summaries)
+        self.untimed_figures = ' '.join(untimed(summaries))

@@ -157,6 +157,21 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                     f'unit differs from the baseline\'s {unit!r}'
                 )
 
+            if not cur and records and all(var in rec.untimed
+                                           for rec in records):
+                # bonnie++'s +++++ on every repeat: over before its clock
+                # could time it, so quicker than the baseline's timed
+                # runs; not missing data, and no loss to judge.
+                row.update(verdict='pass', untimed=True, change=None,
+                           low=None, high=None, df=None,
+                           repeats_needed=None,
+                           reason=f'too fast to time: the tool could not '
+                           f'time {var} on any repeat tonight (bonnie++\'s '
+                           '+++++: over before its clock could time it), '
+                           "no loss against the baseline's timed runs")
+                rows.append(row)
+                continue
+
             if not cur:
                 missing.append({'case': str(key), 'session': sess_uuid,
                                 'var': var, 'reason': f'variable {var} not '

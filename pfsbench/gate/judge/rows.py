@@ -86,6 +86,9 @@ class VarRow(CaseIdentity):
     #: ``decided``: the pooled nights made the verdict (tonight alone was
     #: no regression), so the report shows their change and interval.
     pooled: dict = None
+    #: The tool could not time the figure on any repeat tonight
+    #: (bonnie++'s ``+++++``): it passes unjudged, no change to show.
+    untimed: bool = False
 
     @property
     def pooled_decided(self):
@@ -99,6 +102,8 @@ class VarRow(CaseIdentity):
                      'sensitivity', 'wild_repeats', 'pooled'):
             if out[name] is None:
                 del out[name]
+        if not out['untimed']:
+            del out['untimed']
 
         return out
 

@@ -205,8 +205,8 @@ def changepoint_lines(record):
 def figure_cells(fig):
     """Change, interval, baseline and now of a figure, as text (the
     change and interval the verdict read: :func:`change_cells`)."""
-    return (*change_cells(fig),
-            figure(fig.base, fig.unit), figure(fig.cur, fig.unit))
+    return (*change_cells(fig), figure(fig.base, fig.unit),
+            'too fast to time' if fig.untimed else figure(fig.cur, fig.unit))
 
 
 def short_names(fig):

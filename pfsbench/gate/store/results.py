@@ -102,6 +102,16 @@ class Record:
     contended: bool = False
     #: What foreign load was seen, or ``''``.
     contention: str = ''
+    #: The figures the tool could not time (:data:`pfsbench.core.fields.
+    #: UNTIMED`), sorted.
+    untimed: tuple = ()
+
+
+def untimed_of(value):
+    """The sorted figure names of a case's ``untimed_figures`` (any other
+    type than text: none)."""
+    return tuple(sorted(set(value.split()))) if isinstance(value, str) \
+        else ()
 
 
 def _repeat_no(tc):
@@ -232,6 +242,7 @@ def _records_of_report(report, source):
                 iterations=_iterations(tc),
                 contended=tc.get(fields.CONTENDED) is True,
                 contention=str(tc.get(fields.CONTENTION) or ''),
+                untimed=untimed_of(tc.get(fields.UNTIMED)),
             ))
 
     return session, records
@@ -599,7 +610,7 @@ _RECORD_FIELDS = tuple(Record.__dataclass_fields__)
 #: the record layout and the fields read from a test case.
 INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.TAG_FIELDS,
                fields.CONFIG_FIELDS, fields.ITERATION_COUNT_FIELDS,
-               fields.CONTENDED, fields.CONTENTION)
+               fields.CONTENDED, fields.CONTENTION, fields.UNTIMED)
 
 
 #: What the index's series file must have been written with: the index
@@ -618,8 +629,9 @@ def _record_row(rec):
 
 
 #: Positions of the fields :func:`_record_row` turns into lists.
-_NODES, _PERF, _TAGS = (_RECORD_FIELDS.index(f)
-                        for f in ('nodelist', 'perf', 'tags'))
+_NODES, _PERF, _TAGS, _UNTIMED = (_RECORD_FIELDS.index(f)
+                                  for f in ('nodelist', 'perf', 'tags',
+                                            'untimed'))
 
 
 def _record_of_row(row, key):
@@ -629,6 +641,7 @@ def _record_of_row(row, key):
     row[_PERF] = {var: (value, unit)
                   for var, (value, unit) in row[_PERF].items()}
     row[_TAGS] = tuple((name, value) for name, value in row[_TAGS])
+    row[_UNTIMED] = tuple(row[_UNTIMED])
     return Record(key, *row[1:])
 
 
