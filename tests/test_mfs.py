@@ -489,13 +489,21 @@ def test_e6_beside_a_foreign_writer_is_contended(mfs_slurm, tmp_path):
     assert writer.written >= 64 * MIB
     (record,) = _records(tmp_path, 'dd_stream_per_node')
     assert record['contended'] == 'true', record
-    # Judged per mount session, naming the writer's mount (the whole
-    # file system's counters are logged, not judging).
-    assert re.search(r'per-client counters: foreign I/O: \d+ MiB from 1 '
-                     r'other client \(session \d+, mount '
-                     + re.escape(os.path.dirname(SECOND_MOUNT)) + r'\)',
-                     record['contention']), record['contention']
-    assert os.path.dirname(SECOND_MOUNT) in record['foreign_sources']
+    if record['fs_clients'].startswith('unavailable: '):
+        # A mount session's counters went backwards during the case (seen
+        # once with a CPU burner beside the suite: 'unavailable: a counter
+        # went backwards (a server restart or reset)'): the whole file
+        # system's counters judge then, and still find the writer.
+        assert re.match(r'whole-fs counters, .*: \d+ MiB of foreign I/O',
+                        record['contention']), record
+    else:
+        # Judged per mount session, naming the writer's mount (the whole
+        # file system's counters are logged, not judging).
+        assert re.search(r'per-client counters: foreign I/O: \d+ MiB from '
+                         r'1 other client \(session \d+, mount '
+                         + re.escape(os.path.dirname(SECOND_MOUNT)) + r'\)',
+                         record['contention']), record['contention']
+        assert os.path.dirname(SECOND_MOUNT) in record['foreign_sources']
     _left_nothing(before)
 
 
