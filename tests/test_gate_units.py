@@ -71,34 +71,53 @@ def test_every_measure_of_a_real_output_has_a_direction(tool):
         u: ('lower' if u in ('%', 's') else 'higher') for u in seen}
 
 
+CASE = 'bonnie_per_node %nodes=2'
+
+
+def _bonnie_night(day, seeks, untimed_on=(), other=None):
+    """One night of 3 repeats of the two-node bonnie++ case: seeks timed
+    at ``seeks`` /s (1 % apart), or untimed (None) and named so on the
+    repeats in ``untimed_on``; ``other``: the other figures."""
+    uuid = f'{day:08d}-0000-4000-8000-000000000000'
+    cases = []
+    for r in range(3):
+        perf = dict(other or {'start_skew': (0.0004, 's')})
+        if seeks is not None:
+            perf['seeks_bw_sum'] = (seeks * (1 + r / 100), '/s')
+        cases.append(synth.make_testcase(
+            uuid, 0, r, CASE, perf, repeat=r, time=day * 86400.0 + r,
+            loggable={'untimed_figures': 'seeks_bw_sum seeks_bw_'
+                      'conservative' if r in untimed_on else ''}))
+    return synth.make_report(cases, time_start=day * 86400.0,
+                             session_uuid=uuid)
+
+
+def _gate_tonight(tmp_path, capsys, nights, *argv):
+    """Baseline 'b' from the first night, then the gate on the last:
+    its exit code and output."""
+    tmp_path.mkdir(exist_ok=True)
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), nights)
+    assert cli.main(['baseline', 'record', 'b', '--db', str(db), '--session',
+                     nights[0]['session_info']['uuid']]) == 0
+    capsys.readouterr()
+    code = cli.main(['gate', '-b', 'b', '--db', str(db), *argv])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
 def test_bonnie_seeks_per_second_are_judged_higher_is_better(tmp_path,
                                                               capsys,
                                                               monkeypatch):
     # The CI night's figures, then a night whose seeks fell by half.
     monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
-    case = 'bonnie_per_node %nodes=2'
-
-    def night(day, seeks):
-        uuid = f'{day:08d}-0000-4000-8000-000000000000'
-        cases = [synth.make_testcase(
-            uuid, 0, r, case, {'block_write_bw_sum': (110.4, 'MB/s'),
-                               'seeks_bw_sum': (seeks * (1 + r / 100),
-                                                '/s')},
-            repeat=r, time=day * 86400.0 + r) for r in range(3)]
-        return synth.make_report(cases, time_start=day * 86400.0,
-                                 session_uuid=uuid)
-
-    db = tmp_path / 'results.db'
-    synth.write_database(str(db), [night(0, 29515.0), night(1, 14000.0)])
-    assert cli.main(['baseline', 'record', 'b', '--db', str(db),
-                     '--session', f'{0:08d}-0000-4000-8000-000000000000'
-                     ]) == 0
-    capsys.readouterr()
-    code = cli.main(['gate', '-b', 'b', '--db', str(db)])
-    out, err = capsys.readouterr()
+    block = {'block_write_bw_sum': (110.4, 'MB/s')}
+    code, out = _gate_tonight(tmp_path, capsys, [
+        _bonnie_night(0, 29515.0, other=block),
+        _bonnie_night(1, 14000.0, other=block)])
     # Was: exit 2, "'/s': unknown unit: set direction".
-    assert code == 1, out + err
-    assert 'regression: ' + case in out and 'seeks_bw_sum' in out, out
+    assert code == 1, out
+    assert 'regression: ' + CASE in out and 'seeks_bw_sum' in out, out
 
 
 @pytest.mark.parametrize('untimed_on,code,verdict', [
@@ -112,32 +131,9 @@ def test_a_figure_too_fast_to_time_passes_where_every_repeat_says_so(
     # untimed_figures. Was: MISSING DATA, "variable seeks_bw_sum not
     # reported", exit 3, on the nights the file system was quickest.
     monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
-    case = 'bonnie_per_node %nodes=2'
-
-    def night(day, timed, untimed=()):
-        uuid = f'{day:08d}-0000-4000-8000-000000000000'
-        cases = []
-        for r in range(3):
-            perf = {'start_skew': (0.0004, 's')}
-            if timed:
-                perf['seeks_bw_sum'] = (29515.0 * (1 + r / 100), '/s')
-            cases.append(synth.make_testcase(
-                uuid, 0, r, case, perf, repeat=r, time=day * 86400.0 + r,
-                loggable={'untimed_figures': 'seeks_bw_sum seeks_bw_'
-                          'conservative' if r in untimed else ''}))
-        return synth.make_report(cases, time_start=day * 86400.0,
-                                 session_uuid=uuid)
-
-    db = tmp_path / 'results.db'
-    synth.write_database(str(db), [night(0, True),
-                                   night(1, False, untimed_on)])
-    assert cli.main(['baseline', 'record', 'b', '--db', str(db),
-                     '--session', f'{0:08d}-0000-4000-8000-000000000000'
-                     ]) == 0
-    capsys.readouterr()
-    got = cli.main(['gate', '-b', 'b', '--db', str(db)])
-    out, err = capsys.readouterr()
-    assert got == code, out + err
+    nights = [_bonnie_night(0, 29515.0), _bonnie_night(1, None, untimed_on)]
+    got, out = _gate_tonight(tmp_path, capsys, nights)
+    assert got == code, out
     assert out.startswith(f'pfsbench gate: {verdict}'), out
     if code == 0:
         row = next(line for line in out.splitlines()
@@ -145,9 +141,10 @@ def test_a_figure_too_fast_to_time_passes_where_every_repeat_says_so(
         assert row.split()[0] == 'pass' and 'too fast to time' in row, out
     else:
         assert 'variable seeks_bw_sum not reported' in out, out
-    assert cli.main(['gate', '-b', 'b', '--db', str(db), '--format',
-                     'json']) == code
-    rows = json.loads(capsys.readouterr()[0])['results']
+    got, out = _gate_tonight(tmp_path / 'json', capsys, nights,
+                             '--format', 'json')
+    assert got == code, out
+    rows = json.loads(out)['results']
     seeks = [r for r in rows if r['var'] == 'seeks_bw_sum']
     assert [r.get('untimed') for r in seeks] == ([True] if code == 0
                                                  else [])
