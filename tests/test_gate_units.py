@@ -148,3 +148,35 @@ def test_a_figure_too_fast_to_time_passes_where_every_repeat_says_so(
     seeks = [r for r in rows if r['var'] == 'seeks_bw_sum']
     assert [r.get('untimed') for r in seeks] == ([True] if code == 0
                                                  else [])
+
+
+def test_a_month_with_untimed_nights_between_timed_ones(tmp_path, capsys,
+                                                        monkeypatch):
+    # A site's month: seeks timed most nights (about 29,500 /s, 2 % apart
+    # from night to night), +++++ on every repeat of nights 9 and 12.
+    # The untimed nights pass; the timed nights after them are judged by
+    # the lookback rule over the timed history, and a halving on the last
+    # night is still found.
+    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    levels = [29515.0 * (1 + 0.02 * ((d * 7) % 5 - 2) / 2)
+              for d in range(15)]
+    untimed_nights = (9, 12)
+    nights = [_bonnie_night(d, None if d in untimed_nights else levels[d],
+                            (0, 1, 2) if d in untimed_nights else ())
+              for d in range(15)]
+    for tonight in (9, 11, 12, 14):
+        got, out = _gate_tonight(tmp_path / str(tonight), capsys,
+                                 nights[:tonight + 1], '--format', 'json')
+        assert got == 0, (tonight, out)
+        (row,) = [r for r in json.loads(out)['results']
+                  if r['var'] == 'seeks_bw_sum']
+        assert row['verdict'] == 'pass', (tonight, row['reason'])
+        assert row.get('untimed', False) == (tonight in untimed_nights), \
+            (tonight, row['reason'])
+        if tonight not in untimed_nights:
+            # Judged against the timed nights (the history's, not the
+            # baseline's one night alone).
+            assert row['change'] is not None and row.get('lookback'), row
+    halved = nights[:14] + [_bonnie_night(14, levels[14] / 2)]
+    got, out = _gate_tonight(tmp_path / 'halved', capsys, halved)
+    assert got == 1 and 'regression: ' + CASE in out, out
