@@ -271,8 +271,28 @@ def _mount_pids():
             for i in range(1, 5)]
 
 
+def _sessions():
+    """The master's session list (mfscli -SMS): (active, inactive) ids."""
+    proc = subprocess.run(
+        ['nsenter', '--net=/var/run/netns/'
+         + os.environ.get('PFSBENCH_MFS_NETNS', 'pfsbench-mfs'), 'mfscli',
+         '-H', os.environ.get('PFSBENCH_MFS_ADDR', '10.213.0.1'),
+         '-P', '19421', '-p', '-SMS'], stdout=subprocess.PIPE,
+        universal_newlines=True, timeout=60, check=True)
+    rows = [line.split('\t') for line in proc.stdout.splitlines()]
+    return tuple({int(r[1]) for r in rows
+                  if r[0] == f'{kind} mounts, parameters:'}
+                 for kind in ('active', 'inactive'))
+
+
+def _client_ops():
+    return {c.mount: c.metadata_ops for c in attribution.parse_client_lines(
+        _mfs('clients').stdout, 'mfs.sh clients').values()}
+
+
 def test_remount_starts_new_clients_and_the_file_system_is_whole(mfs):
     before = _mount_pids()
+    old_sessions, _ = _sessions()
     proc = _mfs('remount')
     assert proc.returncode == 0, proc.stdout
     assert re.fullmatch(r'mfs\.sh: remounted 4 clients in [\d.]+ s\n',
@@ -281,6 +301,57 @@ def test_remount_starts_new_clients_and_the_file_system_is_whole(mfs):
     # deleted through the old ones, are gone), every mount answering.
     assert not set(before) & set(_mount_pids())
     assert _mfs('status').returncode == 0
+    # The old sessions are gone from the master at once, not a day later
+    # or (a master younger than 2 minutes) in the middle of a later case,
+    # taking their operations out of a mount point's count (CI: a 2x2
+    # mdtest right after 'down', 'up' and this remount got no per-client
+    # verdict).
+    active, inactive = _sessions()
+    assert len(active) == 4 and not active & old_sessions, (active,
+                                                            old_sessions)
+    assert not inactive, inactive
+
+
+def _shift_ops_hours(hours, base=None):
+    """Makes mfs.sh's record of the master's hours say its last sample was
+    ``hours`` hours ago (and, given, that the hours before it counted
+    ``base``): what the next sample after a full hour finds.  Returns
+    what the last sample saw of its own hour, by mount point."""
+    state = os.path.join(MFS_DIR, 'run', 'ops-hours')
+    lines, seen_of = [], {}
+    for line in open(state).read().splitlines():
+        key, hour, old_base, seen = line.split()
+        seen_of[key] = int(seen)
+        lines.append(f'{key} {int(hour) - hours} '
+                     f'{old_base if base is None else base} {seen}')
+    with open(state, 'w') as fp:
+        fp.write('\n'.join(lines) + '\n')
+    return seen_of
+
+
+def test_session_operations_are_cumulative_across_the_masters_hours(mfs):
+    # The master counts a session's operations per hour and restarts at
+    # every full hour; mfs.sh adds the hours up (the master's 'last hour'
+    # at the first sample of the next), so a case spanning a full hour
+    # keeps its per-client and whole-fs verdicts.
+    first = _client_ops()
+    _shift_ops_hours(1, base=10**6)
+    second = _client_ops()
+    # The hours before the last sample's are carried, and the last one is
+    # taken from the master's 'last hour' (0 on a master this young, at
+    # least what the last sample saw of it on an older one).
+    for mount, ops in first.items():
+        assert second[mount] >= 10**6, (first, second)
+    total = int(_mfs('counters').stdout.split('metadata_ops ')[1])
+    assert total >= 10**6, total
+    # A whole hour unsampled: the hours between are not known; what the
+    # last sample saw of its own hour is kept, never lost.
+    third = _client_ops()
+    seen = _shift_ops_hours(2)
+    fourth = _client_ops()
+    for mount, ops in third.items():
+        assert seen[mount] >= 2, seen       # at least its mount's own
+        assert fourth[mount] >= ops + seen[mount], (third, seen, fourth)
 
 
 def test_a_stopped_chunkserver_is_not_counted(mfs):
@@ -524,8 +595,10 @@ def test_mdtest_2x2_the_server_saw_its_operations(metadata_run):
         assert 'per-client counters' not in record['contention'], record
         # Items times its 4 phases: the unit its own share is learned per.
         assert record['own_work'] == f'items={4 * items} tasks=4', record
-        own_ops = int(re.search(r'own bytes=\d+ metadata_ops=(\d+)',
-                                record['fs_clients'])[1])
+        own = re.search(r'own bytes=\d+ metadata_ops=(\d+)',
+                        record['fs_clients'])
+        assert own, record['fs_clients']
+        own_ops = int(own[1])
         # The session's counters and the master's totals are read one
         # after the other, not at one instant: a few operations that end
         # between the reads fall in one and not the other (CI: 16,060 own

@@ -442,9 +442,63 @@ cmd_status() {
 #       gets: what the clients wrote (with 2 copies the disks take every
 #       byte twice, and a case's own second copy is no foreign load);
 #   metadata_ops N   the master's operation counters summed over every
-#       mount's session (mfscli -SMO, current hour, all columns but read and
-#       write).  The master restarts them each hour: a sample that went
-#       backwards tells pfsbench to give no verdict.
+#       mount's session (mfscli -SMO, all columns but read and write), made
+#       cumulative across the master's hourly restart (session_ops below).
+# The operations the master counted per mount point since MooseFS came up,
+# one line each: "<mount point> <operations>", and "all <operations>" for
+# every session together.  The master counts a session's operations per
+# hour: at every full hour (its timer, registered every 3600 s from the
+# epoch) it moves them to 'last hour' (mfscli -SMO -m 0) and counts the
+# current hour (-m 1) from zero.  A case that spans a full hour would see
+# its counters go backwards and get no verdict; so the hours are added up
+# here, in $RUN_DIR/ops-hours: at the first sample of an hour, the hour
+# before is taken from 'last hour' (complete, unlike the last sample of
+# it).  If a whole hour went by unsampled, the hours between are not known:
+# the sum goes on from the previous sample's, too low but never backwards.
+# All columns but chunk read and write (fields 18, 19) are operations.
+session_ops() {
+    local hour current last
+    for _ in 1 2 3; do
+        # Not in the first seconds of an hour: the master may not have
+        # moved its counters yet.
+        (( $(date +%s) % 3600 >= 2 )) || sleep 2
+        hour=$(( $(date +%s) / 3600 ))
+        current=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
+        last=$(mfscli_server -SMO -m 0) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
+        (( $(date +%s) / 3600 == hour )) && break
+    done
+    (( $(date +%s) / 3600 == hour )) || die "mfscli -SMO: three reads in a row straddled a full hour"
+    exec 9>>"$RUN_DIR/ops-hours.lock"
+    flock 9
+    touch "$RUN_DIR/ops-hours"
+    awk -F'\t' -v hour="$hour" -v state="$RUN_DIR/ops-hours" '
+        BEGIN {
+            while ((getline line < state) > 0) {
+                split(line, f, " ")
+                h[f[1]] = f[2]; base[f[1]] = f[3]; seen[f[1]] = f[4]
+            }
+            close(state)
+            part = "current"
+        }
+        $0 == "--last--" { part = "last"; next }
+        $1 == "active mounts, operations:" && NF >= 20 {
+            n = $20 - $18 - $19
+            if (part == "current") { cur[$3] += n; cur["all"] += n }
+            else { prev[$3] += n; prev["all"] += n }
+        }
+        END {
+            cur["all"] += 0
+            for (k in cur) {
+                b = (k in base) ? base[k] : 0
+                if ((k in h) && h[k] == hour - 1) b += prev[k]
+                else if ((k in h) && h[k] < hour - 1) b += seen[k] + prev[k]
+                printf "%s %d %.0f %.0f\n", k, hour, b, cur[k] > state
+                printf "%s %.0f\n", k, b + cur[k]
+            }
+        }' <<<"$current"$'\n--last--\n'"$last"
+    exec 9>&-
+}
+
 # The copies new data on the target gets (its goal).
 target_copies() {
     in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }'
@@ -452,7 +506,7 @@ target_copies() {
 
 cmd_counters() {
     (($# == 0)) || die "counters takes no arguments"
-    local f pid read=0 write=0 r w smo ops copies
+    local f pid read=0 write=0 r w ops copies
     for f in "$RUN_DIR"/mfschunkserver-*.pid; do
         pid=$(cat "$f" 2>/dev/null) || continue
         pid_is_ours "$pid" || continue
@@ -460,8 +514,7 @@ cmd_counters() {
         read=$((read + r))
         write=$((write + w))
     done
-    smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
-    ops=$(awk -F'\t' 'NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
+    ops=$(session_ops | awk '$1 == "all" { print $2 }')
     copies=$(target_copies)
     [[ $copies =~ ^[1-9]$ ]] || die "mfsgetgoal $(mount_point 1)/scratch: '$copies': expected the number of copies"
     echo "read_bytes $read"
@@ -472,9 +525,10 @@ cmd_counters() {
 # Prints one line per mount session, for extras.fs_clients_command
 # (pfsbench.runs.attribution; docs/test-filesystem.md):
 #   source=<session id> mount=<mount point> bytes=N metadata_ops=N
-# metadata_ops: the master's counters of that session (mfscli -SMO -m 1,
-# the current hour, all columns but chunk read and write; matched to the
-# session by mfscli -SMS's mount point).  bytes: what that mount's client
+# metadata_ops: the master's operation counters of that mount point's
+# session (session_ops: cumulative across the master's hourly restart; the
+# session is -SMS's active one at that mount point, and remount removes
+# the old ones).  bytes: what that mount's client
 # (mfsmount) moved, half its rchar + wchar (/proc/PID/io): every byte a
 # program writes through it is read from /dev/fuse and written to a
 # chunkserver's socket, every byte it reads the other way round.  MooseFS
@@ -482,9 +536,9 @@ cmd_counters() {
 # per-client counter a node's collector would read at a site.
 cmd_clients() {
     (($# == 0)) || die "clients takes no arguments"
-    local sms smo i f pid path session ops rw
+    local sms ops_by_mount i f pid path session ops rw
     sms=$(mfscli_server -SMS) || die "mfscli -SMS failed: is the master up ('$PROG status')?"
-    smo=$(mfscli_server -SMO -m 1) || die "mfscli -SMO failed: is the master up ('$PROG status')?"
+    ops_by_mount=$(session_ops)
     for ((i = 1; i <= MOUNTS; i++)); do
         path=$(mount_point "$i")
         f=$RUN_DIR/mfsmount-$i.pid
@@ -492,7 +546,7 @@ cmd_clients() {
         pid_is_ours "$pid" || continue
         session=$(awk -F'\t' -v p="$path" '$1 == "active mounts, parameters:" && $4 == p { print $2; exit }' <<<"$sms")
         [[ $session =~ ^[0-9]+$ ]] || continue
-        ops=$(awk -F'\t' -v p="$path" '$1 == "active mounts, operations:" && $3 == p && NF >= 20 { n += $20 - $18 - $19 } END { printf "%.0f", n }' <<<"$smo")
+        ops=$(awk -v p="$path" '$1 == p { n = $2 } END { printf "%.0f", n }' <<<"$ops_by_mount")
         rw=$(awk '$1 == "rchar:" || $1 == "wchar:" { n += $2 } END { printf "%.0f", n / 2 }' "/proc/$pid/io")
         echo "source=$session mount=$path bytes=$rw metadata_ops=$ops"
     done
@@ -532,6 +586,20 @@ cmd_master_cpu() {
           printf "cpu %d 0 %d %d 0 0 0 0 0 0\n", u, s, idle }' /proc/uptime
 }
 
+# An unmounted client's session stays on the master as inactive, still
+# counted in -SMO under its mount point, until the master's next check
+# (every 10 s; none in the master's first 2 minutes, measured: a remount
+# 22 s after 'up' kept them that long).  Removed at once here: else they
+# vanish in the middle of some case, and that mount point's operations go
+# backwards (no verdict on foreign load).
+remove_inactive_sessions() {
+    local id
+    for id in $(mfscli_server -SMS | awk -F'\t' '$1 == "inactive mounts, parameters:" && $2 ~ /^[0-9]+$/ { print $2 }'); do
+        mfscli_server "-CRS/$id" >/dev/null ||
+            note "mfscli -CRS/$id: the master kept inactive session $id"
+    done
+}
+
 # MooseFS 3.0.117 keeps every file deleted through a mount "sustained",
 # holding its chunks, until that client's session ends: a series of runs
 # remounts between runs, or the disks fill up (docs/test-filesystem.md).
@@ -562,6 +630,7 @@ cmd_remount() {
     done
     ((${#busy[@]} == 0)) ||
         die "${busy[*]}: busy (open files or a working directory there: fuser -vm); not remounted"
+    remove_inactive_sessions
     echo "$PROG: remounted $MOUNTS clients in $(elapsed_since "$start") s"
 }
 
