@@ -340,7 +340,8 @@ def test_session_operations_are_cumulative_across_the_masters_hours(mfs):
     # The hours before the last sample's are carried, and the last one is
     # taken from the master's 'last hour' (0 on a master this young, at
     # least what the last sample saw of it on an older one).
-    for mount, ops in first.items():
+    assert second.keys() == first.keys(), (first, second)
+    for mount in first:
         assert second[mount] >= 10**6, (first, second)
     total = int(_mfs('counters').stdout.split('metadata_ops ')[1])
     assert total >= 10**6, total

@@ -433,17 +433,6 @@ cmd_status() {
     echo "$PROG: up: target $(mount_point 1)/scratch, mounts $(mount_point 1)..$(mount_point "$MOUNTS")"
 }
 
-# Prints the whole file system's cumulative counters in the format of
-# extras.fs_counters_command (docs/test-filesystem.md):
-#   read_bytes N / write_bytes N   what the chunkservers read from and wrote
-#       to their disks (/proc/PID/io of each chunkserver: server side, every
-#       client's I/O; reads served from the servers' page cache are not
-#       counted), the writes divided by the copies the target's new data
-#       gets: what the clients wrote (with 2 copies the disks take every
-#       byte twice, and a case's own second copy is no foreign load);
-#   metadata_ops N   the master's operation counters summed over every
-#       mount's session (mfscli -SMO, all columns but read and write), made
-#       cumulative across the master's hourly restart (session_ops below).
 # The operations the master counted per mount point since MooseFS came up,
 # one line each: "<mount point> <operations>", and "all <operations>" for
 # every session together.  The master counts a session's operations per
@@ -499,6 +488,17 @@ session_ops() {
     exec 9>&-
 }
 
+# Prints the whole file system's cumulative counters in the format of
+# extras.fs_counters_command (docs/test-filesystem.md):
+#   read_bytes N / write_bytes N   what the chunkservers read from and wrote
+#       to their disks (/proc/PID/io of each chunkserver: server side, every
+#       client's I/O; reads served from the servers' page cache are not
+#       counted), the writes divided by the copies the target's new data
+#       gets: what the clients wrote (with 2 copies the disks take every
+#       byte twice, and a case's own second copy is no foreign load);
+#   metadata_ops N   the master's operation counters summed over every
+#       mount's session (mfscli -SMO, all columns but read and write), made
+#       cumulative across the master's hourly restart (session_ops above).
 # The copies new data on the target gets (its goal).
 target_copies() {
     in_netns mfsgetgoal "$(mount_point 1)/scratch" | awk '{ print $NF }'
@@ -593,11 +593,12 @@ cmd_master_cpu() {
 # vanish in the middle of some case, and that mount point's operations go
 # backwards (no verdict on foreign load).
 remove_inactive_sessions() {
-    local id
-    for id in $(mfscli_server -SMS | awk -F'\t' '$1 == "inactive mounts, parameters:" && $2 ~ /^[0-9]+$/ { print $2 }'); do
-        mfscli_server "-CRS/$id" >/dev/null ||
+    local sms id
+    sms=$(mfscli_server -SMS) || die "mfscli -SMS failed: is the master up ('$PROG status')?"
+    while read -r id; do
+        mfscli_server "-CRS/$id" </dev/null >/dev/null ||
             note "mfscli -CRS/$id: the master kept inactive session $id"
-    done
+    done < <(awk -F'\t' '$1 == "inactive mounts, parameters:" && $2 ~ /^[0-9]+$/ { print $2 }' <<<"$sms")
 }
 
 # MooseFS 3.0.117 keeps every file deleted through a mount "sustained",
