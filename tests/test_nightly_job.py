@@ -88,8 +88,10 @@ def test_a_wrong_driver_partition_is_one_line_and_exit_2(tmp_path, capsys,
     (['--tags', '$(id)'], "<command line>:--tags: '$(id)':"),
     (['--no-budget', '--nodes', '2'], "<command line>:--nodes: 2: needs a "
      "budget (there is none: --budget 0): --budget HOURS"),
-    (['--budget', '-1'], "<command line>:--budget: -1.0: expected hours "
-                         "above 0"),
+    (['--budget', '-1'], "<command line>:--budget: -1.0: expected hours, "
+                         "0 or more"),
+    (['--budget', 'nan'], "<command line>:--budget: nan: expected hours, "
+                          "0 or more"),
     (['--nodes', '2', '--plan', 'x.plan'],
      "<command line>:--nodes: 2: --plan x.plan sets the cases and repeats"),
     (['--budget', '2', '--plan', 'x.plan'],

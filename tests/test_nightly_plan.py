@@ -462,8 +462,10 @@ def test_a_tight_budget_leaves_out_whole_families_by_name(tmp_path):
 def test_budget_options_are_checked():
     for args, field, value, why in (
             (['--budget', '-1'], '--budget', '-1.0',
-             'expected hours above 0'),
-            (['--budget', 'nan'], '--budget', 'nan', 'expected hours above'),
+             'expected hours, 0 or more, e.g. 2 (0: no budget, the whole '
+             'selection)'),
+            (['--budget', 'nan'], '--budget', 'nan', 'expected hours, 0 or'),
+            (['--budget', 'inf'], '--budget', 'inf', 'expected hours, 0 or'),
             (['--budget', '0', '--nodes', '1'], '--nodes', '1',
              'needs a budget (there is none: --budget 0): --budget HOURS'),
             (['--no-budget', '--write-plan', 'p'], '--write-plan', "'p'",

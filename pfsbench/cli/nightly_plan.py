@@ -405,11 +405,8 @@ def run(args):
 
 def _check_budget_args(args, part):
     """Refuse what --budget and its options cannot mean."""
-    if args.budget is not None and not (
-            math.isfinite(args.budget) and args.budget >= 0):
-        raise ConfigError('<command line>', '--budget', args.budget,
-                          'expected hours above 0, e.g. 2 (0: none, the '
-                          'whole selection)')
+    if args.budget is not None:
+        validate.budget_hours(args.budget, '<command line>', '--budget')
     if args.nodes is not None and args.nodes < 1:
         raise ConfigError('<command line>', '--nodes', args.nodes,
                           'expected a whole number of at least 1')

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench render EXPERIMENT``: an sbatch script without ReFrame."""
 
-import math
 import os
 import shlex
 import sys
@@ -258,11 +257,8 @@ def _nightly(args, shown):
         raise ConfigError('<command line>', '--baseline', None,
                           'required for nightly (pfsbench baseline list '
                           'shows the recorded ones)')
-    if args.budget is not None and not (math.isfinite(args.budget) and
-                                        args.budget >= 0):
-        raise ConfigError('<command line>', '--budget', args.budget,
-                          'expected hours above 0, e.g. 2 (0: none, the '
-                          'tags and repeats whole)')
+    if args.budget is not None:
+        validate.budget_hours(args.budget, '<command line>', '--budget')
     if args.nodes is not None:
         validate.positive_int(args.nodes, '<command line>', '--nodes')
     text = nightly_job.render_nightly(

@@ -328,6 +328,25 @@ def positive_number(value, source, field):
     return value
 
 
+def budget_hours(value, source, field):
+    """A night window in hours: a finite number of at least 0 (0: no
+    window, the whole selection).  ``--budget`` of ``nightly-plan`` and
+    ``render nightly`` both take it.
+
+    Raises:
+        ConfigError: a negative number, ``nan`` or infinity.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(source, field, value, 'expected a number of hours')
+
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(source, field, value,
+                          'expected hours, 0 or more, e.g. 2 (0: no '
+                          'budget, the whole selection)')
+
+    return value
+
+
 def size(value, source, field, zero=False):
     """A tool size: digits and an optional k/m/g/t, more than 0
     (``4k``, ``1m``, ``47008``).
