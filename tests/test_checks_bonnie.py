@@ -22,10 +22,11 @@ needs_bonnie = pytest.mark.skipif(
 #: Small runs: 64 MiB of bulk I/O, 4 MiB per-char (bonnie++ writes the
 #: per-char file one write(2) per byte).  bonnie++ prints ``+++++`` for a
 #: test over in under 0.5 s: 64 MiB of block I/O into the page cache always
-#: is, so the per-char tests are what gets timed.  They run at about
-#: 2.8 MB/s here (one stream on an idle 2-core Debian 12 VM), so 1 MiB took
-#: 0.36 s and came out ``+++++`` in every test of one CI run; 4 MiB takes
-#: about 1.4 s, timed on a machine up to 2.8 times faster.
+#: is, so the per-char tests are what gets timed.  They ran at 2.8 MB/s
+#: (write) and 3.5 MB/s (read) here (one bonnie++ on an idle 2-core
+#: Debian 12 VM): 1 MiB takes 0.3-0.37 s, and one CI run's quick local
+#: case printed every figure as ``+++++``; 4 MiB takes 1.2-1.5 s, still
+#: timed on a machine over twice as fast.
 SMALL = ['-S', 'size_mib=64', '-S', 'char_io_mib=4']
 
 

@@ -447,6 +447,11 @@ cmd_status() {
 # All columns but chunk read and write (fields 18, 19) are operations.
 session_ops() {
     local hour current last
+    # The reads too are under the lock: two samplers across a full hour
+    # must update the state in the order they read, or the later hour's
+    # 'last hour' is added twice.
+    exec 9>>"$RUN_DIR/ops-hours.lock"
+    flock 9
     for _ in 1 2 3; do
         # Not in the first seconds of an hour: the master may not have
         # moved its counters yet.
@@ -457,8 +462,6 @@ session_ops() {
         (( $(date +%s) / 3600 == hour )) && break
     done
     (( $(date +%s) / 3600 == hour )) || die "mfscli -SMO: three reads in a row straddled a full hour"
-    exec 9>>"$RUN_DIR/ops-hours.lock"
-    flock 9
     touch "$RUN_DIR/ops-hours"
     awk -F'\t' -v hour="$hour" -v state="$RUN_DIR/ops-hours" '
         BEGIN {
