@@ -384,11 +384,16 @@ def test_real_task_sweep_is_refused(real_mdtest):
     version, run = real_mdtest
     rc, text = run(['-f', '1', '-l', '2', '-s', '1', '-F', '-n', '5'])
     if version == '3.3.0':
-        # 3.3 crashes in its second test (MPI_ERR_COMM in MPI_Barrier);
-        # whether Open MPI's message reaches the output first varies.
+        # 3.3 crashes in its second test (MPI_ERR_COMM in MPI_Barrier).
+        # What reaches the output varies: Open MPI's message or, in 12 of
+        # 25 runs here, only 'ORTE_ERROR_LOG: ... show_help.c' in its
+        # place; mdtest's buffered stdout may or may not have been written
+        # (the second '2 tasks' line, or not even '-- finished at').  Each
+        # way the run is refused, never parsed.
         assert rc != 0
         with pytest.raises(ParseError,
-                           match='an MPI call failed|one test per run'):
+                           match='an MPI call failed|one test per run|'
+                                 r"'-- finished at' line \(truncated"):
             mdtest.parse(text, source='real-mdtest')
         return
     assert rc == 0, text
