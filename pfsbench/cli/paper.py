@@ -182,10 +182,12 @@ def render_html(experiment, paper, figures, site, asked):
     return '\n'.join(parts) + '\n'
 
 
-def curve_svg(title, column, row, site, width=640, height=240):
+def curve_svg(title, column, row, site, width=640, height=228):
     """The paper's curve (dashed) and the site's (solid, one per
-    partition) of one operation, figure vs ``column``, as inline SVG."""
-    from pfsbench.gate.report.plots import COLOURS
+    partition) of one operation, figure vs ``column``, as inline SVG
+    (:class:`pfsbench.gate.report.svg.Plot`; the paper's values of
+    ``column`` equally spaced)."""
+    from pfsbench.gate.report import svg
 
     esc = html.escape
     paper = sorted((c, f.value) for c, f in row.items())
@@ -196,44 +198,30 @@ def curve_svg(title, column, row, site, width=640, height=240):
     xs = sorted({c for c, _ in paper})
     ys = [v for _, v in paper] + [v for pts in curves.values()
                                   for _, v in pts]
-    lo, hi = 0.0, max(ys) * 1.08 or 1.0
-    left, right, top, bottom = 64, 10, 22 + 12 * (1 + len(curves)), 30
-
-    def x(v):
-        i = xs.index(v)
-        return left + i / max(1, len(xs) - 1) * (width - left - right)
-
-    def y(v):
-        return top + (hi - v) / (hi - lo) * (height - top - bottom)
-
     unit = next(iter(row.values())).unit
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" '
-           f'font-size="10"><title>{esc(title)}</title>',
-           f'<text x="{left}" y="12" font-size="11">{esc(title)} '
-           f'[{esc(unit)}]</text>',
-           f'<text x="{width - right}" y="{height - 4}" text-anchor="end">'
-           f'{esc(column)}</text>',
-           f'<text x="{left - 4}" y="{y(hi / 1.08) + 3:.1f}" '
-           f'text-anchor="end">{_number(round(hi / 1.08, 2))}</text>']
-    out += [f'<text x="{x(c):.1f}" y="{height - 16}" text-anchor="middle">'
-            f'{c}</text>' for c in xs]
+    plot = svg.Plot(
+        title, f'{title} [{unit}]',
+        svg.Axis(range(len(xs)), label=column, pad=0.0,
+                 ticks=[(i, str(c)) for i, c in enumerate(xs)]),
+        svg.Axis(ys, label=unit, zero=True), width, height,
+        legend=[('#555', 'paper (dashed)')] + [
+            (svg.COLOURS[i % len(svg.COLOURS)], f'site {label} (solid)')
+            for i, label in enumerate(sorted(curves))], left=64)
+
+    def x(c):
+        return plot.x(xs.index(c))
+
+    y = plot.y
     line = ' '.join(f'{x(c):.1f},{y(v):.1f}' for c, v in paper)
-    out.append(f'<polyline points="{line}" fill="none" stroke="#555" '
-               'stroke-dasharray="4 3"/>')
-    out.append(f'<text x="{width - right}" y="24" text-anchor="end" '
-               'fill="#555">paper (dashed)</text>')
+    plot.add(f'<polyline points="{line}" fill="none" stroke="#555" '
+             'stroke-dasharray="4 3"/>')
     for i, (label, pts) in enumerate(sorted(curves.items())):
-        colour = COLOURS[i % len(COLOURS)]
+        colour = svg.COLOURS[i % len(svg.COLOURS)]
         pts = sorted((c, v) for c, v in pts if c in xs)
         line = ' '.join(f'{x(c):.1f},{y(v):.1f}' for c, v in pts)
-        out.append(f'<polyline points="{line}" fill="none" '
-                   f'stroke="{colour}" stroke-width="1.5"/>')
-        out += [f'<circle cx="{x(c):.1f}" cy="{y(v):.1f}" r="3" '
-                f'fill="{colour}"><title>{esc(label)} {esc(column)}={c}: '
-                f'{v:.6g}</title></circle>' for c, v in pts]
-        out.append(f'<text x="{width - right}" y="{36 + 12 * i}" '
-                   f'text-anchor="end" fill="{colour}">site {esc(label)} '
-                   '(solid)</text>')
-    out.append('</svg>')
-    return ''.join(out)
+        plot.add(f'<polyline points="{line}" fill="none" '
+                 f'stroke="{colour}" stroke-width="1.5"/>')
+        plot.add(*(f'<circle cx="{x(c):.1f}" cy="{y(v):.1f}" r="3" '
+                   f'fill="{colour}"><title>{esc(label)} {esc(column)}={c}: '
+                   f'{v:.6g}</title></circle>' for c, v in pts))
+    return plot.render()

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The scaling sweeps of a report record (:mod:`pfsbench.gate.judge.sweeps`):
 a compact table in text and Markdown, the rate-vs-processes curve with its
-saturation point marked in HTML (inline SVG, as the histories)."""
+saturation point marked in HTML (:mod:`pfsbench.gate.report.svg`)."""
 
 import html
-import math
 
 from pfsbench.gate.judge.sweeps import title
+from pfsbench.gate.report import svg
 
 #: What the tables and the plots say the figures are.
 LEGEND = ('Scaling sweeps of the current session: the mean rate at each '
@@ -133,86 +133,59 @@ def markdown_lines(record):
     return out
 
 
-def _fmt(value):
-    return f'{value:.4g}'
-
-
 def sweep_svg(sweep, width=640, height=240):
-    """Rate vs processes of one sweep as inline SVG: the mean at each
-    count (bars: min..max of its repeats), each step's efficiency, and
-    the saturation point marked (a red ring, a dotted line and its
-    count).
+    """Rate vs processes of one sweep as inline SVG (:class:`~pfsbench.
+    gate.report.svg.Plot`): the mean at each count (bars: min..max of its
+    repeats), each step's efficiency, and the saturation point marked (a
+    red ring, a dotted line and its count).
 
     Returns:
         an ``<svg>`` element as text.
     """
     esc = html.escape
     steps = sweep['steps']
-    left, right, top, bottom = 62, 34, 24, 30
     counts = [s['processes'] for s in steps]
     # Process counts double in most sweeps: a log axis spaces them evenly.
-    log_x = counts[-1] / counts[0] >= 4
-    fx = math.log2 if log_x else float
-    x0, x1 = fx(counts[0]), fx(counts[-1])
-    hi = max(s['max'] for s in steps) * 1.12
-
-    def x(p):
-        return left + (fx(p) - x0) / ((x1 - x0) or 1.0) * \
-            (width - left - right)
-
-    def y(v):
-        return top + (hi - v) / hi * (height - top - bottom)
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" role="img" font-family="sans-serif" '
-           'font-size="10" class="sweep">',
-           f'<title>sweep {esc(title(sweep))} {esc(sweep["var"])}</title>',
-           f'<text x="{left}" y="12" font-size="11">{esc(sweep["var"])} '
-           f'[{esc(sweep["unit"])}] vs processes: '
-           f'{esc(verdict(sweep))}</text>',
-           f'<line x1="{left}" x2="{width - right}" y1="{y(0):.1f}" '
-           f'y2="{y(0):.1f}" stroke="#888"/>',
-           f'<text x="{left - 4}" y="{y(0) + 3:.1f}" text-anchor="end">0'
-           '</text>',
-           f'<text x="{left - 4}" y="{y(hi / 1.12) + 3:.1f}" '
-           f'text-anchor="end">{compact(hi / 1.12)}</text>',
-           f'<text x="{(left + width - right) / 2:.0f}" y="{height - 2}" '
-           f'text-anchor="middle">processes ({esc(sweep["swept"])} swept)'
-           '</text>']
+    plot = svg.Plot(
+        f'sweep {title(sweep)} {sweep["var"]}',
+        f'{sweep["var"]} [{sweep["unit"]}] vs processes: {verdict(sweep)}',
+        svg.Axis(counts, kind='log2' if counts[-1] / counts[0] >= 4
+                 else 'linear', label=f'processes ({sweep["swept"]} swept)',
+                 pad=0.0, ticks=[(c, str(c)) for c in counts]),
+        svg.Axis([s['max'] for s in steps], label=sweep['unit'], zero=True,
+                 pad=0.12), width, height, css='sweep', right=34)
+    x, y = plot.x, plot.y
     for s in steps:
         px = x(s['processes'])
-        out.append(f'<text x="{px:.1f}" y="{height - 16}" '
-                   f'text-anchor="middle">{s["processes"]}</text>')
-        out.append(f'<line x1="{px:.1f}" x2="{px:.1f}" '
-                   f'y1="{y(s["min"]):.1f}" y2="{y(s["max"]):.1f}" '
-                   'stroke="#1f77b4"/>')
+        plot.add(f'<line x1="{px:.1f}" x2="{px:.1f}" '
+                 f'y1="{y(s["min"]):.1f}" y2="{y(s["max"]):.1f}" '
+                 'stroke="#1f77b4"/>')
 
     line = ' '.join(f'{x(s["processes"]):.1f},{y(s["rate"]):.1f}'
                     for s in steps)
-    out.append(f'<polyline points="{line}" fill="none" stroke="#1f77b4" '
-               'stroke-width="1.5"/>')
+    plot.add(f'<polyline points="{line}" fill="none" stroke="#1f77b4" '
+             'stroke-width="1.5"/>')
     for s in steps:
-        out.append(f'<circle cx="{x(s["processes"]):.1f}" '
-                   f'cy="{y(s["rate"]):.1f}" r="3" fill="#1f77b4">'
-                   f'<title>{s["processes"]} processes: '
-                   f'{_fmt(s["rate"])} {esc(sweep["unit"])}, efficiency '
-                   f'{s["efficiency"]:.0%}</title></circle>'
-                   f'<text x="{x(s["processes"]) + 8:.1f}" '
-                   f'y="{y(s["rate"]) + 12:.1f}" fill="#555">'
-                   f'{s["efficiency"]:.0%}</text>')
+        plot.add(f'<circle cx="{x(s["processes"]):.1f}" '
+                 f'cy="{y(s["rate"]):.1f}" r="3" fill="#1f77b4">'
+                 f'<title>{s["processes"]} processes: '
+                 f'{svg.fmt(s["rate"])} {esc(sweep["unit"])}, efficiency '
+                 f'{s["efficiency"]:.0%}</title></circle>'
+                 f'<text x="{x(s["processes"]) + 8:.1f}" '
+                 f'y="{y(s["rate"]) + 12:.1f}" fill="#555">'
+                 f'{s["efficiency"]:.0%}</text>')
 
     sat = sweep['saturation']
     sx, sy = x(sat['processes']), y(sat['rate'])
-    out.append(f'<g class="saturation"><line x1="{sx:.1f}" x2="{sx:.1f}" '
-               f'y1="{top}" y2="{y(0):.1f}" stroke="#d62728" '
-               'stroke-dasharray="2 2"/>'
-               f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="7" fill="none" '
-               f'stroke="#d62728" stroke-width="2"><title>saturation: '
-               f'{sat["processes"]} processes</title></circle>'
-               f'<text x="{sx + 4:.1f}" y="{top + 10}" fill="#d62728">'
-               f'saturation {sat["processes"]}</text></g>')
-    out.append('</svg>')
-    return ''.join(out)
+    plot.add(f'<g class="saturation"><line x1="{sx:.1f}" x2="{sx:.1f}" '
+             f'y1="{plot.top}" y2="{plot.floor}" stroke="#d62728" '
+             'stroke-dasharray="2 2"/>'
+             f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="7" fill="none" '
+             f'stroke="#d62728" stroke-width="2"><title>saturation: '
+             f'{sat["processes"]} processes</title></circle>'
+             f'<text x="{sx + 4:.1f}" y="{plot.top + 10}" fill="#d62728">'
+             f'saturation {sat["processes"]}</text></g>')
+    return plot.render()
 
 
 def html_parts(record, max_plots=60):

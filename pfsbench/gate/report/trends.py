@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench history --format html``: one figure across clusters and
 targets over time, as the gate's HTML report draws its histories (inline
-SVG written here, no script, no image library): one plot per test case,
+SVG from pfsbench.gate.report.svg, no script): one plot per test case,
 one line per cluster, partition and target, the mean of each night's
 repeats."""
 
-import datetime
 import html
 
+from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
-from pfsbench.gate.report.plots import COLOURS, _fmt, _svg_head
+from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
@@ -18,9 +18,7 @@ MAX_LINES = len(COLOURS)
 MAX_DOTS = 60
 
 
-def _day(t):
-    return datetime.datetime.fromtimestamp(
-        t, datetime.timezone.utc).strftime('%Y-%m-%d')
+_day = svg.day
 
 
 def line_label(row):
@@ -42,10 +40,11 @@ def plots_of(rows):
     return out
 
 
-def trend_svg(title, unit, lines, width=720, height=260):
-    """Figure vs night as inline SVG: one coloured line per cluster and
-    target (the mean of each night's repeats; a dot per night, with its
-    min..max, where there are few), the legend above the plot.
+def trend_svg(title, unit, lines, width=720, height=248):
+    """Figure vs night as inline SVG (:class:`~pfsbench.gate.report.svg.
+    Plot`): one coloured line per cluster and target (the mean of each
+    night's repeats; a dot per night, with its min..max, where there are
+    few), the legend above the plot.
 
     Args:
         lines: ``{label: [row, ...]}`` (:func:`plots_of`).
@@ -59,60 +58,36 @@ def trend_svg(title, unit, lines, width=720, height=260):
         title += f' (first {MAX_LINES} of {len(lines)} lines)'
 
     points = [r for _, found in shown for r in found]
-    ys = [v for r in points for v in (r['min'], r['max'])]
-    lo, hi = min(ys), max(ys)
-    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 1.0
-    lo, hi = lo - pad, hi + pad
-    t0 = min(r['time'] for r in points)
-    t1 = max(r['time'] for r in points)
-    span = (t1 - t0) or 1.0
-    left, right, top, bottom = 58, 10, 22 + 12 * len(shown), 24
-
-    def x(t):
-        return left + (t - t0) / span * (width - left - right)
-
-    def y(v):
-        return top + (hi - v) / (hi - lo) * (height - top - bottom)
-
-    middle = (top + height - bottom) / 2
-    out = _svg_head(width, height, f'trend {title}', title, left)
-    out += [f'<text x="12" y="{middle:.1f}" '
-            f'transform="rotate(-90 12 {middle:.1f})" '
-            f'text-anchor="middle">{esc(unit)}</text>',
-            f'<rect x="{left}" y="{top}" width="{width - left - right}" '
-            f'height="{height - top - bottom}" fill="none" stroke="#ccc"/>']
-    for value in (lo + pad, hi - pad):
-        out.append(f'<text x="{left - 4}" y="{y(value) + 3:.1f}" '
-                   f'text-anchor="end">{_fmt(value)}</text>')
-    for t, anchor in ((t0, 'start'), (t1, 'end')):
-        out.append(f'<text x="{x(t):.1f}" y="{height - 6}" '
-                   f'text-anchor="{anchor}">{_day(t)}</text>')
-
+    plot = svg.Plot(
+        f'trend {title}', title,
+        svg.Axis([r['time'] for r in points], kind='time'),
+        svg.Axis([v for r in points for v in (r['min'], r['max'])],
+                 label=unit), width, height,
+        legend=[(COLOURS[i % len(COLOURS)],
+                 f'{label}: {len(found)} night(s)')
+                for i, (label, found) in enumerate(shown)])
+    x, y = plot.x, plot.y
     for i, (label, found) in enumerate(shown):
         colour = COLOURS[i % len(COLOURS)]
         line = ' '.join(f'{x(r["time"]):.1f},{y(r["mean"]):.1f}'
                         for r in found)
-        out.append(f'<polyline points="{line}" fill="none" '
-                   f'stroke="{colour}" stroke-width="1.5">'
-                   f'<title>{esc(label)}</title></polyline>')
-        if len(found) <= MAX_DOTS:
-            for r in found:
-                px = x(r['time'])
-                out.append(
-                    f'<line x1="{px:.1f}" x2="{px:.1f}" '
-                    f'y1="{y(r["min"]):.1f}" y2="{y(r["max"]):.1f}" '
-                    f'stroke="{colour}" stroke-opacity="0.5"/>'
-                    f'<circle cx="{px:.1f}" cy="{y(r["mean"]):.1f}" r="2.5" '
-                    f'fill="{colour}"><title>{esc(label)} {r["night"]} '
-                    f'({esc(r["session"][:8])}): {_fmt(r["mean"])} '
-                    f'({_fmt(r["min"])}..{_fmt(r["max"])}, n={r["n"]})'
-                    '</title></circle>')
-        out.append(f'<text x="{width - right}" y="{24 + 12 * i}" '
-                   f'text-anchor="end" fill="{colour}">{esc(label)}: '
-                   f'{len(found)} night(s)</text>')
+        plot.add(f'<polyline points="{line}" fill="none" '
+                 f'stroke="{colour}" stroke-width="1.5">'
+                 f'<title>{esc(label)}</title></polyline>')
+        if len(found) > MAX_DOTS:
+            continue
+        for r in found:
+            px = x(r['time'])
+            plot.add(f'<line x1="{px:.1f}" x2="{px:.1f}" '
+                     f'y1="{y(r["min"]):.1f}" y2="{y(r["max"]):.1f}" '
+                     f'stroke="{colour}" stroke-opacity="0.5"/>'
+                     f'<circle cx="{px:.1f}" cy="{y(r["mean"]):.1f}" '
+                     f'r="2.5" fill="{colour}"><title>{esc(label)} '
+                     f'{r["night"]} ({esc(r["session"][:8])}): '
+                     f'{_fmt(r["mean"])} ({_fmt(r["min"])}..'
+                     f'{_fmt(r["max"])}, n={r["n"]})</title></circle>')
 
-    out.append('</svg>')
-    return ''.join(out)
+    return plot.render()
 
 
 def render_html(figure, rows, source, max_plots=60):
