@@ -143,52 +143,174 @@ def scaling_svg(title, xparam, lines, width=640, height=264):
 _fmt = svg.fmt
 
 
-def history_svg(hist, row=None, width=640, height=220):
-    """A variable's per-session means as inline SVG: the baseline band
-    (min..max of the baseline samples, mean dashed), the means, the
-    change points (dotted, with the step) and ``row``'s current mean with
-    its verdict (a :class:`~pfsbench.gate.judge.rows.VarRow`).
+#: How a night the gate judged is marked: ``{kind: (shape, colour,
+#: legend)}`` (:func:`night_kind`); docs/history-pictures.md.
+NIGHT_MARKS = {
+    'paged': ('triangle-down', '#d62728', 'paged (regression)'),
+    'held': ('square', '#9467bd', 'held (foreign load)'),
+    'inconclusive': ('diamond', '#e0a000', 'inconclusive'),
+    'improvement': ('triangle-up', '#1f77b4', 'improvement'),
+    'pass': ('circle', '#2ca02c', 'pass'),
+    'ignored': ('cross', '#7f7f7f', 'ignored'),
+}
+
+
+def night_kind(verdict, reason=''):
+    """The mark of a night's verdict: a regression pages; one the gate
+    held (foreign load seen, no cause named) is ``held``."""
+    if verdict == 'regression':
+        return 'paged'
+    if verdict == 'inconclusive' and reason.startswith('held'):
+        return 'held'
+    return verdict if verdict in NIGHT_MARKS else 'inconclusive'
+
+
+def history_svg(hist, row=None, width=640, height=230):
+    """A variable's per-session means as inline SVG, with what the gate
+    judged (docs/history-pictures.md): the level tonight was judged
+    against and its night-to-night noise band (the baseline's min..max
+    where the rule had no level), the change points (dotted, with the
+    step), the night the pooled nights say the shift began and their
+    window, the provenance that changed at a step (a labelled flag on
+    the time axis) and tonight's mean marked by its verdict (``row``, a
+    :class:`~pfsbench.gate.judge.rows.VarRow`).  Each mark has a class
+    and ``data-`` attributes a page's reader (or test) can find.
 
     Returns:
         An ``<svg>`` element as text.
     """
-    esc = html.escape
     pts = hist['points']
     band = hist['baseline']
-    ys = [p['mean'] for p in pts] + [band['min'], band['max']]
-    if row is not None and row.cur['mean'] is not None:
-        ys.append(row.cur['mean'])
+    level = _level(band, row)
+    now = row.cur['mean'] if row is not None else None
+    ys = [p['mean'] for p in pts] + [now] + (
+        [level[0] * (1 - level[1]), level[0] * (1 + level[1])]
+        if level[1] is not None else [band['min'], band['max']])
+    kind = night_kind(row.verdict, row.reason) if row is not None and \
+        now is not None and pts else None
+    keys = [('circle', '#1f77b4', 'night mean')]
+    if kind is not None:
+        keys.append(NIGHT_MARKS[kind][:2] + (
+            f'tonight: {NIGHT_MARKS[kind][2]}',))
     plot = svg.Plot(f'history {hist["case"]} {hist["var"]}',
                     f'{hist["case"]}  {hist["var"]} [{hist["unit"]}]',
                     svg.Axis([p['time'] for p in pts], kind='time'),
-                    svg.Axis(ys, label=hist['unit']), width, height)
-    x, y = plot.x, plot.y
-    left, right = plot.left, width - plot.right
-    plot.add(f'<rect x="{left}" y="{y(band["max"]):.1f}" '
-             f'width="{right - left}" '
-             f'height="{max(y(band["min"]) - y(band["max"]), 1):.1f}" '
-             'fill="#2ca02c" fill-opacity="0.2"><title>baseline min..max'
-             '</title></rect>',
-             f'<line x1="{left}" x2="{right}" '
-             f'y1="{y(band["mean"]):.1f}" y2="{y(band["mean"]):.1f}" '
-             'stroke="#2ca02c" stroke-dasharray="4 3"/>')
+                    svg.Axis(ys, label=hist['unit']), width, height,
+                    keys=keys)
+    _level_marks(plot, band, level)
+    _pooled_marks(plot, pts, row)
+    for c in hist['changepoints']:
+        cx = plot.x(c['time'])
+        plot.add(f'<g class="changepoint" data-night="{svg.day(c["time"])}"'
+                 f' data-change="{c["change"]:.4f}"><line x1="{cx:.1f}" '
+                 f'x2="{cx:.1f}" y1="{plot.top}" y2="{plot.floor}" '
+                 'stroke="#d62728" stroke-dasharray="2 2"/>'
+                 f'<text x="{cx + 3:.1f}" y="{plot.y(c["after"]) - 3:.1f}" '
+                 f'fill="#d62728">{c["change"]:+.0%}</text></g>')
+        _provenance_mark(plot, pts, c)
     if pts:
-        line = ' '.join(f'{x(p["time"]):.1f},{y(p["mean"]):.1f}'
+        line = ' '.join(f'{plot.x(p["time"]):.1f},{plot.y(p["mean"]):.1f}'
                         for p in pts)
         plot.add(f'<polyline points="{line}" fill="none" '
                  'stroke="#1f77b4" stroke-width="1"/>')
-
-    for c in hist['changepoints']:
-        cx = x(c['time'])
-        plot.add(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{plot.top}" '
-                 f'y2="{plot.floor}" stroke="#d62728" '
-                 'stroke-dasharray="2 2"/>'
-                 f'<text x="{cx + 3:.1f}" y="{y(c["after"]) - 3:.1f}" '
-                 f'fill="#d62728">{c["change"]:+.0%}</text>')
-
-    if row is not None and row.cur['mean'] is not None and pts:
-        plot.add(f'<circle cx="{x(pts[-1]["time"]):.1f}" '
-                 f'cy="{y(row.cur["mean"]):.1f}" r="4" fill="#ff7f0e">'
-                 f'<title>now: {esc(row.verdict)}</title></circle>')
-
+        if len(pts) <= MAX_DOTS:
+            plot.add(*(svg.marker(
+                'circle', plot.x(p['time']), plot.y(p['mean']), '#1f77b4',
+                1.8, f' class="night" data-night="{svg.day(p["time"])}"',
+                f'{svg.day(p["time"])}: {_fmt(p["mean"])} (n={p["n"]})')
+                for p in pts[:-1]))
+    if kind is not None:
+        shape, colour, text = NIGHT_MARKS[kind]
+        plot.add(svg.marker(
+            shape, plot.x(pts[-1]['time']), plot.y(now), colour, 5.0,
+            f' class="night verdict {kind}" data-verdict="{kind}" '
+            f'data-night="{svg.day(pts[-1]["time"])}"',
+            f'tonight: {text}: {_fmt(now)} {hist["unit"]}'))
     return plot.render()
+
+
+#: Above this many nights a history is drawn without a dot per night.
+MAX_DOTS = 90
+
+
+def _level(band, row):
+    """``(level, night cv or None)`` the gate judged tonight against:
+    the lookback rule's level and night-to-night noise, else the
+    baseline's mean (and the night noise floor's cv, if one was used)."""
+    if row is None:
+        return band['mean'], None
+    noise = (row.lookback or {}).get('night_cv')
+    if noise is None:
+        noise = (row.night_noise or {}).get('cv')
+    return row.base.get('level', band['mean']), noise
+
+
+def _level_marks(plot, band, level):
+    """The level (dashed) and its noise band (level x (1 +- cv)), or the
+    baseline's min..max where no noise is known."""
+    value, cv = level
+    left, right = plot.left, plot.width - plot.right
+    if cv is not None:
+        lo, hi, what = value * (1 - cv), value * (1 + cv), \
+            f'level {_fmt(value)} \u00b1 {cv:.1%} night noise'
+    else:
+        lo, hi, what = band['min'], band['max'], \
+            f'baseline {_fmt(value)} (band: its min..max)'
+    top, bottom = plot.y(hi), plot.y(lo)
+    plot.add(f'<g class="level" data-level="{value:.6g}" data-noise='
+             f'"{"" if cv is None else f"{cv:.4f}"}"><rect class="noise-band" '
+             f'x="{left}" y="{top:.1f}" width="{right - left}" '
+             f'height="{max(bottom - top, 1):.1f}" fill="#2ca02c" '
+             f'fill-opacity="0.18"><title>{html.escape(what)}</title></rect>'
+             f'<line x1="{left}" x2="{right}" y1="{plot.y(value):.1f}" '
+             f'y2="{plot.y(value):.1f}" stroke="#2ca02c" '
+             'stroke-dasharray="4 3"/>'
+             f'<text x="{left + 3}" y="{top - 2:.1f}" fill="#2a7a2a">'
+             f'{html.escape(what)}</text></g>')
+
+
+def _pooled_marks(plot, pts, row):
+    """The pooled nights' window (shaded, from its first night to
+    tonight) and, where they found a lasting loss, the night the shift
+    began (a solid line)."""
+    pooled = (row.pooled if row is not None else None) or {}
+    days = {svg.day(p['time']): p['time'] for p in pts}
+    first = days.get(pooled.get('first'))
+    if first is None or not pts:
+        return
+    x0, x1 = plot.x(first), plot.x(pts[-1]['time'])
+    plot.add(f'<rect class="pooled-window" data-first="{pooled["first"]}" '
+             f'data-nights="{pooled.get("count", "")}" x="{x0 - 3:.1f}" '
+             f'y="{plot.top}" width="{x1 - x0 + 6:.1f}" '
+             f'height="{plot.floor - plot.top}" fill="#ff7f0e" '
+             f'fill-opacity="0.08"><title>pooled window: the '
+             f'{pooled.get("count", "?")} nights since {pooled["first"]} '
+             'judged together</title></rect>')
+    since = days.get(pooled.get('since'))
+    if since is not None and pooled.get('regression'):
+        sx = plot.x(since)
+        plot.add(f'<g class="shift-start" data-night="{pooled["since"]}">'
+                 f'<line x1="{sx:.1f}" x2="{sx:.1f}" y1="{plot.top}" '
+                 f'y2="{plot.floor}" stroke="#ff7f0e" stroke-width="2"/>'
+                 f'<text x="{sx - 3:.1f}" y="{plot.floor - 4}" '
+                 'text-anchor="end" fill="#b35900">shift began '
+                 f'{pooled["since"]}</text></g>')
+
+
+def _provenance_mark(plot, pts, change):
+    """A flag on the time axis where the provenance changed near a step:
+    ``fs_version 1.8 -> 2.0``."""
+    diff = change.get('tags_changed') or {}
+    if not diff:
+        return
+    when = {p['session']: p['time'] for p in pts}.get(
+        change.get('tags_changed_at'), change['time'])
+    x = plot.x(when)
+    text = '; '.join(f'{k} {a} \u2192 {b}' for k, (a, b) in
+                     sorted(diff.items()))
+    plot.add(f'<g class="provenance" data-night="{svg.day(when)}" '
+             f'data-keys="{html.escape(" ".join(sorted(diff)))}">'
+             f'<path d="M{x:.1f},{plot.floor}l-5,8h10z" fill="#555"/>'
+             f'<text x="{x + 4:.1f}" y="{plot.top + 10}" fill="#333">'
+             f'{html.escape(text)}</text><title>{html.escape(text)}</title>'
+             '</g>')

@@ -207,18 +207,22 @@ class Plot:
         heading: the text above the plot.
         legend: lines of legend above the plot, ``(colour, text)``.
         css: the SVG element's class (pages style and tests find it).
+        keys: a row under the plot naming its markers, ``(shape, colour,
+            text)`` (:func:`marker`).
     """
 
     def __init__(self, title, heading, xaxis, yaxis, width=640,
-                 height=240, legend=(), css=None, left=62, right=12):
+                 height=240, legend=(), css=None, left=62, right=12,
+                 keys=()):
         self.title, self.heading = title, heading
         self.xaxis, self.yaxis = xaxis, yaxis
         self.width, self.height, self.css = width, height, css
         self.legend = list(legend)
         self.left, self.right = left, right
         self.top = 22 + 12 * len(self.legend)
-        self.bottom = 34 if xaxis.label else 22
-        self.height += 12 * len(self.legend)
+        self.keys = list(keys)
+        self.bottom = (34 if xaxis.label else 22) + 16 * bool(self.keys)
+        self.height += 12 * len(self.legend) + 16 * bool(self.keys)
         self.marks = []
 
     def x(self, v):
@@ -248,9 +252,20 @@ class Plot:
                f'<title>{esc(self.title)}</title>',
                f'<text x="{self.left}" y="12" font-size="11">'
                f'{esc(self.heading)}</text>']
-        out += self._legend() + self._axes() + self.marks
+        out += self._legend() + self._axes() + self.marks + self._keys()
         out.append('</svg>')
         return ''.join(out)
+
+    def _keys(self):
+        out, x = [], self.left + 6
+        y = self.height - 8
+        for shape, colour, text in self.keys:
+            out.append(f'<g class="key" data-shape="{shape}">' +
+                       marker(shape, x, y - 3, colour) +
+                       f'<text x="{x + 8}" y="{y}">{html.escape(text)}'
+                       '</text></g>')
+            x += 20 + 5.5 * len(text)
+        return out
 
     def _legend(self):
         esc = html.escape
@@ -277,8 +292,10 @@ class Plot:
         for value, label in self.xaxis.ticks(max(2, (right - left) // 80)):
             x = self.x(value)
             grid.append(f'M{x:.1f},{top}V{floor}')
+            # A label at the right edge ends there (not past the plot).
+            anchor = 'end' if x > right - 3 * len(label) else 'middle'
             labels.append(f'<text class="xtick" x="{x:.1f}" '
-                          f'y="{floor + 12}" text-anchor="middle">'
+                          f'y="{floor + 12}" text-anchor="{anchor}">'
                           f'{esc(label)}</text>')
         out.append(f'<path class="grid" d="{"".join(grid)}" '
                    'stroke="#eee" fill="none"/>')
@@ -294,3 +311,29 @@ class Plot:
                        f'text-anchor="middle">{esc(self.yaxis.label)}'
                        '</text>')
         return out
+
+
+#: Shapes :func:`marker` draws, as paths of a unit size around 0,0.
+SHAPES = {
+    'square': 'M-1,-1H1V1H-1Z',
+    'diamond': 'M0,-1.3L1.3,0L0,1.3L-1.3,0Z',
+    'triangle-down': 'M-1.2,-1H1.2L0,1.2Z',
+    'triangle-up': 'M-1.2,1H1.2L0,-1.2Z',
+    'cross': 'M-1,-1L1,1M1,-1L-1,1',
+}
+
+
+def marker(shape, x, y, colour, size=4.0, attrs='', title=None):
+    """A marker centred at ``x, y``: a ``circle`` or one of
+    :data:`SHAPES`, filled with ``colour``; ``attrs`` (text) is added to
+    the element, ``title`` becomes its tooltip."""
+    tip = f'<title>{html.escape(title)}</title>' if title else ''
+    end = f'>{tip}</{{}}>' if tip else '/>'
+    if shape == 'circle':
+        return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size * 0.9:.1f}" '
+                f'fill="{colour}"{attrs}' + end.format('circle'))
+    stroke = f' stroke="{colour}" stroke-width="{1.5 / size:.2f}"' \
+        if shape == 'cross' else ''
+    return (f'<path d="{SHAPES[shape]}" fill="{colour}"{stroke} '
+            f'transform="translate({x:.1f} {y:.1f}) scale({size})"'
+            f'{attrs}' + end.format('path'))

@@ -6,10 +6,14 @@ one line per cluster, partition and target, the mean of each night's
 repeats."""
 
 import html
+import math
 
+from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
 from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
+from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.statistics.stats import diff_sigma
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
@@ -69,6 +73,7 @@ def trend_svg(title, unit, lines, width=720, height=248):
     x, y = plot.x, plot.y
     for i, (label, found) in enumerate(shown):
         colour = COLOURS[i % len(COLOURS)]
+        _level_marks(plot, label, found, colour)
         line = ' '.join(f'{x(r["time"]):.1f},{y(r["mean"]):.1f}'
                         for r in found)
         plot.add(f'<polyline points="{line}" fill="none" '
@@ -88,6 +93,69 @@ def trend_svg(title, unit, lines, width=720, height=248):
                      f'{_fmt(r["max"])}, n={r["n"]})</title></circle>')
 
     return plot.render()
+
+
+def levels(found, config=None):
+    """The levels of one line, as the gate's change-point detector finds
+    them (its default threshold, shortest segment and smallest step: the
+    tolerance): ``[(first, last, level, night cv or None)]`` by index of
+    ``found``, oldest first; the level a segment's geometric mean, its
+    night-to-night noise the robust one of its log means (3 or more
+    nights)."""
+    config = config or GateConfig()
+    means = [r['mean'] for r in found]
+    cuts = []
+    if len(means) >= 2 * config.changepoint_min_segment and \
+            all(m > 0 for m in means):
+        cuts = [c.index for c in cp.detect(
+            means, threshold=config.changepoint_threshold,
+            min_segment=config.changepoint_min_segment,
+            min_change=config.changepoint_min_change or config.tolerance)]
+    out = []
+    for a, b in zip([0] + cuts, cuts + [len(means)]):
+        part = means[a:b]
+        if all(m > 0 for m in part):
+            logs = [math.log(m) for m in part]
+            level = math.exp(sum(logs) / len(logs))
+            cv = math.expm1(diff_sigma(logs)) if len(logs) >= 3 else None
+        else:
+            level, cv = sum(part) / len(part), None
+        out.append((a, b - 1, level, cv))
+    return out
+
+
+def _level_marks(plot, label, found, colour):
+    """Each level of a line (dashed over its nights), the noise band of
+    its newest level (level x (1 +- cv)) and where each step began (a
+    line in the line's colour, labelled with the step)."""
+    esc = html.escape
+    found_levels = levels(found)
+    for k, (a, b, level, cv) in enumerate(found_levels):
+        x0, x1 = plot.x(found[a]['time']), plot.x(found[b]['time'])
+        y = plot.y(level)
+        what = f'{label}: level {_fmt(level)} from {found[a]["night"]}'
+        if k == len(found_levels) - 1 and cv:
+            top, bottom = plot.y(level * (1 + cv)), plot.y(level * (1 - cv))
+            what += f' \u00b1 {cv:.1%} night noise'
+            plot.add(f'<rect class="noise-band" data-noise="{cv:.4f}" '
+                     f'x="{x0:.1f}" y="{top:.1f}" width="{x1 - x0:.1f}" '
+                     f'height="{max(bottom - top, 1):.1f}" '
+                     f'fill="{colour}" fill-opacity="0.12"/>')
+        plot.add(f'<line class="level" data-level="{level:.6g}" '
+                 f'x1="{x0:.1f}" x2="{max(x1, x0 + 2):.1f}" y1="{y:.1f}" '
+                 f'y2="{y:.1f}" stroke="{colour}" stroke-dasharray="5 3" '
+                 f'stroke-opacity="0.8"><title>{esc(what)}</title></line>')
+        if k:
+            step = level / found_levels[k - 1][2] - 1
+            plot.add(f'<g class="changepoint" data-night='
+                     f'"{found[a]["night"]}" data-change="{step:.4f}">'
+                     f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{plot.top}" '
+                     f'y2="{plot.floor}" stroke="{colour}" '
+                     'stroke-dasharray="2 2"/><text '
+                     f'x="{x0 + 3:.1f}" y="{plot.top + 10}" '
+                     f'fill="{colour}">{step:+.0%} from {found[a]["night"]}'
+                     f'</text><title>{esc(label)}: a step of {step:+.1%} '
+                     f'from {found[a]["night"]}</title></g>')
 
 
 def render_html(figure, rows, source, max_plots=60):
