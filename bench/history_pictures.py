@@ -9,11 +9,15 @@ upgrade on night 20 (``fs_version`` 1.8 to 2.0) with a lasting loss of
 * ``history.html``: ``pfsbench history write_bw --format html`` of a
   SQLite store holding the month;
 * with ``--screenshot``, ``gate.png`` and ``history.png`` as Debian's
-  ``chromium`` headless draws them (``--width`` px wide).
+  ``chromium`` headless draws them (``--width`` px wide);
+* with ``--images DIR``, the top of each page (its first plots) as
+  ``DIR/history-pictures-gate.png`` and ``-store.png``: the pictures of
+  docs/history-pictures.md.
 
 Usage::
 
     bench/history_pictures.py --out runs/pictures --screenshot
+    bench/history_pictures.py --out runs/pictures --images docs/img
 """
 
 import argparse
@@ -36,6 +40,9 @@ from pfsbench.gate.report import render, trends  # noqa: E402
 from pfsbench.gate.store.results import read_database  # noqa: E402
 
 NIGHTS, STEP_AT, STEP = 30, 20, -0.2
+
+#: Pixels of each page the docs show: its head and first plot.
+DOCS_HEIGHT = {'gate': 600, 'history': 470}
 
 #: 2026-11-01 00:30 UTC: the month of the example.
 START = 1793493000.0
@@ -115,6 +122,9 @@ def main(argv=None):
                         help='also draw each page to a PNG with chromium')
     parser.add_argument('--width', type=int, default=900)
     parser.add_argument('--height', type=int, default=1400)
+    parser.add_argument('--images', metavar='DIR', default=None,
+                        help='draw the top of each page into DIR (the '
+                             'docs\' pictures)')
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory() as directory:
@@ -124,6 +134,11 @@ def main(argv=None):
         if args.screenshot:
             png = path[:-len('.html')] + '.png'
             screenshot(path, png, args.width, args.height)
+            print(f'{name}: {png} ({os.path.getsize(png)} bytes)')
+        if args.images:
+            png = os.path.join(args.images, 'history-pictures-' + {
+                'gate': 'gate', 'history': 'store'}[name] + '.png')
+            screenshot(path, png, args.width, DOCS_HEIGHT[name])
             print(f'{name}: {png} ({os.path.getsize(png)} bytes)')
     print(json.dumps(record['summary']))
     return 0

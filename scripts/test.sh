@@ -40,7 +40,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     # tests start a throw-away PostgreSQL 15 (tests/pgcluster.py).
     wanted=(slurm-wlm munge openmpi-bin libopenmpi-dev bonnie++ fio
             xfsprogs shellcheck moosefs-master moosefs-chunkserver
-            moosefs-client moosefs-cli fuse3 postgresql)
+            moosefs-client moosefs-cli fuse3 postgresql chromium)
     missing=()
     for pkg in "${wanted[@]}"; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

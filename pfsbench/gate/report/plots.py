@@ -206,7 +206,7 @@ def history_svg(hist, row=None, width=640, height=230):
                  f'x2="{cx:.1f}" y1="{plot.top}" y2="{plot.floor}" '
                  'stroke="#d62728" stroke-dasharray="2 2"/>'
                  f'<text x="{cx + 3:.1f}" y="{plot.y(c["after"]) - 3:.1f}" '
-                 f'fill="#d62728">{c["change"]:+.0%}</text></g>')
+                 f'fill="#d62728" {svg.HALO}>{c["change"]:+.0%}</text></g>')
         _provenance_mark(plot, pts, c)
     if pts:
         line = ' '.join(f'{plot.x(p["time"]):.1f},{plot.y(p["mean"]):.1f}'
@@ -265,7 +265,8 @@ def _level_marks(plot, band, level):
              f'<line x1="{left}" x2="{right}" y1="{plot.y(value):.1f}" '
              f'y2="{plot.y(value):.1f}" stroke="#2ca02c" '
              'stroke-dasharray="4 3"/>'
-             f'<text x="{left + 3}" y="{top - 2:.1f}" fill="#2a7a2a">'
+             f'<text x="{left + 3}" y="{top - 2:.1f}" fill="#2a7a2a" '
+             f'{svg.HALO}>'
              f'{html.escape(what)}</text></g>')
 
 
@@ -293,7 +294,7 @@ def _pooled_marks(plot, pts, row):
                  f'<line x1="{sx:.1f}" x2="{sx:.1f}" y1="{plot.top}" '
                  f'y2="{plot.floor}" stroke="#ff7f0e" stroke-width="2"/>'
                  f'<text x="{sx - 3:.1f}" y="{plot.floor - 4}" '
-                 'text-anchor="end" fill="#b35900">shift began '
+                 f'text-anchor="end" fill="#b35900" {svg.HALO}>shift began '
                  f'{pooled["since"]}</text></g>')
 
 
@@ -308,9 +309,12 @@ def _provenance_mark(plot, pts, change):
     x = plot.x(when)
     text = '; '.join(f'{k} {a} \u2192 {b}' for k, (a, b) in
                      sorted(diff.items()))
+    # The label on the side the shift's marks (which follow it) are not.
+    side, anchor = (-1, 'end') if x > plot.width / 2 else (1, 'start')
     plot.add(f'<g class="provenance" data-night="{svg.day(when)}" '
              f'data-keys="{html.escape(" ".join(sorted(diff)))}">'
              f'<path d="M{x:.1f},{plot.floor}l-5,8h10z" fill="#555"/>'
-             f'<text x="{x + 4:.1f}" y="{plot.top + 10}" fill="#333">'
+             f'<text x="{x + 4 * side:.1f}" y="{plot.top + 10}" '
+             f'text-anchor="{anchor}" fill="#333" {svg.HALO}>'
              f'{html.escape(text)}</text><title>{html.escape(text)}</title>'
              '</g>')

@@ -23,6 +23,10 @@ NICE = (1.0, 2.0, 2.5, 5.0, 10.0)
 
 DAY = 86400.0
 
+#: The attributes of a label drawn over marks: a white outline keeps it
+#: readable where a line crosses it.
+HALO = 'stroke="#fff" stroke-width="3" paint-order="stroke"'
+
 #: Steps of a time axis: (seconds, kind, count), the smallest that keeps
 #: the labels apart is taken.
 TIME_STEPS = ((3600.0, 'hour', 1), (3 * 3600.0, 'hour', 3),

@@ -153,7 +153,8 @@ def _level_marks(plot, label, found, colour):
                      f'y2="{plot.floor}" stroke="{colour}" '
                      'stroke-dasharray="2 2"/><text '
                      f'x="{x0 + 3:.1f}" y="{plot.top + 10}" '
-                     f'fill="{colour}">{step:+.0%} from {found[a]["night"]}'
+                     f'fill="{colour}" {svg.HALO}>{step:+.0%} from '
+                     f'{found[a]["night"]}'
                      f'</text><title>{esc(label)}: a step of {step:+.1%} '
                      f'from {found[a]["night"]}</title></g>')
 
