@@ -201,7 +201,7 @@ def curve_svg(title, column, row, site, width=640, height=228):
     unit = next(iter(row.values())).unit
     plot = svg.Plot(
         title, f'{title} [{unit}]',
-        svg.Axis(range(len(xs)), label=column, pad=0.0,
+        svg.Axis(range(len(xs)), label=column, pad=0.04,
                  ticks=[(i, str(c)) for i, c in enumerate(xs)]),
         svg.Axis(ys, label=unit, zero=True), width, height,
         legend=[('#555', 'paper (dashed)')] + [

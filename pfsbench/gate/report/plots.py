@@ -103,7 +103,7 @@ def scaling_svg(title, xparam, lines, width=640, height=264):
     xs = sorted({p[0] for _, pts in series for p in pts})
     plot = svg.Plot(
         f'scaling {title}', title,
-        svg.Axis(xs, label=xparam, pad=0.0,
+        svg.Axis(xs, label=xparam, pad=0.04,
                  ticks=[(v, svg.fmt(v)) for v in xs]),
         svg.Axis([v for _, pts in series for p in pts for v in p[1:]],
                  label=unit),

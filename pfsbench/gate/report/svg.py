@@ -172,8 +172,11 @@ class Axis:
         lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
         if zero:
             lo = min(lo, 0.0)
-        if hi > lo:
-            extra = 0.0 if kind != 'linear' else (hi - lo) * pad
+        if hi > lo and kind == 'log2':
+            extra = (math.log2(hi) - math.log2(lo)) * pad
+            lo, hi, extra = lo / 2 ** extra, hi * 2 ** extra, 0.0
+        elif hi > lo:
+            extra = 0.0 if kind == 'time' else (hi - lo) * pad
         elif kind == 'time':
             extra = DAY / 2
         elif kind == 'log2':

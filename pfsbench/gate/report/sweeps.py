@@ -151,7 +151,7 @@ def sweep_svg(sweep, width=640, height=240):
         f'{sweep["var"]} [{sweep["unit"]}] vs processes: {verdict(sweep)}',
         svg.Axis(counts, kind='log2' if counts[-1] / counts[0] >= 4
                  else 'linear', label=f'processes ({sweep["swept"]} swept)',
-                 pad=0.0, ticks=[(c, str(c)) for c in counts]),
+                 pad=0.04, ticks=[(c, str(c)) for c in counts]),
         svg.Axis([s['max'] for s in steps], label=sweep['unit'], zero=True,
                  pad=0.12), width, height, css='sweep', right=34)
     x, y = plot.x, plot.y
