@@ -117,6 +117,10 @@ def test_the_night_marks_differ_in_shape_and_colour():
     assert len(colours) == len(set(colours))
     assert plots.night_kind('regression') == 'paged'
     assert plots.night_kind('inconclusive', 'held: foreign load') == 'held'
+    # The budget's hold, behind what a blind figure cannot see.
+    assert plots.night_kind('inconclusive', 'detects >= 40 % (blind); '
+                            "held by the night's false-alarm budget: "
+                            'p = 0.01') == 'held'
     assert plots.night_kind('inconclusive', 'cannot rule out') == \
         'inconclusive'
 

@@ -147,7 +147,7 @@ _fmt = svg.fmt
 #: legend)}`` (:func:`night_kind`); docs/history-pictures.md.
 NIGHT_MARKS = {
     'paged': ('triangle-down', '#d62728', 'paged (regression)'),
-    'held': ('square', '#9467bd', 'held (foreign load)'),
+    'held': ('square', '#9467bd', 'held (not paged)'),
     'inconclusive': ('diamond', '#e0a000', 'inconclusive'),
     'improvement': ('triangle-up', '#1f77b4', 'improvement'),
     'pass': ('circle', '#2ca02c', 'pass'),
@@ -156,11 +156,14 @@ NIGHT_MARKS = {
 
 
 def night_kind(verdict, reason=''):
-    """The mark of a night's verdict: a regression pages; one the gate
-    held (foreign load seen, no cause named) is ``held``."""
+    """The mark of a night's verdict: a regression pages; a loss the gate
+    held back as inconclusive (foreign load seen and no cause named, or
+    the night's false-alarm budget) is ``held``: a part of its reason
+    begins ``held`` (the record has no field for it)."""
     if verdict == 'regression':
         return 'paged'
-    if verdict == 'inconclusive' and reason.startswith('held'):
+    if verdict == 'inconclusive' and any(
+            part.strip().startswith('held') for part in reason.split(';')):
         return 'held'
     return verdict if verdict in NIGHT_MARKS else 'inconclusive'
 
