@@ -283,12 +283,13 @@ def _pooled_marks(plot, pts, row):
     if first is None or not pts:
         return
     x0, x1 = plot.x(first), plot.x(pts[-1]['time'])
+    count = html.escape(str(pooled.get('count', '?')))
     plot.add(f'<rect class="pooled-window" data-first="{pooled["first"]}" '
-             f'data-nights="{pooled.get("count", "")}" x="{x0 - 3:.1f}" '
+             f'data-nights="{count}" x="{x0 - 3:.1f}" '
              f'y="{plot.top}" width="{x1 - x0 + 6:.1f}" '
              f'height="{plot.floor - plot.top}" fill="#ff7f0e" '
              f'fill-opacity="0.08"><title>pooled window: the '
-             f'{pooled.get("count", "?")} nights since {pooled["first"]} '
+             f'{count} nights since {pooled["first"]} '
              'judged together</title></rect>')
     since = days.get(pooled.get('since'))
     if since is not None and pooled.get('regression'):
