@@ -172,13 +172,20 @@ def test_a_browser_loads_both_pages_with_their_marks(tmp_path):
               'history': ('level', 'noise-band', 'changepoint')}
     for name, page in sorted(paths.items()):
         # One launch: the DOM as the browser parsed it, and its picture
-        # (kept in the test's tmp dir); a console message of the page
-        # (CONSOLE in chromium's log) is a failure.
+        # (kept in the test's tmp dir).  A probe script's console line,
+        # added at the page's end, shows that chromium's log holds the
+        # page's console: it must be the only one there.
+        probe = tmp_path / f'{name}-probe.html'
+        probe.write_text(open(page).read().replace(
+            '</body>', '<script>console.log("pfsbench-probe")</script>'
+            '</body>'))
         png = tmp_path / f'{name}.png'
         dom, log = _chromium(['--dump-dom', f'--screenshot={png}',
-                              '--window-size=900,700'], page,
+                              '--window-size=900,700'], str(probe),
                              tmp_path / name)
-        assert re.findall(r'.*:CONSOLE.*', log) == [], name
+        console = re.findall(r'.*:CONSOLE.*', log)
+        assert len(console) == 1 and 'pfsbench-probe' in console[0], \
+            (name, console)
         for css in wanted[name]:
             assert re.search(rf'class="[^"]*\b{css}\b', dom), (name, css)
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
