@@ -17,8 +17,9 @@ DESCRIPTION = (
     'the mean, min and max of its repeats. --name keeps the cases whose '
     'name holds the text; --system keeps some clusters. Reads only '
     '(a role with SELECT on the store is enough). --format html draws one '
-    'plot per test case, one line per cluster and target, as the gate\'s '
-    'HTML report draws its histories.')
+    'plot per test case, one line per cluster and target, with each '
+    'line\'s levels and steps as the gate\'s change-point detector finds '
+    'them (docs/history-pictures.md).')
 EXAMPLES = (
     'pfsbench history write_bw --store postgresql://pfsbench_read@db/'
     'pfsbench',
