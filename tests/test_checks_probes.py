@@ -136,3 +136,22 @@ def test_only_the_sampled_sides_and_phases_keep_their_figures():
         ['create_rate'] + [f'create_device_{s}'
                            for s in device_probe.FIGURES])
     assert case.device_stats == ''
+
+
+def test_the_device_figures_frame_the_job_steps_of_the_checks_they_are_in():
+    # PhaseDeviceFigures.job_steps wraps its base's (super()): it must come
+    # before the mdtest base in every check that mixes it in.
+    from reframe.utility import import_module_from_file
+
+    from conftest import CHECKS
+    from pfsbench.checks.mdtest import mdtest_check_base
+
+    module = import_module_from_file(str(CHECKS / 'mdtest' /
+                                         'mdtest_seed000.py'))
+    mixed = [cls for cls in getattr(module, '_rfm_test_registry', ())
+             if issubclass(cls, device_probe.PhaseDeviceFigures)]
+    assert mixed
+    for cls in mixed:
+        mro = cls.__mro__
+        assert (mro.index(device_probe.PhaseDeviceFigures) <
+                mro.index(mdtest_check_base)), cls.__name__
