@@ -57,6 +57,15 @@ def phase_figure(name):
                           phase.name)
 
 
+def declare_phase_figures(namespace, names):
+    """Declare :func:`phase_figure` of each phase of ``names`` in a class
+    body's ``namespace`` (its ``locals()``; a body whose methods call
+    ``super()`` has none), named as io500 names the phase: ReFrame takes
+    them from there in the order given, which is the perflog's."""
+    for name in names:
+        namespace[name.replace('-', '_')] = phase_figure(name)
+
+
 class IO500Run(rfm.RegressionTestPlugin):
     """Mixin of the checks that run all twelve phases as one IO500 run
     (``io500_list_run``, ``io500_suite_run``; with
@@ -107,18 +116,7 @@ class IO500Run(rfm.RegressionTestPlugin):
     #: True when a partition's cap lowered one of them.
     size_capped = variable(typ.Bool, value=False, loggable=True)
 
-    ior_easy_write = phase_figure('ior-easy-write')
-    mdtest_easy_write = phase_figure('mdtest-easy-write')
-    ior_hard_write = phase_figure('ior-hard-write')
-    mdtest_hard_write = phase_figure('mdtest-hard-write')
-    find = phase_figure('find')
-    ior_easy_read = phase_figure('ior-easy-read')
-    mdtest_easy_stat = phase_figure('mdtest-easy-stat')
-    ior_hard_read = phase_figure('ior-hard-read')
-    mdtest_hard_stat = phase_figure('mdtest-hard-stat')
-    mdtest_easy_delete = phase_figure('mdtest-easy-delete')
-    mdtest_hard_read = phase_figure('mdtest-hard-read')
-    mdtest_hard_delete = phase_figure('mdtest-hard-delete')
+    declare_phase_figures(locals(), [p.name for p in io500.PHASES])
 
     reads_other_nodes_files = True
 
