@@ -58,7 +58,7 @@ _WARNED_UNSET = set()
 
 
 # Listing a large catalogue: ReFrame's deprecation path, made fast before
-# any check class is created (docs/checks-machinery.md#the-bases-pfsbenchchecks).
+# any check class is created (docs/checks-machinery.md, the bases).
 rfm_speed.install()
 
 
