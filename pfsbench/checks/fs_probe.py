@@ -46,7 +46,7 @@ _SHOWN = set()
 class ServerCountersProbe(rfm.RegressionTestPlugin):
     """Foreign load from the file system's servers (see the module)."""
 
-    needs = ('target_path', 'bytes_moved', 'num_tasks', 'job')
+    needs = ('target_path', 'bytes_moved')
 
     #: :class:`pfsbench.checks.probes.Around` the job: the whole file
     #: system's counters (``extras.fs_counters_command``), and the
