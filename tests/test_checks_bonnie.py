@@ -24,9 +24,9 @@ needs_bonnie = pytest.mark.skipif(
 #: test over in under 0.5 s: 64 MiB of block I/O into the page cache always
 #: is, so the per-char tests are what gets timed.  They ran at 2.8 MB/s
 #: (write) and 3.5 MB/s (read) here (one bonnie++ on an idle 2-core
-#: Debian 12 VM): 1 MiB takes 0.3-0.37 s, and one CI run's quick local
-#: case printed every figure as ``+++++``; 4 MiB takes 1.2-1.5 s, still
-#: timed on a machine over twice as fast.
+#: Debian 12 VM): 1 MiB takes 0.3-0.37 s, under the 0.5 s, so a quick
+#: local case printed every figure as ``+++++``; 4 MiB takes 1.2-1.5 s,
+#: still timed on a machine over twice as fast.
 SMALL = ['-S', 'size_mib=64', '-S', 'char_io_mib=4']
 
 

@@ -18,7 +18,7 @@ from conftest import CHECKS, run_reframe
 from test_checks_ior import idle_slurm
 from test_gate_slurm_e2e import _pfsbench
 
-#: Any real mdtest build: the newest first (issue 27 needs one, any one).
+#: Any real mdtest build, the newest first (any one will do).
 MDTEST_BINARY = next((p for p in ('/opt/ior/bin/mdtest',
                                   '/opt/ior-4.0.0/bin/mdtest',
                                   '/opt/ior-3.3.0/bin/mdtest',

@@ -95,7 +95,7 @@ def test_io500_on_local_reports_its_phases_and_score(tmp_path):
     assert not glob.glob(f'{tmp_path}/stage/**/pfsbench-*', recursive=True)
 
 
-# io500_suite_run: the suite's own phases in one job (issue 21, item 3) --
+# io500_suite_run: the suite's own phases in one job --------------------------
 
 SUITE = 'io500_suite_run'
 #: The job's steps: io500's scored phases and its timestamp, in the order

@@ -154,7 +154,7 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
         # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
-        # --overcommit (issue 37): --nodes and --ntasks say it, as E15-E17.
+        # --overcommit: --nodes and --ntasks say it, as E15-E17.
         assert (_sbatch(script, 'ntasks-per-node') is None) == (cores == 48)
         create, remove = _create_remove(
             script, remount='sudo -n /usr/local/sbin/pfs-remount lustre',

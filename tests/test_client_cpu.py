@@ -290,18 +290,25 @@ def test_a_case_whose_proc_stat_went_unreadable_has_no_verdict():
     from types import SimpleNamespace
 
     from pfsbench.checks.base import FileSystemCheck
-    case = SimpleNamespace(client_cpu='', client_cpu_share=0.5)
+    from pfsbench.checks.probes import Around
+
+    def case_with(before, after):
+        return SimpleNamespace(client_cpu='', client_cpu_share=0.5,
+                               client_cpu_samples=Around(before, after))
+
     before = _sample(10.0, 1000.0, 3.0)
-    assert FileSystemCheck.client_cpu_verdict(
-        case, {'cpu_before': before, 'cpu_after': None}) == ''
+    case = case_with(before, None)
+    assert FileSystemCheck.client_cpu_verdict(case) == ''
     assert case.client_cpu == 'unavailable: /proc/stat could not be read'
     busy = _sample(12.0, 1004.0, 3.2)
-    assert FileSystemCheck.client_cpu_verdict(
-        case, {'cpu_before': before, 'cpu_after': busy}) == \
+    case = case_with(before, busy)
+    assert FileSystemCheck.client_cpu_verdict(case) == \
         'client host: others used 1.9 of its 2 CPUs during the case'
     assert case.client_cpu == \
         'foreign_cpus=1.90 serving_cpus=0.00 cpus=2 seconds=2.0'
+    # The verdict takes the samples off the case.
+    assert not hasattr(case, 'client_cpu_samples')
     # Not a local case: nothing sampled, nothing said.
     other = SimpleNamespace(client_cpu='', client_cpu_share=0.5)
-    assert FileSystemCheck.client_cpu_verdict(other, {}) == ''
+    assert FileSystemCheck.client_cpu_verdict(other) == ''
     assert other.client_cpu == ''

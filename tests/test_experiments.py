@@ -116,7 +116,7 @@ def test_every_check_runs_a_declared_tool(check_classes):
 
 
 def test_drift_is_found(check_classes):
-    # The drifts issue 26 found, put back: E12's tracers as [0, 1] in the
+    # Drifts put back: E12's tracers as [0, 1] in the
     # definition, E4's targets over a check parameter the definition does
     # not know, and E16's real mdsrate left out of its sweep.
     e12 = EXPERIMENTS['E12']

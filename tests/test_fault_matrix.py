@@ -25,6 +25,7 @@ from here with a planted root rather than written twice.
 """
 
 import contextlib
+import fcntl
 import glob
 import hashlib
 import os
@@ -474,12 +475,29 @@ def test_results_database_locked_by_a_writer(tmp_path, planted):
 
 
 def test_gate_reading_a_locked_database_names_the_lock(tmp_path, capfd):
-    # tests/test_gate_cli.py's case (the gate reads while ReFrame writes).
+    # ReFrame holds .db.lock while it stores a session; the gate verb
+    # itself waits --lock-timeout, then names the lock and exits 2
+    # (tests/test_gate_cli.py holds 'baseline sessions' to the same).
     db = tmp_path / 'runs' / 'results.db'
     db.parent.mkdir()
     synth.write_database(str(db), [gate_tests.nightly(0.0),
                                    gate_tests.nightly(gate_tests.DAY)])
-    gate_tests.test_locked_database(db, capfd)
+    baselines = str(tmp_path / 'baselines')
+    assert pfsbench_main(['baseline', 'record', 'pre', '--db', str(db),
+                          '--baseline-dir', baselines]) == 0
+    capfd.readouterr()
+    with open(db.parent / '.db.lock', 'a+') as fp:
+        fcntl.lockf(fp, fcntl.LOCK_EX)
+        pid = os.fork()
+        if pid == 0:   # a lockf lock is per process: the gate in a child
+            os._exit(pfsbench_main(['gate', '-b', 'pre', '--db', str(db),
+                                    '--baseline-dir', baselines,
+                                    '--lock-timeout', '0.2']))
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 2
+    err = capfd.readouterr().err
+    assert f'{db}: locked: another process' in err
+    assert f'{db.parent / ".db.lock"} for more than 0.2 s' in err
 
 
 # Two runs on one root --------------------------------------------------------

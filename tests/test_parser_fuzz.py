@@ -206,8 +206,8 @@ def test_non_utf8_byte_is_reported_where_it_is(tmp_path):
         f'11083.850       1552.563"\n'), proc.stderr
 
 
-def test_the_issues_mdtest_row_ends_in_milliseconds():
-    # Issue 27: this row took the old summary pattern 337 s to refuse.
+def test_a_backtracking_mdtest_row_ends_in_milliseconds():
+    # A backtracking summary pattern took 337 s to refuse this row.
     lines = (FIXTURES / 'mdtest' / 'n100-i2-shared-dir.txt').read_text(
     ).splitlines()
     row = next(i for i, line in enumerate(lines)

@@ -29,10 +29,7 @@ Adding a family: a command builder in :mod:`pfsbench.commands`, a parser in
 :mod:`pfsbench.parsers`, one check file, one docs page.
 """
 
-from pfsbench.checks import rfm_speed
 from pfsbench.checks.base import FileSystemCheck
 from pfsbench.checks.steps import SteppedJob
-
-rfm_speed.install()
 
 __all__ = ['FileSystemCheck', 'SteppedJob']

@@ -21,6 +21,7 @@ data comes from:
   even when the tool fails (nothing else is ever deleted).
 """
 
+import functools
 import os
 import re
 
@@ -31,8 +32,11 @@ from reframe.core.exceptions import ConfigError as RfmConfigError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
+from pfsbench.checks import rfm_speed
 from pfsbench.checks.fs_probe import ServerCountersProbe
 from pfsbench.checks.job_output import JobOutput
+from pfsbench.checks.probes import (ClientCpuProbe, ForeignJobsProbe,
+                                    TargetDeviceProbe)
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.store.results import default_runs_dir
@@ -49,14 +53,28 @@ from pfsbench.site.mounts import fstype_of, target_is_lustre
 #: ReFrame's own variables: pfsbench.site.validate checks the task count and
 #: time limit among them, ReFrame the rest.
 _FRAMEWORK_VARIABLES = frozenset(rfm.RunOnlyRegressionTest.var_space.vars)
-#: id(check) -> what pfsbench.runs.contention saw when its job was submitted
-#: and when it ended (kept outside the test object, which ReFrame serialises).
-_MEASUREMENTS = {}
-#: partition -> what its extras.server_provenance_command printed, once
-#: per ReFrame run.
-_SERVER_PROVENANCE = {}
 #: (partition, target path) whose unset variables a dry run warned about.
 _WARNED_UNSET = set()
+
+
+# Listing a large catalogue: ReFrame's deprecation path, made fast before
+# any check class is created (docs/checks-machinery.md, the bases).
+rfm_speed.install()
+
+
+@functools.cache
+def _server_provenance(partition, command):
+    """What ``partition``'s ``extras.server_provenance_command`` printed
+    (``key=value; ...``), run once per ReFrame run; ``unavailable: why``
+    when it failed (warned once)."""
+    try:
+        facts = contention.parse_provenance(
+            contention.run_site_command(command), command)
+        return '; '.join(f'{k}={v}' for k, v in facts.items())
+    except contention.CommandFailed as err:
+        getlogger().warning(f'{partition}: extras.'
+                            f'server_provenance_command: {err}')
+        return f'unavailable: {err}'
 
 
 def tag_nightly_point(test, **point):
@@ -86,7 +104,8 @@ def _maintainers():
         return []
 
 
-class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe,
+class FileSystemCheck(rfm.RunOnlyRegressionTest, TargetDeviceProbe,
+                      ClientCpuProbe, ForeignJobsProbe, ServerCountersProbe,
                       JobOutput):
     """Base of every pfsbench check (not a test by itself).
 
@@ -463,14 +482,6 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe,
 
         return self.target_path
 
-    def target_device(self):
-        """The block device of the target as this host sees it; None for
-        a node target (the nodes' devices are not this host's)."""
-        if self.target_scope == 'node':
-            return None
-
-        return contention.target_device(self.target_path)
-
     @run_before('run')
     def claim_target(self):
         if self.is_dry_run():
@@ -488,86 +499,41 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe,
 
     @run_before('run')
     def sample_target_device(self):
-        if not self.is_dry_run():
-            device = self.target_device()
-            if device is not None:
-                # What earlier cases left in the page cache must reach the
-                # device now, not during this case as "foreign" writes.
-                os.sync()
-            _MEASUREMENTS[id(self)] = {'before': contention.sample(device)}
-            self.sample_server_counters(_MEASUREMENTS[id(self)], 'before')
-            if self.job_runs_here():
-                # Last: the syncs and the command above are not the case's.
-                _MEASUREMENTS[id(self)]['cpu_before'] = (
-                    contention.sample_cpu(serving=self.serving_processes()))
+        # Every probe as the job is submitted, in this order: the device
+        # (its sync flushes what earlier cases left in the page cache), the
+        # servers' counters, last the client's CPUs (the syncs and commands
+        # above are not the case's).
+        if self.is_dry_run():
+            return
 
-    def serving_processes(self):
-        """The processes whose CPU is the case's own I/O's
-        (:data:`pfsbench.runs.contention.SERVING_PROCESSES`)."""
-        return contention.serving_names(self.current_partition.extras)
-
-    def job_runs_here(self):
-        """Whether the job runs on the host that runs ReFrame (the
-        ``local`` scheduler), whose CPUs the client-CPU probe watches."""
-        return self.current_partition.scheduler.registered_name == 'local'
+        self.sample_device_before()
+        self.sample_server_counters_before()
+        self.sample_foreign_jobs_before()
+        self.sample_client_cpu_before()
 
     @run_after('setup')
     def record_server_provenance(self):
         part = self.current_partition
         command = part.extras.get('server_provenance_command')
-        if not command or self.is_dry_run():
-            return
-
-        if part.fullname not in _SERVER_PROVENANCE:
-            try:
-                facts = contention.parse_provenance(
-                    contention.run_site_command(command), command)
-                text = '; '.join(f'{k}={v}' for k, v in facts.items())
-            except contention.CommandFailed as err:
-                getlogger().warning(f'{part.fullname}: extras.'
-                                    f'server_provenance_command: {err}')
-                text = f'unavailable: {err}'
-            _SERVER_PROVENANCE[part.fullname] = text
-        self.server_provenance = _SERVER_PROVENANCE[part.fullname]
+        if command and not self.is_dry_run():
+            self.server_provenance = _server_provenance(part.fullname,
+                                                        command)
 
     def measurement_ended(self):
-        """Look for foreign load as the job left things: the target
-        device's counters and other Slurm jobs on its nodes (once;
-        :func:`pfsbench.site.exclusive.claim` calls it before the next case on
-        the target is submitted, ReFrame may read this one's results
-        later)."""
-        seen = _MEASUREMENTS.get(id(self))
-        if seen is None or 'after' in seen:
-            return
+        """Look for foreign load as the job left things: every probe's
+        after sample (once; :func:`pfsbench.site.exclusive.claim` calls it
+        before the next case on the target is submitted, ReFrame may read
+        this one's results later).  First the client's CPUs: what follows
+        is this process's bookkeeping."""
+        self.sample_client_cpu_after()
+        self.sample_device_after()
+        self.sample_server_counters_after()
+        self.sample_foreign_jobs_after()
 
-        if 'cpu_before' in seen:
-            # First: what follows is this process's bookkeeping.
-            seen['cpu_after'] = contention.sample_cpu(
-                serving=self.serving_processes())
-        device = self.target_device()
-        seen['after'] = contention.sample(device)
-        self.sample_server_counters(seen, 'after')
-        seen['jobs'] = ''
-        if self.current_partition.scheduler.registered_name in ('slurm',
-                                                                'squeue'):
-            seen['jobs'] = contention.foreign_jobs(
-                self.job.nodelist, exclusive.own_job_ids())
-
-    def client_cpu_verdict(self, seen):
-        """The client-CPU probe's sentence on foreign load (``''``: none,
-        or no verdict), recording its figures in :attr:`client_cpu`."""
-        if 'cpu_before' not in seen:
-            return ''
-
-        figures = contention.client_cpu(seen['cpu_before'],
-                                        seen.get('cpu_after'))
-        if figures is None:
-            self.client_cpu = (f'unavailable: {contention.PROC_STAT} could '
-                               f'not be read')
-            return ''
-
-        self.client_cpu = contention.describe_client_cpu(figures)
-        return contention.foreign_cpu_load(figures, self.client_cpu_share)
+    def bytes_moved(self):
+        """Bytes this case writes plus reads on the target, for telling its
+        own I/O from foreign I/O; None where the family cannot say."""
+        return None
 
     @run_before('performance')
     def look_for_foreign_load(self):
@@ -575,12 +541,8 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, ServerCountersProbe,
             return
 
         self.measurement_ended()
-        seen = _MEASUREMENTS.pop(id(self), {})
-        found = [contention.foreign_io(seen.get('before'), seen.get('after'),
-                                       self.bytes_moved()),
-                 seen.get('jobs', ''),
-                 self.server_counters_verdict(seen),
-                 self.client_cpu_verdict(seen)]
+        found = [self.device_verdict(), self.foreign_jobs_verdict(),
+                 self.server_counters_verdict(), self.client_cpu_verdict()]
         found = [s for s in found if s]
         self.contended = bool(found)
         self.contention = '; '.join(found)

@@ -55,6 +55,20 @@ FIGURES = {
 }
 #: Label prefix of each side's sample steps.
 SIDES = {'device': 'disk', 'server_device': 'server disk'}
+#: The phases whose device figures a case may log.
+PHASES = ('create', 'remove')
+
+
+def figure_names():
+    """``{'<phase>_<side>_<suffix>': (phase, side, suffix)}`` of every
+    device figure, side by side, then phase by phase (their perflog
+    order)."""
+    return {f'{phase}_{side}_{suffix}': (phase, side, suffix)
+            for side in SIDES for phase in PHASES for suffix in FIGURES}
+
+
+#: Every device figure's name -> (phase, side, suffix).
+DEVICE_FIGURES = figure_names()
 
 
 def device_figure(phase, side, suffix):
@@ -69,9 +83,29 @@ def device_figure(phase, side, suffix):
     return figure
 
 
-class PhaseDeviceFigures(rfm.RegressionTestPlugin):
+def declare_device_figures(namespace):
+    """Declare every device figure's performance function in a class body's
+    ``namespace`` (its ``locals()``): ReFrame takes them from there, in the
+    order they are declared, which is the perflog's."""
+    for name, key in DEVICE_FIGURES.items():
+        namespace[name] = device_figure(*key)
+
+
+class DeviceFigures(rfm.RegressionTestPlugin):
+    """The performance function of every device figure (a class body of
+    its own: one that calls ``super()`` has no plain ``locals()``)."""
+
+    declare_device_figures(locals())
+
+
+class PhaseDeviceFigures(DeviceFigures):
     """Block-device figures of each sampled mdtest phase (see the
-    module); mixed into an mdtest check before its base."""
+    module); mixed into an mdtest check before its base, whose job
+    steps it frames."""
+
+    needs = ('split_phases', 'cpu_sampling', 'md_phases', 'target_entry',
+             'target_path', 'target_lustre', 'target_fstype', 'parsed',
+             'job_steps')
 
     #: Sample the target's block device around each phase (with
     #: ``split_phases`` and ``cpu_sampling``, inside the CPU samples).
@@ -85,41 +119,6 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
     #: over 1.9 s``), or why a figure is absent (``remove server_device:
     #: absent: ...``); ``; `` between them.
     device_stats = variable(str, value='', loggable=True)
-
-    create_device_util = device_figure('create', 'device', 'util')
-    create_device_read_mib_s = device_figure('create', 'device',
-                                             'read_mib_s')
-    create_device_write_mib_s = device_figure('create', 'device',
-                                              'write_mib_s')
-    create_device_iops = device_figure('create', 'device', 'iops')
-    create_device_await = device_figure('create', 'device', 'await')
-    remove_device_util = device_figure('remove', 'device', 'util')
-    remove_device_read_mib_s = device_figure('remove', 'device',
-                                             'read_mib_s')
-    remove_device_write_mib_s = device_figure('remove', 'device',
-                                              'write_mib_s')
-    remove_device_iops = device_figure('remove', 'device', 'iops')
-    remove_device_await = device_figure('remove', 'device', 'await')
-    create_server_device_util = device_figure('create', 'server_device',
-                                              'util')
-    create_server_device_read_mib_s = device_figure(
-        'create', 'server_device', 'read_mib_s')
-    create_server_device_write_mib_s = device_figure(
-        'create', 'server_device', 'write_mib_s')
-    create_server_device_iops = device_figure('create', 'server_device',
-                                              'iops')
-    create_server_device_await = device_figure('create', 'server_device',
-                                               'await')
-    remove_server_device_util = device_figure('remove', 'server_device',
-                                              'util')
-    remove_server_device_read_mib_s = device_figure(
-        'remove', 'server_device', 'read_mib_s')
-    remove_server_device_write_mib_s = device_figure(
-        'remove', 'server_device', 'write_mib_s')
-    remove_server_device_iops = device_figure('remove', 'server_device',
-                                              'iops')
-    remove_server_device_await = device_figure('remove', 'server_device',
-                                               'await')
 
     def device_sources(self):
         """``(client path or None, server command or None)``: where this
@@ -136,7 +135,7 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
 
     def device_phases(self):
         """The phases framed by device samples (those with figures)."""
-        return [p for p in self.md_phases if p in ('create', 'remove')]
+        return [p for p in self.md_phases if p in PHASES]
 
     def job_steps(self):
         path, command = self.device_sources()
@@ -163,14 +162,9 @@ class PhaseDeviceFigures(rfm.RegressionTestPlugin):
                 f'no block device on the client and neither it nor '
                 f'{self.current_partition.fullname} declares '
                 f'device_stats_command')
-        for name in list(self.perf_variables):
-            phase, _, rest = name.partition('_')
-            side = next((s for s in sorted(SIDES, key=len, reverse=True)
-                         if rest.startswith(s + '_')), None)
-            if side is None or rest[len(side) + 1:] not in FIGURES:
-                continue
+        for name, (phase, side, _) in DEVICE_FIGURES.items():
             if side not in sides or phase not in phases:
-                del self.perf_variables[name]
+                self.perf_variables.pop(name, None)
 
     def device_usage(self, phase, side):
         """:class:`pfsbench.parsers.diskstats.Usage` of ``side`` during

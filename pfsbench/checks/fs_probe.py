@@ -21,8 +21,9 @@ better one judging where the partition declares both:
 Every case logs which method judged, with its own share and slack
 (``foreign_load_method``).
 
-The base samples both before the job is submitted and after it ended
-(:meth:`sample_server_counters`); the verdict comes from
+Like the probes of :mod:`pfsbench.checks.probes`, it samples as the job
+is submitted (:meth:`sample_server_counters_before`) and once it ended
+(:meth:`sample_server_counters_after`); the verdict comes from
 :meth:`server_counters_verdict`.
 """
 
@@ -34,6 +35,7 @@ from reframe.core.exceptions import ReframeBaseError
 from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
+from pfsbench.checks.probes import pending, start, take
 from pfsbench.runs import attribution, contention, own_share
 from pfsbench.site.mounts import mount_of, read_mounts
 
@@ -43,6 +45,15 @@ _SHOWN = set()
 
 class ServerCountersProbe(rfm.RegressionTestPlugin):
     """Foreign load from the file system's servers (see the module)."""
+
+    needs = ('target_path', 'bytes_moved')
+
+    #: :class:`pfsbench.checks.probes.Around` the job: the whole file
+    #: system's counters (``extras.fs_counters_command``), and the
+    #: per-client or per-job ones (the attribution command), each
+    #: ``(counters, why not)``; None where the partition declares none.
+    fs_counters_samples = None
+    clients_samples = None
 
     #: What the whole file system did during the case, from the
     #: partition's ``extras.fs_counters_command`` sampled before and after
@@ -92,11 +103,6 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
                                  f'{part.extras[name]}')
                 return
 
-    def bytes_moved(self):
-        """Bytes this case writes plus reads on the target, for telling its
-        own I/O from foreign I/O; None where the family cannot say."""
-        return None
-
     def metadata_ops_done(self):
         """Metadata operations this case does on the target, an upper
         estimate (the fixed bound, until the case has quiet history);
@@ -140,13 +146,25 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
              if hasattr(self, f)})
         return own_share.quiet_history(paths, self.display_name, tags)
 
-    def sample_server_counters(self, seen, when):
-        """Sample the partition's server-side counters into ``seen``
-        (``when``: ``'before'`` or ``'after'``)."""
-        extras = self.current_partition.extras
-        if when == 'after' and not any(k in seen for k in ('fs_before',
-                                                           'clients_before')):
+    def sample_server_counters_before(self):
+        self.sample_server_counters(start)
+
+    def sample_server_counters_after(self):
+        waiting = {name: pending(self, name)
+                   for name in ('fs_counters_samples', 'clients_samples')}
+        if not any(waiting.values()):
             return
+
+        def after(check, name, sample):
+            if waiting[name] is not None:
+                waiting[name].after = sample
+
+        self.sample_server_counters(after)
+
+    def sample_server_counters(self, keep):
+        """Sample the partition's server-side counters, each kind kept by
+        ``keep(check, name, sample)``."""
+        extras = self.current_partition.extras
         if extras.get('fs_counters_command') or \
                 attribution.method_of(extras):
             # A network file system's client caches too: flushed now,
@@ -154,10 +172,10 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
             # this one's are counted as its own (after).
             os.sync()
         if extras.get('fs_counters_command'):
-            seen[f'fs_{when}'] = contention.sample_fs_counters(
-                extras['fs_counters_command'])
+            keep(self, 'fs_counters_samples', contention.sample_fs_counters(
+                extras['fs_counters_command']))
         if attribution.method_of(extras):
-            seen[f'clients_{when}'] = attribution.sample(extras)
+            keep(self, 'clients_samples', attribution.sample(extras))
 
     def own_clients(self):
         """What identifies this case's clients in per-client or per-job
@@ -176,24 +194,36 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         return attribution.Own(jobs=frozenset(jobs), mounts=frozenset(mounts),
                                hosts=frozenset(hosts))
 
-    def clients_verdict(self, seen):
+    def counters_delta(self, samples, delta_of, field, key, what):
+        """``delta_of(before, after)`` of a counter kind's ``samples``
+        (each ``(counters, why not)``), or None: then why is recorded in
+        :attr:`field <fs_counters>` and said as the partition's ``key``
+        giving no ``what`` verdict."""
+        (before, why_before), (after, why_after) = (
+            samples.before, samples.after or (None, 'not sampled'))
+        delta = delta_of(before, after)
+        if delta is None:
+            why = (why_before or why_after or
+                   'a counter went backwards (a server restart or reset)')
+            setattr(self, field, f'unavailable: {why}')
+            getlogger().warning(f'{self.current_partition.fullname}: '
+                                f'extras.{key}: no {what} verdict: {why}')
+        return delta
+
+    def clients_verdict(self):
         """``(sentence, judged)``: the attribution's sentence on foreign
         load (``''``: none) and whether it could judge at all."""
-        if 'clients_before' not in seen:
+        samples = take(self, 'clients_samples')
+        if samples is None:
             return '', False
 
         key = attribution.method_of(self.current_partition.extras)
         method = attribution.METHODS[key][0]
-        (before, why_before), (after, why_after) = (
-            seen['clients_before'],
-            seen.get('clients_after', (None, 'not sampled')))
-        att = attribution.attribute(before, after, self.own_clients())
+        own = self.own_clients()
+        att = self.counters_delta(
+            samples, lambda before, after: attribution.attribute(
+                before, after, own), 'fs_clients', key, method)
         if att is None:
-            why = (why_before or why_after or
-                   'a counter went backwards (a server restart or reset)')
-            self.fs_clients = f'unavailable: {why}'
-            getlogger().warning(f'{self.current_partition.fullname}: '
-                                f'extras.{key}: no {method} verdict: {why}')
             return '', False
 
         self.fs_clients = attribution.describe(att)
@@ -211,24 +241,19 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
             for name in attribution.marking_sources(att))
         return found, True
 
-    def fs_counters_verdict(self, seen):
+    def fs_counters_verdict(self):
         """``(sentence, how)``: the whole file system's counters' sentence
         on foreign load (``''``: none, or no verdict) and how they judged
         (``''``: they could not), recording what they saw in
         :attr:`fs_counters` and the case's work in :attr:`own_work`."""
-        if 'fs_before' not in seen:
+        samples = take(self, 'fs_counters_samples')
+        if samples is None:
             return '', ''
 
-        (before, why_before), (after, why_after) = (
-            seen['fs_before'], seen.get('fs_after', (None, 'not sampled')))
-        delta = contention.fs_counters_delta(before, after)
+        delta = self.counters_delta(
+            samples, contention.fs_counters_delta, 'fs_counters',
+            'fs_counters_command', 'contention')
         if delta is None:
-            why = (why_before or why_after or
-                   'a counter went backwards (a server restart or reset)')
-            self.fs_counters = f'unavailable: {why}'
-            getlogger().warning(f'{self.current_partition.fullname}: '
-                                f'extras.fs_counters_command: no contention '
-                                f'verdict: {why}')
             return '', ''
 
         self.fs_counters = contention.describe_delta(delta)
@@ -238,12 +263,12 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         return own_share.judge(delta, work, learned, self.bytes_moved(),
                                self.metadata_ops_done())
 
-    def server_counters_verdict(self, seen):
+    def server_counters_verdict(self):
         """The server-side counters' sentence on foreign load: the
         attribution's where it could judge, else the whole file system's
         (both logged)."""
-        by_client, judged = self.clients_verdict(seen)
-        whole, how = self.fs_counters_verdict(seen)
+        by_client, judged = self.clients_verdict()
+        whole, how = self.fs_counters_verdict()
         if judged:
             return by_client
         self.foreign_load_method = how

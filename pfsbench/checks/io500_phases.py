@@ -46,13 +46,24 @@ def stonewalled_writes(tool=None):
                for p in io500.PHASES)
 
 
-def phase_figure(phase):
-    """The performance function of one of :data:`io500.PHASES`, named as
-    io500 names the phase (``ior_easy_write``), in IO500's unit (GiB/s
-    for ior, kIOPS for the others): the check's ``phase_value(name)``."""
+def phase_figure(name):
+    """The performance function of the phase ``name`` of
+    :data:`io500.PHASES` (``'ior-easy-write'``), named as io500 names the
+    phase (``ior_easy_write``), in IO500's unit (GiB/s for ior, kIOPS for
+    the others): the check's ``phase_value(name)``."""
+    phase = io500.PHASE_NAMED[name]
     unit = 'GiB/s' if phase.group == 'bw' else 'kIOPS'
     return performance_of(phase.name.replace('-', '_'), unit, 'phase_value',
                           phase.name)
+
+
+def declare_phase_figures(namespace, names):
+    """Declare :func:`phase_figure` of each phase of ``names`` in a class
+    body's ``namespace`` (its ``locals()``; a body whose methods call
+    ``super()`` has none), named as io500 names the phase: ReFrame takes
+    them from there in the order given, which is the perflog's."""
+    for name in names:
+        namespace[name.replace('-', '_')] = phase_figure(name)
 
 
 class IO500Run(rfm.RegressionTestPlugin):
@@ -105,18 +116,7 @@ class IO500Run(rfm.RegressionTestPlugin):
     #: True when a partition's cap lowered one of them.
     size_capped = variable(typ.Bool, value=False, loggable=True)
 
-    ior_easy_write = phase_figure(io500.PHASES[0])
-    mdtest_easy_write = phase_figure(io500.PHASES[1])
-    ior_hard_write = phase_figure(io500.PHASES[2])
-    mdtest_hard_write = phase_figure(io500.PHASES[3])
-    find = phase_figure(io500.PHASES[4])
-    ior_easy_read = phase_figure(io500.PHASES[5])
-    mdtest_easy_stat = phase_figure(io500.PHASES[6])
-    ior_hard_read = phase_figure(io500.PHASES[7])
-    mdtest_hard_stat = phase_figure(io500.PHASES[8])
-    mdtest_easy_delete = phase_figure(io500.PHASES[9])
-    mdtest_hard_read = phase_figure(io500.PHASES[10])
-    mdtest_hard_delete = phase_figure(io500.PHASES[11])
+    declare_phase_figures(locals(), [p.name for p in io500.PHASES])
 
     reads_other_nodes_files = True
 
@@ -282,7 +282,6 @@ def invalid_reasons(score, stonewall_s, found=None):
 #: The parser of each tool's output.
 PARSERS = {'ior': ior_parser, 'mdtest': mdtest_parser,
             'pfind': pfind_parser}
-_PHASES = {p.name: p for p in io500.PHASES}
 
 
 class SuitePhases(rfm.RegressionTestPlugin):
@@ -316,12 +315,12 @@ class SuitePhases(rfm.RegressionTestPlugin):
 
     def phase_result(self, name):
         """The parsed output of the step of phase ``name``."""
-        return self.parsed(PARSERS[_PHASES[name].tool], step=name)
+        return self.parsed(PARSERS[io500.PHASE_NAMED[name].tool], step=name)
 
     def phase_value(self, name):
         """Phase ``name``'s figure as IO500 reports it (GiB/s for ior,
         kIOPS for the others)."""
-        tool = _PHASES[name].tool
+        tool = io500.PHASE_NAMED[name].tool
         result = self.phase_result(name)
         if tool == 'ior':
             return ior_gib_s(result, name)
@@ -333,7 +332,7 @@ class SuitePhases(rfm.RegressionTestPlugin):
         """Seconds the stonewalled write ``name`` ran, by its tool's
         clock."""
         result = self.phase_result(name)
-        if _PHASES[name].tool == 'ior':
+        if io500.PHASE_NAMED[name].tool == 'ior':
             return ior_write_time_s(result)
         return mdtest_summary(result, name).max_time_s
 

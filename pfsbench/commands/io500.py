@@ -46,6 +46,8 @@ PHASES = (
     Phase('mdtest-hard-read', 'md', 'mdtest'),
     Phase('mdtest-hard-delete', 'md', 'mdtest'),
 )
+#: Every phase by its name (``'ior-easy-write'``).
+PHASE_NAMED = {p.name: p for p in PHASES}
 #: The file whose mtime separates the ior-easy/mdtest-easy files from the
 #: later ones (src/phase_timestamp.c: ``<resultdir>/timestampfile``).
 TIMESTAMP_FILE = 'timestampfile'

@@ -10,6 +10,8 @@ their scales as constants for the checks' ``num_tasks``.
 
 import re
 
+from pfsbench.commands import options
+
 #: APIs pfsbench runs (IOR knows more; these are the ones built by Spack).
 APIS = ('POSIX', 'MPIIO', 'HDF5')
 
@@ -125,6 +127,15 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
         ValueError: an unknown API, a size IOR would refuse, or an option
             the API lacks.
     """
+    given = dict(locals())
+    _validate(api, block_size, transfer_size, odirect, collective, write,
+              read)
+    return [executable] + options.words(_OPTIONS, given)
+
+
+def _validate(api, block_size, transfer_size, odirect, collective, write,
+              read):
+    """Refuse what IOR would refuse, or a run that measures nothing."""
     if api not in APIS:
         raise ValueError(f'IOR api {api!r}: expected one of {APIS}')
     if size_bytes(block_size) % size_bytes(transfer_size):
@@ -137,54 +148,38 @@ def ior_argv(test_file, *, api='POSIX', block_size='1m', transfer_size='256k',
     if not (write or read):
         raise ValueError('IOR run with neither write nor read phase')
 
-    argv = [executable,
-            '-a', api,                          # I/O interface
-            '-b', str(block_size),              # bytes per task per segment
-            '-t', str(transfer_size)]           # bytes per I/O call
-    if odirect:
-        argv += ['--posix.odirect']             # bypass the client page cache
-    if segments is not None:
-        argv += ['-s', str(segments)]           # blocks per task, strided
-    if iterations is not None:
-        argv += ['-i', str(iterations)]         # repetitions: gives the spread
-    if file_per_process:
-        argv += ['-F']                          # N-to-N: one file per task
-    if collective:
-        argv += ['-c']                          # collective MPI-IO calls
-    if reorder_tasks:
-        argv += ['-C']                          # read another node's data
-    if task_per_node_offset is not None:
-        argv += ['-Q', str(task_per_node_offset)]  # shift for -C, in nodes
-    if barriers:
-        argv += ['-g']                          # time phases, not skew
-    if signature is not None:
-        argv += ['-G', str(signature)]          # data pattern seed for -R
-    if fsync:
-        argv += ['-e']                          # fsync at close: on servers
-    if stonewall_s is not None:
-        argv += ['-D', str(stonewall_s)]        # stop writing after N s
-        if stonewall_wear_out:
-            argv += ['-O', 'stoneWallingWearOut=1']  # all tasks do equal work
-    if stonewall_status_file is not None:
-        argv += ['-O', f'stoneWallingStatusFile={stonewall_status_file}']
-    if not read:
-        argv += ['-w']                          # write phase only
-    if not write:
-        argv += ['-r']                          # read phase only
-    if verify_read:
-        argv += ['-R']                          # check what was read
-    if keep_file:
-        argv += ['-k']                          # keep the file for a later -r
-    if summary_json:
-        argv += ['-O', 'summaryFormat=JSON']    # machine-readable summary
-    if summary_file is not None:
-        argv += ['-O', f'summaryFile={summary_file}']  # summary to a file
-    if data_packet_type is not None:
-        argv += [f'--dataPacketType={data_packet_type}']  # buffer contents
-    if rank_details_csv is not None:
-        argv += ['-O', f'saveRankPerformanceDetailsCSV={rank_details_csv}']
-    argv += ['-o', test_file]                   # test file (prefix with -F)
-    return argv
+
+#: IOR's options as :func:`ior_argv` writes them, in its argv's order.
+_OPTIONS = (
+    options.valued('api', '-a'),            # I/O interface
+    options.valued('block_size', '-b'),     # bytes per task per segment
+    options.valued('transfer_size', '-t'),  # bytes per I/O call
+    options.switch('odirect', '--posix.odirect'),  # bypass the page cache
+    options.valued('segments', '-s'),       # blocks per task, strided
+    options.valued('iterations', '-i'),     # repetitions: gives the spread
+    options.switch('file_per_process', '-F'),  # N-to-N: one file per task
+    options.switch('collective', '-c'),     # collective MPI-IO calls
+    options.switch('reorder_tasks', '-C'),  # read another node's data
+    options.valued('task_per_node_offset', '-Q'),  # shift for -C, in nodes
+    options.switch('barriers', '-g'),       # time phases, not skew
+    options.valued('signature', '-G'),      # data pattern seed for -R
+    options.switch('fsync', '-e'),          # fsync at close: on servers
+    options.valued('stonewall_s', '-D'),    # stop writing after N s
+    # ... and all tasks do equal work, catching up to the furthest
+    lambda given: (['-O', 'stoneWallingWearOut=1']
+                   if given['stonewall_s'] is not None and
+                   given['stonewall_wear_out'] else []),
+    options.setting('stonewall_status_file', 'stoneWallingStatusFile'),
+    options.unless('read', '-w'),           # write phase only
+    options.unless('write', '-r'),          # read phase only
+    options.switch('verify_read', '-R'),    # check what was read
+    options.switch('keep_file', '-k'),      # keep the file for a later -r
+    options.switch('summary_json', '-O', 'summaryFormat=JSON'),  # readable
+    options.setting('summary_file', 'summaryFile'),  # summary to a file
+    options.joined('data_packet_type', '--dataPacketType'),  # buffers' data
+    options.setting('rank_details_csv', 'saveRankPerformanceDetailsCSV'),
+    options.valued('test_file', '-o'),      # test file (prefix with -F)
+)
 
 
 def seed002_mpiio_fpp(test_file, executable='ior'):

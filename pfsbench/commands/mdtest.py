@@ -12,7 +12,7 @@ fails when the check is built, not in the queue.
 
 import os
 
-from pfsbench.commands import procstat
+from pfsbench.commands import options, procstat
 from pfsbench.commands.ior import IO500_DATA_PACKET_TYPE, IO500_STONEWALL_S
 from pfsbench.core.jobsteps import Step
 
@@ -214,68 +214,47 @@ def mdtest_argv(test_dirs, *, items_per_task=None, items_per_dir=None,
         ValueError: a combination that mdtest refuses or that measures
             nothing.
     """
+    given = dict(locals())
     dirs = [test_dirs] if isinstance(test_dirs, str) else list(test_dirs)
     _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,
               branching, stride, read_bytes, write_bytes, verify_read,
               stonewall_s, phases, sync_file)
+    return [executable] + options.words(_OPTIONS, {**given, 'dirs': dirs})
 
-    argv = [executable]
-    if data_packet_type is not None:
-        argv += [f'--dataPacketType={data_packet_type}']  # written data
-    if items_per_task is not None:
-        argv += ['-n', str(items_per_task)]     # items per task
-    if items_per_dir is not None:
-        argv += ['-I', str(items_per_dir)]      # items per tree directory
-    if depth is not None:
-        argv += ['-z', str(depth)]              # tree depth
-    if branching is not None:
-        argv += ['-b', str(branching)]          # subdirectories per level
-    if unique_dir:
-        argv += ['-u']                          # own directory per task
-    if leaf_only:
-        argv += ['-L']                          # items in the leaves only
-    if time_unique_dir:
-        argv += ['-t']                          # time the unique dir too
-    if write_bytes is not None:
-        argv += ['-w', str(write_bytes)]        # bytes written per file
-    if read_bytes is not None:
-        argv += ['-e', str(read_bytes)]         # bytes read per file
-    if kind == 'files':
-        argv += ['-F']                          # files only
-    elif kind == 'dirs':
-        argv += ['-D']                          # directories only
-    if sync_file:
-        argv += ['-y']                          # fsync each file written
-    if rate_and_time:
-        argv += ['-P']                          # rate and time tables
-    if buffer_offset is not None:
-        argv += ['-G', str(buffer_offset)]      # data offset, for -X
-    if stride is not None:
-        argv += ['-N', str(stride)]             # neighbour's items: no cache
-    if pre_delay_s is not None:
-        argv += ['-p', str(pre_delay_s)]        # pause before iterations
-    if iterations is not None:
-        argv += ['-i', str(iterations)]         # repetitions: the spread
-    argv += ['-d', '@'.join(dirs)]              # test directory(ies)
-    if stonewall_status_file is not None:
-        argv += ['-x', stonewall_status_file]   # stonewall state file
-    if tuple(phases) != PHASES:
-        argv += [_PHASE_FLAGS[p] for p in PHASES if p in phases]  # subset
-    if verify_read:
-        argv += ['-X']                          # check the data read
-    if sync_phases:
-        argv += ['-Y']                          # sync after each phase
-    if stonewall_s is not None:
-        argv += ['-W', str(stonewall_s)]        # stop creating after N s
-    if rank_details_csv is not None:
-        argv += [f'--saveRankPerformanceDetails={rank_details_csv}']
-    if rank_statistics:
-        argv += ['--showRankStatistics']        # per-task spread too
-    if verbose:
-        argv += ['-v']                          # per-iteration lines
-    if api is not None:
-        argv += ['-a', api]                     # I/O back-end
-    return argv
+
+#: mdtest's options as :func:`mdtest_argv` writes them, in its argv's order.
+_OPTIONS = (
+    options.joined('data_packet_type', '--dataPacketType'),  # written data
+    options.valued('items_per_task', '-n'),     # items per task
+    options.valued('items_per_dir', '-I'),      # items per tree directory
+    options.valued('depth', '-z'),              # tree depth
+    options.valued('branching', '-b'),          # subdirectories per level
+    options.switch('unique_dir', '-u'),         # own directory per task
+    options.switch('leaf_only', '-L'),          # items in the leaves only
+    options.switch('time_unique_dir', '-t'),    # time the unique dir too
+    options.valued('write_bytes', '-w'),        # bytes written per file
+    options.valued('read_bytes', '-e'),         # bytes read per file
+    # files only (-F) or directories only (-D)
+    lambda given: {'files': ['-F'], 'dirs': ['-D']}.get(given['kind'], []),
+    options.switch('sync_file', '-y'),          # fsync each file written
+    options.switch('rate_and_time', '-P'),      # rate and time tables
+    options.valued('buffer_offset', '-G'),      # data offset, for -X
+    options.valued('stride', '-N'),             # neighbour's items: no cache
+    options.valued('pre_delay_s', '-p'),        # pause before iterations
+    options.valued('iterations', '-i'),         # repetitions: the spread
+    lambda given: ['-d', '@'.join(given['dirs'])],  # test directory(ies)
+    options.valued('stonewall_status_file', '-x'),  # stonewall state file
+    # a subset of the phases: a flag for each that runs
+    lambda given: ([] if tuple(given['phases']) == PHASES else
+                   [_PHASE_FLAGS[p] for p in PHASES if p in given['phases']]),
+    options.switch('verify_read', '-X'),        # check the data read
+    options.switch('sync_phases', '-Y'),        # sync after each phase
+    options.valued('stonewall_s', '-W'),        # stop creating after N s
+    options.joined('rank_details_csv', '--saveRankPerformanceDetails'),
+    options.switch('rank_statistics', '--showRankStatistics'),  # spread too
+    options.switch('verbose', '-v'),            # per-iteration lines
+    options.valued('api', '-a'),                # I/O back-end
+)
 
 
 def _validate(dirs, items_per_task, items_per_dir, kind, unique_dir, depth,

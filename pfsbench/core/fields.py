@@ -84,6 +84,17 @@ UNTIMED = 'untimed_figures'
 CONFIG_FIELDS = ('num_tasks', 'num_tasks_per_node', 'num_cpus_per_task')
 
 
+#: ``reframe --repeat`` names each repeat of a case ``<display name>
+#: %.repeat_no=N``.
+_REPEAT_NO = re.compile(r'\s*%\.repeat_no=\d+')
+
+
+def same_case(display_name):
+    """A display name without ``reframe --repeat``'s ``%.repeat_no``: the
+    name every repeat of the case shares."""
+    return _REPEAT_NO.sub('', display_name or '')
+
+
 #: How a case's ``contention`` text names the foreign sources the per-client
 #: or per-job counters found (pfsbench.runs.attribution.verdict writes
 #: ``... from 1 other client (session 4, mount /mnt/m2) ...``); the gate

@@ -134,6 +134,43 @@ def _stat_fields(body, where):
     return fields
 
 
+def _count_entry(job, name, fields, where):
+    """Count one ``name: { samples: N, ... }`` line into a ``job`` entry:
+    the bytes of a data entry (:data:`_DATA_ENTRIES`, unit ``bytes``),
+    else its samples as operations."""
+    samples = fields.get('samples', '')
+    if not samples.isdigit():
+        raise CommandFailed(f'{where}: {name}: samples {samples!r}: '
+                            f'expected a non-negative integer')
+    if name not in _DATA_ENTRIES:
+        job['ops'] += int(samples)
+    elif fields.get('unit') == 'bytes':
+        total = fields.get('sum', '')
+        if not total.isdigit():
+            raise CommandFailed(f'{where}: {name}: sum {total!r}: expected '
+                                f'a non-negative integer')
+        job['bytes'] += int(total)
+        job['has_bytes'] = True
+
+
+def _close(jobs, entry, command):
+    """Add a finished job ``entry`` (None: none) to ``jobs``: its bytes,
+    and its operations where they are namespace ones (an MDT's section, or
+    a section without a header that counts no bytes)."""
+    if entry is None:
+        return
+    if entry['id'] is None:
+        raise CommandFailed(f'{command!r}: a job_stats entry without '
+                            f'job_id')
+    ops = entry['ops'] if (entry['kind'] == 'mdt' or (
+        entry['kind'] is None and not entry['has_bytes'])) else 0
+    old = jobs.get(entry['id'])
+    jobs[entry['id']] = SourceCounters(
+        source=entry['id'], job=entry['id'],
+        bytes=entry['bytes'] + (old.bytes if old else 0),
+        metadata_ops=ops + (old.metadata_ops if old else 0))
+
+
 def parse_job_stats(text, command=''):
     """Lustre's ``lctl get_param mdt.*.job_stats obdfilter.*.job_stats``
     output (several servers' concatenated; ``pdsh``'s ``host:`` prefixes
@@ -159,26 +196,12 @@ def parse_job_stats(text, command=''):
     sections = 0
     job = None
 
-    def close(entry):
-        if entry is None:
-            return
-        if entry['id'] is None:
-            raise CommandFailed(f'{command!r}: a job_stats entry without '
-                                f'job_id')
-        ops = entry['ops'] if (entry['kind'] == 'mdt' or (
-            entry['kind'] is None and not entry['has_bytes'])) else 0
-        old = jobs.get(entry['id'])
-        jobs[entry['id']] = SourceCounters(
-            source=entry['id'], job=entry['id'],
-            bytes=entry['bytes'] + (old.bytes if old else 0),
-            metadata_ops=ops + (old.metadata_ops if old else 0))
-
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         # pdsh -N drops the host; pdsh without it prefixes 'host: '.
         header = _HEADER.match(line)
         if header:
-            close(job)
+            _close(jobs, job, command)
             job = None
             kind = header.group(1)
             sections += 1
@@ -198,30 +221,14 @@ def parse_job_stats(text, command=''):
                 sections += 1
             continue
         if line.lstrip().startswith('- '):
-            close(job)
+            _close(jobs, job, command)
             job = {'id': None, 'kind': kind, 'bytes': 0, 'ops': 0,
                    'has_bytes': False}
         entry = _ENTRY.match(line.lstrip('- ').rstrip())
         if entry and job is not None:
             name, body = entry.groups()
             where = f'{command!r}: line {number}'
-            fields = _stat_fields(body, where)
-            samples = fields.get('samples', '')
-            if not samples.isdigit():
-                raise CommandFailed(f'{where}: {name}: samples '
-                                    f'{samples!r}: expected a '
-                                    f'non-negative integer')
-            if name in _DATA_ENTRIES:
-                if fields.get('unit') == 'bytes':
-                    total = fields.get('sum', '')
-                    if not total.isdigit():
-                        raise CommandFailed(f'{where}: {name}: sum '
-                                            f'{total!r}: expected a '
-                                            f'non-negative integer')
-                    job['bytes'] += int(total)
-                    job['has_bytes'] = True
-            else:
-                job['ops'] += int(samples)
+            _count_entry(job, name, _stat_fields(body, where), where)
             continue
         fact = _FACT.match(line)
         if fact and job is not None and fact.group(1) in _JOB_FACTS:
@@ -231,7 +238,7 @@ def parse_job_stats(text, command=''):
         if job is not None or sections:
             raise CommandFailed(f'{command!r}: line {number}: '
                                 f'{line.strip()!r}: not job_stats output')
-    close(job)
+    _close(jobs, job, command)
     if not sections:
         raise CommandFailed(f'{command!r}: no job_stats section in its '
                             f'output')

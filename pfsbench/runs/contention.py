@@ -122,26 +122,21 @@ CPU_PRESSURE = '/proc/pressure/cpu'
 _BUSY_COLUMNS = (0, 1, 2, 5, 6, 7)
 #: Others' work on the client host above this share of its CPUs, on
 #: average over the case, marks it contended: the case's own processes
-#: then no longer have the CPUs they need.  Measured on this 2-CPU VM
-#: (2026-11-26; the bench's dd case, 64 MB with fdatasync on a
-#: loop-mounted ext4, 0.2-0.4 s, 10 cases per run; docs/checks-machinery.md):
-#: with no load of ours, medians of 0.15-0.6 CPU of others' work (at most
-#: 1.1; other helpers' tests), writes 1184-1472 and reads 5485-6012 MB/s;
-#: beside one busy loop 1.0-1.3 CPU and dd as fast; beside two 1.5-1.7
-#: (dd shares the CPUs with them), writes 1089, reads 4481; beside four
-#: 1.6-1.8, writes 934, reads 3327.  Half the CPUs (1 of 2 here) lies
-#: between the quiet runs and the slowed ones.
+#: then no longer have the CPUs they need.  Half the CPUs lies between the
+#: quiet runs and the ones others' busy loops slowed (the measurements:
+#: docs/checks-machinery.md#foreign-load-contended, the client host's
+#: CPUs).
 FOREIGN_CPU_SHARE = 0.5
 
 #: Processes whose CPU serves the case's own I/O on the client host, counted
 #: as the case's own, never as foreign: file-system clients that are user
 #: processes (a FUSE client moves every byte of the case through its own
-#: CPU: measured here, a 256 MiB dd onto MooseFS took 0.5 s of mfsmount's
-#: and 0.6 s of a chunkserver's CPU in 1.1 s, by itself above half of this
-#: 2-CPU host).  Kernel threads (a kernel client's: Lustre's ptlrpcd, NFS's
-#: rpciod; a loop device's worker; writeback) count as its own too.  A
-#: partition adds names with ``extras.client_serving_processes`` (servers
-#: that run on the client host, as tests/mfs's do here).
+#: CPU, by itself above half of a small host's: the measurement in
+#: docs/checks-machinery.md#foreign-load-contended).  Kernel threads (a
+#: kernel client's: Lustre's ptlrpcd, NFS's rpciod; a loop device's
+#: worker; writeback) count as its own too.  A partition adds names with
+#: ``extras.client_serving_processes`` (servers that run on the client
+#: host, as tests/mfs's do).
 SERVING_PROCESSES = ('mfsmount', 'mmfsd', 'ceph-fuse', 'glusterfs')
 
 #: ``PF_KTHREAD`` in /proc/<pid>/stat's flags: the task is a kernel thread.

@@ -35,11 +35,10 @@ says so.  Pure: no ReFrame import (the perflog's place comes from
 """
 
 import os
-import re
 import statistics
 from dataclasses import dataclass
 
-from pfsbench.core.fields import CASE_TAG_FIELDS, CONTENDED
+from pfsbench.core.fields import CASE_TAG_FIELDS, CONTENDED, same_case
 from pfsbench.runs import contention
 
 #: Quiet runs needed before the history judges (fewer: the fixed bound):
@@ -67,9 +66,6 @@ MIN_OPS = 500
 OWN_WORK = 'own_work'
 #: The loggable variable holding what the whole file system did.
 FS_COUNTERS = 'fs_counters'
-
-#: What ``reframe --repeat`` appends to every case's display name.
-_REPEAT_NO = re.compile(r'\s*%\.repeat_no=\d+')
 
 
 @dataclass(frozen=True)
@@ -195,11 +191,6 @@ def _newest_lines(path, block=1 << 20):
 
         yield header
         yield from lines()
-
-
-def same_case(display_name):
-    """A display name without ``reframe --repeat``'s ``%.repeat_no``."""
-    return _REPEAT_NO.sub('', display_name or '')
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The real ``io500`` binary, as a list entry runs it (issue 21, item 4).
+"""The real ``io500`` binary, as a list entry runs it.
 
 Where an io500 binary exists (the Spack environment's ``io500`` package,
 ``PATH``, or ``-S tool_binary=``), one io500 run over the case's nodes and

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IO500 from the suite's own phases, in one job, with IO500's score
-(issue 21, item 3).
+"""IO500 from the suite's own phases, in one job, with IO500's score.
 
 The twelve scored phases of IO500's standard mode with the command lines
 of ``ior_io500_phases`` and ``mdtest_io500_phases``, flag for flag

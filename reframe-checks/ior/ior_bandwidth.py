@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IOR bandwidth sweep (issue 3): API x access x transfer size x scale.
+"""IOR bandwidth sweep: API x access x transfer size x scale.
 
 The general IOR family: write and read bandwidth of POSIX, MPI-IO and HDF5
 (where the IOR build has it), one file per process or one shared file,

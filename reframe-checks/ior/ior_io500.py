@@ -48,7 +48,7 @@ from reframe.core.builtins import (parameter, performance_function,
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.ior import ior_check_base
-from pfsbench.commands import io500, ior
+from pfsbench.commands import ior
 from pfsbench.core.jobsteps import Step
 from pfsbench.site import binaries
 
@@ -145,10 +145,10 @@ class ior_io500_phases(io500_phases.SuitePhases, ior_check_base):
             easy_block_size=self.easy_block_size,
             hard_segments=self.segments), ('ior',), before_reads=drop)
 
-    ior_easy_write = io500_phases.phase_figure(io500.PHASES[0])
-    ior_hard_write = io500_phases.phase_figure(io500.PHASES[2])
-    ior_easy_read = io500_phases.phase_figure(io500.PHASES[5])
-    ior_hard_read = io500_phases.phase_figure(io500.PHASES[7])
+    ior_easy_write = io500_phases.phase_figure('ior-easy-write')
+    ior_hard_write = io500_phases.phase_figure('ior-hard-write')
+    ior_easy_read = io500_phases.phase_figure('ior-easy-read')
+    ior_hard_read = io500_phases.phase_figure('ior-hard-read')
 
     @performance_function('GiB/s')
     def io500_bw(self):

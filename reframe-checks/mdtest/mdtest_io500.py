@@ -54,7 +54,7 @@ from reframe.core.builtins import (parameter, performance_function,
 
 from pfsbench.checks import io500_phases
 from pfsbench.checks.mdtest import mdtest_check_base
-from pfsbench.commands import io500, ior, mdtest
+from pfsbench.commands import ior, mdtest
 from pfsbench.parsers import pfind as pfind_parser
 from pfsbench.site import binaries
 
@@ -141,14 +141,14 @@ class mdtest_io500_phases(io500_phases.SuitePhases, mdtest_check_base):
             return [f'step {step.label!r}: mdtest reported no rate']
         return problems
 
-    mdtest_easy_write = io500_phases.phase_figure(io500.PHASES[1])
-    mdtest_hard_write = io500_phases.phase_figure(io500.PHASES[3])
-    mdtest_easy_stat = io500_phases.phase_figure(io500.PHASES[6])
-    mdtest_hard_stat = io500_phases.phase_figure(io500.PHASES[8])
-    mdtest_easy_delete = io500_phases.phase_figure(io500.PHASES[9])
-    mdtest_hard_read = io500_phases.phase_figure(io500.PHASES[10])
-    mdtest_hard_delete = io500_phases.phase_figure(io500.PHASES[11])
-    find = io500_phases.phase_figure(io500.PHASES[4])
+    mdtest_easy_write = io500_phases.phase_figure('mdtest-easy-write')
+    mdtest_hard_write = io500_phases.phase_figure('mdtest-hard-write')
+    mdtest_easy_stat = io500_phases.phase_figure('mdtest-easy-stat')
+    mdtest_hard_stat = io500_phases.phase_figure('mdtest-hard-stat')
+    mdtest_easy_delete = io500_phases.phase_figure('mdtest-easy-delete')
+    mdtest_hard_read = io500_phases.phase_figure('mdtest-hard-read')
+    mdtest_hard_delete = io500_phases.phase_figure('mdtest-hard-delete')
+    find = io500_phases.phase_figure('find')
 
     @performance_function('kIOPS')
     def io500_md(self):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""mdtest metadata rates: the general sweep (issue 10, item 2).
+"""mdtest metadata rates: the general sweep.
 
 Files only, directories only, or both; a directory per task (``-u``) or
 one shared directory; 1, 2 and 4 nodes of 1, 2, 4 and 16 tasks.  Every

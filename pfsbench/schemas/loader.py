@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The schemas of this package, read once, and their validators: integers
+are Python ``int`` (not ``4.0``, not ``True``) and numbers are finite (no
+``.nan`` or ``.inf`` from YAML), stricter than the JSON Schema defaults
+(see :mod:`pfsbench.schemas`)."""
+
+import functools
+import json
+import math
+from importlib import resources
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+_BASE = jsonschema.Draft202012Validator
+
+
+def _is_integer(checker, value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(checker, value):
+    # An int is finite however large (math.isfinite(10**400) would raise).
+    if isinstance(value, int):
+        return not isinstance(value, bool)
+
+    return isinstance(value, float) and math.isfinite(value)
+
+
+_Validator = jsonschema.validators.extend(
+    _BASE, type_checker=_BASE.TYPE_CHECKER.redefine_many({
+        'integer': _is_integer, 'number': _is_number}))
+
+@functools.lru_cache(maxsize=None)
+def load(name):
+    """A schema of this package, decoded.
+
+    Args:
+        name: its file name (``'extras.json'``).
+
+    Returns:
+        the schema (a dict; do not modify it).
+    """
+    text = resources.files(__package__).joinpath(name).read_text()
+    return json.loads(text)
+
+
+def _retrieve(uri):
+    # Without its "$schema", a schema is validated by the validator class
+    # that reached it (jsonschema picks the class from "$schema", which
+    # would drop pfsbench's integer and number types).
+    contents = {k: v for k, v in load(uri).items() if k != '$schema'}
+    return referencing.Resource.from_contents(
+        contents, default_specification=referencing.jsonschema.DRAFT202012)
+
+
+@functools.lru_cache(maxsize=None)
+def validator(ref):
+    registry = referencing.Registry(retrieve=_retrieve)
+    return _Validator({'$ref': ref}, registry=registry)
+
+
+def default(name, key):
+    """The ``default`` a schema gives one of its top-level keys.
+
+    Args:
+        name: the schema file (``'extras.json'``).
+        key: the key (``'target_lock_timeout'``).
+
+    Returns:
+        the default value.
+    """
+    return load(name)['properties'][key]['default']
+
+
+def const(name, key):
+    """The one value a schema allows for a top-level key
+    (``format_version``, ``kind``)."""
+    return load(name)['properties'][key]['const']
