@@ -88,8 +88,8 @@ def run(args):
     # --db names the runs directory: it wins over $PFSBENCH_STORE and a
     # store the settings name (the nightly judges from it when the store
     # does not answer).
-    url = args.store or (None if args.db else
-                         store_db.named_url(None, config.store))
+    url = (store_db.named_url(args.store, config.store)
+           if args.store or not args.db else None)
     if url and not args.report:
         baseline, baseline_path, results = from_store(args, url, config)
     else:
