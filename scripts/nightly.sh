@@ -183,9 +183,10 @@ source=("${store[@]}")
 if [ "$ingested" = 0 ]; then
     echo "nightly: tonight's sessions are in the results store"
 elif grep -q ' wait in ' "$out/ingest.log"; then
-    echo "nightly: the results store did not answer: $(head -n 1 \
-        "$out/ingest.log"); tonight's reports wait in the spool for the" \
-        "next night; the gate judges from the local runs directory"
+    echo "nightly: the results store did not answer: $(grep -v -m 1 \
+        '^pfsbench: warning:' "$out/ingest.log"); tonight's reports wait" \
+        "in the spool for the next night; the gate judges from the local" \
+        "runs directory"
     source=(--db "$PFSBENCH_RUNS/results.db")
 elif grep -q 'refused role' "$out/ingest.log"; then
     # A configuration to fix, not an outage: nothing waits in the spool.
