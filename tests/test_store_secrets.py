@@ -16,13 +16,13 @@ import urllib.parse
 
 import pytest
 
-from pfsbench import cli, store
+from pfsbench import store
 from pfsbench.core import secrets
 import synth
 from pgcluster import pg_cluster, pg_url  # noqa: F401
+from test_store_roles import night, run
 
 DAY = 86400.0
-CASE = 'dd_stream_per_node %nodes=1'
 
 #: The planted password: a / and an @ that would spill into the host, a
 #: % and a ? that URL readers take apart, letters beyond ASCII.
@@ -59,18 +59,6 @@ def tree_texts(root):
                       data.decode('latin-1')]
     assert texts, f'{root}: no files'
     return texts
-
-
-def run(argv, capsys):
-    code = cli.main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def night(t, scale=1.0):
-    return synth.session({CASE: [scale * v for v in (500.0, 505.0, 495.0)]},
-                         time_start=t, extras={'fs_version': '1.8'},
-                         system='hawk')
 
 
 def runs_dir(root, capsys, nights=4):

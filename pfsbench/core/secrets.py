@@ -13,6 +13,7 @@ password read is remembered, so that :func:`scrub` also takes it out of
 a text that quotes it on its own (a driver's message, a traceback).
 """
 
+import dataclasses
 import re
 import urllib.parse
 
@@ -54,25 +55,20 @@ SECRET_OPTIONS = frozenset(('password', 'sslpassword', 'oauth_client_secret',
 _known = set()
 
 
+@dataclasses.dataclass
 class StoreURL:
-    """A ``postgresql://`` URL read apart.
+    """A ``postgresql://`` URL read apart: the user part decoded (None
+    where absent), ``hosts`` as ``[(host, port)]`` (port '' where not
+    given), the database (None where absent), ``params`` the ``[(key,
+    value)]`` options after ``?``."""
 
-    Attributes:
-        user, password: the user part, decoded (None where absent).
-        hosts: ``[(host, port)]``, decoded, port '' where not given.
-        dbname: decoded, None where absent.
-        params: ``[(key, value)]`` of the options after ``?``.
-    """
-
-    def __init__(self, scheme, user, password, hosts, dbname, params,
-                 fragment=''):
-        self.scheme = scheme
-        self.fragment = fragment
-        self.user = user
-        self.password = password
-        self.hosts = hosts
-        self.dbname = dbname
-        self.params = params
+    scheme: str
+    user: str
+    password: str
+    hosts: list
+    dbname: str
+    params: list
+    fragment: str = ''
 
     def secrets(self):
         """The passwords this URL holds (user part and options)."""
