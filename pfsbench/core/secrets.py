@@ -25,7 +25,8 @@ _SCHEME = re.compile(r'postgres(?:ql)?://')
 # an optional /database and optional ?key=value&... options.
 _REST = re.compile(r'(?P<hosts>[A-Za-z0-9._~%:,\[\]-]*)'
                    r'(?:/(?P<dbname>[^/?#@]*))?'
-                   r'(?:\?(?P<query>[A-Za-z_]+=[^&#]*(?:&[A-Za-z_]+=[^&#]*)*))?'
+                   r'(?:\?(?P<query>[A-Za-z_]+=[^&#]*'
+                   r'(?:&[A-Za-z_]+=[^&#]*)*))?'
                    r'(?P<fragment>#[^@]*)?$')
 # A URL in a text ends at white space or a quote.
 _IN_TEXT = re.compile(r'postgres(?:ql)?://[^\s\'"`<>]*')

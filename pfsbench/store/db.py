@@ -49,7 +49,8 @@ class StoreRefused(PfsbenchError):
 
 #: Words of libpq's and the server's messages for a refused login.
 _REFUSALS = ('authentication', 'password', 'pg_hba.conf', 'does not exist',
-             'permission denied', 'not permitted to log in', 'certificate', 'invalid connection option', 'invalid URI')
+             'permission denied', 'not permitted to log in', 'certificate',
+             'invalid connection option')
 
 
 def is_postgres(url):
@@ -98,7 +99,7 @@ def refused(where, role, err):
     text = _first_line(err)
     if 'permission denied' in text or 'privilege' in text:
         fix = ('grant it the privileges of its job (docs/results-store.md, '
-               '"Roles")')
+               '"Roles (PostgreSQL)")')
     elif 'does not exist' in text and 'database' in text:
         fix = 'name a database that exists in the store URL'
     else:

@@ -175,9 +175,9 @@ def applied_version(conn):
 def migrate(conn, now):
     """Apply the migrations ``conn``'s store lacks, each in its own
     transaction (one that fails half-way leaves nothing, and the next
-    ingest applies it whole); return the version.  Two ingests migrating at once:
-    the second finds the row the first wrote and stops (PostgreSQL: a
-    unique violation rolled back)."""
+    ingest applies it whole); return the version.  Two ingests migrating
+    at once: the second finds the row the first wrote and stops
+    (PostgreSQL: a unique violation rolled back)."""
     found = applied_version(conn)
     if found is None:
         try:
