@@ -109,6 +109,24 @@ def test_a_password_as_written_stays_the_password(secret):
                                    '?sslmode=require&password=***')
 
 
+def test_a_url_that_cannot_be_read_is_refused_and_not_shown(tmp_path,
+                                                           capsys):
+    url = f'postgresql://u:{PLANTED}@db.example.org:port/pf'
+    assert secrets.parse(url) is None
+    assert secrets.redact(url) == 'postgresql://***'
+    # One that cannot hold a password is shown, to be corrected.
+    assert secrets.redact('postgresql://db:port/pf') == \
+        'postgresql://db:port/pf'
+    config = gate_yaml(tmp_path / 'gate.yaml', url)
+    code, _, err = run(['gate', '-b', 'pre', '--config', config], capsys)
+    assert code == 2 and ":store: 'postgresql://***': expected " \
+        'postgresql://USER@HOST[:PORT]/DB[?KEY=VALUE&...], a file' in err, err
+    pytest.importorskip('psycopg')
+    code, _, err = run(['history', 'write_bw', '--store', url], capsys)
+    assert code == 2 and 'expected postgresql://USER@HOST' in err, err
+    assert leaks([err], PLANTED) == []
+
+
 def test_a_text_quoting_a_url_or_a_password_is_scrubbed():
     secrets.parse(f'postgresql://u:{PLANTED}@h/db')
     text = (f"connection failed: 'postgresql://u:{PLANTED}@h:5/db#x', "

@@ -15,13 +15,14 @@ HELP = 'load run reports (or a whole runs directory) into the results store'
 DESCRIPTION = (
     'Load ReFrame run reports into the results store (SQLite under the runs '
     'directory by default; a site\'s PostgreSQL with --store '
-    'postgresql://USER@HOST/DB, the password from PGPASSFILE, a service '
-    'file or PGPASSWORD). A session already stored is left as it is: '
+    'postgresql://USER@HOST/DB, the password from PGPASSFILE or a service '
+    'file, never in the URL). A session already stored is left as it is: '
     'loading twice is one session. --from-runs DIR loads a runs '
     "directory's ReFrame results database and its baselines. When the "
     'store does not answer, the reports wait in the spool directory and go '
     'in first with the next ingest (exit 3). Exit codes: 0 stored, 2 bad '
-    'input, 3 the store did not answer (reports spooled).')
+    'input or a store that refused the login or a grant (nothing spooled), '
+    '3 the store did not answer (reports spooled).')
 EXAMPLES = (
     'pfsbench ingest --from-runs runs --system hawk',
     'pfsbench ingest run-report-1234.json --store postgresql://pfsbench_'

@@ -115,8 +115,8 @@ def is_postgres(url):
 
 def parse(url):
     """The :class:`StoreURL` of ``url``, or None where it is no
-    PostgreSQL URL or cannot be read (no host, database and options
-    follow any ``@`` of it).  Its passwords are remembered for
+    PostgreSQL URL or cannot be read (no host, database and libpq
+    options follow any ``@`` of it).  Its passwords are remembered for
     :func:`scrub`."""
     if not is_postgres(url):
         return None
@@ -135,8 +135,6 @@ def parse(url):
             for secret in parsed.secrets():
                 remember(secret)
             return parsed
-    # Unreadable: whatever follows the scheme may be a password.
-    remember(rest)
     return None
 
 
@@ -171,25 +169,31 @@ def _assemble(scheme, userinfo, match):
 
 def redact(url):
     """``url`` as messages show it: its passwords ``***``; an unreadable
-    PostgreSQL URL as its scheme only.  Anything else (a file path, a URL
+    PostgreSQL URL that may hold one as ``postgresql://***``.  Anything else (a file path, a URL
     without a password) unchanged."""
     if not is_postgres(url):
         return url
     parsed = parse(url)
     if parsed is None:
-        return _SCHEME.match(url).group(0) + '(unreadable URL, not shown)'
+        # Unreadable: hidden whole where a password may be in it.
+        rest = url[_SCHEME.match(url).end():]
+        if re.search(r':[^@]*@', rest) or 'password' in rest.lower():
+            return _SCHEME.match(url).group(0) + HIDDEN
+        return url
     if all(secret == HIDDEN for secret in parsed.secrets()):
         return url                      # none, or redacted already
     return parsed.redacted()
 
 
 def holds_password(url):
-    """Whether ``url`` is a PostgreSQL URL with a password in it (or one
-    that cannot be read, which may hold one)."""
-    if not is_postgres(url):
-        return False
+    """Whether ``url`` is a PostgreSQL URL with a password in it."""
     parsed = parse(url)
-    return parsed is None or bool(parsed.secrets())
+    return parsed is not None and bool(parsed.secrets())
+
+
+def unreadable(url):
+    """Whether ``url`` is a PostgreSQL URL :func:`parse` cannot read."""
+    return is_postgres(url) and parse(url) is None
 
 
 def remember(secret):

@@ -4,9 +4,9 @@
 SQLite (the default: a file under the runs directory, nothing to set up)
 and PostgreSQL (a site's shared store, ``postgresql://user@host/db``).
 The password of a PostgreSQL store comes from where libpq looks for it
-(``PGPASSFILE`` or ``~/.pgpass``, a service file, ``PGPASSWORD``), never
-from a file of this repository: a URL given to pfsbench should not hold
-one, and where it does, messages show it as ``***``.
+(``PGPASSFILE`` or ``~/.pgpass``, a service file), never from a file of
+this repository: a URL given to pfsbench should not hold one (a warning
+says so), and where it does, messages show it as ``***``.
 
 Every statement is written once with ``?`` placeholders and every value
 goes as a parameter: case names and provenance come from users and

@@ -208,6 +208,10 @@ def _check_store(data, path):
     a file of the repository (docs/results-store.md).  The URL is shown
     redacted."""
     url = data.get('store') if isinstance(data, dict) else None
+    if isinstance(url, str) and secrets.unreadable(url):
+        raise ConfigError(path, 'store', secrets.redact(url),
+                          'expected postgresql://USER@HOST[:PORT]/DB'
+                          '[?KEY=VALUE&...], a file or sqlite:///PATH')
     if isinstance(url, str) and secrets.holds_password(url):
         raise ConfigError(path, 'store', secrets.redact(url),
                           'holds a password: give it in PGPASSFILE '
