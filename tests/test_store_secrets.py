@@ -397,3 +397,58 @@ def test_a_role_without_grants_is_told_so(pg_cluster, pg_url, tmp_path,
     assert f"refused role '{role}': permission denied" in err
     assert 'grant it the privileges of its job' in err
     assert not (runs / 'store-spool').exists()
+
+
+def test_the_nightly_says_a_refused_login_on_its_first_night(
+        pg_cluster, planted_role, tmp_path, capsys):  # noqa: F811
+    """scripts/nightly.sh, its pfsbench steps before the ingest and its
+    reframe stubbed (they are tested elsewhere), the ingest and the gate
+    real: a wrong password in $PFSBENCH_STORE is said as a refused login
+    on the first night, on no command line and in no file of the runs
+    directory."""
+    import shlex
+    import subprocess
+    from conftest import REPO
+    role, database = planted_role
+    runs = runs_dir(tmp_path, capsys, nights=3)
+    home = tmp_path / 'repo'
+    (home / 'scripts').mkdir(parents=True)
+    (home / '.venv' / 'bin').mkdir(parents=True)
+    (home / 'scripts' / 'nightly.sh').write_text(
+        (REPO / 'scripts' / 'nightly.sh').read_text())
+    argv_log = tmp_path / 'argv.log'
+    real = REPO / '.venv' / 'bin' / 'pfsbench'
+    stub = home / '.venv' / 'bin' / 'pfsbench'
+    stub.write_text(f'''#!/bin/bash
+echo "$*" >> {shlex.quote(str(argv_log))}
+case "$1" in
+    ingest|gate) exec {shlex.quote(str(real))} "$@" ;;
+    session-extras) echo '{{}}' ;;
+    nightly-plan) [ "$*" = "${{*%--reframe-tags}}" ] || echo nightly ;;
+esac
+''')
+    reframe = home / '.venv' / 'bin' / 'reframe'
+    reframe.write_text('#!/bin/bash\necho "$*" >> '
+                       f'{shlex.quote(str(argv_log))}\n')
+    for tool in (stub, reframe):
+        tool.chmod(0o755)
+    empty = tmp_path / 'empty-pgpass'
+    empty.write_text('')
+    empty.chmod(0o600)
+    env = dict(os.environ, PFSBENCH_RUNS=str(runs), PGPASSFILE=str(empty),
+               PFSBENCH_STORE=f'postgresql://{role}:{WRONG}@127.0.0.1:'
+                              f'{pg_cluster.port}/{database}')
+    done = subprocess.run(
+        ['bash', str(home / 'scripts' / 'nightly.sh'), '--system',
+         'local:default', '--baseline', 'pre', '--target', str(tmp_path),
+         '--budget', '0', '--out', str(runs / 'nightly' / 'first')],
+        env=env, capture_output=True, text=True, timeout=300)
+    said = [line for line in done.stdout.splitlines()
+            if line.startswith('nightly: the results store refused')]
+    assert len(said) == 1, done.stdout + done.stderr
+    assert f"refused role '{role}'" in said[0] and 'PGPASSFILE' in said[0]
+    assert 'do not wait in the spool' in said[0]
+    assert not (runs / 'store-spool').exists()
+    assert 'ingest --from-runs' in argv_log.read_text()
+    assert leaks([done.stdout, done.stderr, argv_log.read_text()]
+                 + tree_texts(runs), WRONG) == []
