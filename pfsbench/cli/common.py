@@ -135,7 +135,7 @@ def run_verb(args):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except Exception as err:    # a bug: its traceback, not exit 1
+    except Exception as err:    # noqa: BLE001 (a bug: its traceback)
         print_traceback(err)
         return 2
 

@@ -169,8 +169,8 @@ def _assemble(scheme, userinfo, match):
 
 def redact(url):
     """``url`` as messages show it: its passwords ``***``; an unreadable
-    PostgreSQL URL that may hold one as ``postgresql://***``.  Anything else (a file path, a URL
-    without a password) unchanged."""
+    PostgreSQL URL that may hold one as ``postgresql://***``.  Anything
+    else (a file path, a URL without a password) unchanged."""
     if not is_postgres(url):
         return url
     parsed = parse(url)
