@@ -366,7 +366,14 @@ def test_a_refused_login_is_a_configuration_error(
     monkeypatch.setenv('PGPASSFILE', str(empty))
     base = f'127.0.0.1:{pg_cluster.port}/{database}'
     spool = runs / 'store-spool'
+    # A service file names the role: the message names it too.
+    service = tmp_path / 'pg_service.conf'
+    service.write_text(f'[wrong]\nhost=127.0.0.1\nport={pg_cluster.port}\n'
+                       f'user={role}\npassword={WRONG}\ndbname={database}\n')
+    monkeypatch.setenv('PGSERVICEFILE', str(service))
     for url, why in ((f'postgresql://{role}:{WRONG}@{base}',
+                      'password authentication failed'),
+                     ('postgresql://?service=wrong',
                       'password authentication failed'),
                      (f'postgresql://{role}@{base}', 'no password supplied')):
         for debug in ([], ['--debug']):

@@ -24,6 +24,7 @@ waiting would not help.  No message quotes a password
 
 import getpass
 import os
+import re
 import sqlite3
 import sys
 
@@ -97,6 +98,9 @@ def refused(where, role, err):
     """The :class:`StoreRefused` of a login or statement the store at
     ``where`` refused ``role``, saying what to fix."""
     text = _first_line(err)
+    # The server names the role it refused (a service file may set it).
+    named = re.search(r'(?:user|role) "([^"]+)"', text)
+    role = named.group(1) if named else role
     if 'permission denied' in text or 'privilege' in text:
         fix = ('grant it the privileges of its job (docs/results-store.md, '
                '"Roles (PostgreSQL)")')
