@@ -7,7 +7,9 @@ import argparse
 import os
 import sys
 import textwrap
+import traceback
 
+from pfsbench.core import secrets
 from pfsbench.core.errors import PfsbenchError
 
 #: The exit codes of every verb (STYLE.md section 7), shown by ``pfsbench
@@ -114,13 +116,15 @@ def run_verb(args):
             ``run(args) -> int`` and ``debug`` to ``--debug``.
 
     Returns:
-        The exit code (:data:`EXIT_CODES`; 130 on Ctrl-C).
+        The exit code (:data:`EXIT_CODES`; 130 on Ctrl-C), the same with
+        ``--debug``, which adds the traceback; an unexpected exception (a
+        bug) shows its traceback and exits 2, never 1 (a regression).
     """
     try:
         return args._run(args)
     except PfsbenchError as err:
         if args.debug:
-            raise
+            print_traceback(err)
         print(f'pfsbench: error: {err}', file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
@@ -131,3 +135,14 @@ def run_verb(args):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as err:    # noqa: BLE001 (a bug: its traceback)
+        print_traceback(err)
+        return 2
+
+
+def print_traceback(err):
+    """``err``'s traceback on stderr, every password taken out of it
+    (a driver's message may quote a connection string)."""
+    text = ''.join(traceback.format_exception(type(err), err,
+                                              err.__traceback__))
+    sys.stderr.write(secrets.scrub(text))

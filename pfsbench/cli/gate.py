@@ -9,7 +9,8 @@ from pfsbench.core.errors import MissingData
 from pfsbench.gate.judge import baseline as bl, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.store import db as store_db
+from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.store import db as store_db, spool
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')
@@ -87,8 +88,8 @@ def run(args):
     # --db names the runs directory: it wins over $PFSBENCH_STORE and a
     # store the settings name (the nightly judges from it when the store
     # does not answer).
-    url = args.store or (None if args.db else
-                         store_db.named_url(None, config.store))
+    url = (store_db.named_url(args.store, config.store)
+           if args.store or not args.db else None)
     if url and not args.report:
         baseline, baseline_path, results = from_store(args, url, config)
     else:
@@ -124,6 +125,11 @@ def run(args):
 
     sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
                             all_figures=args.all_figures))
+    note = spool.overdue(spool.default_dir(
+        os.path.dirname(os.path.abspath(args.db)) if args.db
+        else default_runs_dir()))
+    if note:
+        print(f'pfsbench: warning: {note}', file=sys.stderr)
     return record['exit_code']
 
 

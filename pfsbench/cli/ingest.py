@@ -5,7 +5,7 @@ import os
 import sys
 
 from pfsbench import store
-from pfsbench.core.errors import MissingData, ResultsError
+from pfsbench.core.errors import MissingData
 from pfsbench.gate.judge import baseline as bl
 from pfsbench.gate.store import runreport
 from pfsbench.gate.store.results import default_runs_dir
@@ -15,13 +15,14 @@ HELP = 'load run reports (or a whole runs directory) into the results store'
 DESCRIPTION = (
     'Load ReFrame run reports into the results store (SQLite under the runs '
     'directory by default; a site\'s PostgreSQL with --store '
-    'postgresql://USER@HOST/DB, the password from PGPASSFILE, a service '
-    'file or PGPASSWORD). A session already stored is left as it is: '
+    'postgresql://USER@HOST/DB, the password from PGPASSFILE or a service '
+    'file, never in the URL). A session already stored is left as it is: '
     'loading twice is one session. --from-runs DIR loads a runs '
     "directory's ReFrame results database and its baselines. When the "
     'store does not answer, the reports wait in the spool directory and go '
     'in first with the next ingest (exit 3). Exit codes: 0 stored, 2 bad '
-    'input, 3 the store did not answer (reports spooled).')
+    'input or a store that refused the login or a grant (nothing spooled), '
+    '3 the store did not answer (reports spooled).')
 EXAMPLES = (
     'pfsbench ingest --from-runs runs --system hawk',
     'pfsbench ingest run-report-1234.json --store postgresql://pfsbench_'
@@ -88,22 +89,10 @@ def run(args):
     from_runs = (runs.reports(args.from_runs, since=since)
                  if args.from_runs else iter(()))
 
-    try:
-        conn = store.open_store(url)
-    except store.StoreDown as err:
-        kept = [spool.put(spool_dir, report, args.system)
-                for report, _ in given]
-        kept += [spool.put(spool_dir, report, args.system)
-                 for report, _ in from_runs]
-        print(f'pfsbench: {err}', file=sys.stderr)
-        print(f'pfsbench: {len(kept)} report(s) wait in {spool_dir}; the '
-              'next ingest loads them', file=sys.stderr)
-        return store.StoreDown.exit_code
-
     counts = {'added': 0, 'there': 0, 'into': set()}
     clusters = set()
     try:
-        with conn:
+        with store.open_store(url) as conn:
             _ingest(conn, args, spool_dir, given, from_runs, counts,
                     clusters)
             # The gate's history of each cluster that got a night, kept
@@ -112,17 +101,16 @@ def run(args):
             # happens).
             for cluster in sorted(counts['into']):
                 store.refresh_series(conn, cluster, store.SERIES_LAG)
-    except conn.errors as err:
-        if not conn.is_down(err):
-            raise ResultsError(f'{conn.where}: {db._first_line(err)}') \
-                from None
-        # The store went away mid-way: what is not committed waits.
+    except store.StoreDown as err:
+        # Not there, or gone mid-way: what is not committed waits.  A
+        # refused login (StoreRefused) is no reason to wait: exit 2.
         kept = [spool.put(spool_dir, report, args.system)
                 for report, _ in given]
+        # Read afresh: the store may have gone mid-way through them.
         kept += [spool.put(spool_dir, report, args.system)
-                 for report, _ in from_runs]
-        print(f'pfsbench: {conn.where}: the results store stopped '
-              f'answering: {db._first_line(err)}', file=sys.stderr)
+                 for report, _ in (runs.reports(args.from_runs, since=since)
+                                   if args.from_runs else ())]
+        print(f'pfsbench: {err}', file=sys.stderr)
         print(f'pfsbench: {len(kept)} report(s) wait in {spool_dir}; the '
               'next ingest loads them', file=sys.stderr)
         return store.StoreDown.exit_code

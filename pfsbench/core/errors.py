@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Domain errors.  Every message names the file, the field and the value."""
+"""Domain errors.  Every message names the file, the field and the value,
+never a password (:func:`pfsbench.core.secrets.scrub`)."""
+
+from pfsbench.core import secrets
 
 
 class PfsbenchError(Exception):
@@ -10,6 +13,11 @@ class PfsbenchError(Exception):
     """
 
     exit_code = 2
+
+    def __str__(self):
+        # One place for every message, traceback and log line of an error:
+        # a store URL's password is never in it.
+        return secrets.scrub(super().__str__())
 
 
 #: Characters of an offending line a ParseError's message quotes.

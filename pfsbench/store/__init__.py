@@ -31,7 +31,7 @@ from pfsbench.gate.store.results import (INDEX_STAMP, SERIES_STAMP,
                                          untimed_of)
 from pfsbench.gate.store.series import Series
 from pfsbench.store import schema
-from pfsbench.store.db import Connection, StoreDown  # noqa: F401
+from pfsbench.store.db import Connection, StoreDown, StoreRefused  # noqa: F401
 
 
 def _now():
@@ -55,6 +55,7 @@ def open_store(url, *, create=True, migrate=True, timeout=10.0):
 
     Raises:
         StoreDown: the store does not answer.
+        StoreRefused: it refuses the login or the migration (exit 2).
     """
     conn = Connection(url, create=create, timeout=timeout)
     try:
@@ -63,6 +64,9 @@ def open_store(url, *, create=True, migrate=True, timeout=10.0):
         elif schema.applied_version(conn) is None:
             raise MissingData(f'{conn.where}: no pfsbench results store '
                               'there yet (pfsbench ingest creates it)')
+    except conn.errors as err:
+        conn.close()
+        raise conn.error(err) from None
     except BaseException:
         conn.close()
         raise

@@ -4,22 +4,32 @@
 SQLite (the default: a file under the runs directory, nothing to set up)
 and PostgreSQL (a site's shared store, ``postgresql://user@host/db``).
 The password of a PostgreSQL store comes from where libpq looks for it
-(``PGPASSFILE`` or ``~/.pgpass``, a service file, ``PGPASSWORD``), never
-from a file of this repository: a URL given to pfsbench should not hold
-one, and where it does, messages show it as ``***``.
+(``PGPASSFILE`` or ``~/.pgpass``, a service file), never from a file of
+this repository: a URL given to pfsbench should not hold one (a warning
+says so), and where it does, messages show it as ``***``.
 
 Every statement is written once with ``?`` placeholders and every value
 goes as a parameter: case names and provenance come from users and
 configuration files.  For psycopg the ``?`` become ``%s`` (no statement
 holds a literal ``?`` or ``%``).
+
+Errors, by what the user must do (docs/results-store.md, "Exit codes"):
+the store does not answer (connection refused, timed out, host down) is
+:class:`StoreDown`, exit 3, and the night waits in the spool; a login or
+a statement the store refuses (wrong or missing password, an unknown
+role or database, a missing grant) is :class:`StoreRefused`, exit 2:
+waiting would not help.  No message quotes a password
+(:mod:`pfsbench.core.secrets`): libpq's own messages are rewritten first.
 """
 
+import getpass
 import os
 import re
 import sqlite3
-import urllib.parse
+import sys
 
-from pfsbench.core.errors import ConfigError, PfsbenchError
+from pfsbench.core import secrets
+from pfsbench.core.errors import ConfigError, PfsbenchError, ResultsError
 
 #: The SQLite file's name under the runs directory.
 SQLITE_FILE = 'pfsbench-store.sqlite'
@@ -32,8 +42,20 @@ class StoreDown(PfsbenchError):
     exit_code = 3
 
 
+class StoreRefused(PfsbenchError):
+    """The store answered and refused: the login (password, role,
+    database) or a statement (a missing grant); exit 2, a configuration
+    to fix."""
+
+
+#: Words of libpq's and the server's messages for a refused login.
+_REFUSALS = ('authentication', 'password', 'pg_hba.conf', 'does not exist',
+             'permission denied', 'not permitted to log in', 'certificate',
+             'invalid connection option')
+
+
 def is_postgres(url):
-    return bool(url) and re.match(r'postgres(ql)?://', url) is not None
+    return secrets.is_postgres(url)
 
 
 def default_url(runs_dir):
@@ -43,19 +65,52 @@ def default_url(runs_dir):
 
 def redact(url):
     """``url`` without a password, for messages and reports."""
-    if not is_postgres(url):
-        return url
+    return secrets.redact(url)
 
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
 
-    host = parts.hostname or ''
-    if parts.port:
-        host += f':{parts.port}'
-    user = parts.username or ''
-    return urllib.parse.urlunsplit(parts._replace(
-        netloc=f'{user}:***@{host}'))
+def conninfo(url):
+    """libpq's connection string of a ``postgresql://`` URL, made by
+    psycopg from the URL's parts (a password with ``/`` or ``@`` stays
+    the password).
+
+    Raises:
+        ConfigError: the URL cannot be read (shown redacted).
+    """
+    from psycopg.conninfo import make_conninfo
+
+    parsed = secrets.parse(url)
+    if parsed is None:
+        raise ConfigError('<store URL>', 'store', redact(url),
+                          'expected postgresql://USER@HOST[:PORT]/DB[?KEY='
+                          'VALUE&...] (docs/results-store.md)')
+    return make_conninfo('', **parsed.conninfo_args())
+
+
+def role_of(url):
+    """The role a URL logs in as: its user, else libpq's (``PGUSER``,
+    else the login name)."""
+    parsed = secrets.parse(url)
+    user = parsed.user if parsed is not None else None
+    return user or os.environ.get('PGUSER') or getpass.getuser()
+
+
+def refused(where, role, err):
+    """The :class:`StoreRefused` of a login or statement the store at
+    ``where`` refused ``role``, saying what to fix."""
+    text = _first_line(err)
+    # The server names the role it refused (a service file may set it).
+    named = re.search(r'(?:user|role) "([^"]+)"', text)
+    role = named.group(1) if named else role
+    if 'permission denied' in text or 'privilege' in text:
+        fix = ('grant it the privileges of its job (docs/results-store.md, '
+               '"Roles (PostgreSQL)")')
+    elif 'does not exist' in text and 'database' in text:
+        fix = 'name a database that exists in the store URL'
+    else:
+        fix = ("give its password in PGPASSFILE (~/.pgpass) or a service "
+               "file's passfile, never in a URL (docs/results-store.md)")
+    return StoreRefused(f'{where}: the results store refused role {role!r}: '
+                        f'{text}; {fix}')
 
 
 def _sqlite_path(url):
@@ -75,22 +130,10 @@ class Connection:
         self.url = url
         self.timeout = timeout
         self.where = redact(url)
+        self.role = None
         self.postgres = is_postgres(url)
         if self.postgres:
-            try:
-                import psycopg
-            except ImportError:
-                raise ConfigError('<command line>', '--store', self.where,
-                                  'PostgreSQL needs psycopg 3 (pip install '
-                                  "'psycopg[binary]')") from None
-            self.errors = (psycopg.Error,)
-            try:
-                self.conn = psycopg.connect(
-                    url, connect_timeout=max(1, int(timeout)),
-                    application_name='pfsbench')
-            except psycopg.Error as err:
-                raise StoreDown(f'{self.where}: the results store does not '
-                                f'answer: {_first_line(err)}') from None
+            self._connect_postgres(url, timeout)
         else:
             path = _sqlite_path(url)
             self.errors = (sqlite3.Error,)
@@ -106,6 +149,38 @@ class Connection:
             except (OSError, sqlite3.Error) as err:
                 raise StoreDown(f'{path}: the results store cannot be '
                                 f'opened: {err}') from None
+
+    def _connect_postgres(self, url, timeout):
+        try:
+            import psycopg
+        except ImportError:
+            raise ConfigError('<store URL>', 'store', self.where,
+                              'PostgreSQL needs psycopg 3 (pip install '
+                              "'psycopg[binary]')") from None
+        self.errors = (psycopg.Error,)
+        self.role = role_of(url)
+        try:
+            self.conn = psycopg.connect(
+                conninfo(url), connect_timeout=max(1, int(timeout)),
+                application_name='pfsbench')
+        except psycopg.Error as err:
+            if any(word in str(err) for word in _REFUSALS):
+                raise refused(self.where, self.role, err) from None
+            raise StoreDown(f'{self.where}: the results store does not '
+                            f'answer: {_first_line(err)}') from None
+
+    def error(self, err):
+        """The error to raise for ``err``, a driver's error of a
+        statement: :class:`StoreDown`, :class:`StoreRefused` (a missing
+        grant) or :class:`ResultsError`, its message redacted."""
+        if self.is_down(err):
+            return StoreDown(f'{self.where}: the results store stopped '
+                             f'answering: {_first_line(err)}')
+        if self.postgres:
+            import psycopg
+            if isinstance(err, psycopg.errors.InsufficientPrivilege):
+                return refused(self.where, self.role, err)
+        return ResultsError(f'{self.where}: {_first_line(err)}')
 
     def is_down(self, err):
         """Whether ``err`` says the store stopped answering (a lost
@@ -149,6 +224,13 @@ class Connection:
             marks = ','.join('?' * len(rows[0]))
             self.executemany(f'INSERT INTO {table} VALUES({marks})', rows)
 
+    def begin(self):
+        """Open a transaction that also holds DDL: Python's sqlite3 (its
+        legacy transaction mode) runs ``CREATE`` and ``ALTER`` in
+        autocommit unless one is open; psycopg opens one itself."""
+        if not self.postgres and not self.conn.in_transaction:
+            self.conn.execute('BEGIN')
+
     def commit(self):
         self.conn.commit()
 
@@ -164,24 +246,39 @@ class Connection:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        if exc[0] is not None:
+    def __exit__(self, kind, err, tb):
+        if kind is not None:
             try:
                 self.rollback()
             except self.errors:
                 pass
         self.close()
+        if isinstance(err, self.errors):
+            # A driver's error leaves as one of ours, its text redacted.
+            raise self.error(err) from None
 
 
 def _first_line(err):
-    text = str(err).strip() or type(err).__name__
+    """The first line of a driver's message, no password in it."""
+    text = secrets.scrub(str(err).strip()) or type(err).__name__
     return text.splitlines()[0]
 
 
 def named_url(explicit, configured=None):
     """The store named: ``--store``, else ``$PFSBENCH_STORE``, else the
-    one the gate's settings name; None when none is."""
-    return explicit or os.environ.get('PFSBENCH_STORE') or configured or None
+    one the gate's settings name; None when none is.  A password in the
+    first two is warned about (never shown): other users see a command
+    line, and the environment goes where the process goes."""
+    environ = os.environ.get('PFSBENCH_STORE')
+    for origin, url in (('--store', explicit), ('PFSBENCH_STORE', environ)):
+        if url:
+            if secrets.holds_password(url):
+                print(f'pfsbench: warning: {origin} holds a password, which '
+                      'other users can see: give it in PGPASSFILE '
+                      '(~/.pgpass) or a pg_service.conf service instead '
+                      '(docs/results-store.md)', file=sys.stderr)
+            return url
+    return configured or None
 
 
 def resolve_url(explicit, runs_dir, configured=None):

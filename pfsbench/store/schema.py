@@ -174,9 +174,10 @@ def applied_version(conn):
 
 def migrate(conn, now):
     """Apply the migrations ``conn``'s store lacks, each in its own
-    transaction; return the version.  Two ingests migrating at once:
-    the second finds the row the first wrote and stops (PostgreSQL: a
-    unique violation rolled back)."""
+    transaction (one that fails half-way leaves nothing, and the next
+    ingest applies it whole); return the version.  Two ingests migrating
+    at once: the second finds the row the first wrote and stops
+    (PostgreSQL: a unique violation rolled back)."""
     found = applied_version(conn)
     if found is None:
         try:
@@ -196,6 +197,7 @@ def migrate(conn, now):
         if version <= found:
             continue
         try:
+            conn.begin()
             for statement in statements:
                 conn.execute(statement)
             conn.execute('INSERT INTO pfsbench_migrations VALUES(?, ?, ?)',

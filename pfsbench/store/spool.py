@@ -8,11 +8,13 @@ A file is written to a temporary name and renamed, so a reader never sees
 half a report; a session spooled twice is one file.
 """
 
+import datetime
 import glob
 import json
 import os
 import re
 import tempfile
+import time
 
 from pfsbench.core.errors import ResultsError
 
@@ -56,6 +58,31 @@ def waiting(directory):
     """The spooled files, oldest first."""
     files = glob.glob(os.path.join(directory, '*.json'))
     return sorted(files, key=lambda p: (os.path.getmtime(p), p))
+
+
+#: A report older than this in the spool is said in the gate's output: the
+#: store has missed more than a night (one that does not answer for a
+#: night spools one night; two nights are no more a blip).
+OVERDUE_HOURS = 36
+
+
+def overdue(directory, now=None):
+    """One line saying how long the oldest report has waited in the
+    spool, when that is more than :data:`OVERDUE_HOURS`; else None."""
+    files = waiting(directory)
+    if not files:
+        return None
+    now = time.time() if now is None else now
+    oldest = os.path.getmtime(files[0])
+    hours = (now - oldest) / 3600
+    if hours <= OVERDUE_HOURS:
+        return None
+    since = datetime.datetime.fromtimestamp(
+        oldest, datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')
+    return (f'{len(files)} report(s) have waited in {directory} since '
+            f'{since} ({hours / 24:.1f} days): the results store has not '
+            'taken them and its history misses those nights; pfsbench '
+            'ingest loads them once it answers')
 
 
 def read(path):

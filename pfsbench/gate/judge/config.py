@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from pfsbench import schemas
-from pfsbench.core import yamlfile
+from pfsbench.core import secrets, yamlfile
 from pfsbench.core.errors import ConfigError
 
 #: Where the file lives by default.
@@ -164,6 +164,7 @@ def parse(data, path):
     Raises:
         ConfigError: a key, type or range the schema refuses.
     """
+    _check_store(data, path)
     schemas.check(data, SCHEMA, path)
     data = data or {}
     cfg = GateConfig(path=path)
@@ -200,6 +201,22 @@ def parse(data, path):
         cfg.overrides.append(Override(pattern=str(pattern), **spec))
 
     return cfg
+
+
+def _check_store(data, path):
+    """``store:`` names a store, never with a password: the settings are
+    a file of the repository (docs/results-store.md).  The URL is shown
+    redacted."""
+    url = data.get('store') if isinstance(data, dict) else None
+    if isinstance(url, str) and secrets.unreadable(url):
+        raise ConfigError(path, 'store', secrets.redact(url),
+                          'expected postgresql://USER@HOST[:PORT]/DB'
+                          '[?KEY=VALUE&...], a file or sqlite:///PATH')
+    if isinstance(url, str) and secrets.holds_password(url):
+        raise ConfigError(path, 'store', secrets.redact(url),
+                          'holds a password: give it in PGPASSFILE '
+                          "(~/.pgpass) or a pg_service.conf service's "
+                          'passfile, never in the gate settings')
 
 
 def load(path=None):
