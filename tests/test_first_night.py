@@ -6,7 +6,7 @@ nightly planned 60 h on example_lustre before any history)."""
 
 import pytest
 
-from pfsbench.cli.nightly_plan import Selection, first_night
+from pfsbench.runs.selection import Selection, first_night
 from pfsbench.runs import estimate
 
 GIB = 2 ** 30
@@ -102,7 +102,7 @@ def test_every_rate_key_is_in_the_target_schema():
 def test_every_target_gets_its_share_of_a_budget():
     # Issue 36: with three targets a 2-hour budget gave the disk Lustre one
     # fio case: the cheapest case of each family, wherever it ran.
-    from pfsbench.cli.nightly_plan import choose
+    from pfsbench.runs.budget import choose
     cases_, seconds = [], {}
     for target, slow in (('flash', 1), ('disk', 3), ('nvme', 1)):
         for family, minutes in (('fio', 2), ('dd', 10), ('mdtest', 5)):

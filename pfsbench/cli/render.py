@@ -11,6 +11,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
+from pfsbench.runs import planfile
 from pfsbench.site import validate
 
 HELP = 'render an sbatch script for an experiment'
@@ -261,7 +262,7 @@ def _nightly(args, shown):
         validate.budget_hours(args.budget, '<command line>', '--budget')
     if args.nodes is not None:
         validate.positive_int(args.nodes, '<command line>', '--nodes')
-    text = nightly_job.render_nightly(
+    text, plan = nightly_job.render_nightly(
         args.config_dir, args.system, args.baseline, target=args.target,
         tag=args.tags, repeat=args.repeat, runs_dir=args.runs,
         time=args.time, scrontab=args.scrontab, command_line=shown,
@@ -271,7 +272,17 @@ def _nightly(args, shown):
     # directory must exist.
     os.makedirs(os.path.join(nightly_job.REPO, 'runs', 'nightly'),
                 exist_ok=True)
-    common.write_output(args.output, text)
+    # Only now, the job accepted: the plan it runs, then the job itself,
+    # each whole or not at all (a refused render leaves both as they were).
+    if plan.text is not None:
+        os.makedirs(os.path.dirname(os.path.abspath(plan.file)),
+                    exist_ok=True)
+        planfile.write_atomically(plan.file, plan.text, '--write-plan')
+    _print_notes(text)
+    if args.output:
+        planfile.write_atomically(args.output, text, '--output')
+    else:
+        common.write_output(None, text)
     return 0
 
 
