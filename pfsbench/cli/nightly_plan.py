@@ -333,10 +333,10 @@ def budget_plan(args, system, part, tags, sel, hours, why):
 
 
 def write_plan(args, tags, repeats, chosen, hours):
-    planfile.write_plan_file(args.write_plan, args.system, tags, repeats, chosen,
-                    f'pfsbench nightly-plan --system {args.system} '
-                    f'--budget {hours:g}'
-                    f'{f" --nodes {args.nodes}" if args.nodes else ""}')
+    planfile.write_plan_file(
+        args.write_plan, args.system, tags, repeats, chosen,
+        f'pfsbench nightly-plan --system {args.system} --budget {hours:g}'
+        f'{f" --nodes {args.nodes}" if args.nodes else ""}')
 
 
 def check_plan(args, part):
