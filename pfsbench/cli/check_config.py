@@ -309,6 +309,20 @@ def foreign_load_method(extras):
     return None, None
 
 
+def _local_judge(target, part):
+    """What judges foreign load on a target without server-side counters:
+    its block device where the client has one (not a node target's, not a
+    network file system's: diskstats.has_no_client_device)."""
+    if target.get('scope', 'shared') == 'node':
+        return 'nothing (a node target)'
+    fstype = target.get('fstype', '')
+    if target_is_lustre(target, part.get('features', [])) or \
+            diskstats_steps.has_no_client_device(fstype):
+        return (f'nothing: {fstype or "lustre"} has no block device on the '
+                f'client')
+    return 'the block device, when the target is on one here'
+
+
 def foreign_load_notes(part, here):
     """Per target: which method will judge foreign load, its command,
     and whether it runs from here (run only where ``here``)."""
@@ -317,9 +331,7 @@ def foreign_load_notes(part, here):
     notes = []
     for target in extras.get('targets', []):
         if method is None:
-            local = ('the block device, when the target is on one here'
-                     if target.get('scope', 'shared') != 'node' else
-                     'nothing (a node target)')
+            local = _local_judge(target, part)
             notes.append(f'target {target["name"]}: foreign load judged '
                          f'by {local}; no server-side counters '
                          f'(extras.fs_clients_command, fs_job_stats_'
