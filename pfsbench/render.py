@@ -311,6 +311,11 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
                           f' {nodes} x {tasks_per_node} {exp.tool} tasks '
                           f'need srun or mpirun (one task: --nodes 1 '
                           f'--tasks-per-node 1)')
+    if not exp.single_task:
+        validate.tasks_fit_cpus(
+            tasks_per_node, site.num_cpus,
+            site.access + (layout.sbatch if layout else ()) +
+            tuple(sbatch_options), site.name, source, '--tasks-per-node')
     # The check's time limit (ReFrame's form) as Slurm writes it.
     time, capped = _fit_time(time, validate.slurm_clock(
         validate.time_seconds(exp.time, exp.id, 'time')), site)
