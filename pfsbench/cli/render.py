@@ -291,8 +291,9 @@ def _nightly(args, shown):
     # Only now, the job accepted: the plan it runs, then the job itself,
     # each whole or not at all (a refused render leaves both as they were).
     if plan.text is not None:
-        os.makedirs(os.path.dirname(os.path.abspath(plan.file)),
-                    exist_ok=True)
+        if args.write_plan is None:
+            # The default, runs/nightly/ of this clone (made above).
+            os.makedirs(os.path.dirname(plan.file), exist_ok=True)
         planfile.write_atomically(plan.file, plan.text, '--write-plan')
     _print_notes(text)
     if args.output:
