@@ -11,7 +11,6 @@ removal of the run directory).  Never edit a rendered script: render again.
 import dataclasses
 import shlex
 import sys
-from types import SimpleNamespace
 
 from pfsbench import experiments
 from pfsbench.commands import diskstats, iozone, lfs
@@ -236,42 +235,118 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
             the option and the value.
     """
     exp = experiments.get(experiment)
-    # Every value that reaches the script: one inert word, or refused
-    # (pfsbench.site.validate); 0 is refused, never read as the default.
+    _check_values(dict(nodes=nodes, tasks_per_node=tasks_per_node,
+                       block_size=block_size, count=count, repeats=repeats,
+                       processes=processes, time=time,
+                       sbatch_options=sbatch_options, python=python,
+                       drop_caches_command=drop_caches_command))
+    point, layout = _point_layout(exp, experiment, point, site)
+    target = _target(target or (layout and layout.target) or site.target,
+                     site, command_line)
+    shape = layout or exp
+    nodes = shape.nodes if nodes is None else nodes
+    tasks_per_node = (shape.tasks_per_node if tasks_per_node is None
+                      else tasks_per_node)
+    _check_partition(exp, nodes, tasks_per_node, site,
+                     site.access + (layout.sbatch if layout else ()) +
+                     tuple(sbatch_options))
+    # The check's time limit (ReFrame's form) as Slurm writes it.
+    time, capped = _fit_time(time, validate.slurm_clock(
+        validate.time_seconds(exp.time, exp.id, 'time')), site)
+    # The target's directory through each of its mounts (E1-E3).
+    mounts = (target,) + next((m for _, path, m in site.targets
+                               if path == target), ())
+    opts = StepOptions(
+        block_size=block_size, count=count, cache_defeat=cache_defeat,
+        site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,
+        repeats=repeats,
+        drop_caches_command=drop_caches_command or site.drop_caches_command,
+        python=python or site.python, spack_view=site.spack_view,
+        # Features are the partition's, file systems the target's: no
+        # Lustre layout on a target that declares another fstype.
+        lustre=site.lustre and dict(site.target_mounting).get(
+            target, ('', None))[0] in ('', 'lustre'),
+        tasks=nodes * tasks_per_node,
+        stripe_count=site.stripe_count, processes=processes,
+        point=point or {}, site=site, mounts=mounts)
+    lines = _header(exp, site, layout, command_line, capped, nodes,
+                    tasks_per_node, time, sbatch_options)
+    lines += _body(exp, site, layout, opts, target, nodes * tasks_per_node)
+    return '\n'.join(lines) + '\n'
+
+
+@dataclasses.dataclass(frozen=True)
+class StepOptions:
+    """What an experiment's job steps are built from
+    (:attr:`pfsbench.experiments.Experiment.steps`): :func:`render`'s
+    options, the site's defaults in place of those not given."""
+
+    block_size: int = None
+    count: int = None
+    cache_defeat: str = None
+    site_cache_defeat: str = 'drop_caches'
+    dd_mode: str = None
+    repeats: int = None
+    drop_caches_command: object = None
+    python: str = 'python3'
+    spack_view: str = ''
+    lustre: bool = False
+    tasks: int = 1
+    stripe_count: int = lfs.SEED001_STRIPE_COUNT
+    processes: int = None
+    point: dict = None
+    site: JobSite = JobSite()
+    mounts: tuple = ()
+
+
+def _check_values(values):
+    """Every value that reaches the script: one inert word, or refused
+    (pfsbench.site.validate); 0 is refused, never read as the default."""
     source = '<command line>'
-    for field, value in [('--nodes', nodes),
-                         ('--tasks-per-node', tasks_per_node),
-                         ('--block-size', block_size), ('--count', count),
-                         ('--repeats', repeats),
-                         ('--processes', processes)]:
-        if value is not None:
-            validate.positive_int(value, source, field)
+    for field, key in [('--nodes', 'nodes'),
+                       ('--tasks-per-node', 'tasks_per_node'),
+                       ('--block-size', 'block_size'), ('--count', 'count'),
+                       ('--repeats', 'repeats'),
+                       ('--processes', 'processes')]:
+        if values[key] is not None:
+            validate.positive_int(values[key], source, field)
+    processes = values['processes']
     if processes is not None and processes > iozone.MAX_STREAMS:
         raise ConfigError(source, '--processes', processes,
                           f'iozone runs at most {iozone.MAX_STREAMS}')
-    if time is not None:
-        validate.slurm_time(time, source, '--time')
-    for option in sbatch_options:
+    if values['time'] is not None:
+        validate.slurm_time(values['time'], source, '--time')
+    for option in values['sbatch_options']:
         validate.sbatch_option(option, source, '--sbatch-option')
-    for field, value in [('--python', python),
-                         ('--drop-caches-command', drop_caches_command)]:
-        if value is not None:
-            validate.command(value, source, field)
-    layout = None
-    if exp.points_sweeps() or point:
-        found = points(experiment, point, site)
-        if len(found) != 1:
-            missing = [s.name for s in exp.points_sweeps()
-                       if s.name not in (point or {})]
-            raise ConfigError(
-                source, '--point', None,
-                f'{exp.id} sweeps '
-                f'{", ".join(s.name for s in exp.points_sweeps())}: '
-                f'give --point NAME=VALUE for {", ".join(missing)}, or '
-                f'render every point with --output-dir DIR')
-        point = found[0]
-        layout = exp.layout(point, site)
-    target = target or (layout and layout.target) or site.target
+    for field, key in [('--python', 'python'),
+                       ('--drop-caches-command', 'drop_caches_command')]:
+        if values[key] is not None:
+            validate.command(values[key], source, field)
+
+
+def _point_layout(exp, experiment, point, site):
+    """``(point, layout)`` of a swept experiment (every swept name given),
+    else ``(point, None)``."""
+    if not (exp.points_sweeps() or point):
+        return point, None
+    found = points(experiment, point, site)
+    if len(found) != 1:
+        missing = [s.name for s in exp.points_sweeps()
+                   if s.name not in (point or {})]
+        raise ConfigError(
+            '<command line>', '--point', None,
+            f'{exp.id} sweeps '
+            f'{", ".join(s.name for s in exp.points_sweeps())}: '
+            f'give --point NAME=VALUE for {", ".join(missing)}, or '
+            f'render every point with --output-dir DIR')
+    point = found[0]
+    return point, exp.layout(point, site)
+
+
+def _target(target, site, command_line):
+    """The job's target, refused where a job must not write (and the
+    header's command line, which must stay one line)."""
+    source = '<command line>'
     if not target:
         raise ConfigError(source, '--target', None,
                           'required (the system has no extras.targets)'
@@ -281,8 +356,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     validate.site_partition({'access': site.access, 'modules': site.modules,
                              'env_vars': site.env_vars}, site.name, '')
     check_scratch_dir(target, source, '--target', must_exist=False)
-    per_node = target in site.node_targets
-    if per_node and rundir.NODE_NAME_VAR in target:
+    if target in site.node_targets and rundir.NODE_NAME_VAR in target:
         # The batch script would expand it to its own node's name.
         raise ConfigError(source, '--target', target,
                           f'a node target that names the node '
@@ -292,11 +366,13 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     if command_line is not None:
         # The header's comment line must stay one line.
         validate.command(command_line, source, 'argv')
-    shape = layout or exp
-    nodes = shape.nodes if nodes is None else nodes
-    tasks_per_node = (shape.tasks_per_node if tasks_per_node is None
-                      else tasks_per_node)
-    # The partition's limits, in the dry run's words (pfsbench.checks.base).
+    return target
+
+
+def _check_partition(exp, nodes, tasks_per_node, site, options):
+    """The partition's limits, in the dry run's words
+    (pfsbench.checks.base): its nodes, its launcher, its CPUs."""
+    source = '<command line>'
     if site.max_nodes is not None and nodes > site.max_nodes:
         raise ConfigError(source, '--nodes', nodes,
                           f'{site.name} has {site.max_nodes} node(s); this '
@@ -311,25 +387,15 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
                           f' {nodes} x {tasks_per_node} {exp.tool} tasks '
                           f'need srun or mpirun (one task: --nodes 1 '
                           f'--tasks-per-node 1)')
-    # The check's time limit (ReFrame's form) as Slurm writes it.
-    time, capped = _fit_time(time, validate.slurm_clock(
-        validate.time_seconds(exp.time, exp.id, 'time')), site)
-    # The target's directory through each of its mounts (E1-E3).
-    mounts = (target,) + next((m for _, path, m in site.targets
-                               if path == target), ())
-    opts = SimpleNamespace(
-        block_size=block_size, count=count, cache_defeat=cache_defeat,
-        site_cache_defeat=site.cache_defeat, dd_mode=dd_mode,
-        repeats=repeats,
-        drop_caches_command=drop_caches_command or site.drop_caches_command,
-        python=python or site.python, spack_view=site.spack_view,
-        # Features are the partition's, file systems the target's: no
-        # Lustre layout on a target that declares another fstype.
-        lustre=site.lustre and dict(site.target_mounting).get(
-            target, ('', None))[0] in ('', 'lustre'),
-        tasks=nodes * tasks_per_node,
-        stripe_count=site.stripe_count, processes=processes,
-        point=point or {}, site=site, mounts=mounts)
+    if not exp.single_task:
+        validate.tasks_fit_cpus(tasks_per_node, site.num_cpus, options,
+                                site.name, source, '--tasks-per-node')
+
+
+def _header(exp, site, layout, command_line, capped, nodes, tasks_per_node,
+            time, sbatch_options):
+    """The script's first lines: what it is, its notes, its #SBATCH
+    options, modules and exports."""
     name = f'pfsbench-{exp.id}'
     on = f' on {site.name}' if site.name else ''
     lines = [
@@ -358,12 +424,19 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
     lines += [f'export {k}={shlex.quote(v)}' for k, v in site.env_vars]
     if exp.environment:
         lines += [f'export {k}={v}' for k, v in exp.environment(site)]
+    return lines
+
+
+def _body(exp, site, layout, opts, target, tasks):
+    """The script's run directory, job steps and epilogue."""
+    per_node = target in site.node_targets
     # Double quotes: $USER and the like in the target expand on the cluster.
     run_name = f'pfsbench-{exp.id}-$(date +%Y%m%dT%H%M%S)-$SLURM_JOB_ID'
     run_dir = f'"{target}/{run_name}"'
-    launcher = ' '.join([_LAUNCHERS[site.launcher](nodes * tasks_per_node),
+    launcher = ' '.join([_LAUNCHERS[site.launcher](tasks),
                          *(layout.launcher if layout else ())]).strip()
     steps = exp.steps(opts, RUN_DIR_VAR)
+    lines = []
     if any(RUN_NAME_VAR in word for step in steps for word in step.argv):
         # The run directory is seen through other mounts by its name.
         lines.append(f'RUN_NAME="{run_name}"')
@@ -392,7 +465,7 @@ def render(experiment, target=None, nodes=None, tasks_per_node=None,
         ]
     lines += [*before, f'{launcher} {last}'.strip()]
     lines += rundir.job_epilogue(RUN_DIR_VAR, on_every_node=per_node)
-    return '\n'.join(lines) + '\n'
+    return lines
 
 
 #: How a rendered script's header starts a note the CLI repeats on stderr.

@@ -314,3 +314,25 @@ def test_the_helper_tools_of_a_targets_cases_are_named(tmp_path, capsys,
                "(IO500's find phase of " in line and
                "case(s), e.g. mdtest_io500_phases %" in line
                for line in err), err
+
+
+@pytest.mark.parametrize('fstype,judge', [
+    ('nfs', 'nothing: nfs has no block device on the client'),
+    ('xfs', 'the block device, when the target is on one here'),
+])
+def test_a_network_target_is_not_said_to_be_judged_by_a_block_device(
+        tmp_path, capsys, fstype, judge):
+    # An nfs target has no block device on the client: the note said it
+    # would be judged by one.
+    config, site = _config(tmp_path)
+    site.write_text(site.read_text().replace(
+        "'path': '/lustre/scratch'",
+        f"'path': '/lustre/scratch', 'fstype': {fstype!r}"))
+    code, out, _ = _check(capsys, config, '--system', 'site:compute',
+                          '--tags', 'E6')
+    assert code == 0, out
+    (note,) = [line for line in out if 'foreign load' in line]
+    assert note == (f'site:compute: note: target scratch: foreign load '
+                    f'judged by {judge}; no server-side counters '
+                    f'(extras.fs_clients_command, fs_job_stats_command or '
+                    f'fs_counters_command)')

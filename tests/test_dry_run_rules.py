@@ -7,7 +7,7 @@ before the cache drop."""
 
 import pytest
 
-from pfsbench.cli import nightly_plan
+from pfsbench.runs import selection
 from pfsbench.commands import mdtest
 
 
@@ -17,15 +17,15 @@ def _select(monkeypatch, tmp_path, part, limits):
     described = [{'display_name': name, 'time_limit': limit}
                  for name, limit in limits.items()]
     # The listing and the dry run are ReFrame's: here, what they found.
-    monkeypatch.setattr(nightly_plan.cases, 'describe',
+    monkeypatch.setattr(selection.cases, 'describe',
                         lambda *args, **kwargs: described)
-    monkeypatch.setattr(nightly_plan.cases, 'dry_run_skips',
+    monkeypatch.setattr(selection.cases, 'dry_run_skips',
                         lambda *args, **kwargs: {'skipped %x=1': 'no tool'})
-    monkeypatch.setattr(nightly_plan.cases, 'every_target', lambda p: [])
-    monkeypatch.setattr(nightly_plan, 'runs_here', lambda system: False)
-    return nightly_plan.select(str(tmp_path), 'site:part', {'name': 'site'},
-                               dict(part, name='part'), ['nightly'],
-                               str(tmp_path / 'runs'))
+    monkeypatch.setattr(selection.cases, 'every_target', lambda p: [])
+    monkeypatch.setattr(selection, 'runs_here', lambda system: False)
+    return selection.select(str(tmp_path), 'site:part', {'name': 'site'},
+                            dict(part, name='part'), ['nightly'],
+                            str(tmp_path / 'runs'))
 
 
 def test_a_case_asks_at_most_its_partitions_time_limit(monkeypatch,

@@ -6,7 +6,7 @@ nightly planned 60 h on example_lustre before any history)."""
 
 import pytest
 
-from pfsbench.cli.nightly_plan import Selection, first_night
+from pfsbench.runs.selection import Selection, first_night
 from pfsbench.runs import estimate
 
 GIB = 2 ** 30
@@ -102,7 +102,7 @@ def test_every_rate_key_is_in_the_target_schema():
 def test_every_target_gets_its_share_of_a_budget():
     # Issue 36: with three targets a 2-hour budget gave the disk Lustre one
     # fio case: the cheapest case of each family, wherever it ran.
-    from pfsbench.cli.nightly_plan import choose
+    from pfsbench.runs.budget import choose
     cases_, seconds = [], {}
     for target, slow in (('flash', 1), ('disk', 3), ('nvme', 1)):
         for family, minutes in (('fio', 2), ('dd', 10), ('mdtest', 5)):
@@ -127,3 +127,75 @@ def test_every_target_gets_its_share_of_a_budget():
     assert repeats == 2
     assert {t for t, f in got if f == 'fio'} == {'flash', 'disk', 'nvme'}
     assert {t for t, f in got if f == 'mdtest'} == {'flash', 'nvme'}
+
+
+def _select(monkeypatch, part, described, past=None):
+    from pfsbench.runs import selection
+    # The listing and the dry run are ReFrame's: here, what they found.
+    monkeypatch.setattr(selection.cases, 'describe',
+                        lambda *args, **kwargs: described)
+    monkeypatch.setattr(selection.cases, 'dry_run_skips',
+                        lambda *args, **kwargs: {})
+    monkeypatch.setattr(selection.cases, 'every_target', lambda p: [])
+    monkeypatch.setattr(selection, 'runs_here', lambda system: False)
+    monkeypatch.setattr(selection, 'history',
+                        lambda *args: dict(past or {}))
+    return selection.select('/nowhere', 'site:part', {'name': 'site'},
+                            dict(part, name='part'), ['nightly'], '/runs')
+
+
+#: 702000 MiB a pass at NFS's 200 MiB/s a stream, written and read: 7020 s
+#: and a minute's overhead, 118.0 min.
+BIG = _case('dd_big %nodes=1', 'dd', count=718848, block_size=1024000,
+            repeats=1, nodes=1, time_limit=7200)
+NFS = {'extras': {'targets': [{'name': 'scratch', 'path': '/n',
+                               'fstype': 'nfs'}]}}
+
+
+@pytest.mark.parametrize('part_limit,whose,limit', [
+    ('60m', "the partition's time_limit", 60.0),
+    (None, "the check's time_limit", 120.0),
+])
+def test_a_first_night_cut_by_a_time_limit_says_the_case_is_killed(
+        monkeypatch, part_limit, whose, limit):
+    # The 1-h partition showed a silent '60.0 m' for a case needing 118.
+    part = dict(NFS, **({'time_limit': part_limit} if part_limit else {}))
+    big = dict(BIG, time_limit=7200 if part_limit else 3600 * 2)
+    if not part_limit:
+        big['count'] *= 2           # 236 min, over the check's 120
+    sel = _select(monkeypatch, part, [big, MDTEST])
+    wanted = 118.0 if part_limit else 235.0
+    assert sel.seconds(big) == limit * 60
+    assert sel.killed() == [
+        f"dd_big %nodes=1: its first-night estimate, {wanted:.1f} m, is "
+        f"more than {whose} ({limit:.1f} m): the case would be killed at "
+        f"the limit, not measured (a longer time_limit or a smaller case)"]
+    assert sel.killed([MDTEST]) == []
+    # A case with history ran within its limit: nothing to say.
+    sel = _select(monkeypatch, part, [big], {'dd_big %nodes=1': [600]})
+    assert sel.killed() == []
+
+
+def test_coverage_first_bandwidth_and_metadata_on_every_shared_target():
+    # --nodes 8 left the main scratch (NFS) one metadata case and no
+    # bandwidth case while the node-local tmpfs got two.
+    from pfsbench.runs.budget import choose, node_targets
+    part = {'extras': {'targets': [
+        {'name': 'scratch', 'path': '/n', 'fstype': 'nfs'},
+        {'name': 'tmp', 'path': '/tmp/x', 'fstype': 'tmpfs',
+         'scope': 'node'}]}}
+    minutes = {('scratch', 'dd'): 30, ('scratch', 'mdtest'): 10,
+               ('tmp', 'dd'): 5, ('tmp', 'mdtest'): 3, ('tmp', 'fio'): 4}
+    cases_, seconds = [], {}
+    for (target, family), m in minutes.items():
+        name = f'{family} %target={target}'
+        cases_.append(dict(_case(name, family), target=target))
+        seconds[name] = m * 60
+    # 86 min at 2 repeats: both of the scratch's kinds (80 min), then the
+    # cheapest tmpfs case; the tmpfs' first three (24 min) left the
+    # scratch's bandwidth case (60) no room.
+    assert node_targets(part) == {'tmp'}
+    repeats, chosen = choose(cases_, seconds, 86 * 60, 5, node_targets(part))
+    assert repeats == 2
+    assert [c['display_name'] for c in chosen] == [
+        'dd %target=scratch', 'mdtest %target=scratch', 'mdtest %target=tmp']

@@ -25,7 +25,8 @@ site_configuration = {{'systems': [{{
                     {extra}}},
     }}, {{
         'name': 'service', 'scheduler': {scheduler!r}, 'launcher': 'srun',
-        'access': {access!r}, 'environs': ['builtin'], 'time_limit': '1d',
+        'access': {access!r}, 'environs': ['builtin'],
+        'time_limit': {driver_limit!r},
     }}],
 }}]}}
 '''
@@ -33,12 +34,13 @@ site_configuration = {{'systems': [{{
 
 def _site(tmp_path, extra="'driver_partition': 'service'",
           scheduler='slurm', access=('--partition=service',),
-          measured='compute'):
+          measured='compute', driver_limit='1d'):
     config = tmp_path / 'config'
     shutil.copytree(REPO / 'config', config)
     site = config / 'systems' / 'site.py'
     site.write_text(SITE.format(extra=extra, scheduler=scheduler,
-                                access=list(access), measured=measured))
+                                access=list(access), measured=measured,
+                                driver_limit=driver_limit))
     return config, site
 
 
@@ -218,3 +220,81 @@ def test_the_plan_is_nightly_plans(tmp_path, capsys):
     # system's rates), not 16 h of time limits.
     assert plan == ['# The plan: 4 case(s) x 2 repeat(s): about 1.9 h, '
                     'at most 16.0 h (budget: none, --budget 0)']
+
+
+def _check_config(capsys, config):
+    code = main(['check-config', '--config-dir', str(config), '--system',
+                 'site:compute', '--tags', 'E6'])
+    out = capsys.readouterr()
+    return code, out.out.splitlines(), out.err.splitlines()
+
+
+@pytest.mark.parametrize('mistake,why', [
+    (dict(extra="'driver_partition': 'servce'"),
+     f"{KEY}: 'servce': no such partition in site"),
+    (dict(extra="'driver_partition': 'compute'"),
+     f"{KEY}: 'compute': is the measured partition"),
+    (dict(driver_limit='1m'),
+     "systems[site].partitions[service].time_limit: '1m': 0.0 h is less "
+     "than the nightly ("),
+], ids=['unknown', 'itself', 'too-short'])
+def test_check_config_refuses_the_driver_render_nightly_refuses(
+        tmp_path, capsys, monkeypatch, mistake, why):
+    # One rule (pfsbench.runs.driver) in both commands: check-config said
+    # ok for all three.
+    monkeypatch.setenv('PFSBENCH_RUNS', str(tmp_path / 'runs'))
+    config, _ = _site(tmp_path, extra="'driver_partition': 'service', "
+                                      "'nightly_budget_hours': 2",
+                      **{k: v for k, v in mistake.items() if k != 'extra'})
+    if 'extra' in mistake:
+        _site(tmp_path / 'again', **mistake)
+        config = tmp_path / 'again' / 'config'
+    code, _, rendered = _render(capsys, config)
+    assert code == 2 and len(rendered) == 1 and why in rendered[0], rendered
+    code, out, err = _check_config(capsys, config)
+    assert code == 2, out
+    assert err == rendered
+    assert not any(line.startswith('site:compute: ok') for line in out), out
+
+
+def test_check_config_names_the_driver_that_holds_the_nightly(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv('PFSBENCH_RUNS', str(tmp_path / 'runs'))
+    config, _ = _site(tmp_path)
+    code, out, err = _check_config(capsys, config)
+    assert (code, err) == (0, []), err
+    (note,) = [line for line in out if 'driver:' in line]
+    assert note.startswith('site:compute: driver: site:service runs the '
+                           'nightly (') and \
+        note.endswith('within its time_limit (1d)'), note
+
+
+def test_more_nodes_than_the_partition_has_are_refused_by_both(tmp_path,
+                                                              capsys):
+    # render nightly said exit 0 to --nodes 200 on a 96-node partition.
+    config, _ = _site(tmp_path, extra="'driver_partition': 'service', "
+                                      "'max_nodes': 96")
+    why = ("pfsbench: error: <command line>:--nodes: 200: site:compute has "
+           "96 node(s) (extras.max_nodes): at most 96")
+    code, out, err = _render(capsys, config, '--nodes', '200')
+    assert (code, out, err) == (2, '', [why])
+    code = main(['nightly-plan', '--config-dir', str(config), '--system',
+                 'site:compute', '--nodes', '200'])
+    assert (code, capsys.readouterr().err.splitlines()) == (2, [why])
+
+
+def test_a_refused_render_leaves_the_plan_and_the_job_as_they_were(
+        tmp_path, capsys):
+    # A refused render rewrote the plan an accepted one had written, so
+    # that job then ran another plan than it was sized for.
+    config, _ = _site(tmp_path, driver_limit='1m')
+    plan, job = tmp_path / 'n.plan', tmp_path / 'n.sbatch'
+    plan.write_text('the accepted plan\n')
+    job.write_text('the accepted job\n')
+    code, out, err = _render(capsys, config, '--tags', 'E6', '--budget', '2',
+                             '--write-plan', str(plan), '-o', str(job),
+                             '--runs', str(tmp_path / 'runs'))
+    assert (code, out) == (2, '') and 'time_limit' in err[0], err
+    assert plan.read_text() == 'the accepted plan\n'
+    assert job.read_text() == 'the accepted job\n'
+    assert not [p for p in tmp_path.iterdir() if 'partial' in p.name]

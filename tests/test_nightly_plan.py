@@ -225,7 +225,7 @@ def test_detect_refuses_a_slowdown_that_is_not_one(tmp_path):
 def test_repeated_runs_give_their_cases_durations(tmp_path):
     # nightly.sh runs with --repeat: ReFrame names each case
     # '... %.repeat_no=N', which must still count as that case's history.
-    from pfsbench.cli.nightly_plan import history
+    from pfsbench.runs.selection import history
     reports = tmp_path / 'reports'
     reports.mkdir()
     cases = [{'display_name': f'dd_stream_per_node %nodes=1 %.repeat_no={i}',
@@ -351,7 +351,7 @@ def test_a_partitions_night_window_is_its_own(tmp_path):
 
 
 def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
-    from pfsbench.cli.nightly_plan import read_plan
+    from pfsbench.runs.planfile import read_plan
     found = {}
     for budget in ('2', '1'):
         code, out, err = _plan('--system', 'example_lustre:compute',
@@ -484,7 +484,7 @@ def _case(name, family, minutes):
 
 
 def test_choose_keeps_every_family_before_repeats_and_extra_cases():
-    from pfsbench.cli.nightly_plan import choose
+    from pfsbench.runs.budget import choose
     cases_ = [_case('dd', 'dd', 5), _case('ior', 'ior', 15),
               _case('md_easy', 'mdtest', 15), _case('md_small', 'mdtest', 5)]
     seconds = {c['display_name']: c['minutes'] * 60 for c in cases_}

@@ -9,7 +9,8 @@ anything is submitted, and ``PFSBENCH_SPACK_ENV`` fills the ``local`` and
 The last ones need an installed environment: ``spack -e
 spack-repo/environments/local/default install`` in this checkout, or any
 installed pfsbench environment named by ``PFSBENCH_TEST_SPACK_ENV`` (see
-docs/spack.md, "Building the local environment from a source mirror").
+docs/spack.md, "Building the local environment and running the checks with
+it" and "Running the tests against a real Spack").
 They run ``ior_bandwidth`` through the localhost Slurm cluster with that
 environment's IOR and check that every result names the locked builds.
 """

@@ -237,6 +237,58 @@ def test_missing_sources_are_named(tmp_path):
     assert f'_source-cache/archive/cd/{lack}.<ext>' in problem.fix
 
 
+@pytest.mark.parametrize('mirrors', [
+    {'spack-public': {'url': 'https://mirror.spack.io'}}, {}],
+    ids=['remote-only', 'none'])
+def test_cli_without_a_local_mirror_names_every_source(
+        tmp_path, monkeypatch, capsys, mirrors):
+    # An offline site with only Spack's default remote mirror heard "7
+    # sources, all in the mirror" and exit 0, then failed at install.
+    sha = 'cd' + '2' * 62
+    monkeypatch.setattr(spack_check, 'spack_facts', lambda spack,
+                        environ=None: _facts(version='0.23.1',
+                                             mirrors=mirrors))
+    monkeypatch.setattr(spack_check, 'env_sources', lambda *args:
+                        [['fio@3.33', 'source', sha],
+                         ['io500@2023', 'resource ior', 'ef' + '3' * 62]])
+    assert cli.main(['check-spack', '--spack', '/x/bin/spack',
+                     '--env', _environment(tmp_path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ''
+    where = ('mirrors (spack-public: none local)' if mirrors else
+             'mirrors (none)')
+    errors = [line for line in out.err.splitlines()
+              if line.startswith('pfsbench: error: ')]
+    assert errors == [
+        f'pfsbench: error: {where}: no local mirror holds the source of '
+        f'fio@3.33 (sha256 {sha}): install would fetch it from the network',
+        f'pfsbench: error: {where}: no local mirror holds the resource ior '
+        f'of io500@2023 (sha256 {"ef" + "3" * 62}): install would fetch it '
+        f'from the network']
+    assert 'spack mirror add --scope site pfsbench file://<mirror>' in \
+        out.err
+
+
+def test_cli_says_which_local_mirror_holds_the_sources(
+        tmp_path, monkeypatch, capsys):
+    mirror = tmp_path / 'mirror'
+    sha = 'ab' + '1' * 62
+    (mirror / '_source-cache' / 'archive' / 'ab').mkdir(parents=True)
+    (mirror / '_source-cache' / 'archive' / 'ab' / f'{sha}.tar.gz').touch()
+    monkeypatch.setattr(spack_check, 'spack_facts', lambda spack,
+                        environ=None: _facts(version='0.23.1', mirrors={
+                            'pfsbench': f'file://{mirror}',
+                            'spack-public': 'https://mirror.spack.io'}))
+    monkeypatch.setattr(spack_check, 'env_sources', lambda *args:
+                        [['ior@4.0.0', 'source', sha]])
+    env = _environment(tmp_path)
+    assert cli.main(['check-spack', '--spack', '/x/bin/spack',
+                     '--env', env]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f'{env}: compilers and externals: ok; mirrors: pfsbench, '
+        f'spack-public; 1 sources, all in the local mirror {mirror}')
+
+
 def test_cli_fails_naming_the_file_of_a_missing_compiler(
         tmp_path, monkeypatch, capsys):
     env = _environment(tmp_path, lambda text: text.replace(

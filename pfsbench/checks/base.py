@@ -548,6 +548,14 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, TargetDeviceProbe,
         self.contention = '; '.join(found)
 
     @run_before('run', always_last=True)
+    def refuse_more_tasks_than_cpus(self):
+        # Once every hook has set the layout (--overcommit where allowed).
+        try:
+            validate.check_tasks_fit(self)
+        except ConfigError as err:
+            raise RfmConfigError(str(err)) from None
+
+    @run_before('run', always_last=True)
     def own_run_dir(self):
         if self.target_scope == 'node':
             # Made and removed by the job itself, one step per node

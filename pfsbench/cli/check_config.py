@@ -15,7 +15,10 @@ from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError, ParseError
 from pfsbench.parsers import diskstats
 from pfsbench.parsers.text import probe
-from pfsbench.runs import attribution, cases, contention, own_share
+from pfsbench.runs import (attribution, budget as budgets, cases, contention,
+                           driver as drivers, own_share)
+from pfsbench.runs.plan import plan
+from pfsbench.runs.selection import runs_here
 from pfsbench.site import binaries, perflog_http, spack, validate
 from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
@@ -106,14 +109,6 @@ def run(args):
     return 2 if problems else 0
 
 
-def runs_here(system):
-    """Whether this host is one of the system's (ReFrame's own test: a
-    ``hostnames`` pattern matches the host name)."""
-    host = socket.gethostname()
-    return any(re.match(pattern, host)
-               for pattern in system.get('hostnames', []))
-
-
 def check_system(args, systems):
     """Check ``args.system``'s partitions; print what is fine, return the
     problems (one line each)."""
@@ -138,12 +133,17 @@ def check_system(args, systems):
             found.append(str(err))
             selected = []
         found += partition_problems(system, part, file, here, selected)
+        driver, driver_note = driver_problems(args.config_dir, system, part,
+                                              file)
+        found += driver
         problems += found
         if not found:
             where = ('' if here else
                      f'; targets and tools not checked: this host '
                      f'({socket.gethostname()}) is not {system["name"]}')
             print(f'{fullname}: ok ({len(selected)} case(s){where})')
+        if driver_note:
+            print(f'{fullname}: {driver_note}')
         for note in limit_notes(part, selected):
             print(f'{fullname}: note: {note}')
         for note in foreign_load_notes(part, here):
@@ -153,6 +153,33 @@ def check_system(args, systems):
         for warning in mpi_warnings(system, part, file, here):
             print(f'{fullname}: warning: {warning}')
     return problems
+
+
+def driver_problems(config_dir, system, part, file):
+    """``(problems, note)`` of a partition's ``extras.driver_partition``,
+    checked as ``render nightly`` checks it (:mod:`pfsbench.runs.driver`:
+    it exists, is not the measured partition, is Slurm's, and its
+    time_limit holds the nightly ``render nightly`` would plan: the
+    ``nightly`` tags at 5 repeats within the partition's night window).
+    Nothing where it is not set (only render nightly needs it)."""
+    if 'driver_partition' not in part.get('extras', {}):
+        return [], ''
+    spec = f'{system["name"]}:{part["name"]}'
+    try:
+        driver = drivers.driver_partition(system, part, file)
+        hours, why = budgets.window(None, part)
+        the_plan = plan(config_dir, spec, system, part, ['nightly'], 5,
+                        os.environ.get('PFSBENCH_RUNS',
+                                       os.path.join(_REPO, 'runs')),
+                        budget=hours, why=why)
+        limit = drivers.check_holds(the_plan.estimate_s, the_plan.words,
+                                    system, driver, file, the_plan.repeat)
+    except ConfigError as err:
+        return [str(err)], ''
+    return [], (f'driver: {system["name"]}:{driver["name"]} runs the '
+                f'nightly ({the_plan.words}) within ' +
+                (f'its time_limit ({driver["time_limit"]})' if limit
+                 else 'no time_limit'))
 
 
 def _mpi_type(part):
@@ -282,6 +309,20 @@ def foreign_load_method(extras):
     return None, None
 
 
+def _local_judge(target, part):
+    """What judges foreign load on a target without server-side counters:
+    its block device where the client has one (not a node target's, not a
+    network file system's: diskstats.has_no_client_device)."""
+    if target.get('scope', 'shared') == 'node':
+        return 'nothing (a node target)'
+    fstype = target.get('fstype', '')
+    if target_is_lustre(target, part.get('features', [])) or \
+            diskstats_steps.has_no_client_device(fstype):
+        return (f'nothing: {fstype or "lustre"} has no block device on the '
+                f'client')
+    return 'the block device, when the target is on one here'
+
+
 def foreign_load_notes(part, here):
     """Per target: which method will judge foreign load, its command,
     and whether it runs from here (run only where ``here``)."""
@@ -290,9 +331,7 @@ def foreign_load_notes(part, here):
     notes = []
     for target in extras.get('targets', []):
         if method is None:
-            local = ('the block device, when the target is on one here'
-                     if target.get('scope', 'shared') != 'node' else
-                     'nothing (a node target)')
+            local = _local_judge(target, part)
             notes.append(f'target {target["name"]}: foreign load judged '
                          f'by {local}; no server-side counters '
                          f'(extras.fs_clients_command, fs_job_stats_'

@@ -15,7 +15,8 @@ import os
 import sys
 
 from pfsbench.site import spack
-from pfsbench.site.spack_check import describe_repository, problems
+from pfsbench.site.spack_check import (describe_repository, local_mirrors,
+                                      problems)
 
 HELP = ('check the Spack set-up (offline builtin, clingo) and what '
         'installing the environment needs (compilers, externals, mirror)')
@@ -57,8 +58,14 @@ def run(args):
           'ok')
     for repo in facts.get('repositories') or []:
         print(f'  repository {describe_repository(repo)}')
+    local, _ = local_mirrors(env_dir, facts)
+    if sources is None:
+        checked = 'sources not checked (no spack.lock)'
+    elif local:
+        checked = (f'{len(sources)} sources, all in the local mirror '
+                   f'{", ".join(local)}')
+    else:
+        checked = 'no sources to fetch'
     print(f'{env_dir}: compilers and externals: ok; mirrors: {mirrors}; '
-          + (f'{len(sources)} sources, all in the mirror'
-             if sources is not None and facts.get('mirrors')
-             else 'sources not checked (no spack.lock or no mirror)'))
+          f'{checked}')
     return 0

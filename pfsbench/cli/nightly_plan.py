@@ -2,25 +2,20 @@
 """``pfsbench nightly-plan``: what a nightly will run on a partition, and
 what it costs, before it runs."""
 
-import concurrent.futures
 import math
 import os
-import re
 import socket
-import statistics
-from dataclasses import dataclass
 
-from pfsbench.cli.check_config import runs_here
-from pfsbench.core.errors import ConfigError, PfsbenchError
+from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge import config as gate_config, sensitivity as sens
-from pfsbench.gate.statistics.stats import (night_moments, night_spread,
-                                            pooled_scale)
-from pfsbench.gate.store import runreport
-from pfsbench.gate.store.results import USABLE_FAIL_PHASES, read_database
-from pfsbench.runs import cases, estimate
+from pfsbench.runs import budget as budgets, cases, planfile
+from pfsbench.runs.budget import MIN_REPEATS, choose, window
+from pfsbench.runs.estimate import family
+from pfsbench.runs.nights import case_nights
+from pfsbench.runs.planfile import read_plan, selection_name
+from pfsbench.runs.selection import select, selects_nothing
 from pfsbench.site import validate
-from pfsbench.site.config import (extras_value, find_partitions,
-                                  load_site_configuration)
+from pfsbench.site.config import find_partitions, load_site_configuration
 
 HELP = 'print the cases, repeats and cost of a nightly'
 DESCRIPTION = (
@@ -137,203 +132,8 @@ def _fraction(text):
     return value
 
 
-#: What ``reframe --repeat`` appends to every case's display name.
-_REPEAT_NO = re.compile(r'\s*%\.repeat_no=\d+')
-
-
-def history(runs_dir, system, partition):
-    """Seconds each case took in earlier runs: ``{display_name: [s, ...]}``
-    from every run report under ``runs_dir/reports`` (dry runs write
-    theirs elsewhere)."""
-    durations = {}
-    reports = os.path.join(runs_dir, 'reports')
-    names = sorted(os.listdir(reports)) if os.path.isdir(reports) else []
-    for name in names:
-        if not (name.startswith('run-report-') and name.endswith('.json')):
-            continue
-        try:
-            report = runreport.read(os.path.join(reports, name))
-        except PfsbenchError:
-            continue
-        for case in runreport.last_cases(report):
-            took = case.get('time_total')
-            if (case['system'] == system and
-                    case['partition'] == partition and
-                    case.get('result') == 'pass' and took):
-                # A --repeat run names its cases '... %.repeat_no=N'.
-                name = _REPEAT_NO.sub('', case['display_name'])
-                durations.setdefault(name, []).append(took)
-    return durations
-
-
 def _hours(seconds):
     return f'{seconds / 3600:.1f} h'
-
-
-#: Seconds a case is assumed to take when neither history nor its work
-#: says (``--assume-minutes``).
-DEFAULT_ASSUME_S = 300.0
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What a nightly's tags select on a partition, what the checks would
-    skip there, and what each case that runs costs: the one estimate of
-    ``pfsbench nightly-plan`` and ``pfsbench render nightly``."""
-
-    #: The cases that run (``reframe --describe``'s dicts, in its order).
-    runs: list
-    #: ``{display_name: reason}`` of the cases a dry run skips.
-    skips: dict
-    #: Whether this host is the system (its tools were checked).
-    here: bool
-    #: ``{display_name: [seconds, ...]}`` of earlier runs (:func:`history`).
-    past: dict
-    #: ``{display_name: seconds}`` of each case's time limit, capped.
-    limits: dict
-    #: ``{display_name: (seconds, how)}`` of each case without history:
-    #: its work at its target's rates (:mod:`pfsbench.runs.estimate`).
-    first: dict
-
-    def seconds(self, case):
-        """One run of ``case``: its median in earlier runs, else its
-        first-night estimate (its work; never above its time limit)."""
-        took = self.past.get(case['display_name'])
-        return statistics.median(took) if took else \
-            self.first[case['display_name']][0]
-
-    def source(self, case):
-        """Where :meth:`seconds` comes from, for the plan's table."""
-        took = self.past.get(case['display_name'])
-        return (f'{len(took)} earlier run(s)' if took else
-                f'first night: {self.first[case["display_name"]][1]}')
-
-    @property
-    def estimate_s(self):
-        """Seconds of one repeat, one case at a time."""
-        return sum(self.seconds(c) for c in self.runs)
-
-    @property
-    def at_most_s(self):
-        """Seconds of one repeat with every case at its time limit."""
-        return sum(self.limits[c['display_name']] for c in self.runs)
-
-    @property
-    def node_s(self):
-        """Node-seconds of one repeat."""
-        return sum((c.get('nodes') or 1) * self.seconds(c)
-                   for c in self.runs)
-
-    @property
-    def known(self):
-        """Cases that run whose estimate comes from earlier runs."""
-        return sum(bool(self.past.get(c['display_name'])) for c in self.runs)
-
-
-def _selects_nothing(tags, spec):
-    return ConfigError('<command line>', '--tags', ' '.join(tags),
-                       f'selects no case on {spec} (tags match exactly: E1 '
-                       f'is E1 alone; reframe -c reframe-checks '
-                       f'--list-tags lists them)')
-
-
-def case_target(case, part):
-    """The ``extras.targets[]`` entry a case runs on (its ``target``
-    parameter under ``-P target=a,b``, else the first), or None."""
-    targets = part.get('extras', {}).get('targets', [])
-    name = case.get('target') or ''
-    return next((t for t in targets if t['name'] == name),
-                targets[0] if targets else None)
-
-
-def first_night(case, part, limit, assume_s=DEFAULT_ASSUME_S):
-    """``(seconds, how)`` of a case without history on partition
-    ``part`` (:func:`pfsbench.runs.estimate.first_night_seconds`)."""
-    target = case_target(case, part)
-    return estimate.first_night_seconds(
-        case, estimate.rates(target), assume_s,
-        scope=(target or {}).get('scope', 'shared'),
-        extras=part.get('extras', {}), limit=limit)
-
-
-def select(config_dir, spec, system, part, tags, runs_dir,
-           assume_s=DEFAULT_ASSUME_S):
-    """The :class:`Selection` of ``tags`` on partition ``spec``: the cases
-    ``reframe --describe`` lists on every target, less those a ReFrame dry
-    run of them skips (the checks' own hooks: node counts, node targets,
-    tracers, declared tools; on the system itself also the tools this host
-    lacks).
-
-    Raises:
-        ConfigError: the tags select no case; ReFrame refused the config.
-    """
-    settings = os.path.join(config_dir, 'settings.py')
-    checks = os.path.join(_REPO, 'reframe-checks')
-    targets = cases.every_target(part)
-    here = runs_here(system)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        # A dry run elsewhere renders the job of another host and looks
-        # for no tool; beside the listing, which takes as long.
-        dry_run = pool.submit(
-            cases.dry_run_skips, settings, spec, checks, tags,
-            {'PFSBENCH_DRY_RUN_TOOLS': 'check'} if here else None, targets)
-        selected = cases.describe(settings, spec, checks, tags,
-                                  args=targets)
-        skips = dry_run.result() if selected else {}
-    if not selected:
-        raise _selects_nothing(tags, spec)
-    runs = [c for c in selected if c['display_name'] not in skips]
-    if not runs:
-        # A nightly of nothing would pass every night (and a budget is
-        # not what left it empty).
-        reasons = sorted(set(skips.values()))
-        raise ConfigError(
-            '<command line>', '--system', spec,
-            f'every case --tags {" ".join(tags)} selects ({len(selected)})'
-            f' would be skipped there: {reasons[0]}' +
-            (f' (and {len(reasons) - 1} other reason(s))'
-             if len(reasons) > 1 else '') +
-            '; pfsbench check-config --system '
-            f'{spec} names what is missing')
-    # A case's time limit as its job will ask it: capped to the
-    # partition's time_limit (pfsbench.checks.base).
-    cap = (validate.time_seconds(part['time_limit'], spec, 'time_limit')
-           if part.get('time_limit') else None)
-    limits = {}
-    for case in runs:
-        limit = case.get('time_limit') or 0
-        limits[case['display_name']] = min(limit, cap) if cap is not None \
-            else limit
-    first = {c['display_name']: first_night(
-        c, part, limits[c['display_name']] or None, assume_s) for c in runs}
-    return Selection(runs, skips, here,
-                     history(runs_dir, system['name'], part['name']), limits,
-                     first)
-
-
-#: The extras key of a partition's night window, in hours.
-WINDOW_KEY = 'nightly_budget_hours'
-
-
-def window(budget, part):
-    """The hours a nightly is planned within, and where they come from:
-    ``(hours, why)``, ``hours`` None for no budget.
-
-    Args:
-        budget: ``--budget HOURS`` (0: none), or None: the partition's
-            ``extras.nightly_budget_hours``, else the schema's default.
-        part: the partition's config dict.
-    """
-    if budget is not None:
-        return (budget, '--budget') if budget else (None, '--budget 0')
-    extras = part.get('extras', {})
-    hours = extras_value(extras, WINDOW_KEY)
-    if WINDOW_KEY in extras:
-        why = (f"the partition's night window (extras.{WINDOW_KEY}; "
-               f"--budget to change)")
-        return (hours, why) if hours else (None, f'extras.{WINDOW_KEY}: 0')
-    return hours, (f'the default night window (extras.{WINDOW_KEY}; '
-                   f'--budget to change)')
 
 
 def run(args):
@@ -347,7 +147,7 @@ def run(args):
         raise ConfigError('<command line>', '--repeat', args.repeat,
                           'expected a whole number of at least 1')
     _check_budget_args(args, part)
-    _check_nodes(args, part)
+    budgets.check_nodes(args.nodes, part, args.system)
     if args.check_plan:
         return check_plan(args, part)
     tags = args.tags or ['nightly']
@@ -360,7 +160,7 @@ def run(args):
                               args.system,
                               os.path.join(_REPO, 'reframe-checks'), tags,
                               args=targets):
-            raise _selects_nothing(tags, args.system)
+            raise selects_nothing(tags, args.system)
         for tag in tags:
             print(cases.reframe_tag(tag))
         return 0
@@ -391,7 +191,9 @@ def run(args):
           f'first-night estimates: their work at conservative rates, '
           f'docs/nightly.md; at most {_hours(sel.at_most_s * args.repeat)} '
           f'at their time limits)')
-    allowed = _job_time_limit(NIGHTLY_JOB)
+    for line in sel.killed():
+        print(f'warning: {line}')
+    allowed = planfile.job_time_limit(NIGHTLY_JOB)
     if allowed and sel.estimate_s * args.repeat > allowed:
         print(f'warning: the estimate is more than the {_hours(allowed)} '
               f'that {os.path.relpath(NIGHTLY_JOB, _REPO)} allows: fewer '
@@ -423,24 +225,6 @@ def _check_budget_args(args, part):
                               f'--budget HOURS')
 
 
-def partition_nodes(part):
-    """The nodes a partition's jobs may use: ``extras.max_nodes``, 1 on
-    the local launcher, else None (unknown)."""
-    max_nodes = part.get('extras', {}).get('max_nodes')
-    if max_nodes is None and part.get('launcher') == 'local':
-        return 1
-    return max_nodes
-
-
-def _check_nodes(args, part):
-    """Refuse a --nodes the partition does not have."""
-    have = partition_nodes(part)
-    if args.nodes is not None and have is not None and args.nodes > have:
-        raise ConfigError('<command line>', '--nodes', args.nodes,
-                          f'{args.system} has {have} node(s) '
-                          f'(extras.max_nodes): at most {have}')
-
-
 def print_left_out(skips, here, system, runs):
     """Name the cases the checks would skip, and what was not checked."""
     for name, reason in skips.items():
@@ -450,90 +234,6 @@ def print_left_out(skips, here, system, runs):
         print(f'tools not checked: this host ({socket.gethostname()}) is '
               f'not {system["name"]}: {", ".join(tools) or "none"} (run '
               f'nightly-plan there to leave out what it lacks)')
-
-
-#: Repeats a case needs for the gate to see its spread within a night.
-MIN_REPEATS = 2
-
-
-def _family(case):
-    """The check family of a case: its ``reframe-checks/`` directory."""
-    return os.path.basename(os.path.dirname(case.get('@file', ''))) or \
-        case['display_name'].split()[0]
-
-
-#: Families whose cases measure metadata rates (io500 measures both).
-_METADATA_FAMILIES = ('mdtest',)
-
-
-def _kinds(case):
-    """What a case measures: ``{'bandwidth'}``, ``{'metadata'}`` or both
-    (IO500's ior and mdtest phases)."""
-    family = _family(case)
-    if family in _METADATA_FAMILIES:
-        return {'metadata'}
-    return {'bandwidth', 'metadata'} if family == 'io500' else {'bandwidth'}
-
-
-def shares(cases_, seconds):
-    """Each target's share, in the order a budget takes them: one case
-    per family on each target (its cheapest), each target's cheapest
-    bandwidth and metadata case first, then its other families cheapest
-    first; the targets take turns (every target's first case, then every
-    target's second, ...)."""
-    firsts = {}
-    for case in sorted(cases_, key=lambda c: seconds[c['display_name']]):
-        firsts.setdefault((_family(case), case.get('target') or ''), case)
-    per_target = {}
-    for case in firsts.values():            # cheapest first
-        per_target.setdefault(case.get('target') or '', []).append(case)
-    ranked = []
-    for mine in per_target.values():
-        kinds, lead, rest = set(), [], []
-        for case in mine:
-            (lead if _kinds(case) - kinds else rest).append(case)
-            kinds |= _kinds(case)
-        ranked += [(rank, seconds[c['display_name']], len(ranked) + rank, c)
-                   for rank, c in enumerate(lead + rest)]
-    return [c for *_, c in sorted(ranked, key=lambda r: r[:3])]
-
-
-def choose(cases_, seconds, budget_s, max_repeats):
-    """The cases and the one repeat count that fit ``budget_s`` one case
-    at a time: every case at the most repeats (at least
-    :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else, at
-    :data:`MIN_REPEATS`, every target's share (:func:`shares`: one case
-    per family on each target, a bandwidth and a metadata case first) as
-    far as it fits, then the other cases, cheapest first.  A night of
-    fewer repeats than the gate's ``min_samples`` (2) can find a
-    regression but never pass: 1 repeat only when no case fits twice.
-
-    Returns:
-        ``(repeats, chosen)``, ``chosen`` in the order of ``cases_``.
-    """
-    def cost(group):
-        return sum(seconds[c['display_name']] for c in group)
-
-    for repeats in range(max_repeats, MIN_REPEATS - 1, -1):
-        if repeats * cost(cases_) <= budget_s:
-            return repeats, list(cases_)
-    first = shares(cases_, seconds)
-    order = first + [c for c in sorted(
-        cases_, key=lambda c: seconds[c['display_name']]) if c not in first]
-    for repeats in sorted({min(MIN_REPEATS, max_repeats), 1}, reverse=True):
-        chosen, used = [], 0.0
-        for case in order:
-            if repeats * (used + seconds[case['display_name']]) <= budget_s:
-                chosen.append(case)
-                used += seconds[case['display_name']]
-        if chosen:
-            return repeats, [c for c in cases_ if c in chosen]
-    return 1, []
-
-
-def selection_name(case):
-    """A case as ``reframe -n`` selects it alone (``NAME%param=value``)."""
-    return case['display_name'].replace(' %', '%')
 
 
 def budget_plan(args, system, part, tags, sel, hours, why):
@@ -548,7 +248,8 @@ def budget_plan(args, system, part, tags, sel, hours, why):
         seconds[name] = sel.seconds(case)
         source[name] = sel.source(case)
     budget_s = hours * 3600
-    repeats, chosen = choose(fit, seconds, budget_s, args.repeat)
+    repeats, chosen = choose(fit, seconds, budget_s, args.repeat,
+                             budgets.node_targets(part))
     config = gate_config.load(args.gate_config)
     alpha = (1.0 - config.lookback_confidence) / 2.0
     db = os.path.join(args.runs, 'results.db')
@@ -582,16 +283,18 @@ def budget_plan(args, system, part, tags, sel, hours, why):
             print(f'left out: {case["display_name"]}: does not fit '
                   f'{hours:g} h at {repeats} repeat(s)')
     print_left_out(sel.skips, sel.here, system, runs)
+    for line in sel.killed(chosen):
+        print(f'warning: {line}')
     if len(cases.every_target(part)) > 1:
         # Which cases each target got (each case runs on one target).
         for target in part['extras']['targets']:
             got = [c for c in chosen if (c.get('target') or '') ==
                    target['name']]
             print(f'target {target["name"]}: {len(got)} case(s): '
-                  f'{", ".join(sorted({_family(c) for c in got})) or "none"}'
+                  f'{", ".join(sorted({family(c) for c in got})) or "none"}'
                   f' ({target.get("fstype") or "fstype not declared"})')
-    families = sorted({_family(c) for c in runs})
-    missing = sorted(set(families) - {_family(c) for c in chosen})
+    families = sorted({family(c) for c in runs})
+    missing = sorted(set(families) - {family(c) for c in chosen})
     print(f'total: {len(chosen)} case(s) x {repeats} repeat(s) = '
           f'{len(chosen) * repeats} job(s); {node_s / 3600:.1f} node-hours, '
           f'{_hours(wall_s)} one case at a time; families: '
@@ -630,64 +333,10 @@ def budget_plan(args, system, part, tags, sel, hours, why):
 
 
 def write_plan(args, tags, repeats, chosen, hours):
-    write_plan_file(args.write_plan, args.system, tags, repeats, chosen,
-                    f'pfsbench nightly-plan --system {args.system} '
-                    f'--budget {hours:g}'
-                    f'{f" --nodes {args.nodes}" if args.nodes else ""}')
-
-
-def write_plan_file(path, spec, tags, repeats, chosen, made_by):
-    """Write a plan for ``scripts/nightly.sh --plan FILE``."""
-    try:
-        with open(path, 'w') as fp:
-            fp.write(f'# {made_by}\n'
-                     f'# scripts/nightly.sh --plan FILE runs it '
-                     f'(docs/nightly.md)\n'
-                     f'system {spec}\nrepeat {repeats}\n')
-            for tag in tags:
-                fp.write(f'tag {tag}\n')
-            for case in chosen:
-                fp.write(f'case {case["display_name"]}\n')
-    except OSError as err:
-        raise ConfigError('<command line>', '--write-plan', path,
-                          f'cannot write it: {err.strerror}') from None
-
-
-def read_plan(path):
-    """``(system, repeats, tags, case names)`` of a --write-plan file."""
-    try:
-        with open(path) as fp:
-            lines = fp.read().splitlines()
-    except OSError as err:
-        raise ConfigError('<command line>', '--plan', path,
-                          f'cannot read it: {err.strerror}') from None
-    except UnicodeDecodeError as err:
-        raise ConfigError('<command line>', '--plan', path,
-                          f'not UTF-8 text (byte {err.object[err.start]:#x} '
-                          f'at offset {err.start}): not a plan --write-plan '
-                          f'wrote') from None
-    plan = {'system': [], 'repeat': [], 'tag': [], 'case': []}
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith('#'):
-            continue
-        key, _, value = line.partition(' ')
-        if key not in plan or not value.strip():
-            raise ConfigError(path, f'line {number}', line,
-                              'expected system, repeat, tag or case and a '
-                              'value')
-        plan[key].append(value.strip())
-    for key in ('system', 'repeat'):
-        if len(plan[key]) != 1:
-            raise ConfigError(path, key, plan[key],
-                              f'expected one {key} line')
-    repeat = plan['repeat'][0]
-    if not repeat.isdigit() or int(repeat) < 1:
-        raise ConfigError(path, 'repeat', repeat,
-                          'expected a whole number of at least 1')
-    if not plan['case']:
-        raise ConfigError(path, 'case', '', 'expected at least one case')
-    return plan['system'][0], int(repeat), plan['tag'] or ['nightly'], \
-        plan['case']
+    planfile.write_plan_file(
+        args.write_plan, args.system, tags, repeats, chosen,
+        f'pfsbench nightly-plan --system {args.system} --budget {hours:g}'
+        f'{f" --nodes {args.nodes}" if args.nodes else ""}')
 
 
 def check_plan(args, part):
@@ -717,41 +366,6 @@ def check_plan(args, part):
         out += ['-n', selection_name(selected[name])]
     print('\n'.join(out))
     return 0
-
-
-def case_nights(db, system, partition, names, config):
-    """``{case name: {var: [Moments, ...]}}``: each case's nights on the
-    partition (sessions oldest first; failed and contended repeats left
-    out), the newest ``lookback.nights`` of them, gated figures only."""
-    results = read_database(db, newest=config.history_sessions)
-    out = {}
-    spreads = {}
-    for session in results.ordered_sessions():
-        for key, records in results.case_records(session.uuid).items():
-            if (key.name not in names or key.system != system or
-                    key.partition != partition):
-                continue
-            values = {}
-            for rec in records:
-                if rec.fail_phase not in USABLE_FAIL_PHASES or \
-                        rec.contended:
-                    continue
-                for var, (value, unit) in rec.perf.items():
-                    if value is not None and math.isfinite(value):
-                        values.setdefault((var, unit), []).append(value)
-            for (var, unit), vals in values.items():
-                _, _, ignore, unstable = config.variable(key.check, var, unit)
-                if not (ignore or unstable):
-                    # Each night as the lookback rule sees it (a short
-                    # night measured by the nights before it, as the
-                    # history's columns are).
-                    before = spreads.setdefault((key.name, var), [])
-                    out.setdefault(key.name, {}).setdefault(var, []).append(
-                        night_moments(vals, pooled_scale(before)))
-                    before.append(night_spread(vals))
-    return {name: {var: nights[-config.lookback_nights:]
-                   for var, nights in figs.items()}
-            for name, figs in out.items()}
 
 
 def detect_plan(args, system, partition, runs, seconds, repeat):
@@ -822,16 +436,3 @@ def detect_plan(args, system, partition, runs, seconds, repeat):
 
 #: The nightly's Slurm job, whose time limit the estimate must fit.
 NIGHTLY_JOB = os.path.join(_REPO, 'slurm-templates', 'nightly-gate.sbatch')
-
-
-def _job_time_limit(path):
-    """Seconds of a job script's ``#SBATCH --time=HH:MM:SS`` (or None)."""
-    try:
-        with open(path) as fp:
-            for line in fp:
-                if line.startswith('#SBATCH --time='):
-                    h, m, s = line.split('=', 1)[1].strip().split(':')
-                    return int(h) * 3600 + int(m) * 60 + int(s)
-    except (OSError, ValueError):
-        return None
-    return None

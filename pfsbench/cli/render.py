@@ -11,6 +11,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
+from pfsbench.runs import planfile
 from pfsbench.site import validate
 
 HELP = 'render an sbatch script for an experiment'
@@ -52,7 +53,26 @@ def add_arguments(parser):
                              '(--system NAME:PARTITION, the measured '
                              'partition; its extras.driver_partition runs '
                              'it)'),
-    job = parser.add_argument_group('job options')
+    job = _job_arguments(parser.add_argument_group('job options'))
+    dd_opts = _dd_arguments(parser.add_argument_group(
+        'dd experiments (E6, E9, E10)'))
+    iozone_opts = parser.add_argument_group('iozone (E8)')
+    iozone_opts.add_argument('--processes', type=int, metavar='N',
+                             help='iozone processes in the node\'s '
+                                  'throughput group, -l N -u N -t N '
+                                  '(default: 4; the checks sweep 1..12)')
+    nightly = _nightly_arguments(parser.add_argument_group(
+        "nightly (the nightly's driver job: scripts/nightly.sh on the "
+        "partition's extras.driver_partition, docs/gate.md)"))
+    parser.add_argument('-o', '--output', metavar='FILE',
+                        help='write the script here (default: stdout)')
+    # What the other kind of job would silently ignore is refused.
+    parser.set_defaults(_experiment_only=_options(job, dd_opts, iozone_opts),
+                        _nightly_only=_options(nightly))
+
+
+def _job_arguments(job):
+    """The options of every job: where and how it runs."""
     job.add_argument('--system', metavar='NAME:PARTITION',
                      help="take the scheduler options (access), modules, "
                           "environment variables, launcher, target, "
@@ -99,7 +119,11 @@ def add_arguments(parser):
                           'nodes (default: with --system, the Python '
                           'running this command, as the checks; else '
                           'python3)')
-    dd_opts = parser.add_argument_group('dd experiments (E6, E9, E10)')
+    return job
+
+
+def _dd_arguments(dd_opts):
+    """The dd experiments' options (E6, E9, E10)."""
     dd_opts.add_argument('--block-size', type=int, metavar='BYTES',
                          help='dd block size (default: 1024000, seed 001)')
     dd_opts.add_argument('--count', type=int, metavar='N',
@@ -126,14 +150,11 @@ def add_arguments(parser):
                               "(default: the partition's "
                               'extras.drop_caches_command, else '
                               f'{DEFAULT_DROP_CACHES})')
-    iozone_opts = parser.add_argument_group('iozone (E8)')
-    iozone_opts.add_argument('--processes', type=int, metavar='N',
-                             help='iozone processes in the node\'s '
-                                  'throughput group, -l N -u N -t N '
-                                  '(default: 4; the checks sweep 1..12)')
-    nightly = parser.add_argument_group(
-        "nightly (the nightly's driver job: scripts/nightly.sh on the "
-        "partition's extras.driver_partition, docs/gate.md)")
+    return dd_opts
+
+
+def _nightly_arguments(nightly):
+    """The options of render nightly, the nightly's driver job."""
     nightly.add_argument('--baseline', metavar='NAME',
                          help='the baseline the gate compares with '
                               '(required for nightly)')
@@ -172,11 +193,7 @@ def add_arguments(parser):
                          help="where earlier runs' reports are, for the "
                               'time estimate (default: $PFSBENCH_RUNS, else '
                               'runs/ of this clone)')
-    parser.add_argument('-o', '--output', metavar='FILE',
-                        help='write the script here (default: stdout)')
-    # What the other kind of job would silently ignore is refused.
-    parser.set_defaults(_experiment_only=_options(job, dd_opts, iozone_opts),
-                        _nightly_only=_options(nightly))
+    return nightly
 
 
 def _refuse_given(args, options, why):
@@ -261,7 +278,7 @@ def _nightly(args, shown):
         validate.budget_hours(args.budget, '<command line>', '--budget')
     if args.nodes is not None:
         validate.positive_int(args.nodes, '<command line>', '--nodes')
-    text = nightly_job.render_nightly(
+    text, plan = nightly_job.render_nightly(
         args.config_dir, args.system, args.baseline, target=args.target,
         tag=args.tags, repeat=args.repeat, runs_dir=args.runs,
         time=args.time, scrontab=args.scrontab, command_line=shown,
@@ -271,7 +288,18 @@ def _nightly(args, shown):
     # directory must exist.
     os.makedirs(os.path.join(nightly_job.REPO, 'runs', 'nightly'),
                 exist_ok=True)
-    common.write_output(args.output, text)
+    # Only now, the job accepted: the plan it runs, then the job itself,
+    # each whole or not at all (a refused render leaves both as they were).
+    if plan.text is not None:
+        if args.write_plan is None:
+            # The default, runs/nightly/ of this clone (made above).
+            os.makedirs(os.path.dirname(plan.file), exist_ok=True)
+        planfile.write_atomically(plan.file, plan.text, '--write-plan')
+    _print_notes(text)
+    if args.output:
+        planfile.write_atomically(args.output, text, '--output')
+    else:
+        common.write_output(None, text)
     return 0
 
 

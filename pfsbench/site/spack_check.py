@@ -427,10 +427,25 @@ def environment_problems(env_dir, facts=None):
     return [problem for problem in found if problem]
 
 
+def local_mirrors(env_dir, facts):
+    """``(directories, names)``: the local mirror directories that exist
+    (``file://`` or plain paths), and the names of every mirror Spack and
+    the environment configure (remote ones too, such as the default
+    ``spack-public``)."""
+    mirrors = dict(facts.get('mirrors') or {})
+    for _, config in environment_config(env_dir):
+        mirrors.update(config.get('mirrors') or {})
+    directories = [d for d in map(_mirror_directory, mirrors.values())
+                   if d and os.path.isdir(d)]
+    return directories, sorted(mirrors)
+
+
 def missing_sources(env_dir, facts):
     """The sources a concretized environment needs that none of its local
     mirrors holds (Spack's layout: ``_source-cache/archive/<2 hex>/
-    <sha256>.<ext>``).
+    <sha256>.<ext>``).  A remote mirror (``spack-public``) holds nothing
+    an offline install can reach: with no local mirror, every source is
+    missing.
 
     Args:
         env_dir: the environment directory; its ``spack.lock`` names the
@@ -441,14 +456,14 @@ def missing_sources(env_dir, facts):
     Returns:
         A list of :class:`Problem`, one per missing source.
     """
-    mirrors = dict(facts.get('mirrors') or {})
-    for _, config in environment_config(env_dir):
-        mirrors.update(config.get('mirrors') or {})
-    directories = [d for d in map(_mirror_directory, mirrors.values())
-                   if d and os.path.isdir(d)]
-    if not directories:
-        return []
-
+    directories, names = local_mirrors(env_dir, facts)
+    if directories:
+        where = f'mirror {", ".join(directories)}'
+        why = 'has no'
+    else:
+        where = (f'mirrors ({", ".join(names)}: none local)' if names else
+                 'mirrors (none)')
+        why = 'no local mirror holds the'
     found = []
     for spec, what, sha256 in facts.get('sources') or []:
         stored = [glob.glob(os.path.join(d, '_source-cache', 'archive',
@@ -456,9 +471,11 @@ def missing_sources(env_dir, facts):
                   for d in directories]
         if not any(stored):
             found.append(Problem(
-                f'mirror {", ".join(directories)}', f'has no {what} of '
-                f'{spec} (sha256 {sha256}): install would fetch it from '
-                'the network',
+                where, f'{why} {what} of {spec} (sha256 {sha256}): '
+                'install would fetch it from the network',
                 f'copy it to <mirror>/_source-cache/archive/{sha256[:2]}/'
-                f'{sha256}.<ext> (docs/spack.md, "A mirror made by hand")'))
+                f'{sha256}.<ext> (docs/spack.md, "A mirror made by hand")'
+                + ('' if directories else
+                   '; then spack mirror add --scope site pfsbench '
+                   'file://<mirror>')))
     return found

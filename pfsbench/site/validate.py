@@ -42,6 +42,7 @@ import difflib
 import math
 import re
 
+from pfsbench.commands.srun import OVERCOMMIT
 from pfsbench.core.errors import ConfigError
 
 #: Characters of a word (see the module docstring).
@@ -567,13 +568,53 @@ def check_job_shape(test):
         positive_number(test.time_limit, test.unique_name, 'time_limit')
     # The job's own options and reframe -J ones: #SBATCH lines as well.
     # ReFrame writes a '#'-prefixed one (a burst-buffer directive) as is.
-    job = getattr(test, 'job', None)
-    for option in (list(job.options) + list(job.cli_options)
-                   if job is not None else []):
+    for option in _job_options(test):
         if option.startswith('#'):
             command(option, test.unique_name, 'job option')
         else:
             sbatch_option(option, test.unique_name, 'job option')
+
+
+def _job_options(test):
+    """The options of a case's job and ``reframe -J``'s."""
+    job = getattr(test, 'job', None)
+    return (list(job.options) + list(job.cli_options)
+            if job is not None else [])
+
+
+def check_tasks_fit(test):
+    """A case's tasks per node within its partition's CPUs, or its job
+    overcommits (:func:`tasks_fit_cpus`); judged once every hook has set
+    the job's layout and options.
+
+    Raises:
+        ConfigError: naming the case, ``num_tasks_per_node``, the value,
+            the partition and its CPUs.
+    """
+    part = test.current_partition
+    tasks_fit_cpus(test.num_tasks_per_node, part.processor.num_cpus,
+                   _job_options(test), part.fullname, test.unique_name,
+                   'num_tasks_per_node')
+
+
+def tasks_fit_cpus(tasks_per_node, num_cpus, options, partition, source,
+                   field):
+    """More tasks on a node than its ``processor.num_cpus`` only with
+    ``--overcommit`` among the job's ``options``: Slurm refuses such a job
+    otherwise ("Requested node configuration is not available").  Nothing
+    is judged where either number is unknown (None).
+
+    Raises:
+        ConfigError: naming ``source``, ``field``, the value, the
+            partition and its CPUs.
+    """
+    if not (tasks_per_node and num_cpus) or tasks_per_node <= num_cpus or \
+            OVERCOMMIT in options:
+        return
+    raise ConfigError(source, field, tasks_per_node,
+                      f'more tasks per node than {partition}\'s '
+                      f'processor.num_cpus ({num_cpus}): Slurm refuses the '
+                      f'job; at most {num_cpus}')
 
 
 _REFRAME_DURATION = re.compile(r'(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?'
