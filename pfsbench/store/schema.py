@@ -206,4 +206,6 @@ def migrate(conn, now):
             if (applied_version(conn) or 0) < version:
                 raise
 
+    from pfsbench.store import views
+    views.ensure(conn, found < VERSION)
     return VERSION
