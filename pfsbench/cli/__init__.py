@@ -33,6 +33,7 @@ VERBS = [
     'report',
     'ingest',
     'history',
+    'notify',
     'paper',
 ]
 
