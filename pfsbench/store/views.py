@@ -67,13 +67,19 @@ def _nights(postgres):
         ' f.name, f.rf_system, f.environ, f.figure, f.unit')
 
 
-def _sessions(postgres):
+def _session_columns(postgres):
+    """The columns every row of a session starts with."""
     return (
         'SELECT ' + _TIME[postgres].format('s.time_start') + ' AS "time",'
         ' s.time_start AS epoch,'
         ' s.night AS night,'
         ' s.system AS cluster,'
-        ' s.uuid AS session,'
+        ' s.uuid AS session,')
+
+
+def _sessions(postgres):
+    return (
+        _session_columns(postgres) +
         ' s.hostname AS hostname,'
         ' s.reframe_version AS reframe_version,'
         ' s.num_cases AS cases,'
@@ -87,11 +93,7 @@ def _sessions(postgres):
 def _provenance(postgres):
     source, key, value = _EXTRAS[postgres]
     return (
-        'SELECT ' + _TIME[postgres].format('s.time_start') + ' AS "time",'
-        ' s.time_start AS epoch,'
-        ' s.night AS night,'
-        ' s.system AS cluster,'
-        ' s.uuid AS session,'
+        _session_columns(postgres) +
         f' {key} AS key,'
         f' {value} AS value'
         f' FROM {source}')
