@@ -15,6 +15,7 @@ from pfsbench import store
 from pfsbench.store import views
 import synth
 from pgcluster import pg_cluster, pg_missing, pg_url  # noqa: F401
+from test_store_roles import doc_sql, roles  # noqa: F401
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 DASHBOARD = REPO / 'config' / 'grafana' / 'pfsbench-dashboard.json'
@@ -186,3 +187,30 @@ def test_a_view_dropped_is_made_again_at_the_next_open(store_url):
         assert views.missing(conn) == ['pfsbench_v_provenance']
     with store.open_store(store_url) as conn:
         assert views.missing(conn) == []
+
+
+def test_the_roles_read_the_views_and_an_ingest_role_leaves_them(
+        roles, tmp_path, capsys):
+    """docs/results-store.md's roles: the read role (Grafana's) selects
+    from the views, also from views the owner made again; the ingest role
+    cannot create them and ingests all the same."""
+    import psycopg
+    owner, ingest, read = (roles[f'pfsbench_{r}']
+                           for r in ('owner', 'ingest', 'read'))
+    with store.open_store(owner) as conn:
+        ingest_nights(conn)
+    with psycopg.connect(owner, autocommit=True) as conn:
+        for statement in doc_sql('grants'):
+            conn.execute(statement)
+        for statement in views.DROP:
+            conn.execute(statement)
+    with store.open_store(ingest) as conn:       # refused: left as they are
+        store.ingest_report(conn, synth.session(
+            {CASE1: [480.0]}, time_start=5 * DAY, system='hawk'), 'r')
+        assert views.missing(conn) == list(views.NAMES)
+    with store.open_store(owner) as conn:
+        assert views.missing(conn) == []
+    with psycopg.connect(read) as conn:
+        got = conn.execute('SELECT cluster, night, n FROM pfsbench_v_nights '
+                           "WHERE night = '1970-01-06'").fetchall()
+    assert got == [('hawk', '1970-01-06', 1)]
