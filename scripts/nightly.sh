@@ -212,6 +212,18 @@ fi
 verdict=$?
 echo "nightly: gate exited $verdict; reports in $out"
 
+# Tonight's pages into the store, and the site's record of its last 90
+# nights beside the reports (docs/triage.md); neither changes the verdict.
+if [ -s "$out/gate.json" ]; then
+    .venv/bin/pfsbench triage pages --record "$out/gate.json" \
+        "${store[@]}" "${gate_config[@]}" > "$out/triage.log" 2>&1 &&
+        .venv/bin/pfsbench triage record "${store[@]}" "${gate_config[@]}" \
+            > "$out/triage.txt" 2>> "$out/triage.log" &&
+        echo "nightly: $(head -n 1 "$out/triage.txt")" ||
+        echo "nightly: warning: pfsbench triage: $(tail -n 1 \
+            "$out/triage.log")" >&2
+fi
+
 # The verdict where people look (docs/notify.md): posted only on what
 # --notify-on names; a receiver that is down is a warning, and the exit
 # code stays the gate's.  The URL goes by the environment, not argv.

@@ -34,6 +34,7 @@ VERBS = [
     'ingest',
     'history',
     'notify',
+    'triage',
     'paper',
 ]
 

@@ -3,6 +3,6 @@
 one-screen verdict (docs/notify.md)."""
 
 from pfsbench.notify.message import (FORMS, TRIGGERS, compose,  # noqa: F401
-                                     parse_triggers, fired)
+                                     pages, parse_triggers, fired)
 from pfsbench.notify.webhook import (URL_ENV, PostFailed, post,  # noqa: F401
                                      resolve_url)

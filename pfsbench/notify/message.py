@@ -7,6 +7,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report.plots import night_kind
 from pfsbench.gate.report.tables import change_cells, headline
+from pfsbench.store import night_of
 
 #: What may make the nightly post: a regression (a page), a loss the gate
 #: held back as inconclusive, a store that did not take the night.
@@ -44,6 +45,17 @@ def _noted(record):
         if kind in ('paged', 'held'):
             out.append((kind, case))
     return out
+
+
+def pages(record):
+    """``[(night, session, name, figure, kind, change)]`` of the cases
+    that paged (``paged``) or were held (``held``) in a gate ``record``,
+    as :mod:`pfsbench.store.triage` keeps them."""
+    starts = {s['uuid']: s['time_start']
+              for s in record.get('current_sessions') or ()}
+    return [(night_of(starts.get(case.session, 0.0)), case.session,
+             case.case, case.primary.var, kind, case.primary.change)
+            for kind, case in _noted(record)]
 
 
 def fired(record, store_down, triggers):
