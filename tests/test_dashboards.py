@@ -14,7 +14,8 @@ import pytest
 from pfsbench import store
 from pfsbench.store import views
 import synth
-from pgcluster import pg_cluster, pg_missing, pg_url  # noqa: F401
+from pgcluster import pg_cluster, pg_url  # noqa: F401
+from test_store import store_url  # noqa: F401
 from test_store_roles import doc_sql, roles  # noqa: F401
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -39,16 +40,6 @@ COLUMNS = {
     'pfsbench_v_provenance': [
         'time', 'epoch', 'night', 'cluster', 'session', 'key', 'value'],
 }
-
-
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def store_url(request, tmp_path):
-    if request.param == 'sqlite':
-        return str(tmp_path / 'pfsbench-store.sqlite')
-    why = pg_missing()
-    if why:
-        pytest.skip(why)
-    return request.getfixturevalue('pg_url')
 
 
 def ingest_nights(conn):

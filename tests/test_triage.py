@@ -8,18 +8,9 @@ import json
 import pytest
 
 from pfsbench import store
-from pgcluster import pg_cluster, pg_missing, pg_url  # noqa: F401
+from pgcluster import pg_cluster, pg_url  # noqa: F401
+from test_store import store_url  # noqa: F401
 from test_notify import CASE, gate_record, run
-
-
-@pytest.fixture(params=['sqlite', 'postgresql'])
-def store_url(request, tmp_path):
-    if request.param == 'sqlite':
-        return str(tmp_path / 'pfsbench-store.sqlite')
-    why = pg_missing()
-    if why:
-        pytest.skip(why)
-    return request.getfixturevalue('pg_url')
 
 
 def triage(argv, store_url, capsys):
