@@ -12,7 +12,7 @@ import re
 import pytest
 
 from pfsbench import store
-from pfsbench.store import views
+from pfsbench.store import triage, views
 import synth
 from pgcluster import pg_cluster, pg_url  # noqa: F401
 from test_store import store_url  # noqa: F401
@@ -39,17 +39,27 @@ COLUMNS = {
         'spack_lock'],
     'pfsbench_v_provenance': [
         'time', 'epoch', 'night', 'cluster', 'session', 'key', 'value'],
+    'pfsbench_v_pages': [
+        'time', 'night', 'cluster', 'session', 'case', 'figure', 'kind',
+        'change', 'mark', 'who', 'why'],
 }
 
 
 def ingest_nights(conn):
-    """Three nights of hawk (the third a loss and a new server version),
-    one of vulcan (one repeat failed)."""
+    """Three nights of hawk (the third a loss and a new server version,
+    its page marked invalid, then acknowledged), one of vulcan (one
+    repeat failed, a case held)."""
     for n, (cases, version) in enumerate(HAWK):
-        store.ingest_report(conn, synth.session(
+        uuid, _, _ = store.ingest_report(conn, synth.session(
             cases, time_start=(n + 1) * DAY + 3600, system='hawk',
             extras={'fs_version': version, 'spack_lock': f'lock{n}'}),
             f'hawk{n}.json')
+    page = ('1970-01-04', uuid, CASE1, 'write_bw')
+    triage.keep_pages(conn, 'hawk', [page + ('paged', -0.2)], 'now')
+    for when, what, who in (('t1', 'invalid', 'alice'), ('t2', 'ack', 'bob')):
+        triage.mark(conn, uuid, '', '', what, who, 'upgrade', when)
+    triage.keep_pages(conn, 'vulcan', [('1970-01-04', 'v', CASE1, 'write_bw',
+                                        'held', -0.1)], 'now')
     vulcan = synth.session({CASE1: [300.0, 310.0]}, time_start=3 * DAY,
                            system='vulcan', extras={'fs_version': '2.0'})
     vulcan['runs'][0]['testcases'][1]['result'] = 'fail'
@@ -88,7 +98,7 @@ def queries():
                 for v in board['templating']['list']})
     out.update({f'annotation {a["name"]}': a['target']['rawSql']
                 for a in board['annotations']['list']})
-    assert len(out) == 7
+    assert len(out) == 9
     return out
 
 
@@ -124,6 +134,8 @@ def test_every_dashboard_query_returns_the_expected_rows(store_url):
         changes = rows(conn, q['panel Provenance changes'], cluster=both)
         marks = rows(conn, q['annotation Provenance changes'], cluster=both)
         nothing = rows(conn, q['panel Nights stored'], cluster=['nobody'])
+        tally = rows(conn, q['panel Pages and their triage'], cluster=both)
+        pages = rows(conn, q['panel Pages'], cluster=both)
     assert [c['cluster'] for c in clusters] == both
     assert [f['figure'] for f in figures] == ['write_bw']
     means = [sum(v) / len(v) for cases, _ in HAWK for v in cases.values()]
@@ -146,6 +158,13 @@ def test_every_dashboard_query_returns_the_expected_rows(store_url):
         'hawk: spack_lock lock0 -> lock1', 'hawk: fs_version 1.8 -> 1.9',
         'hawk: spack_lock lock1 -> lock2']
     assert nothing == []
+    assert tally == [{'cluster': 'hawk', 'pages': 1, 'invalid': 0,
+                      'acknowledged': 1, 'held': 0},
+                     {'cluster': 'vulcan', 'pages': 0, 'invalid': 0,
+                      'acknowledged': 0, 'held': 1}]
+    assert [(p['cluster'], p['case'], p['kind'], p['mark'], p['who'])
+            for p in pages] == [('hawk', CASE1, 'paged', 'ack', 'bob'),
+                                ('vulcan', CASE1, 'held', None, None)]
 
 
 def test_an_old_store_migrated_has_the_views(store_url):

@@ -12,6 +12,9 @@ across schema migrations (docs/dashboards.md).
 ``pfsbench_v_provenance``
     one row per session and key of its extras (``--session-extras``: the
     server version, a mount option): the marks a dashboard draws.
+``pfsbench_v_pages``
+    one row per page the gate gave (a case that paged or was held,
+    :mod:`pfsbench.store.triage`) with its newest mark.
 
 :func:`ensure` creates them after every migration and wherever one is
 missing; a migration that drops or retypes a column a view reads first
@@ -22,7 +25,8 @@ ISO 8601 text (``YYYY-MM-DDTHH:MM:SSZ``, ordered as the time) on SQLite;
 """
 
 #: The views' names, in creation order.
-NAMES = ('pfsbench_v_nights', 'pfsbench_v_sessions', 'pfsbench_v_provenance')
+NAMES = ('pfsbench_v_nights', 'pfsbench_v_sessions', 'pfsbench_v_provenance',
+         'pfsbench_v_pages')
 
 #: The time of an epoch-seconds expression, per dialect.
 _TIME = {
@@ -99,10 +103,42 @@ def _provenance(postgres):
         f' FROM {source}')
 
 
+#: A night's date as the time of its midnight, per dialect.
+_MIDNIGHT = {
+    True: "CAST(p.night || 'T00:00:00Z' AS timestamptz)",
+    False: "p.night || 'T00:00:00Z'",
+}
+
+#: The marks that name page ``p`` (a mark without case or figure names
+#: every page of its session).
+_NAMES_PAGE = ("{m}.session = p.session AND {m}.name IN ('', p.name) "
+               "AND {m}.figure IN ('', p.figure)")
+
+
+def _pages(postgres):
+    return (
+        f'SELECT {_MIDNIGHT[postgres]} AS "time",'
+        ' p.night AS night,'
+        ' p.system AS cluster,'
+        ' p.session AS session,'
+        ' p.name AS "case",'
+        ' p.figure AS figure,'
+        ' p.kind AS kind,'
+        ' p.change AS change,'
+        ' m.mark AS mark,'
+        ' m.who AS who,'
+        ' m.why AS why'
+        ' FROM pfsbench_pages p LEFT JOIN pfsbench_marks m ON '
+        + _NAMES_PAGE.format(m='m') +
+        ' AND m.marked = (SELECT MAX(n.marked) FROM pfsbench_marks n WHERE '
+        + _NAMES_PAGE.format(m='n') + ')')
+
+
 _BODIES = {
     'pfsbench_v_nights': _nights,
     'pfsbench_v_sessions': _sessions,
     'pfsbench_v_provenance': _provenance,
+    'pfsbench_v_pages': _pages,
 }
 
 #: What a migration that drops or retypes a column the views read runs
