@@ -215,3 +215,35 @@ def test_a_bad_url_or_trigger_is_one_line_naming_no_url(tmp_path, capsys,
     assert code == 2 and 'cannot read the notify URL' in err
     code, out, err = notify([], capsys, monkeypatch, '')
     assert code == 3 and 'no notify URL' in err
+
+
+def test_a_receiver_that_answers_nonsense_is_a_warning(tmp_path, capsys,
+                                                       monkeypatch):
+    """Not HTTP at all (http.client's BadStatusLine), or silent past the
+    timeout: one warning line, exit 0."""
+    lost = gate_record(tmp_path, capsys, 0.8)
+    for answer, why in ((b'nonsense\r\n\r\n', 'BadStatusLine'),
+                        (None, 'timed out')):
+        with socket.socket() as sock:
+            sock.bind(('127.0.0.1', 0))
+            sock.listen(1)
+
+            def reply():
+                conn, _ = sock.accept()
+                conn.recv(65536)
+                if answer:
+                    conn.sendall(answer)
+                    conn.close()
+                else:
+                    threading.Event().wait(2)
+                    conn.close()
+            thread = threading.Thread(target=reply, daemon=True)
+            thread.start()
+            url = f'http://127.0.0.1:{sock.getsockname()[1]}/{SECRET}'
+            code, out, err = notify(['--record', str(lost), '--timeout',
+                                     '0.5'], capsys, monkeypatch, url)
+            thread.join()
+        assert code == 0 and out == ''
+        assert err.startswith('pfsbench notify: warning: the notify URL in '
+                              '$PFSBENCH_NOTIFY_URL did not take the '
+                              f'verdict: {why}'), err

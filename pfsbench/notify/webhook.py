@@ -5,6 +5,7 @@ The URL is a secret (a Slack or Mattermost webhook's path is its key):
 it is never printed, logged or put in a message; messages name where it
 came from (``--url-file FILE``, ``$VAR``, ``--url``) instead."""
 
+import http.client
 import json
 import os
 import socket
@@ -96,6 +97,7 @@ def post(url, source, payload, timeout=10.0):
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:
             answer.read()
-    except (urllib.error.URLError, OSError, ValueError) as err:
+    except (urllib.error.URLError, http.client.HTTPException, OSError,
+            ValueError) as err:
         raise PostFailed(f'{source} did not take the verdict: '
                          f'{_why(err, url)}') from None
