@@ -74,6 +74,10 @@ def test_a_mark_that_names_no_page_is_refused(tmp_path, capsys, store_url):
     code, out, err = triage(['mark', 'abc', '--ack', '--by', 'a', '--why',
                              'b'], store_url, capsys)
     assert code == 2 and 'give 8 or more characters' in err
+    code, out, err = triage(['record', '--nights', '0'], store_url, capsys)
+    assert (code, out) == (2, '')
+    assert err == ("pfsbench: error: <command line>:--nights: 0: expected a "
+                   'whole number of at least 1\n')
     with store.open_store(store_url) as conn:
         assert conn.execute('SELECT COUNT(*) FROM pfsbench_marks'
                             ).fetchone()[0] == 0

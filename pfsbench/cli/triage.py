@@ -97,6 +97,9 @@ def _now():
 
 
 def run(args):
+    if getattr(args, 'nights', 1) < 1:
+        raise ConfigError('<command line>', '--nights', args.nights,
+                          'expected a whole number of at least 1')
     url = db.resolve_url(args.store, default_runs_dir(),
                          configured_store(args.config))
     with store.open_store(url, create=args.action == 'pages') as conn:
