@@ -235,10 +235,11 @@ if [ -n "$notify_url" ] || [ ${#notify[@]} -gt 0 ] || \
     elif [ "$ingested" != 0 ]; then
         store_down="pfsbench ingest exited $ingested ($out/ingest.log)"
     fi
+    note=$(head -n 1 "$out/triage.txt" 2>/dev/null)
     PFSBENCH_NOTIFY_URL=${notify_url:-${PFSBENCH_NOTIFY_URL:-}} \
         .venv/bin/pfsbench notify --record "$out/gate.json" \
         --cluster "${cluster:-${system%%:*}}" --store-down "$store_down" \
-        --link "$out/gate.html" "${notify[@]}" ||
+        --note "$note" --link "$out/gate.html" "${notify[@]}" ||
         echo "nightly: warning: pfsbench notify exited $?; the verdict" \
              "stands" >&2
 fi

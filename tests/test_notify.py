@@ -94,7 +94,8 @@ def notify(argv, capsys, monkeypatch, url):
 def test_a_regression_night_posts_once_an_unchanged_one_does_not(
         tmp_path, capsys, monkeypatch, receiver):
     lost = gate_record(tmp_path / 'a', capsys, 0.8)
-    code, out, err = notify(['--record', str(lost), '--cluster', 'hawk'],
+    code, out, err = notify(['--record', str(lost), '--cluster', 'hawk',
+                             '--note', 'triage record of hawk: 1 page(s)'],
                             capsys, monkeypatch, receiver.url)
     assert code == 0, err
     assert 'posted (regression) to the notify URL in $PFSBENCH_NOTIFY_URL' \
@@ -104,6 +105,7 @@ def test_a_regression_night_posts_once_an_unchanged_one_does_not(
     assert path == f'/hooks/{SECRET}'
     lines = body['text'].splitlines()
     assert lines[0].startswith('pfsbench gate on hawk: REGRESSION: ')
+    assert lines[2:] == ['triage record of hawk: 1 page(s)']
     assert lines[1].startswith(f'regression: {CASE} @local:default+builtin write_bw '
                              '-20.1% [')
 

@@ -63,6 +63,10 @@ def add_arguments(parser):
         '--cluster', metavar='NAME', default='',
         help="the cluster's name in the message (default: none)")
     what.add_argument(
+        '--note', metavar='TEXT', default=None,
+        help='a line added before the link (the nightly: the first line of '
+             'pfsbench triage record; default: none)')
+    what.add_argument(
         '--link', metavar='URL', default=None,
         help='where the reports are, e.g. the HTML report (default: none)')
     what.add_argument(
@@ -91,7 +95,7 @@ def run(args):
         return 0
     payload = notify.compose(record, args.form, cluster=args.cluster,
                              store_down=args.store_down, link=args.link,
-                             triggers=met)
+                             note=args.note, triggers=met)
     try:
         notify.post(url, source, payload, timeout=args.timeout)
     except notify.PostFailed as err:

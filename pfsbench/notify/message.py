@@ -67,10 +67,11 @@ def fired(record, store_down, triggers):
     return tuple(t for t in triggers if met[t])
 
 
-def text_of(record, cluster, store_down, link=None):
+def text_of(record, cluster, store_down, link=None, note=None):
     """The one-screen verdict: the gate's headline, one line per case
     that paged or was held (the first :data:`MAX_CASES`), the store's
-    state and where the reports are."""
+    state, a ``note`` (the nightly's: the site's triage record) and where
+    the reports are."""
     on = f' on {cluster}' if cluster else ''
     lines = []
     if record is not None:
@@ -88,15 +89,17 @@ def text_of(record, cluster, store_down, link=None):
         lines.append(f'pfsbench nightly{on}: the gate wrote no record')
     if store_down:
         lines.append(f'results store: {store_down}')
+    if note:
+        lines.append(note)
     if link:
         lines.append(f'reports: {link}')
     return '\n'.join(lines)
 
 
 def compose(record, form, *, cluster='', store_down='', link=None,
-            triggers=()):
+            note=None, triggers=()):
     """The payload (JSON-serialisable) of ``form`` (:data:`FORMS`)."""
-    text = text_of(record, cluster, store_down, link)
+    text = text_of(record, cluster, store_down, link, note)
     if form == 'slack':
         return {'text': text}
     summary = text.splitlines()[0]
