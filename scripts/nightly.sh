@@ -35,6 +35,9 @@
 # name there (default: the ReFrame system).  A store that does not answer
 # keeps the night in runs/store-spool/ for the next night; the gate judges
 # from the local runs directory either way.
+# --notify URL | --notify-file FILE (or $PFSBENCH_NOTIFY_URL): post the
+# verdict to a webhook (docs/notify.md), only on --notify-on LIST
+# (regression,hold,store: the default), as --notify-form slack|alertmanager.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -50,9 +53,10 @@ fail() {
 system='' baseline='' target='' tags=nightly repeat=5 out='' plan=''
 budget='' nodes=''
 extra=() picked=() gate_config=() store=() cluster=''
+notify=() notify_url=''
 while [ $# -gt 0 ]; do
     case "$1" in
-        -h|--help) sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --) shift; break ;;
         --extra|--system|--baseline|--target|--tags|--repeat|--out|--plan|\
         --gate-config|--store|--cluster|--budget|--nodes)
@@ -70,6 +74,12 @@ while [ $# -gt 0 ]; do
         --gate-config) gate_config=(--config "$2"); shift 2 ;;
         --store) store+=(--store "$2"); shift 2 ;;
         --cluster) cluster=$2; shift 2 ;;
+        --notify|--notify-file|--notify-on|--notify-form)
+            [ $# -ge 2 ] || fail "$1: expects a value" ;;&
+        --notify) notify_url=$2; shift 2 ;;
+        --notify-file) notify+=(--url-file "$2"); shift 2 ;;
+        --notify-on) notify+=(--on "$2"); shift 2 ;;
+        --notify-form) notify+=(--form "$2"); shift 2 ;;
         *) echo "nightly.sh: unknown option: $1" >&2; usage ;;
     esac
 done
@@ -208,4 +218,36 @@ fi
     --html "$out/gate.html" --json "$out/gate.json"
 verdict=$?
 echo "nightly: gate exited $verdict; reports in $out"
+
+# Tonight's pages into the store, and the site's record of its last 90
+# nights beside the reports (docs/triage.md); neither changes the verdict.
+if [ -s "$out/gate.json" ]; then
+    .venv/bin/pfsbench triage pages --record "$out/gate.json" \
+        "${store[@]}" "${gate_config[@]}" > "$out/triage.log" 2>&1 &&
+        .venv/bin/pfsbench triage record "${store[@]}" "${gate_config[@]}" \
+            > "$out/triage.txt" 2>> "$out/triage.log" &&
+        echo "nightly: $(head -n 1 "$out/triage.txt")" ||
+        echo "nightly: warning: pfsbench triage: $(tail -n 1 \
+            "$out/triage.log")" >&2
+fi
+
+# The verdict where people look (docs/notify.md): posted only on what
+# --notify-on names; a receiver that is down is a warning, and the exit
+# code stays the gate's.  The URL goes by the environment, not argv.
+if [ -n "$notify_url" ] || [ ${#notify[@]} -gt 0 ] || \
+        [ -n "${PFSBENCH_NOTIFY_URL:-}" ]; then
+    store_down=''
+    if [ "$ingested" != 0 ] && grep -q ' wait in ' "$out/ingest.log"; then
+        store_down="did not answer: tonight's reports wait in the spool"
+    elif [ "$ingested" != 0 ]; then
+        store_down="pfsbench ingest exited $ingested ($out/ingest.log)"
+    fi
+    note=$(head -n 1 "$out/triage.txt" 2>/dev/null)
+    PFSBENCH_NOTIFY_URL=${notify_url:-${PFSBENCH_NOTIFY_URL:-}} \
+        .venv/bin/pfsbench notify --record "$out/gate.json" \
+        --cluster "${cluster:-${system%%:*}}" --store-down "$store_down" \
+        --note "$note" --link "$out/gate.html" "${notify[@]}" ||
+        echo "nightly: warning: pfsbench notify exited $?; the verdict" \
+             "stands" >&2
+fi
 exit "$verdict"

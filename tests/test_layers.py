@@ -34,6 +34,7 @@ FLOORS = {
     'pfsbench.gate.judge': 9,           # samples, rule, verdict, record
     'pfsbench.gate.report': 10,         # text, JUnit, HTML of a record
     'pfsbench.experiments': 11,         # one definition per experiment
+    'pfsbench.notify': 11,              # the verdict to a webhook
     'pfsbench.checks': 12,              # ReFrame check bases
     'pfsbench.render': 13,              # Slurm job scripts of experiments
     'pfsbench.cli': 14,                 # the pfsbench command

@@ -33,6 +33,8 @@ VERBS = [
     'report',
     'ingest',
     'history',
+    'notify',
+    'triage',
     'paper',
 ]
 

@@ -28,11 +28,16 @@ Tables (the same on SQLite and PostgreSQL):
     nights as columns), per target, kept current by ``pfsbench ingest``
     and by a gate whose role may write it; rebuilt from the rows where
     it does not fit.
+``pfsbench_pages``, ``pfsbench_marks`` (version 4)
+    the nights' pages and the marks people gave them
+    (:mod:`pfsbench.store.triage`).
 
 Indexes answer the gate's questions: one cluster's sessions in time
 order, and one case's figure over a year of nights (``pfsbench
 history``).
 """
+
+from pfsbench.store import triage
 
 #: ``(version, name, statements)``; append, never edit one that shipped.
 MIGRATIONS = (
@@ -145,6 +150,7 @@ MIGRATIONS = (
         "ALTER TABLE pfsbench_cases ADD COLUMN untimed TEXT NOT NULL "
         "DEFAULT ''",
     )),
+    (4, 'pages and their triage marks', triage.MIGRATION),
 )
 
 #: The first version whose pfsbench_cases has the untimed column.
@@ -208,4 +214,6 @@ def migrate(conn, now):
             if (applied_version(conn) or 0) < version:
                 raise
 
+    from pfsbench.store import views
+    views.ensure(conn, found < VERSION)
     return VERSION
