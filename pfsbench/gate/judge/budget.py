@@ -37,6 +37,8 @@ the rate the site lives with (bench/gate_quality.py, ``--night``).
 
 import re
 
+from pfsbench.core.fields import figure_role
+
 #: A rate figure's twin suffixes: the same phase's bytes over its time,
 #: summed, trimmed, the slowest stream's, or per node.
 _TWIN = re.compile(r'^(?P<phase>.+?)(_bw(_sum|_trimmed|_conservative)?|'
@@ -53,12 +55,15 @@ def family_of(row):
 def families(rows):
     """``{(case, family): [row, ...]}`` of the rows the lookback rule
     judged with a p-value; rows with the same samples on both sides join
-    the first family that holds such a row."""
+    the first family that holds such a row.  Diagnostic figures
+    (:func:`pfsbench.core.fields.figure_role`) are in none: they never
+    page, so they spend none of the night's budget."""
     out = {}
     same = {}
     for row in rows:
         p = (row.get('lookback') or {}).get('p')
-        if p is None or row['verdict'] == 'ignored':
+        if (p is None or row['verdict'] == 'ignored' or
+                figure_role(row['var'], row['unit']) == 'diagnostic'):
             continue
 
         key = family_of(row)
@@ -87,6 +92,27 @@ def holm(pvalues, alpha):
     return reject
 
 
+#: What a diagnostic figure's loss is reported as.
+DIAGNOSTIC_NOTE = ('diagnostic figure: shown and trended, never pages and '
+                   'not counted in the night\'s false-alarm budget '
+                   '(docs/gate.md, "Headline and diagnostic figures"); ')
+
+
+def hold_diagnostics(rows):
+    """Marks each row's ``role`` (``'headline'`` or ``'diagnostic'``); a
+    diagnostic figure's regression becomes ``inconclusive``, its reason
+    saying why.  Returns how many were held."""
+    held = 0
+    for row in rows:
+        row['role'] = figure_role(row['var'], row['unit'])
+        if row['role'] == 'diagnostic' and row['verdict'] == 'regression':
+            held += 1
+            row['verdict'] = 'inconclusive'
+            row['reason'] = DIAGNOSTIC_NOTE + row['reason']
+
+    return held
+
+
 def apply(rows, alpha, causes=None):
     """Holds every regression whose family does not survive Holm's
     correction at ``alpha``: its verdict becomes ``inconclusive`` and
@@ -102,9 +128,12 @@ def apply(rows, alpha, causes=None):
             a regression's reason says so.
 
     Returns:
-        ``{'families', 'figures', 'alpha', 'held', 'own_level'}``.
+        ``{'families', 'figures', 'alpha', 'held', 'own_level',
+        'diagnostics'}`` (``diagnostics``: diagnostic regressions held,
+        :func:`hold_diagnostics`).
     """
     causes = causes or {}
+    diagnostics = hold_diagnostics(rows)
     fams = families(rows)
     own = [k for k in fams if k[0] in causes]
     keys = [k for k in fams if k[0] not in causes]
@@ -135,4 +164,5 @@ def apply(rows, alpha, causes=None):
 
     return {'families': len(keys),
             'figures': sum(len(v) for v in fams.values()),
-            'alpha': alpha, 'held': held, 'own_level': len(own)}
+            'alpha': alpha, 'held': held, 'own_level': len(own),
+            'diagnostics': diagnostics}

@@ -39,7 +39,9 @@ import statistics
 
 from pfsbench.gate.judge import lookback as lb
 from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
-from pfsbench.gate.statistics.stats import t_cdf, t_quantile
+from pfsbench.gate.statistics.stats import (min_p_bound,
+                                             satterthwaite_df, t_cdf,
+                                             t_quantile)
 from pfsbench.gate.statistics.values import expm1
 
 #: Rules of ``lookback.pooled.rule``.
@@ -64,12 +66,13 @@ def _night(night, cv2):
 
 
 def _satterthwaite(parts):
-    total = sum(v for v, _ in parts)
-    den = sum(v * v / df for v, df in parts if v > 0 and df > 0)
-    if den == 0.0:
-        return math.inf
+    """Satterthwaite's degrees of freedom, at least 1, rounded down to a
+    tenth (the windows' t quantiles are read at it)."""
+    df = satterthwaite_df(parts)
+    if df == math.inf:
+        return df
 
-    return max(1.0, math.floor(total * total / den * 10.0) / 10.0)
+    return max(1.0, math.floor(df * 10.0) / 10.0)
 
 
 def _day(when):
@@ -119,6 +122,7 @@ def window_test(level_nights, nights, noise, tolerance, direction,
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
+    ses = []
     margin = lb.log_margin(tolerance, direction)
     for k in range(2, len(nights) + 1):
         # The window's history nights (all but tonight) are left out of
@@ -146,7 +150,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         # night is not (2026-11-27's quiet recordings, ext4: the night
         # after a disturbed one paged with it).
         rest = statistics.fmean(each[1:])
-        found = {'p': min(1.0, p * windows), 'nights': k,
+        ses.append(se)
+        found = {'p': p, 'nights': k,
                  'start': len(nights) - k, 'd': d, 'se': se, 'df': df,
                  'beyond': loss < -margin and median < -margin and
                  (rest < -margin or not TRIM_WORST)}
@@ -154,12 +159,38 @@ def window_test(level_nights, nights, noise, tolerance, direction,
                 (best['beyond'], -best['p']):
             best = found
 
-    half = t_quantile(1.0 - alpha / windows, best['df']) * best['se']
+    # Corrected for the windows by the null distribution of their
+    # smallest p-value; the interval at the level the correction leaves
+    # each window.
+    best['raw_p'], best['ses'] = best['p'], ses
+    best['p'] = min_p_bound(best['p'], ses)
+    each = window_level(alpha, ses)
+    half = t_quantile(1.0 - each, best['df']) * best['se']
     best.update(change=expm1(best['d']),
                 low=expm1(best['d'] - half),
                 high=expm1(best['d'] + half), windows=windows,
+                window_alpha=each,
                 regression=best['beyond'] and best['p'] < alpha)
     return best
+
+
+def window_level(alpha, ses):
+    """The one-sided level each of the windows (standard errors ``ses``,
+    shortest first) is held to so that their smallest p-value keeps
+    ``alpha`` (:func:`~pfsbench.gate.statistics.stats.min_p_bound`):
+    between ``alpha / windows`` (Bonferroni) and ``alpha``."""
+    if len(ses) <= 1:
+        return alpha
+
+    low, high = alpha / len(ses), alpha
+    for _ in range(40):
+        mid = math.sqrt(low * high)
+        if min_p_bound(mid, ses) > alpha:
+            high = mid
+        else:
+            low = mid
+
+    return low
 
 
 def cusum_test(level_nights, nights, noise, tolerance, direction, h,
@@ -236,10 +267,12 @@ def detects(level_nights, count, noise, tolerance, direction, alpha,
     parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
              (e / count + (1 - share) * var_mu, cv2_df)]
     var = sum(v for v, _ in parts)
-    windows = count - 1
+    # The windows' standard errors as the window test has them: the
+    # nights' own variance over each window's count plus the level's.
+    ses = [math.sqrt((tau2 + e) / k + var_mu) for k in range(2, count + 1)]
     delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
-                              alpha / windows, tolerance, direction,
-                              'lookback', power)
+                              window_level(alpha, ses), tolerance,
+                              direction, 'lookback', power)
     found = _loss_fraction(delta, direction)
     return found if found < 1.0 or direction == 'lower' else None
 

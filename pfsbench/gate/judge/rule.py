@@ -10,7 +10,8 @@ import statistics
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.judge import lookback as lb, pooled as pl, \
     sensitivity as sens
-from pfsbench.gate.statistics.stats import (floor_by_nights, ratio_interval,
+from pfsbench.gate.statistics.stats import (floor_by_nights, min_p_bound,
+                                            ratio_interval,
                                             t_cdf, t_quantile,
                                             ratio_interval_moments,
                                             repeats_to_settle)
@@ -347,7 +348,8 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     out['lookback']['p'] = tonight_p(iv, direction)
     together = _pooled(level_kept, current, recent, noise, tolerance,
-                       direction, confidence, pooled, out, segments=kept)
+                       direction, confidence, pooled, out, segments=kept,
+                       tonight_se=tonight_se(iv)[0])
     if together is not None and together['regression'] and \
             verdict != 'regression':
         verdict = 'regression'
@@ -408,6 +410,19 @@ def judge_nights(level, current, segments, tolerance, direction,
     return out
 
 
+def tonight_se(iv):
+    """``(se, df)`` of tonight's log change from its lookback interval
+    (the half-width on the log scale over the rule's t quantile), or
+    ``(None, None)`` without a finite interval."""
+    if iv.low <= -1.0 or iv.change <= -1.0:
+        return None, None
+
+    d = math.log1p(iv.change)
+    half = max(d - math.log1p(iv.low), math.log1p(iv.high) - d)
+    df = math.inf if iv.df is None else max(iv.df, 1.0)
+    return half / t_quantile(0.5 + iv.confidence / 2.0, df), df
+
+
 def tonight_p(iv, direction):
     """One-sided p-value of tonight's loss from its lookback interval
     (the half-width on the log scale over the rule's t quantile is its
@@ -416,9 +431,7 @@ def tonight_p(iv, direction):
         return 0.0 if direction == 'higher' else None
 
     d = math.log1p(iv.change)
-    half = max(d - math.log1p(iv.low), math.log1p(iv.high) - d)
-    df = math.inf if iv.df is None else max(iv.df, 1.0)
-    se = half / t_quantile(0.5 + iv.confidence / 2.0, df)
+    se, df = tonight_se(iv)
     loss = d if direction == 'higher' else -d
     if se <= 0:
         return 0.0 if loss < 0 else 1.0
@@ -454,7 +467,7 @@ def _noise_without(segments, noise):
 
 
 def _pooled(level, current, recent, noise, tolerance, direction,
-            confidence, settings, out, segments=None):
+            confidence, settings, out, segments=None, tonight_se=None):
     """The nights since the level began, with tonight, judged together
     (:mod:`pfsbench.gate.judge.pooled`); fills ``out['pooled']`` and
     lowers ``out['lookback']['p']`` to the pooled one where smaller.
@@ -492,12 +505,27 @@ def _pooled(level, current, recent, noise, tolerance, direction,
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
         'regression', 'detects', 'count', 'first')}
     out['pooled']['decided'] = False
-    # Two views of one figure: the smaller p, doubled (Bonferroni), is
-    # the figure's for the night's budget.
-    p = out['lookback'].get('p')
-    out['lookback']['p'] = found['p'] if p is None else \
-        min(1.0, 2.0 * min(p, found['p']))
+    out['lookback']['p'] = figure_p(out['lookback'].get('p'), found,
+                                    tonight_se)
     return found
+
+
+def figure_p(tonight, found, se):
+    """The figure's p-value for the night's budget from tonight's
+    (``tonight``, standard error ``se``) and the pooled nights' test.
+
+    Tonight alone is the shortest of the windows: the window rule's
+    correction over its smallest p-value
+    (:func:`~pfsbench.gate.statistics.stats.min_p_bound`) takes it in as
+    the window of 1 night, so the two views are one test, corrected
+    once.  The CUSUM has no p-value of its own: the smaller, doubled
+    (Bonferroni)."""
+    if tonight is None:
+        return found['p']
+    if found.get('raw_p') is None or not se:
+        return min(1.0, 2.0 * min(tonight, found['p']))
+
+    return min_p_bound(min(tonight, found['raw_p']), [se] + found['ses'])
 
 
 def pooled_reason(found, tol):
@@ -508,7 +536,8 @@ def pooled_reason(found, tol):
         how = f'a one-sided CUSUM of {found["statistic"]:.1f} night errors'
     else:
         how = (f'one-sided p = {found["p"]:.2g}, corrected over '
-               f'{found["windows"]} window(s) of the newest nights; '
+               f'{found["windows"]} overlapping window(s) of the newest '
+               'nights by the null distribution of their smallest; '
                f'interval [{found["low"]:+.1%}, {found["high"]:+.1%}]')
     return (f'the {nights} nights{since} together: a lasting change of '
             f'{found["change"]:+.1%} beyond {tol:+.1%} ({how}); the shift '
