@@ -102,3 +102,26 @@ def test_the_windows_correction_is_their_smallest_p_values_own(v):
     assert min_p_bound(p, ses[:1]) == p
     assert min_p_bound(p, [1.0, 1e-9]) == pytest.approx(
         1 - (1 - p) ** 2, rel=1e-3)
+
+
+def test_the_detects_label_is_the_budgeted_one():
+    # Tonight's rule judges at 0.5 %; over 10 families at 1 % a lone loss
+    # must reach 0.1 %: the label names what the figure finds there.
+    from pfsbench.gate.judge.sensitivity import sensitivity
+    rows = []
+    for i in range(10):
+        own = sensitivity(0.05 ** 2, 20, 0.005, 0.05, 0.10, 'higher', 5,
+                          0.04 ** 2, 0.02 ** 2, 8)
+        rows.append({'case': 'c', 'var': f'phase{i}_bw', 'unit': 'MB/s',
+                     'verdict': 'pass', 'reason': 'r',
+                     'base': {'values': [float(i), 1.0]},
+                     'cur': {'values': [float(i), 2.0]},
+                     'lookback': {'p': 0.5}, 'sensitivity': own})
+    found = budget.apply(rows, 0.01)
+    assert found['families'] == 10
+    budget.label_detects(rows, found)
+    budgeted = rows[0]['sensitivity']
+    assert budgeted['alpha'] == pytest.approx(0.001)
+    assert budgeted['detects'] > own['detects'] + 0.02
+    assert rows[0]['reason'].startswith(
+        f'r; detects >= {budgeted["detects"]:.0%}'), rows[0]['reason']

@@ -38,6 +38,8 @@ the rate the site lives with (bench/gate_quality.py, ``--night``).
 import re
 
 from pfsbench.core.fields import figure_role
+from pfsbench.gate.judge import pooled
+from pfsbench.gate.judge.sensitivity import at_level, label
 
 #: A rate figure's twin suffixes: the same phase's bytes over its time,
 #: summed, trimmed, the slowest stream's, or per node.
@@ -155,6 +157,7 @@ def apply(rows, alpha, causes=None):
                                    families=len(keys))
             if row['verdict'] == 'regression' and not ok:
                 held += 1
+                row['lookback']['held'] = True
                 row['verdict'] = 'inconclusive'
                 row['reason'] = (
                     f'held by the night\'s false-alarm budget: p = {p:.2g}'
@@ -166,3 +169,58 @@ def apply(rows, alpha, causes=None):
             'figures': sum(len(v) for v in fams.values()),
             'alpha': alpha, 'held': held, 'own_level': len(own),
             'diagnostics': diagnostics}
+
+
+def budget_level(row, found):
+    """The one-sided level a row's loss must reach to page tonight: Holm's
+    first bound over the night's families (a lone loss), or the rule's
+    own for a row judged at its own level; ``None`` for a diagnostic."""
+    if row.get('role') == 'diagnostic':
+        return None
+    if (row.get('lookback') or {}).get('own_level') or not found['families']:
+        return 1.0
+
+    return found['alpha'] / found['families']
+
+
+def detects_text(row, level):
+    """``'detects >= 48% tonight, >= 22% over the 4 nights since ...'``
+    of a row at the night's budget ``level`` (``None``: its rule's own):
+    its sensitivity and pooled dicts are set to the budgeted ones."""
+    sens = row['sensitivity'] if level is None else \
+        at_level(row['sensitivity'], level)
+    row['sensitivity'] = sens
+    text = label(sens)
+    together = row.get('pooled')
+    if together and together.get('detect_inputs') and level is not None:
+        together['detects'] = pooled.detects_at(
+            together['detect_inputs'], min(level, together['alpha']))
+    if together and together.get('detects') is not None:
+        # What tonight alone finds and what the nights since the level
+        # began find together.
+        head, _, rest = text.partition(':')
+        since = (f' since {together["first"]}' if together.get('first')
+                 else '')
+        text = (f'{head} tonight, >= {together["detects"]:.0%} over the '
+                f'{together["count"]} nights{since}' +
+                (f':{rest}' if rest else ''))
+    return text
+
+
+def label_detects(rows, found):
+    """Adds to each judged row's reason what it can detect after the
+    night's correction (``found``: :func:`apply`'s result): what a blind
+    figure cannot see first where that is why it is inconclusive, else
+    last."""
+    for row in rows:
+        if not row.get('sensitivity') or row['verdict'] == 'ignored':
+            continue
+
+        text = detects_text(row, budget_level(row, found))
+        held = (row.get('lookback') or {}).get('held') or \
+            row.get('role') == 'diagnostic'
+        if row['sensitivity']['blind'] and not held and \
+                row['verdict'] == 'inconclusive':
+            row['reason'] = f'{text}; {row["reason"]}'
+        else:
+            row['reason'] = f'{row["reason"]}; {text}'

@@ -242,17 +242,18 @@ def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
     return None
 
 
-def detects(level_nights, count, noise, tolerance, direction, alpha,
-            max_nights, power=0.90):
-    """The loss ``count`` nights together find with ``power`` (the
-    ``window`` rule at its corrected level), as a fraction, or ``None``.
+def detect_inputs(level_nights, count, noise, tolerance, direction,
+                  max_nights):
+    """What :func:`detects_at` needs: the window of ``count`` nights
+    (at most ``max_nights``) as the window test has it, the nights taken
+    as the level nights' typical one (their pooled within-night variance
+    and mean repeat count), or ``None`` with fewer than 2 nights.
 
-    The nights are taken as the level nights' typical one (their pooled
-    within-night variance and mean repeat count).  The variance and its
-    degrees of freedom are the window test's own (Satterthwaite's, over
-    the night noise's and the repeats' parts): where the repeats explain
-    the nights' spread (night noise near 0) the test has the repeats'
-    degrees of freedom, not the few nights', and so has the label."""
+    The variance and its degrees of freedom are the window test's own
+    (Satterthwaite's, over the night noise's and the repeats' parts):
+    where the repeats explain the nights' spread (night noise near 0) the
+    test has the repeats' degrees of freedom, not the few nights', and so
+    has the label."""
     count = min(count, max_nights)
     if count < 2 or not level_nights:
         return None
@@ -266,15 +267,38 @@ def detects(level_nights, count, noise, tolerance, direction, alpha,
     share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
     parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
              (e / count + (1 - share) * var_mu, cv2_df)]
-    var = sum(v for v, _ in parts)
+    df = _satterthwaite(parts)
     # The windows' standard errors as the window test has them: the
     # nights' own variance over each window's count plus the level's.
-    ses = [math.sqrt((tau2 + e) / k + var_mu) for k in range(2, count + 1)]
-    delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
-                              window_level(alpha, ses), tolerance,
-                              direction, 'lookback', power)
-    found = _loss_fraction(delta, direction)
-    return found if found < 1.0 or direction == 'lower' else None
+    return {'se': math.sqrt(sum(v for v, _ in parts)),
+            'df': None if math.isinf(df) else df,
+            'ses': [math.sqrt((tau2 + e) / k + var_mu)
+                    for k in range(2, count + 1)],
+            'tolerance': tolerance, 'direction': direction}
+
+
+def detects_at(inputs, alpha, power=0.90):
+    """The loss the window of :func:`detect_inputs` finds with ``power``
+    at the windows' corrected ``alpha``, as a fraction, or ``None``."""
+    if inputs is None:
+        return None
+
+    df = math.inf if inputs['df'] is None else inputs['df']
+    delta = smallest_log_loss(inputs['se'], df,
+                              window_level(alpha, inputs['ses']),
+                              inputs['tolerance'], inputs['direction'],
+                              'lookback', power)
+    found = _loss_fraction(delta, inputs['direction'])
+    return found if found < 1.0 or inputs['direction'] == 'lower' else None
+
+
+def detects(level_nights, count, noise, tolerance, direction, alpha,
+            max_nights, power=0.90):
+    """The loss ``count`` nights together find with ``power`` (the
+    ``window`` rule at its corrected level), as a fraction, or ``None``
+    (:func:`detect_inputs`, :func:`detects_at`)."""
+    return detects_at(detect_inputs(level_nights, count, noise, tolerance,
+                                    direction, max_nights), alpha, power)
 
 
 def label(tonight, together, count, since):

@@ -23,7 +23,7 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          lookback_nights, night_scale,
                                          recent_nights, select_current,
                                          session_means, wild_entries)
-from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
+from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
 from pfsbench.gate.statistics.stats import night_noise
 from pfsbench.gate.store import provenance as prov
@@ -313,27 +313,6 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                                  'unstable): reported, never gating: ' +
                                  row['reason'])
 
-            found = row.get('sensitivity')
-            if found and row['verdict'] != 'ignored':
-                text = sensitivity_label(found)
-                together = row.get('pooled')
-                if together and together.get('detects') is not None:
-                    # What tonight alone finds and what the nights since
-                    # the level began find together.
-                    head, _, rest = text.partition(':')
-                    since = (f' since {together["first"]}'
-                             if together.get('first') else '')
-                    text = (f'{head} tonight, >= '
-                            f'{together["detects"]:.0%} over the '
-                            f'{together["count"]} nights{since}' +
-                            (f':{rest}' if rest else ''))
-                # A blind figure's night is inconclusive by construction:
-                # what it cannot see comes first.
-                row['reason'] = (f'{text}; {row["reason"]}'
-                                 if found['blind'] and
-                                 row['verdict'] == 'inconclusive'
-                                 else f'{row["reason"]}; {text}')
-
             if wild:
                 row['wild_repeats'] = wild
             row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
@@ -355,7 +334,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
-    budget.apply(rows, config.night_false_alarms, causes)
+    found = budget.apply(rows, config.night_false_alarms, causes)
+    budget.label_detects(rows, found)
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished

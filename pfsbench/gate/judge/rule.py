@@ -495,15 +495,18 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     times = times[-most:]
     count = len(used)
     found['since'] = pl._day(times[found['start']])
-    found['detects'] = pl.detects(
+    found['detect_inputs'] = pl.detect_inputs(
         level, count, _noise_without(segments, noise)(used[:-1]),
-        tolerance, direction, alpha, most)
+        tolerance, direction, most)
+    found['detects'] = pl.detects_at(found['detect_inputs'], alpha)
+    found['alpha'] = alpha
     found['count'] = count
     found['first'] = pl._day(times[0])
     found['rule'] = settings['rule']
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
-        'regression', 'detects', 'count', 'first')}
+        'regression', 'detects', 'count', 'first', 'detect_inputs',
+        'alpha')}
     out['pooled']['decided'] = False
     out['lookback']['p'] = figure_p(out['lookback'].get('p'), found,
                                     tonight_se)

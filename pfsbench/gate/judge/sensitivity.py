@@ -123,6 +123,12 @@ def sensitivity(se2, df, alpha, tolerance, target, direction, repeats,
     if se2 is None or not math.isfinite(se2) or se2 < 0:
         return out
 
+    # What :func:`at_level` needs to judge it again at another level.
+    out['inputs'] = {'se2': se2, 'df': None if math.isinf(df) else df,
+                     'tolerance': tolerance, 'direction': direction,
+                     'tau2': tau2, 'cv2': cv2, 'level_nights': level_nights,
+                     'rule': rule}
+
     delta = smallest_log_loss(math.sqrt(se2), df, alpha, tolerance,
                               direction, rule, power)
     detects = _loss_fraction(delta, direction)
@@ -136,6 +142,21 @@ def sensitivity(se2, df, alpha, tolerance, target, direction, repeats,
             direction, rule, power)
 
     return out
+
+
+def at_level(sens, alpha):
+    """``sens`` (:func:`sensitivity`'s dict) at the one-sided level
+    ``alpha`` where that is below its own (the night's false-alarm budget:
+    what the figure can find after the night's correction), else
+    ``sens`` itself."""
+    if not sens or 'inputs' not in sens or alpha >= sens['alpha']:
+        return sens
+
+    given = sens['inputs']
+    return sensitivity(given['se2'], given['df'], alpha, given['tolerance'],
+                       sens['target'], given['direction'], sens['repeats'],
+                       given['tau2'], given['cv2'], given['level_nights'],
+                       given['rule'], sens['power'])
 
 
 def label(sens):
