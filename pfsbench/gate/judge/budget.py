@@ -22,10 +22,11 @@ A night that brings a change the provenance names (``+data=journal``,
 a new server version, another IOR build: new since the case's previous
 night) is not an unchanged night for that case: its families are judged
 at their own level, outside Holm's, so that a collapse with a named
-cause is never held green (CI of 2026-11-27: a -69 % journalled night
-at p = 0.0063 was held over 9 families).  What this costs is one night
-per change at the figures' own level; the nights after are unchanged
-again, and a loss that lasts is then the pooled nights'.
+cause is never held green (docs/gate-method.md, "The night's budget":
+a -69 % journalled night at p = 0.0063 held over 9 families).  What
+this costs is one night per change at the figures' own level; the
+nights after are unchanged again, and a loss that lasts is then the
+pooled nights'.
 
 Holm rather than Benjamini-Hochberg: BH bounds the share of false
 findings among the findings, which on an unchanged night (no true

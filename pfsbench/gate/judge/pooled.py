@@ -147,8 +147,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         median = statistics.median(each)
         # Without its worst night, the window's mean is still beyond the
         # tolerance: a loss that lasts is in every night, one disturbed
-        # night is not (2026-11-27's quiet recordings, ext4: the night
-        # after a disturbed one paged with it).
+        # night is not (docs/gate-evidence.md, pooled nights: on the quiet
+        # ext4 recordings the night after a disturbed one paged with it).
         rest = statistics.fmean(each[1:])
         ses.append(se)
         found = {'p': p, 'nights': k,

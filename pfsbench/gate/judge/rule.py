@@ -246,7 +246,8 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 def _short_night(n, min_samples, source):
     """Why a night of fewer samples than ``min_samples`` (its contended
     repeats left out) still has a verdict: a whole interval beyond the
-    tolerance is not silence (issue 33), a pass would need them all."""
+    tolerance is not silence (a collapse is never green,
+    docs/gate-method.md), a pass would need them all."""
     return (f'{n} current sample(s) where the gate needs {min_samples}: '
             f'judged with the spread of one repeat as {source} know it, '
             'the whole interval beyond the tolerance')
@@ -283,11 +284,11 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     Returns:
         A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
-        used; its ``p`` is the one-sided p-value of the figure's loss,
-        tonight's or the pooled nights', whichever is smaller, for the
-        night's false-alarm budget) and ``pooled`` (what the nights since
-        the level found, where judged), or ``None`` when the history holds too few nights for the
-        noise (fewer than 3 in a segment); the caller then judges by the
+        used; its ``p`` is the one-sided p-value of the figure's loss for
+        the night's false-alarm budget, tonight's and the pooled nights'
+        together: :func:`figure_p`) and ``pooled`` (what the nights since
+        the level found, where judged), or ``None`` when the history
+        holds too few nights for the noise (fewer than 3 in a segment); the caller then judges by the
         interval rule.
     """
     if lb.not_positive(level, current, segments):
@@ -444,9 +445,10 @@ def _noise_without(segments, noise):
     (the window's history nights), or ``noise`` where too few remain.
 
     A lasting loss is in every night of the window: read as history, its
-    step would count as night noise (on the MooseFS month, issue 33, the
-    noise went from 0.0 % to 14 % the night after copies 1 -> 2, and
-    what the nights together detect from 31 % to 47 %).  The window is
+    step would count as night noise (on the MooseFS month,
+    docs/gate-evidence.md, the noise went from 0.0 % to 14 % the night
+    after copies 1 -> 2, and what the nights together detect from 31 %
+    to 47 %).  The window is
     judged against the noise of the nights outside it."""
     def without(nights):
         if not segments or not nights:
@@ -552,12 +554,12 @@ def hold_disturbed(row, contended, kept, changed):
     (``contended`` of them left out, ``kept`` judged), with no cause
     changed in the case's provenance since the baseline, is held as
     inconclusive: the load that the probe caught on some repeats reached
-    the others too (bench/gate_quality.py --pooled: on the quiet
-    recordings of 2026-11-27 such nights made nearly every unchanged
-    night that paged).  Where something changed (``+data=journal``),
-    the loss has a cause the gate can name: it stays a regression, a
-    collapse is never green (issue 33).  A loss that lasts is found the
-    next night, alone or with the nights since it began.
+    the others too (bench/gate_quality.py --pooled, docs/gate-method.md
+    "Disturbed nights": on the quiet recordings such nights made nearly
+    every unchanged night that paged).  Where something changed
+    (``+data=journal``), the loss has a cause the gate can name: it stays
+    a regression, a collapse is never green.  A loss that lasts is found
+    the next night, alone or with the nights since it began.
 
     Args:
         row: the row dict (changed in place).
