@@ -37,7 +37,7 @@ import datetime
 import math
 import statistics
 
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
 from pfsbench.gate.statistics.stats import (min_p_bound,
                                              satterthwaite_df, t_cdf,
@@ -57,7 +57,7 @@ TRIM_WORST = True
 def _night(night, cv2):
     """``(x, e)`` of a night: its log mean and within-night variance of
     it, never below the pooled one (as tonight's in the interval)."""
-    x, own = lb.log_moments(night, cv2)
+    x, own = lookback.log_moments(night, cv2)
     e = own or 0.0
     if cv2 is not None:
         e = max(e, cv2 / night.n)
@@ -75,7 +75,7 @@ def _satterthwaite(parts):
     return max(1.0, math.floor(df * 10.0) / 10.0)
 
 
-def _day(when):
+def day(when):
     """A session's start (unix seconds) as ``YYYY-MM-DD`` (UTC)."""
     if when is None:
         return None
@@ -115,21 +115,21 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         return None
 
     sign = 1.0 if direction == 'higher' else -1.0
-    cv2 = lb.pooled_cv2(level_nights)
+    cv2 = lookback.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mean_e = statistics.fmean(lb.log_moments(n, cv2)[1] or 0.0
+    mean_e = statistics.fmean(lookback.log_moments(n, cv2)[1] or 0.0
                               for n in level_nights)
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
     ses = []
-    margin = lb.log_margin(tolerance, direction)
+    margin = lookback.log_margin(tolerance, direction)
     for k in range(2, len(nights) + 1):
         # The window's history nights (all but tonight) are left out of
         # its noise.
         tau2, tau_df = (noise_without(nights[-k:-1]) if noise_without
                         else noise)
-        mu, var_mu = lb.level(level_nights, tau2, cv2)
+        mu, var_mu = lookback.level(level_nights, tau2, cv2)
         share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
         d = statistics.fmean(x for x, _ in win) - mu
@@ -209,8 +209,8 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
 
     tau2, _ = noise
     sign = 1.0 if direction == 'higher' else -1.0
-    cv2 = lb.pooled_cv2(level_nights)
-    mu, var_mu = lb.level(level_nights, tau2, cv2)
+    cv2 = lookback.pooled_cv2(level_nights)
+    mu, var_mu = lookback.level(level_nights, tau2, cv2)
     s, start = 0.0, 0
     pairs = [_night(n, cv2) for n in nights]
     for i, (x, e) in enumerate(pairs):
@@ -222,7 +222,7 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
     start = min(start, len(nights) - 1)
     win = pairs[start:]
     d = statistics.fmean(x for x, _ in win) - mu
-    margin = lb.log_margin(tolerance, direction)
+    margin = lookback.log_margin(tolerance, direction)
     alarm = s > h and sign * d < -margin
     return {'p': 0.0 if alarm else 1.0, 'nights': len(win), 'start': start,
             'change': expm1(d), 'low': expm1(d),
@@ -259,9 +259,9 @@ def detect_inputs(level_nights, count, noise, tolerance, direction,
         return None
 
     tau2, tau_df = noise
-    cv2 = lb.pooled_cv2(level_nights) or 0.0
+    cv2 = lookback.pooled_cv2(level_nights) or 0.0
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    _, var_mu = lb.level(level_nights, tau2, cv2)
+    _, var_mu = lookback.level(level_nights, tau2, cv2)
     reps = statistics.fmean(n.n for n in level_nights)
     e = cv2 / reps
     share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 
 from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.judge import baseline as bl, budget, lookback as lb
+from pfsbench.gate.judge import budget
+from pfsbench.gate.judge.baseline import (case_key, contended_note,
+                                         contended_sample, first_difference,
+                                         unusable_reason)
+from pfsbench.gate.judge.lookback import night_moments, not_positive
 from pfsbench.gate.judge.rows import VarRow
 from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
                                       fixed_tolerance_verdict,
@@ -27,7 +31,7 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
 from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
 from pfsbench.gate.statistics.stats import night_noise
-from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store import provenance
 from pfsbench.gate.store.history import history, history_means, past_nights
 from pfsbench.gate.store.results import like_tags
 
@@ -92,7 +96,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     """
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
-    keys = {bl.case_key(c): c for c in cases}
+    keys = {case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
     past = {}
     lookback = config.rule == 'lookback'
@@ -164,16 +168,16 @@ def case_night(baseline, results, key, case, current, case_nights, config,
 
     sess_uuid, records = current
     session = results.sessions[sess_uuid]
-    left_out = [bl.contended_sample(r) for r in records if r.contended]
+    left_out = [contended_sample(r) for r in records if r.contended]
     contended += left_out
     records = [r for r in records if not r.contended]
     if not records:
         missing.append({'case': str(key), 'session': sess_uuid,
                         'reason': 'every repeat was contended: ' +
-                        bl.contended_note(left_out)})
+                        contended_note(left_out)})
         return None
 
-    bad = [why for why in (bl.unusable_reason(r, session)
+    bad = [why for why in (unusable_reason(r, session)
                            for r in records) if why]
     if bad:
         missing.append({'case': str(key), 'session': sess_uuid,
@@ -183,7 +187,7 @@ def case_night(baseline, results, key, case, current, case_nights, config,
 
     for rec in records:
         if rec.config != case.get('config', {}):
-            field, old, new = bl.first_difference(case.get('config', {}),
+            field, old, new = first_difference(case.get('config', {}),
                                                   rec.config)
             raise ConfigError(
                 f'session {sess_uuid}', f'{key}: {field}', new,
@@ -349,8 +353,8 @@ def _by_nights(baseline, night, var, pv, cur, moments, rule, config, row):
     detect = config.lookback_detect or 2 * tol
     # Tonight's tool iterations, where known, are its samples (one IOR
     # run of -i 5 is a night of 5).
-    tonight = moments[1] if moments else lb.night_moments(cur, scale)
-    zero_nights = lb.not_positive(level, tonight, segments)
+    tonight = moments[1] if moments else night_moments(cur, scale)
+    zero_nights = not_positive(level, tonight, segments)
     by_nights = judge_nights(
         level, tonight, segments, tol, direction, max(detect, tol),
         config.lookback_confidence, config.min_samples,
@@ -463,9 +467,9 @@ def disturbed_nights(results, key, nights):
 
 
 def _night_tags(session, records, per_case):
-    tags = prov.session_level(session)
+    tags = provenance.session_level(session)
     if per_case:
-        tags.update(prov.case_level(*prov.case_tags_of(records)))
+        tags.update(provenance.case_level(*provenance.case_tags_of(records)))
 
     return tags
 
@@ -473,8 +477,8 @@ def _night_tags(session, records, per_case):
 def case_changes(baseline, case, session, records):
     """The provenance differences of one case between its baseline
     sessions and tonight's (:func:`what_changed`'s, for one case)."""
-    before, per_case = prov.baseline_tags(baseline, case)
-    return prov.differences(before, _night_tags(session, records, per_case))
+    before, per_case = provenance.baseline_tags(baseline, case)
+    return provenance.differences(before, _night_tags(session, records, per_case))
 
 
 def names_a_cause(baseline, case, session, records):
@@ -482,7 +486,7 @@ def names_a_cause(baseline, case, session, records):
     names a cause (:func:`pfsbench.gate.store.provenance.named_cause`):
     other nodes than the baseline's do not (a cluster's nightly job lands
     on others most nights), nor do keys the ranks do not know."""
-    return any(prov.named_cause(c.key)
+    return any(provenance.named_cause(c.key)
                for c in case_changes(baseline, case, session, records))
 
 
@@ -499,10 +503,10 @@ def changes_brought(baseline, case, session, records, previous):
     Returns:
         :class:`~pfsbench.gate.store.provenance.Change` list.
     """
-    before, per_case = prov.baseline_tags(baseline, case)
-    changes = [c for c in prov.differences(
+    before, per_case = provenance.baseline_tags(baseline, case)
+    changes = [c for c in provenance.differences(
         before, _night_tags(session, records, per_case))
-        if prov.named_cause(c.key)]
+        if provenance.named_cause(c.key)]
     if previous is None or not changes:
         return changes
 
@@ -519,7 +523,7 @@ def current_repeats(baseline, results, session_uuids, name_filter,
     Returns:
         ``{'current': n, 'left_out': {'contended': k}}``.
     """
-    keys = {bl.case_key(c) for c in baseline['cases']
+    keys = {case_key(c) for c in baseline['cases']
             if name_filter is None or name_filter.search(c['name'])}
     current = select_current(results, session_uuids, keys)
     return {'current': sum(len(recs) for _, recs in current.values()),
@@ -538,7 +542,7 @@ def what_changed(baseline, results, rows):
     Returns:
         ``{case: [Change.as_dict(), ...]}``.
     """
-    cases = {str(bl.case_key(c)): c for c in baseline['cases']}
+    cases = {str(case_key(c)): c for c in baseline['cases']}
     wanted = {(r.case, r.session) for r in rows}
     records = defaultdict(list)
     for uuid in {u for _, u in wanted}:

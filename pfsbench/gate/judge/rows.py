@@ -13,7 +13,7 @@ first.
 from dataclasses import dataclass, fields
 
 from pfsbench.core.fields import figure_role
-from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store import provenance
 
 #: Order in which verdicts are listed: what needs attention first.
 ORDER = {'regression': 0, 'inconclusive': 1, 'improvement': 2, 'pass': 3,
@@ -229,7 +229,7 @@ def figures_of(rows):
 
 
 def _change(data):
-    return prov.Change(data['key'], data.get('label', ''),
+    return provenance.Change(data['key'], data.get('label', ''),
                        tuple(data.get('before') or ()), data.get('after'),
                        data.get('detail', ''))
 

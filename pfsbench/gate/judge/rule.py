@@ -8,8 +8,9 @@ import math
 import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
-from pfsbench.gate.judge import lookback as lb, pooled as pl, \
-    sensitivity as sens
+from pfsbench.gate.judge import lookback, sensitivity
+from pfsbench.gate.judge.pooled import (day, detect_inputs, detects_at,
+                                        pooled_test)
 from pfsbench.gate.statistics.stats import (floor_by_nights, min_p_bound,
                                             ratio_interval,
                                             t_cdf, t_quantile,
@@ -168,7 +169,7 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
-    out['sensitivity'] = sens.of_interval(
+    out['sensitivity'] = sensitivity.of_interval(
         iv, tolerance, max(detect or 2 * tolerance, tolerance), direction,
         'interval', tau2=nights[0] if nights and iv.night_floor else 0.0,
         level_nights=nights[2] if nights else 1)
@@ -291,7 +292,7 @@ def judge_nights(level, current, segments, tolerance, direction,
         holds too few nights for the noise (fewer than 3 in a segment); the caller then judges by the
         interval rule.
     """
-    if lb.not_positive(level, current, segments):
+    if lookback.not_positive(level, current, segments):
         if level and not any(n.mean for n in level) and not current.mean:
             # A spread or a skew that has been 0 (one stream) and is 0
             # again: nothing changed, whatever the history holds.
@@ -311,15 +312,15 @@ def judge_nights(level, current, segments, tolerance, direction,
     kept = []
     dropped = 0
     for seg in segments:
-        ok, out = lb.drop_outliers(seg, outlier_z)
+        ok, out = lookback.drop_outliers(seg, outlier_z)
         kept.append(ok)
         dropped += len(out)
 
-    noise = lb.night_variance(kept)
+    noise = lookback.night_variance(kept)
     if noise is None:
         return None
 
-    level_kept, level_out = lb.drop_outliers(level, outlier_z)
+    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
            'spread_change': None, 'sensitivity': None,
@@ -329,17 +330,17 @@ def judge_nights(level, current, segments, tolerance, direction,
                         'night_cv': math.sqrt(noise[0]),
                         'df': noise[1], 'detect': detect}}
     try:
-        iv = lb.interval(level_kept, current, noise, confidence)
+        iv = lookback.interval(level_kept, current, noise, confidence)
     except NotEnoughSamples as err:
         out['reason'] = str(err)
         return out
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
-    out['sensitivity'] = sens.of_interval(
+    out['sensitivity'] = sensitivity.of_interval(
         iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
         level_nights=len(level_kept))
-    verdict, threshold = lb.decide(iv, tolerance, detect, direction)
+    verdict, threshold = lookback.decide(iv, tolerance, detect, direction)
     pct = f'{confidence:.0%}'
     basis = (f'tonight against {len(level_kept)} level night(s), '
              f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
@@ -375,14 +376,14 @@ def judge_nights(level, current, segments, tolerance, direction,
                    f'{threshold:+.1%} and shows no significant loss beyond '
                    f'{tol:+.1%}'}
     if together is not None and together['regression'] and \
-            lb.decide(iv, tolerance, detect, direction)[0] != 'regression':
+            lookback.decide(iv, tolerance, detect, direction)[0] != 'regression':
         out['reason'] = pooled_reason(together, tol)
         # The report shows the pooled change and interval, not tonight's.
         out['pooled']['decided'] = True
     elif verdict in why:
         out['reason'] = why[verdict]
     else:
-        need = lb.repeats_to_settle(level_kept, current, noise, detect,
+        need = lookback.repeats_to_settle(level_kept, current, noise, detect,
                                     confidence, direction=direction)
         out['repeats_needed'] = need
         need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
@@ -394,8 +395,8 @@ def judge_nights(level, current, segments, tolerance, direction,
                          f'{threshold:+.1%} nor show one beyond '
                          f'{tol:+.1%}: {need_txt}')
 
-    cv2 = lb.pooled_cv2(level_kept)
-    if cv2 and lb.spread_grew(current, cv2, sum(
+    cv2 = lookback.pooled_cv2(level_kept)
+    if cv2 and lookback.spread_grew(current, cv2, sum(
             n.n - 1 for n in level_kept if n.n > 1)):
         ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
         out['spread_change'] = ratio
@@ -463,7 +464,7 @@ def _noise_without(segments, noise):
                 else:
                     kept.append(night)
             rest.append(kept)
-        return lb.night_variance(rest) or noise
+        return lookback.night_variance(rest) or noise
 
     return without
 
@@ -486,7 +487,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     times = [t for t, _ in recent] + [None]
     alpha = (1.0 - confidence) / 2.0
     most = settings.get('nights', 7)
-    found = pl.pooled_test(settings['rule'], level, nights, noise,
+    found = pooled_test(settings['rule'], level, nights, noise,
                            tolerance, direction, alpha, most,
                            settings.get('cusum_h', 5.0),
                            noise_without=_noise_without(segments, noise))
@@ -496,14 +497,14 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     used = nights[-most:]
     times = times[-most:]
     count = len(used)
-    found['since'] = pl._day(times[found['start']])
-    found['detect_inputs'] = pl.detect_inputs(
+    found['since'] = day(times[found['start']])
+    found['detect_inputs'] = detect_inputs(
         level, count, _noise_without(segments, noise)(used[:-1]),
         tolerance, direction, most)
-    found['detects'] = pl.detects_at(found['detect_inputs'], alpha)
+    found['detects'] = detects_at(found['detect_inputs'], alpha)
     found['alpha'] = alpha
     found['count'] = count
-    found['first'] = pl._day(times[0])
+    found['first'] = day(times[0])
     found['rule'] = settings['rule']
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',

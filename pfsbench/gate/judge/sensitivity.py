@@ -31,7 +31,7 @@ alone hides it).
 import math
 from dataclasses import dataclass
 
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.statistics.stats import smallest_count, t_quantile
 from pfsbench.gate.statistics.values import expm1
 
@@ -60,7 +60,7 @@ def smallest_log_loss(se, df, alpha, tolerance, direction,
     df = max(df, 1.0)
     t_a = t_quantile(1.0 - alpha, df)
     t_p = t_quantile(power, df)
-    tol = lb.log_margin(tolerance, direction)
+    tol = lookback.log_margin(tolerance, direction)
     if rule == 'lookback':
         return max(t_a * se, tol) + t_p * se
 
@@ -83,7 +83,7 @@ def repeats_to_reach(target, tau2, cv2, level_nights, df, alpha, tolerance,
         night = tau2 + cv2 / repeats
         se = math.sqrt(night + night / k)
         return smallest_log_loss(se, df, alpha, tolerance, direction,
-                                 rule, power) <= lb.log_margin(target,
+                                 rule, power) <= lookback.log_margin(target,
                                                              direction)
 
     if not found(math.inf):
@@ -254,11 +254,11 @@ def figure_noise(nights_by_var, outlier_z):
     repeat."""
     for var, nights in nights_by_var.items():
         nights = [n for n in nights if n.mean > 0]
-        kept, _ = lb.drop_outliers(nights, outlier_z)
-        noise = lb.night_variance([kept]) if len(kept) >= 3 else None
+        kept, _ = lookback.drop_outliers(nights, outlier_z)
+        noise = lookback.night_variance([kept]) if len(kept) >= 3 else None
         if noise is not None:
             tau2, df = noise
-            yield var, tau2, lb.pooled_cv2(kept) or 0.0, df, len(kept)
+            yield var, tau2, lookback.pooled_cv2(kept) or 0.0, df, len(kept)
 
 
 def plan_case(nights_by_var, target, alpha, outlier_z, power=POWER):
