@@ -12,6 +12,7 @@ import io
 import json
 import math
 import random
+import re
 
 import pytest
 
@@ -122,3 +123,24 @@ if __name__ == '__main__':
     print('first night paged per seed:', found)
     print(f'by the 4th night: {sum(f is not None and f <= 4 for f in found)}'
           f' of {len(found)}; unchanged nights paged: {unchanged}')
+
+
+def test_the_screen_says_which_figures_page_and_what_a_page_spends(
+        tmp_path):
+    # --all-figures: every figure; the spreads are marked, the budget stated once.
+    gate(tmp_path, month(16, 4, 0.30))
+    db = tmp_path / 'night12' / 'results.db'
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(['gate', '-b', 'base', '--db', str(db), '--all-figures']) == 1
+    text = out.getvalue()
+    assert re.search(r'read_repeat_spread .*\[diagnostic\]', text), text
+    assert 'read_bw [diagnostic]' not in text
+    assert text.count('a page spends at most 1% a night, Holm over 2 '
+                      'headline figure families') == 1, text
+    assert '[diagnostic]: a figure that explains the headline ones' in text
+    # The case's first row is a headline figure.
+    first = next(line for line in text.splitlines()
+                 if line.startswith('regression'))
+    assert '_bw' in first and 'spread' not in first, first

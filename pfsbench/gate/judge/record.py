@@ -560,6 +560,13 @@ def what_changed(baseline, results, rows):
     return out
 
 
+def night_families(rows):
+    """How many headline figure families the night's budget counted
+    (:func:`pfsbench.gate.judge.budget.apply`), 0 where none."""
+    return max((r.lookback.get('families', 0) for r in rows
+                if r.lookback), default=0)
+
+
 def run_gate(baseline, results, session_uuids, config, name_filter=None,
              with_history=True, baseline_path=''):
     """Compare, collect history and change points, and build the record.
@@ -612,6 +619,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'night_noise': config.night_noise,
                      'assumed_night_cv': config.assumed_night_cv,
                      'rule': config.rule,
+                     'night_false_alarms': config.night_false_alarms,
+                     'families': night_families(rows),
                      'method': 'lookback-nights' if config.rule ==
                      'lookback' else 'welch-log-ratio'},
         'results': [r.as_dict() for r in rows],

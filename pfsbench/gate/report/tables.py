@@ -51,6 +51,18 @@ def pooled_note(rows):
             'of nights tried; tonight alone was no regression.')
 
 
+def budget_text(settings):
+    """``'; a page spends at most 1% a night, Holm over 4 headline
+    figure families'``, or ``''`` (no budget counted, or an older
+    record)."""
+    if not settings.get('families'):
+        return ''
+
+    return (f'; a page spends at most {settings["night_false_alarms"]:.0%}'
+            f' a night, Holm over {settings["families"]} headline figure '
+            'families')
+
+
 def diagnostic_note(rows):
     """The note under a table that shows a diagnostic figure, or ``''``."""
     if not any(r.role == 'diagnostic' for r in rows):
@@ -319,7 +331,7 @@ def render_text(record, all_figures=False):
         f'baseline {record["baseline"]["name"]!r} '
         f'({len(record["baseline"]["sessions"])} session(s)) vs '
         f'{describe_sessions(record)}; {st["confidence"]:.0%} intervals, '
-        f'default tolerance {st["tolerance"]:.0%}',
+        f'default tolerance {st["tolerance"]:.0%}' + budget_text(st),
         '',
     ]
     header, rows = table_rows(record, all_figures)
@@ -387,8 +399,8 @@ def render_markdown(record, all_figures=False):
         f'({len(record["baseline"]["sessions"])} session(s)) against '
         f'{describe_sessions(record)}. Relative change of the mean with its '
         f'{st["confidence"]:.0%} interval (Welch, log-ratio); default '
-        f'tolerance {st["tolerance"]:.0%}. One row per case: its worst '
-        'figure.',
+        f'tolerance {st["tolerance"]:.0%}{budget_text(st)}. One row per '
+        'case: its worst headline figure.',
         '',
     ]
     header, rows = table_rows(record, all_figures)
