@@ -34,6 +34,7 @@ Two rules, compared on the same recordings by bench/gate_quality.py
 """
 
 import datetime
+import functools
 import math
 import statistics
 
@@ -178,12 +179,24 @@ def window_level(alpha, ses):
     """The one-sided level each of the windows (standard errors ``ses``,
     shortest first) is held to so that their smallest p-value keeps
     ``alpha`` (:func:`~pfsbench.gate.statistics.stats.min_p_bound`):
-    between ``alpha / windows`` (Bonferroni) and ``alpha``."""
+    between ``alpha / windows`` (Bonferroni) and ``alpha``.  The bound
+    depends on the neighbours' ratios only; rounded to 0.001 they key a
+    cache (a night judges many figures at the same few)."""
     if len(ses) <= 1:
         return alpha
 
+    ratios = tuple(round(min(1.0, long / short), 3) if short > 0 else 1.0
+                   for short, long in zip(ses, ses[1:]))
+    return _window_level(alpha, ratios)
+
+
+@functools.lru_cache(maxsize=4096)
+def _window_level(alpha, ratios):
+    ses = [1.0]
+    for ratio in ratios:
+        ses.append(ses[-1] * ratio)
     low, high = alpha / len(ses), alpha
-    for _ in range(40):
+    for _ in range(30):
         mid = math.sqrt(low * high)
         if min_p_bound(mid, ses) > alpha:
             high = mid
