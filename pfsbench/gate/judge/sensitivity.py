@@ -178,8 +178,8 @@ def label(sens):
     else:
         remedy = f'about {need} repeats per night would find it 9 times in 10'
 
-    return (f'{found}: cannot detect its tolerance '
-            f'({sens["target"]:.0%}); {remedy}')
+    return (f'{found}: cannot detect the loss it must find '
+            f'({sens["target"]:.0%}, lookback.detect); {remedy}')
 
 
 def short_label(sens):

@@ -102,7 +102,7 @@ def headline(record):
     # A record written before the gate reported its sensitivity has none.
     blind = record.get('sensitivity', {}).get('blind')
     if blind:
-        parts.append(f'{blind} cannot detect their tolerance')
+        parts.append(f'{blind} cannot detect the loss they must find')
 
     # A record written before the gate counted them has none.
     repeats = record.get('repeats') or {}
