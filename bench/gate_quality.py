@@ -957,15 +957,15 @@ def night_table(alarms, lasting, args, rng):
     """Unchanged nights of the default nightly that page: each night
     ``--figures`` independent figure families drawn from the unchanged
     figure-nights above, per recording and R (the default nightly runs
-    3), with and without Holm's correction at ``night_false_alarms``."""
+    2), with and without Holm's correction at ``night_false_alarms``."""
     from pfsbench.gate.judge.budget import holm
     alpha = DEFAULTS.night_false_alarms
     print()
     print(f'Night-level false alarms: {args.nights} unchanged nights of '
           f'{args.figures} independent figure families each (the default '
           'nightly: 6 cases, twins counted once), drawn from the unchanged '
-          'figure-nights above (per recording and R, the nightly\'s '
-          'default 3). A night pages when any '
+          'figure-nights above (per recording and R; the nightly runs '
+          '2). A night pages when any '
           'figure is a '
           f'regression; with the budget, when one survives Holm at '
           f'{alpha:g} (night_false_alarms).')

@@ -169,13 +169,38 @@ def test_twins_of_one_rate_count_once():
     rows = [row('write_bw', 0.004, values=(1.0, 2.0)),
             row('write_bw_sum', 0.004, values=(1.1, 2.1)),
             row('write_bw_trimmed', 0.004, values=(1.2, 2.2)),
-            row('write_node_bw_mean', 0.004, values=(1.3, 2.3)),
-            row('write_stream_spread', 0.5, 'pass', values=(3.0, 4.0))]
+            row('write_bw_conservative', 0.004, values=(1.3, 2.3)),
+            row('read_bw', 0.5, 'pass', values=(3.0, 4.0))]
     found = budget.apply(rows, 0.01)
     assert found['families'] == 2 and found['held'] == 0
     assert all(r['verdict'] == 'regression' for r in rows[:4])
     # Counted as four figures, the same loss would be held.
     assert budget.holm([0.004] * 4 + [0.5], 0.01) == [False] * 5
+
+
+def test_diagnostic_figures_never_page_nor_spend_the_budget():
+    # A lasting loss on read_bw (p = 0.0098) with the repeats' spread of
+    # both phases judged that night: diagnostics counted as figures made
+    # 4 families (0.0098 > 0.02 / 4 held it); the headline ones are 2.
+    # A diagnostic's own "regression" is shown, never paging.
+    rows = [row('read_bw', 0.0098, values=(1.0, 2.0)),
+            row('write_bw', 0.6, 'pass', values=(5.0, 6.0)),
+            row('read_repeat_spread', 0.5, 'pass', values=(7.0, 8.0)),
+            row('write_repeat_spread', 0.5, 'pass', values=(9.0, 10.0)),
+            row('read_node_bw_min', 0.001, values=(1.5, 2.5)),
+            row('create_device_util', 0.001, values=(3.5, 4.5))]
+    rows[2]['unit'] = rows[3]['unit'] = '%'
+    found = budget.apply(rows, 0.02)
+    assert found['families'] == 2 and found['held'] == 0
+    assert found['diagnostics'] == 2
+    assert rows[0]['verdict'] == 'regression' and rows[0]['role'] == \
+        'headline'
+    assert [r['role'] for r in rows[2:]] == ['diagnostic'] * 4
+    for diag in rows[4:]:
+        assert diag['verdict'] == 'inconclusive', diag['var']
+        assert diag['reason'].startswith('diagnostic figure: '), diag
+    # Counted as before (4 families), the loss would have been held.
+    assert budget.holm([0.0098, 0.6, 0.5, 0.5], 0.02)[0] is False
 
 
 def test_figures_with_the_same_samples_count_once():
@@ -354,8 +379,10 @@ def test_what_the_nights_detect_is_the_window_tests_own_bound(tau):
                               7)
     assert test['nights'] == count
     t = -test['d'] / test['se']
-    want = (t_quantile(1.0 - alpha / (count - 1), test['df']) +
+    want = (t_quantile(1.0 - test['window_alpha'], test['df']) +
             t_quantile(0.90, test['df']))
+    # Each window's level is between Bonferroni's and alpha itself.
+    assert alpha / (count - 1) < test['window_alpha'] < alpha
     assert t == pytest.approx(want, rel=0.02), (found, test)
 
 

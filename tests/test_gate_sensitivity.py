@@ -149,8 +149,8 @@ def test_a_blind_figure_names_the_repeats_that_reach_the_target():
     need = found['repeats_needed']
     assert need is not None and 3 < need <= sens.MAX_REPEATS
     assert sens.label(found).startswith(
-        f'detects >= {found["detects"]:.0%}: cannot detect its tolerance '
-        f'(10%); about {need} repeats per night would find it 9 times in '
+        f'detects >= {found["detects"]:.0%}: cannot detect the loss it must '
+        f'find (10%, lookback.detect); about {need} repeats per night would find it 9 times in '
         '10')
     # With that many repeats on every night the figure is no longer blind.
     history = [night(rng, 1.0, 0.10, need) for _ in range(20)]
@@ -210,7 +210,7 @@ def test_the_reports_show_and_count_what_each_figure_detects(
     cell = f'>={row["sensitivity"]["detects"]:.0%}' + (' blind' if blind
                                                       else '')
     assert cell in text.splitlines()[4]
-    assert ('1 cannot detect their tolerance' in text.splitlines()[0]) \
+    assert ('1 cannot detect the loss they must find' in text.splitlines()[0]) \
         is blind
     _, markdown = gate(db, capsys, '--format', 'markdown')
     assert f'| {row["verdict"]} | {cell} | ' in markdown

@@ -112,3 +112,27 @@ def sources_named(contention):
             if name and name not in found:
                 found.append(name)
     return found
+
+
+#: A diagnostic figure explains the headline ones rather than being one:
+#: the repeats' or streams' spread, per-node min/mean/max, CPU or device
+#: utilisation, an overhead share, a tool's iteration stddev, counts.
+#: The gate shows and trends it, never pages on it, and does not count it
+#: in the night's false-alarm budget (docs/gate.md, "Headline and
+#: diagnostic figures").  Every other figure (bandwidth sums, metadata
+#: rates, IO500 scores) is a headline one: a site is paged on those.
+DIAGNOSTIC_FIGURE = re.compile(
+    r'(_repeat_spread|_stream_spread|_node_bw_(min|mean|max)|_util(_max)?'
+    r'|_overhead_pct|_stddev|_count|_spread_pct|_util_pct)$')
+
+#: Units only diagnostic figures have (shares of a time or of a mean).
+DIAGNOSTIC_UNITS = ('%',)
+
+
+def figure_role(var, unit=''):
+    """``'diagnostic'`` or ``'headline'`` of a figure (its name and unit,
+    :data:`DIAGNOSTIC_FIGURE`)."""
+    if unit in DIAGNOSTIC_UNITS or DIAGNOSTIC_FIGURE.search(var):
+        return 'diagnostic'
+
+    return 'headline'

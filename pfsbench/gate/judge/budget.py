@@ -22,10 +22,11 @@ A night that brings a change the provenance names (``+data=journal``,
 a new server version, another IOR build: new since the case's previous
 night) is not an unchanged night for that case: its families are judged
 at their own level, outside Holm's, so that a collapse with a named
-cause is never held green (CI of 2026-11-27: a -69 % journalled night
-at p = 0.0063 was held over 9 families).  What this costs is one night
-per change at the figures' own level; the nights after are unchanged
-again, and a loss that lasts is then the pooled nights'.
+cause is never held green (docs/gate-method.md, "The night's budget":
+a -69 % journalled night at p = 0.0063 held over 9 families).  What
+this costs is one night per change at the figures' own level; the
+nights after are unchanged again, and a loss that lasts is then the
+pooled nights'.
 
 Holm rather than Benjamini-Hochberg: BH bounds the share of false
 findings among the findings, which on an unchanged night (no true
@@ -36,6 +37,10 @@ the rate the site lives with (bench/gate_quality.py, ``--night``).
 """
 
 import re
+
+from pfsbench.core.fields import figure_role
+from pfsbench.gate.judge import pooled
+from pfsbench.gate.judge.sensitivity import at_level, label
 
 #: A rate figure's twin suffixes: the same phase's bytes over its time,
 #: summed, trimmed, the slowest stream's, or per node.
@@ -53,12 +58,15 @@ def family_of(row):
 def families(rows):
     """``{(case, family): [row, ...]}`` of the rows the lookback rule
     judged with a p-value; rows with the same samples on both sides join
-    the first family that holds such a row."""
+    the first family that holds such a row.  Diagnostic figures
+    (:func:`pfsbench.core.fields.figure_role`) are in none: they never
+    page, so they spend none of the night's budget."""
     out = {}
     same = {}
     for row in rows:
         p = (row.get('lookback') or {}).get('p')
-        if p is None or row['verdict'] == 'ignored':
+        if (p is None or row['verdict'] == 'ignored' or
+                figure_role(row['var'], row['unit']) == 'diagnostic'):
             continue
 
         key = family_of(row)
@@ -87,6 +95,27 @@ def holm(pvalues, alpha):
     return reject
 
 
+#: What a diagnostic figure's loss is reported as.
+DIAGNOSTIC_NOTE = ('diagnostic figure: shown and trended, never pages and '
+                   'not counted in the night\'s false-alarm budget '
+                   '(docs/gate.md, "Headline and diagnostic figures"); ')
+
+
+def hold_diagnostics(rows):
+    """Marks each row's ``role`` (``'headline'`` or ``'diagnostic'``); a
+    diagnostic figure's regression becomes ``inconclusive``, its reason
+    saying why.  Returns how many were held."""
+    held = 0
+    for row in rows:
+        row['role'] = figure_role(row['var'], row['unit'])
+        if row['role'] == 'diagnostic' and row['verdict'] == 'regression':
+            held += 1
+            row['verdict'] = 'inconclusive'
+            row['reason'] = DIAGNOSTIC_NOTE + row['reason']
+
+    return held
+
+
 def apply(rows, alpha, causes=None):
     """Holds every regression whose family does not survive Holm's
     correction at ``alpha``: its verdict becomes ``inconclusive`` and
@@ -102,9 +131,12 @@ def apply(rows, alpha, causes=None):
             a regression's reason says so.
 
     Returns:
-        ``{'families', 'figures', 'alpha', 'held', 'own_level'}``.
+        ``{'families', 'figures', 'alpha', 'held', 'own_level',
+        'diagnostics'}`` (``diagnostics``: diagnostic regressions held,
+        :func:`hold_diagnostics`).
     """
     causes = causes or {}
+    diagnostics = hold_diagnostics(rows)
     fams = families(rows)
     own = [k for k in fams if k[0] in causes]
     keys = [k for k in fams if k[0] not in causes]
@@ -126,6 +158,7 @@ def apply(rows, alpha, causes=None):
                                    families=len(keys))
             if row['verdict'] == 'regression' and not ok:
                 held += 1
+                row['lookback']['held'] = True
                 row['verdict'] = 'inconclusive'
                 row['reason'] = (
                     f'held by the night\'s false-alarm budget: p = {p:.2g}'
@@ -135,4 +168,60 @@ def apply(rows, alpha, causes=None):
 
     return {'families': len(keys),
             'figures': sum(len(v) for v in fams.values()),
-            'alpha': alpha, 'held': held, 'own_level': len(own)}
+            'alpha': alpha, 'held': held, 'own_level': len(own),
+            'diagnostics': diagnostics}
+
+
+def budget_level(row, found):
+    """The one-sided level a row's loss must reach to page tonight: Holm's
+    first bound over the night's families (a lone loss), or the rule's
+    own for a row judged at its own level; ``None`` for a diagnostic."""
+    if row.get('role') == 'diagnostic':
+        return None
+    if (row.get('lookback') or {}).get('own_level') or not found['families']:
+        return 1.0
+
+    return found['alpha'] / found['families']
+
+
+def detects_text(row, level):
+    """``'detects >= 48% tonight, >= 22% over the 4 nights since ...'``
+    of a row at the night's budget ``level`` (``None``: its rule's own):
+    its sensitivity and pooled dicts are set to the budgeted ones."""
+    sens = row['sensitivity'] if level is None else \
+        at_level(row['sensitivity'], level)
+    row['sensitivity'] = sens
+    text = label(sens)
+    together = row.get('pooled')
+    if together and together.get('detect_inputs') and level is not None:
+        together['detects'] = pooled.detects_at(
+            together['detect_inputs'], min(level, together['alpha']))
+    if together and together.get('detects') is not None:
+        # What tonight alone finds and what the nights since the level
+        # began find together.
+        head, _, rest = text.partition(':')
+        since = (f' since {together["first"]}' if together.get('first')
+                 else '')
+        text = (f'{head} tonight, >= {together["detects"]:.0%} over the '
+                f'{together["count"]} nights{since}' +
+                (f':{rest}' if rest else ''))
+    return text
+
+
+def label_detects(rows, found):
+    """Adds to each judged row's reason what it can detect after the
+    night's correction (``found``: :func:`apply`'s result): what a blind
+    figure cannot see first where that is why it is inconclusive, else
+    last."""
+    for row in rows:
+        if not row.get('sensitivity') or row['verdict'] == 'ignored':
+            continue
+
+        text = detects_text(row, budget_level(row, found))
+        held = (row.get('lookback') or {}).get('held') or \
+            row.get('role') == 'diagnostic'
+        if row['sensitivity']['blind'] and not held and \
+                row['verdict'] == 'inconclusive':
+            row['reason'] = f'{text}; {row["reason"]}'
+        else:
+            row['reason'] = f'{row["reason"]}; {text}'

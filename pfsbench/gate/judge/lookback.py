@@ -44,7 +44,8 @@ import math
 import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
-from pfsbench.gate.statistics.stats import RatioInterval, f_sf, t_quantile
+from pfsbench.gate.statistics.stats import (RatioInterval, f_sf,
+                                            satterthwaite_df, t_quantile)
 from pfsbench.gate.statistics.values import expm1
 # The lookback rule's view of one night (lb.night_moments to its users).
 from pfsbench.gate.statistics.stats import (  # noqa: F401
@@ -170,13 +171,6 @@ def night_variance(segments):
     return max(0.0, ss / df - within / count), df
 
 
-def _satterthwaite(parts):
-    """Degrees of freedom of a sum of variances ``[(var, df), ...]``."""
-    total = sum(v for v, _ in parts)
-    den = sum(v * v / df for v, df in parts if v > 0 and df > 0)
-    return math.inf if den == 0.0 else total * total / den
-
-
 def level(nights, tau2, cv2=None):
     """Inverse-variance weighted level of ``nights`` on the log scale.
 
@@ -250,7 +244,7 @@ def interval(level_nights, current, noise, confidence=0.95):
     var = sum(v for v, _ in parts)
     # Rounded down to a tenth (a slightly wider interval), so that the
     # quantiles of a thousand variables come from a small cache.
-    df = _satterthwaite(parts)
+    df = satterthwaite_df(parts)
     if not math.isinf(df):
         df = max(1.0, math.floor(df * 10.0) / 10.0)
     half = 0.0
@@ -355,7 +349,7 @@ def repeats_to_settle(level_nights, current, noise, detect, confidence,
         # r repeats a night (the repeats' spread pooled over the level
         # nights and tonight): a t quantile of the history's df alone
         # promised 2 repeats to a night whose 2 repeats gave t(1) = 31.8.
-        df = _satterthwaite([(tau2, max(tau_df, 1)),
+        df = satterthwaite_df([(tau2, max(tau_df, 1)),
                              (cv2 / r + var_mu,
                               max((r - 1) * (len(level_nights) + 1), 1))])
         return t_quantile(p, df) * math.sqrt(tau2 + cv2 / r + var_mu)

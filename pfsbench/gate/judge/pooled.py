@@ -34,12 +34,15 @@ Two rules, compared on the same recordings by bench/gate_quality.py
 """
 
 import datetime
+import functools
 import math
 import statistics
 
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
-from pfsbench.gate.statistics.stats import t_cdf, t_quantile
+from pfsbench.gate.statistics.stats import (min_p_bound,
+                                             satterthwaite_df, t_cdf,
+                                             t_quantile)
 from pfsbench.gate.statistics.values import expm1
 
 #: Rules of ``lookback.pooled.rule``.
@@ -55,7 +58,7 @@ TRIM_WORST = True
 def _night(night, cv2):
     """``(x, e)`` of a night: its log mean and within-night variance of
     it, never below the pooled one (as tonight's in the interval)."""
-    x, own = lb.log_moments(night, cv2)
+    x, own = lookback.log_moments(night, cv2)
     e = own or 0.0
     if cv2 is not None:
         e = max(e, cv2 / night.n)
@@ -64,15 +67,16 @@ def _night(night, cv2):
 
 
 def _satterthwaite(parts):
-    total = sum(v for v, _ in parts)
-    den = sum(v * v / df for v, df in parts if v > 0 and df > 0)
-    if den == 0.0:
-        return math.inf
+    """Satterthwaite's degrees of freedom, at least 1, rounded down to a
+    tenth (the windows' t quantiles are read at it)."""
+    df = satterthwaite_df(parts)
+    if df == math.inf:
+        return df
 
-    return max(1.0, math.floor(total * total / den * 10.0) / 10.0)
+    return max(1.0, math.floor(df * 10.0) / 10.0)
 
 
-def _day(when):
+def day(when):
     """A session's start (unix seconds) as ``YYYY-MM-DD`` (UTC)."""
     if when is None:
         return None
@@ -112,20 +116,21 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         return None
 
     sign = 1.0 if direction == 'higher' else -1.0
-    cv2 = lb.pooled_cv2(level_nights)
+    cv2 = lookback.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mean_e = statistics.fmean(lb.log_moments(n, cv2)[1] or 0.0
+    mean_e = statistics.fmean(lookback.log_moments(n, cv2)[1] or 0.0
                               for n in level_nights)
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
-    margin = lb.log_margin(tolerance, direction)
+    ses = []
+    margin = lookback.log_margin(tolerance, direction)
     for k in range(2, len(nights) + 1):
         # The window's history nights (all but tonight) are left out of
         # its noise.
         tau2, tau_df = (noise_without(nights[-k:-1]) if noise_without
                         else noise)
-        mu, var_mu = lb.level(level_nights, tau2, cv2)
+        mu, var_mu = lookback.level(level_nights, tau2, cv2)
         share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
         d = statistics.fmean(x for x, _ in win) - mu
@@ -143,10 +148,11 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         median = statistics.median(each)
         # Without its worst night, the window's mean is still beyond the
         # tolerance: a loss that lasts is in every night, one disturbed
-        # night is not (2026-11-27's quiet recordings, ext4: the night
-        # after a disturbed one paged with it).
+        # night is not (docs/gate-evidence.md, pooled nights: on the quiet
+        # ext4 recordings the night after a disturbed one paged with it).
         rest = statistics.fmean(each[1:])
-        found = {'p': min(1.0, p * windows), 'nights': k,
+        ses.append(se)
+        found = {'p': p, 'nights': k,
                  'start': len(nights) - k, 'd': d, 'se': se, 'df': df,
                  'beyond': loss < -margin and median < -margin and
                  (rest < -margin or not TRIM_WORST)}
@@ -154,12 +160,50 @@ def window_test(level_nights, nights, noise, tolerance, direction,
                 (best['beyond'], -best['p']):
             best = found
 
-    half = t_quantile(1.0 - alpha / windows, best['df']) * best['se']
+    # Corrected for the windows by the null distribution of their
+    # smallest p-value; the interval at the level the correction leaves
+    # each window.
+    best['raw_p'], best['ses'] = best['p'], ses
+    best['p'] = min_p_bound(best['p'], ses)
+    each = window_level(alpha, ses)
+    half = t_quantile(1.0 - each, best['df']) * best['se']
     best.update(change=expm1(best['d']),
                 low=expm1(best['d'] - half),
                 high=expm1(best['d'] + half), windows=windows,
+                window_alpha=each,
                 regression=best['beyond'] and best['p'] < alpha)
     return best
+
+
+def window_level(alpha, ses):
+    """The one-sided level each of the windows (standard errors ``ses``,
+    shortest first) is held to so that their smallest p-value keeps
+    ``alpha`` (:func:`~pfsbench.gate.statistics.stats.min_p_bound`):
+    between ``alpha / windows`` (Bonferroni) and ``alpha``.  The bound
+    depends on the neighbours' ratios only; rounded to 0.001 they key a
+    cache (a night judges many figures at the same few)."""
+    if len(ses) <= 1:
+        return alpha
+
+    ratios = tuple(round(min(1.0, long / short), 3) if short > 0 else 1.0
+                   for short, long in zip(ses, ses[1:]))
+    return _window_level(alpha, ratios)
+
+
+@functools.lru_cache(maxsize=4096)
+def _window_level(alpha, ratios):
+    ses = [1.0]
+    for ratio in ratios:
+        ses.append(ses[-1] * ratio)
+    low, high = alpha / len(ses), alpha
+    for _ in range(30):
+        mid = math.sqrt(low * high)
+        if min_p_bound(mid, ses) > alpha:
+            high = mid
+        else:
+            low = mid
+
+    return low
 
 
 def cusum_test(level_nights, nights, noise, tolerance, direction, h,
@@ -178,8 +222,8 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
 
     tau2, _ = noise
     sign = 1.0 if direction == 'higher' else -1.0
-    cv2 = lb.pooled_cv2(level_nights)
-    mu, var_mu = lb.level(level_nights, tau2, cv2)
+    cv2 = lookback.pooled_cv2(level_nights)
+    mu, var_mu = lookback.level(level_nights, tau2, cv2)
     s, start = 0.0, 0
     pairs = [_night(n, cv2) for n in nights]
     for i, (x, e) in enumerate(pairs):
@@ -191,7 +235,7 @@ def cusum_test(level_nights, nights, noise, tolerance, direction, h,
     start = min(start, len(nights) - 1)
     win = pairs[start:]
     d = statistics.fmean(x for x, _ in win) - mu
-    margin = lb.log_margin(tolerance, direction)
+    margin = lookback.log_margin(tolerance, direction)
     alarm = s > h and sign * d < -margin
     return {'p': 0.0 if alarm else 1.0, 'nights': len(win), 'start': start,
             'change': expm1(d), 'low': expm1(d),
@@ -211,37 +255,63 @@ def pooled_test(rule, level_nights, nights, noise, tolerance, direction,
     return None
 
 
-def detects(level_nights, count, noise, tolerance, direction, alpha,
-            max_nights, power=0.90):
-    """The loss ``count`` nights together find with ``power`` (the
-    ``window`` rule at its corrected level), as a fraction, or ``None``.
+def detect_inputs(level_nights, count, noise, tolerance, direction,
+                  max_nights):
+    """What :func:`detects_at` needs: the window of ``count`` nights
+    (at most ``max_nights``) as the window test has it, the nights taken
+    as the level nights' typical one (their pooled within-night variance
+    and mean repeat count), or ``None`` with fewer than 2 nights.
 
-    The nights are taken as the level nights' typical one (their pooled
-    within-night variance and mean repeat count).  The variance and its
-    degrees of freedom are the window test's own (Satterthwaite's, over
-    the night noise's and the repeats' parts): where the repeats explain
-    the nights' spread (night noise near 0) the test has the repeats'
-    degrees of freedom, not the few nights', and so has the label."""
+    The variance and its degrees of freedom are the window test's own
+    (Satterthwaite's, over the night noise's and the repeats' parts):
+    where the repeats explain the nights' spread (night noise near 0) the
+    test has the repeats' degrees of freedom, not the few nights', and so
+    has the label."""
     count = min(count, max_nights)
     if count < 2 or not level_nights:
         return None
 
     tau2, tau_df = noise
-    cv2 = lb.pooled_cv2(level_nights) or 0.0
+    cv2 = lookback.pooled_cv2(level_nights) or 0.0
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    _, var_mu = lb.level(level_nights, tau2, cv2)
+    _, var_mu = lookback.level(level_nights, tau2, cv2)
     reps = statistics.fmean(n.n for n in level_nights)
     e = cv2 / reps
     share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
     parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
              (e / count + (1 - share) * var_mu, cv2_df)]
-    var = sum(v for v, _ in parts)
-    windows = count - 1
-    delta = smallest_log_loss(math.sqrt(var), _satterthwaite(parts),
-                              alpha / windows, tolerance, direction,
+    df = _satterthwaite(parts)
+    # The windows' standard errors as the window test has them: the
+    # nights' own variance over each window's count plus the level's.
+    return {'se': math.sqrt(sum(v for v, _ in parts)),
+            'df': None if math.isinf(df) else df,
+            'ses': [math.sqrt((tau2 + e) / k + var_mu)
+                    for k in range(2, count + 1)],
+            'tolerance': tolerance, 'direction': direction}
+
+
+def detects_at(inputs, alpha, power=0.90):
+    """The loss the window of :func:`detect_inputs` finds with ``power``
+    at the windows' corrected ``alpha``, as a fraction, or ``None``."""
+    if inputs is None:
+        return None
+
+    df = math.inf if inputs['df'] is None else inputs['df']
+    delta = smallest_log_loss(inputs['se'], df,
+                              window_level(alpha, inputs['ses']),
+                              inputs['tolerance'], inputs['direction'],
                               'lookback', power)
-    found = _loss_fraction(delta, direction)
-    return found if found < 1.0 or direction == 'lower' else None
+    found = _loss_fraction(delta, inputs['direction'])
+    return found if found < 1.0 or inputs['direction'] == 'lower' else None
+
+
+def detects(level_nights, count, noise, tolerance, direction, alpha,
+            max_nights, power=0.90):
+    """The loss ``count`` nights together find with ``power`` (the
+    ``window`` rule at its corrected level), as a fraction, or ``None``
+    (:func:`detect_inputs`, :func:`detects_at`)."""
+    return detects_at(detect_inputs(level_nights, count, noise, tolerance,
+                                    direction, max_nights), alpha, power)
 
 
 def label(tonight, together, count, since):

@@ -11,10 +11,15 @@ import datetime
 import math
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 
 from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.judge import baseline as bl, budget, lookback as lb
+from pfsbench.gate.judge import budget
+from pfsbench.gate.judge.baseline import (case_key, contended_note,
+                                         contended_sample, first_difference,
+                                         unusable_reason)
+from pfsbench.gate.judge.lookback import night_moments, not_positive
 from pfsbench.gate.judge.rows import VarRow
 from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
                                       fixed_tolerance_verdict,
@@ -23,10 +28,10 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          lookback_nights, night_scale,
                                          recent_nights, select_current,
                                          session_means, wild_entries)
-from pfsbench.gate.judge.sensitivity import POWER, label as sensitivity_label
+from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
 from pfsbench.gate.statistics.stats import night_noise
-from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.store import provenance
 from pfsbench.gate.store.history import history, history_means, past_nights
 from pfsbench.gate.store.results import like_tags
 
@@ -38,6 +43,33 @@ REPORT_FORMAT_VERSION = 1
 
 def _mean_or_none(values):
     return statistics.fmean(values) if values else None
+
+
+@dataclass
+class CaseNight:
+    """One baseline case's current night, as :func:`compare` judges it."""
+
+    key: object
+    #: The baseline's case dict.
+    case: dict
+    session: object
+    #: Tonight's uncontended records of the case.
+    records: list
+    #: Its contended samples, left out
+    #: (:func:`pfsbench.gate.judge.baseline.contended_sample`).
+    left_out: list
+    #: The case's nights before tonight, and the like-for-like ones.
+    case_nights: list
+    like_nights: list
+    #: The uuids of the pooled view's nights that saw foreign load.
+    disturbed: set
+    #: Whether a provenance difference since the baseline names a cause
+    #: (``None``: not asked yet; :func:`names_a_cause`).
+    changed: object = None
+
+    @property
+    def uuid(self):
+        return self.session.uuid
 
 
 def compare(baseline, results, session_uuids, config, name_filter=None):
@@ -64,7 +96,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     """
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
-    keys = {bl.case_key(c): c for c in cases}
+    keys = {case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
     past = {}
     lookback = config.rule == 'lookback'
@@ -77,285 +109,27 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     rows, missing, contended = [], [], []
     causes = {}
     for key in sorted(keys):
-        case = keys[key]
-        if key not in current:
-            missing.append({'case': str(key), 'reason': 'not in the '
-                            'current session(s)'})
+        night = case_night(baseline, results, key, keys[key],
+                           current.get(key), past.get(key, []), config,
+                           missing, contended)
+        if night is None:
             continue
 
-        sess_uuid, records = current[key]
-        session = results.sessions[sess_uuid]
-        left_out = [bl.contended_sample(r) for r in records if r.contended]
-        contended += left_out
-        records = [r for r in records if not r.contended]
-        if not records:
-            missing.append({'case': str(key), 'session': sess_uuid,
-                            'reason': 'every repeat was contended: ' +
-                            bl.contended_note(left_out)})
-            continue
-
-        bad = [why for why in (bl.unusable_reason(r, session)
-                               for r in records) if why]
-        if bad:
-            missing.append({'case': str(key), 'session': sess_uuid,
-                            'reason': f'{len(bad)} of {len(records)} '
-                            f'repeat(s) unusable: {bad[0]}'})
-            continue
-
-        for rec in records:
-            if rec.config != case.get('config', {}):
-                field, old, new = bl.first_difference(case.get('config', {}),
-                                                      rec.config)
-                raise ConfigError(
-                    f'session {sess_uuid}', f'{key}: {field}', new,
-                    f'differs from the baseline\'s {old!r}: the run was '
-                    'configured differently; record a new baseline'
-                )
-
-        changed = None
-        case_nights = past.get(key, [])
-        like_nights = []
-        disturbed = set()
-        if lookback:
-            like_nights = like_for_like(case_nights, session,
-                                        like_tags(records),
-                                        config.lookback_match,
-                                        config.lookback_nights)
-            disturbed = disturbed_nights(
-                results, key,
-                like_nights[-2 * config.lookback_pooled_nights:])
-            if disturbed:
-                # A change the provenance names explains a loss the load
-                # might have: then no night is left out, none held.
-                changed = names_a_cause(baseline, case, session, records)
-                if changed:
-                    disturbed = set()
         first = len(rows)
-        for var in sorted(case['perfvars']):
-            pv = case['perfvars'][var]
-            unit = pv['unit']
-            tol, direction, ignore, unstable = config.variable(
-                key.check, var, unit)
-            cur = [rec.perf[var][0] for rec in records if var in rec.perf]
-            units = {rec.perf[var][1] for rec in records if var in rec.perf}
-            row = {
-                'case': str(key), 'name': key.name, 'check': key.check,
-                'params': key.params, 'system': key.system,
-                'partition': key.partition, 'environ': key.environ,
-                'var': var, 'unit': unit, 'direction': direction,
-                'tolerance': tol, 'session': sess_uuid,
-                'base': {'n': len(pv['values']),
-                         'mean': _mean_or_none(pv['values']),
-                         'values': pv['values']},
-                'cur': {'n': len(cur), 'mean': _mean_or_none(cur),
-                        'values': [float(v) for v in cur]},
-            }
-            if units and units != {unit}:
-                raise ConfigError(
-                    f'session {sess_uuid}', f'{key}: {var}',
-                    ', '.join(sorted(units)),
-                    f'unit differs from the baseline\'s {unit!r}'
-                )
-
-            if not cur and records and all(var in rec.untimed
-                                           for rec in records):
-                # bonnie++'s +++++ on every repeat: over before its clock
-                # could time it, so quicker than the baseline's timed
-                # runs; not missing data, and no loss to judge.
-                row.update(verdict='pass', untimed=True, change=None,
-                           low=None, high=None, df=None,
-                           repeats_needed=None,
-                           reason=f'too fast to time: the tool could not '
-                           f'time {var} on any repeat tonight (bonnie++\'s '
-                           '+++++: over before its clock could time it), '
-                           "no loss against the baseline's timed runs")
+        for var in sorted(night.case['perfvars']):
+            row = judge_var(baseline, night, var, config, missing)
+            if row is not None:
                 rows.append(row)
-                continue
-
-            if not cur:
-                missing.append({'case': str(key), 'session': sess_uuid,
-                                'var': var, 'reason': f'variable {var} not '
-                                'reported'})
-                continue
-
-            base_vals, cur_vals = pv['values'], cur
-
-            moments = None
-            if config.iteration_moments and (lookback or
-                                             config.sample_unit == 'repeat'):
-                moments = iteration_moments(case, var, records)
-                if moments is not None:
-                    row['base']['iterations'] = moments[0].n
-                    row['cur']['iterations'] = moments[1].n
-
-            if config.sample_unit == 'session':
-                # One sample per session: the baseline's session means
-                # against this session's mean, so night-to-night drift
-                # counts as noise (a prediction interval, docs/gate-method.md).
-                base_vals = session_means(pv)
-                cur_vals = [statistics.fmean(cur)]
-                row['base']['session_means'] = base_vals
-
-            by_nights = None
-            zero_nights = 0
-            # Every repeat a night the verdict read left out as wild
-            # (pfsbench.gate.statistics.stats.night_moments), listed.
-            wild = []
-            if lookback and not ignore:
-                # Tonight's and the baseline's short nights measured by
-                # the scale the history's nights were (the case's nights
-                # before tonight).
-                scale = night_scale(case_nights, var)
-                level, segments, note, wild = lookback_nights(
-                    like_nights, session, baseline, pv, var, config,
-                    tol if config.changepoint_min_change is None
-                    else config.changepoint_min_change, scale)
-                detect = config.lookback_detect or 2 * tol
-                # Tonight's tool iterations, where known, are its
-                # samples (one IOR run of -i 5 is a night of 5).
-                tonight = moments[1] if moments else \
-                    lb.night_moments(cur, scale)
-                zero_nights = lb.not_positive(level, tonight, segments)
-                by_nights = judge_nights(
-                    level, tonight, segments, tol, direction,
-                    max(detect, tol), config.lookback_confidence,
-                    config.min_samples, config.lookback_outlier_z,
-                    recent=None if note else recent_nights(
-                        like_nights, session, baseline, var, config,
-                        disturbed),
-                    pooled={'rule': config.lookback_pooled,
-                            'nights': config.lookback_pooled_nights,
-                            'cusum_h': config.lookback_cusum_h})
-                if by_nights is not None and note:
-                    by_nights['reason'] = note
-                if by_nights is None:
-                    wild = []
-                elif not moments:
-                    wild = wild_entries('tonight', sess_uuid,
-                                        tonight) + wild
-                    if tonight.left_out:
-                        # Tonight as judged: its mean without them (the
-                        # level shown below is derived from it).
-                        row['cur'].update(mean=tonight.mean, n=tonight.n)
-
-            if ignore:
-                row.update(verdict='ignored', reason='ignored in '
-                           f'{config.path}', change=None, low=None,
-                           high=None, df=None, repeats_needed=None)
-            elif by_nights is not None:
-                row.update(by_nights)
-                # (A change of -100 % is a level 17 orders of magnitude
-                # above tonight: no level to show.)
-                if row['change'] is not None and row['change'] > -1.0:
-                    # What the change is against: the level of the nights.
-                    row['base']['level'] = (row['cur']['mean'] /
-                                            (1.0 + row['change']))
-                    row['base']['nights'] = \
-                        by_nights['lookback']['level_nights']
-            else:
-                night_floor = None
-                assumed = False
-                if config.night_noise and config.sample_unit == 'repeat':
-                    means = history_means(
-                        case_nights[-config.history_sessions:], var)
-                    noise = night_noise(means)
-                    if noise is not None:
-                        wild = [w for n in
-                                case_nights[-config.history_sessions:]
-                                if n.moments(var) is not None
-                                for w in wild_entries(
-                                    'history', n.session.uuid,
-                                    n.moments(var))]
-                        night_floor = (noise[0], noise[1],
-                                       len(set(pv['session_index'])))
-                        row['night_noise'] = {'cv': math.sqrt(noise[0]),
-                                              'df': noise[1],
-                                              'sessions': len(means)}
-                    elif config.assumed_night_cv:
-                        # Too few nights to measure it: assumed (as if
-                        # known, df infinite), so the first nights after a
-                        # one-night baseline cannot call a wobble between
-                        # nights a regression.
-                        night_floor = (config.assumed_night_cv ** 2,
-                                       math.inf,
-                                       len(set(pv['session_index'])))
-                        assumed = True
-                        row['night_noise'] = {
-                            'cv': config.assumed_night_cv, 'df': None,
-                            'sessions': len(means), 'assumed': True}
-
-                row.update(judge(base_vals, cur_vals, tol, direction,
-                                 config.confidence,
-                                 1 if config.sample_unit == 'session'
-                                 else config.min_samples,
-                                 nights=night_floor,
-                                 nights_assumed=assumed,
-                                 detect=config.lookback_detect,
-                                 moments=moments if config.sample_unit ==
-                                 'repeat' else None))
-                if lookback and zero_nights:
-                    row['reason'] += (f'; {zero_nights} night(s) at 0 (no '
-                                      'ratio on the log scale): interval '
-                                      'rule')
-                elif lookback:
-                    row['reason'] += ('; fewer than 3 like-for-like nights '
-                                      'in the history: interval rule')
-
-            if left_out and row['verdict'] == 'regression':
-                if changed is None:
-                    changed = names_a_cause(baseline, case, session,
-                                            records)
-                hold_disturbed(row, len(left_out), len(records), changed)
-
-            if unstable and row['verdict'] == 'regression':
-                row['verdict'] = 'inconclusive'
-                row['reason'] = (f'unstable figure ({config.path}: '
-                                 'unstable): reported, never gating: ' +
-                                 row['reason'])
-
-            found = row.get('sensitivity')
-            if found and row['verdict'] != 'ignored':
-                text = sensitivity_label(found)
-                together = row.get('pooled')
-                if together and together.get('detects') is not None:
-                    # What tonight alone finds and what the nights since
-                    # the level began find together.
-                    head, _, rest = text.partition(':')
-                    since = (f' since {together["first"]}'
-                             if together.get('first') else '')
-                    text = (f'{head} tonight, >= '
-                            f'{together["detects"]:.0%} over the '
-                            f'{together["count"]} nights{since}' +
-                            (f':{rest}' if rest else ''))
-                # A blind figure's night is inconclusive by construction:
-                # what it cannot see comes first.
-                row['reason'] = (f'{text}; {row["reason"]}'
-                                 if found['blind'] and
-                                 row['verdict'] == 'inconclusive'
-                                 else f'{row["reason"]}; {text}')
-
-            if wild:
-                row['wild_repeats'] = wild
-            row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
-                pv['values'], cur, tol, direction
-            ) if direction else None
-            rows.append(row)
 
         if any(r['verdict'] == 'regression' for r in rows[first:]):
-            previous = None
-            if case_nights:
-                night = case_nights[-1].session
-                previous = (night, results.case_records(night.uuid).get(
-                    key, ()))
-            brought = changes_brought(baseline, case, session, records,
-                                      previous)
+            brought = night_brings(baseline, results, night)
             if brought:
-                causes[str(key)] = ', '.join(
-                    f'{c.key} ({c.label})' for c in brought)
+                causes[str(key)] = brought
 
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
-    budget.apply(rows, config.night_false_alarms, causes)
+    found = budget.apply(rows, config.night_false_alarms, causes)
+    budget.label_detects(rows, found)
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -375,6 +149,314 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     return rows, missing, new_cases, contended
 
 
+
+
+def case_night(baseline, results, key, case, current, case_nights, config,
+               missing, contended):
+    """The :class:`CaseNight` of one baseline case, or ``None`` where it
+    cannot be judged tonight (then ``missing`` says why); its contended
+    samples are added to ``contended``.
+
+    Raises:
+        ConfigError: it ran with a different configuration than in the
+            baseline.
+    """
+    if current is None:
+        missing.append({'case': str(key), 'reason': 'not in the '
+                        'current session(s)'})
+        return None
+
+    sess_uuid, records = current
+    session = results.sessions[sess_uuid]
+    left_out = [contended_sample(r) for r in records if r.contended]
+    contended += left_out
+    records = [r for r in records if not r.contended]
+    if not records:
+        missing.append({'case': str(key), 'session': sess_uuid,
+                        'reason': 'every repeat was contended: ' +
+                        contended_note(left_out)})
+        return None
+
+    bad = [why for why in (unusable_reason(r, session)
+                           for r in records) if why]
+    if bad:
+        missing.append({'case': str(key), 'session': sess_uuid,
+                        'reason': f'{len(bad)} of {len(records)} '
+                        f'repeat(s) unusable: {bad[0]}'})
+        return None
+
+    for rec in records:
+        if rec.config != case.get('config', {}):
+            field, old, new = first_difference(case.get('config', {}),
+                                                  rec.config)
+            raise ConfigError(
+                f'session {sess_uuid}', f'{key}: {field}', new,
+                f'differs from the baseline\'s {old!r}: the run was '
+                'configured differently; record a new baseline'
+            )
+
+    night = CaseNight(key, case, session, records, left_out, case_nights,
+                      [], set())
+    if config.rule == 'lookback':
+        night.like_nights = like_for_like(case_nights, session,
+                                          like_tags(records),
+                                          config.lookback_match,
+                                          config.lookback_nights)
+        night.disturbed = disturbed_nights(
+            results, key,
+            night.like_nights[-2 * config.lookback_pooled_nights:])
+        if night.disturbed:
+            # A change the provenance names explains a loss the load
+            # might have: then no night is left out, none held.
+            night.changed = names_a_cause(baseline, case, session, records)
+            if night.changed:
+                night.disturbed = set()
+    return night
+
+
+def night_brings(baseline, results, night):
+    """``'key (label), ...'`` of the named changes tonight brings to the
+    case (:func:`changes_brought`), or ``''``."""
+    previous = None
+    if night.case_nights:
+        before = night.case_nights[-1].session
+        previous = (before, results.case_records(before.uuid).get(
+            night.key, ()))
+    brought = changes_brought(baseline, night.case, night.session,
+                              night.records, previous)
+    return ', '.join(f'{c.key} ({c.label})' for c in brought)
+
+
+def _new_row(night, var, pv, tol, direction, cur):
+    """The row dict of one variable before its verdict."""
+    key = night.key
+    return {
+        'case': str(key), 'name': key.name, 'check': key.check,
+        'params': key.params, 'system': key.system,
+        'partition': key.partition, 'environ': key.environ,
+        'var': var, 'unit': pv['unit'], 'direction': direction,
+        'tolerance': tol, 'session': night.uuid,
+        'base': {'n': len(pv['values']),
+                 'mean': _mean_or_none(pv['values']),
+                 'values': pv['values']},
+        'cur': {'n': len(cur), 'mean': _mean_or_none(cur),
+                'values': [float(v) for v in cur]},
+    }
+
+
+#: The reason of a figure the tool could not time on any repeat tonight.
+UNTIMED_REASON = ('too fast to time: the tool could not time {var} on any '
+                  "repeat tonight (bonnie++'s +++++: over before its clock "
+                  "could time it), no loss against the baseline's timed "
+                  'runs')
+
+
+def judge_var(baseline, night, var, config, missing):
+    """The row dict of one variable of a case's night, or ``None`` where
+    tonight did not report it (``missing`` says so).
+
+    Raises:
+        ConfigError: its unit differs from the baseline's.
+    """
+    records = night.records
+    pv = night.case['perfvars'][var]
+    unit = pv['unit']
+    tol, direction, ignore, unstable = config.variable(
+        night.key.check, var, unit)
+    cur = [rec.perf[var][0] for rec in records if var in rec.perf]
+    units = {rec.perf[var][1] for rec in records if var in rec.perf}
+    row = _new_row(night, var, pv, tol, direction, cur)
+    if units and units != {unit}:
+        raise ConfigError(
+            f'session {night.uuid}', f'{night.key}: {var}',
+            ', '.join(sorted(units)),
+            f'unit differs from the baseline\'s {unit!r}'
+        )
+
+    if not cur and records and all(var in rec.untimed for rec in records):
+        # bonnie++'s +++++ on every repeat: over before its clock could
+        # time it, so quicker than the baseline's timed runs; not missing
+        # data, and no loss to judge.
+        row.update(verdict='pass', untimed=True, change=None, low=None,
+                   high=None, df=None, repeats_needed=None,
+                   reason=UNTIMED_REASON.format(var=var))
+        return row
+
+    if not cur:
+        missing.append({'case': str(night.key), 'session': night.uuid,
+                        'var': var, 'reason': f'variable {var} not '
+                        'reported'})
+        return None
+
+    moments = _iteration_moments(night, var, config, row)
+    by_nights, zero_nights, wild = None, 0, []
+    if config.rule == 'lookback' and not ignore:
+        by_nights, zero_nights, wild = _by_nights(
+            baseline, night, var, pv, cur, moments, (tol, direction),
+            config, row)
+
+    if ignore:
+        row.update(verdict='ignored', reason=f'ignored in {config.path}',
+                   change=None, low=None, high=None, df=None,
+                   repeats_needed=None)
+    elif by_nights is not None:
+        row.update(by_nights)
+        # (A change of -100 % is a level 17 orders of magnitude above
+        # tonight: no level to show.)
+        if row['change'] is not None and row['change'] > -1.0:
+            # What the change is against: the level of the nights.
+            row['base']['level'] = row['cur']['mean'] / (1.0 + row['change'])
+            row['base']['nights'] = by_nights['lookback']['level_nights']
+    else:
+        wild = _by_interval(night, var, pv, cur, moments, (tol, direction),
+                            config, row, zero_nights)
+
+    _hold(baseline, night, row, unstable, config)
+    if wild:
+        row['wild_repeats'] = wild
+    row['fixed_tolerance_verdict'] = fixed_tolerance_verdict(
+        pv['values'], cur, tol, direction) if direction else None
+    return row
+
+
+def _iteration_moments(night, var, config, row):
+    """The tool iterations' moments of both sides where the gate reads
+    them (:func:`pfsbench.gate.judge.samples.iteration_moments`), their
+    counts noted in ``row``; else ``None``."""
+    if not config.iteration_moments or not (
+            config.rule == 'lookback' or config.sample_unit == 'repeat'):
+        return None
+
+    moments = iteration_moments(night.case, var, night.records)
+    if moments is not None:
+        row['base']['iterations'] = moments[0].n
+        row['cur']['iterations'] = moments[1].n
+    return moments
+
+
+def _by_nights(baseline, night, var, pv, cur, moments, rule, config, row):
+    """The lookback rule's verdict of one variable
+    (:func:`pfsbench.gate.judge.rule.judge_nights`; ``rule`` is
+    ``(tolerance, direction)``).
+
+    Returns:
+        ``(verdict dict or None, nights at 0, wild repeats)``.
+    """
+    tol, direction = rule
+    # Tonight's and the baseline's short nights measured by the scale the
+    # history's nights were (the case's nights before tonight).
+    scale = night_scale(night.case_nights, var)
+    level, segments, note, wild = lookback_nights(
+        night.like_nights, night.session, baseline, pv, var, config,
+        tol if config.changepoint_min_change is None
+        else config.changepoint_min_change, scale)
+    detect = config.lookback_detect or 2 * tol
+    # Tonight's tool iterations, where known, are its samples (one IOR
+    # run of -i 5 is a night of 5).
+    tonight = moments[1] if moments else night_moments(cur, scale)
+    zero_nights = not_positive(level, tonight, segments)
+    by_nights = judge_nights(
+        level, tonight, segments, tol, direction, max(detect, tol),
+        config.lookback_confidence, config.min_samples,
+        config.lookback_outlier_z,
+        recent=None if note else recent_nights(
+            night.like_nights, night.session, baseline, var, config,
+            night.disturbed),
+        pooled={'rule': config.lookback_pooled,
+                'nights': config.lookback_pooled_nights,
+                'cusum_h': config.lookback_cusum_h})
+    if by_nights is not None and note:
+        by_nights['reason'] = note
+    if by_nights is None:
+        wild = []
+    elif not moments:
+        wild = wild_entries('tonight', night.uuid, tonight) + wild
+        if tonight.left_out:
+            # Tonight as judged: its mean without them (the level shown
+            # below is derived from it).
+            row['cur'].update(mean=tonight.mean, n=tonight.n)
+    return by_nights, zero_nights, wild
+
+
+def _night_floor(night, var, pv, config, row):
+    """``(night floor or None, assumed, wild repeats of the history)`` of
+    the interval rule: the night noise the history measured, or the
+    assumed one (:func:`pfsbench.gate.judge.rule.judge`'s ``nights``)."""
+    if not (config.night_noise and config.sample_unit == 'repeat'):
+        return None, False, []
+
+    history = night.case_nights[-config.history_sessions:]
+    means = history_means(history, var)
+    noise = night_noise(means)
+    sessions = len(set(pv['session_index']))
+    if noise is not None:
+        wild = [w for n in history if n.moments(var) is not None
+                for w in wild_entries('history', n.session.uuid,
+                                      n.moments(var))]
+        row['night_noise'] = {'cv': math.sqrt(noise[0]), 'df': noise[1],
+                              'sessions': len(means)}
+        return (noise[0], noise[1], sessions), False, wild
+
+    if config.assumed_night_cv:
+        # Too few nights to measure it: assumed (as if known, df
+        # infinite), so the first nights after a one-night baseline
+        # cannot call a wobble between nights a regression.
+        row['night_noise'] = {'cv': config.assumed_night_cv, 'df': None,
+                              'sessions': len(means), 'assumed': True}
+        return (config.assumed_night_cv ** 2, math.inf, sessions), True, []
+
+    return None, False, []
+
+
+def _by_interval(night, var, pv, cur, moments, rule, config, row,
+                 zero_nights):
+    """The interval rule's verdict of one variable, into ``row``
+    (``rule``: ``(tolerance, direction)``); returns the history's wild
+    repeats it read."""
+    tol, direction = rule
+    base_vals, cur_vals = pv['values'], cur
+    if config.sample_unit == 'session':
+        # One sample per session: the baseline's session means against
+        # this session's mean, so night-to-night drift counts as noise (a
+        # prediction interval, docs/gate-method.md).
+        base_vals = session_means(pv)
+        cur_vals = [statistics.fmean(cur)]
+        row['base']['session_means'] = base_vals
+
+    floor, assumed, wild = _night_floor(night, var, pv, config, row)
+    row.update(judge(base_vals, cur_vals, tol, direction, config.confidence,
+                     1 if config.sample_unit == 'session'
+                     else config.min_samples,
+                     nights=floor, nights_assumed=assumed,
+                     detect=config.lookback_detect,
+                     moments=moments if config.sample_unit == 'repeat'
+                     else None))
+    if config.rule == 'lookback' and zero_nights:
+        row['reason'] += (f'; {zero_nights} night(s) at 0 (no ratio on the '
+                          'log scale): interval rule')
+    elif config.rule == 'lookback':
+        row['reason'] += ('; fewer than 3 like-for-like nights in the '
+                          'history: interval rule')
+    return wild
+
+
+def _hold(baseline, night, row, unstable, config):
+    """Holds a regression of a night that saw foreign load
+    (:func:`pfsbench.gate.judge.rule.hold_disturbed`) or of a figure
+    gate.yaml marks unstable."""
+    if night.left_out and row['verdict'] == 'regression':
+        if night.changed is None:
+            night.changed = names_a_cause(baseline, night.case,
+                                          night.session, night.records)
+        hold_disturbed(row, len(night.left_out), len(night.records),
+                       night.changed)
+
+    if unstable and row['verdict'] == 'regression':
+        row['verdict'] = 'inconclusive'
+        row['reason'] = (f'unstable figure ({config.path}: unstable): '
+                         'reported, never gating: ' + row['reason'])
+
+
 def disturbed_nights(results, key, nights):
     """The uuids of the ``nights`` on which the case's own repeats saw
     foreign load (some left out as contended): the pooled view leaves
@@ -385,9 +467,9 @@ def disturbed_nights(results, key, nights):
 
 
 def _night_tags(session, records, per_case):
-    tags = prov.session_level(session)
+    tags = provenance.session_level(session)
     if per_case:
-        tags.update(prov.case_level(*prov.case_tags_of(records)))
+        tags.update(provenance.case_level(*provenance.case_tags_of(records)))
 
     return tags
 
@@ -395,8 +477,8 @@ def _night_tags(session, records, per_case):
 def case_changes(baseline, case, session, records):
     """The provenance differences of one case between its baseline
     sessions and tonight's (:func:`what_changed`'s, for one case)."""
-    before, per_case = prov.baseline_tags(baseline, case)
-    return prov.differences(before, _night_tags(session, records, per_case))
+    before, per_case = provenance.baseline_tags(baseline, case)
+    return provenance.differences(before, _night_tags(session, records, per_case))
 
 
 def names_a_cause(baseline, case, session, records):
@@ -404,7 +486,7 @@ def names_a_cause(baseline, case, session, records):
     names a cause (:func:`pfsbench.gate.store.provenance.named_cause`):
     other nodes than the baseline's do not (a cluster's nightly job lands
     on others most nights), nor do keys the ranks do not know."""
-    return any(prov.named_cause(c.key)
+    return any(provenance.named_cause(c.key)
                for c in case_changes(baseline, case, session, records))
 
 
@@ -421,10 +503,10 @@ def changes_brought(baseline, case, session, records, previous):
     Returns:
         :class:`~pfsbench.gate.store.provenance.Change` list.
     """
-    before, per_case = prov.baseline_tags(baseline, case)
-    changes = [c for c in prov.differences(
+    before, per_case = provenance.baseline_tags(baseline, case)
+    changes = [c for c in provenance.differences(
         before, _night_tags(session, records, per_case))
-        if prov.named_cause(c.key)]
+        if provenance.named_cause(c.key)]
     if previous is None or not changes:
         return changes
 
@@ -441,7 +523,7 @@ def current_repeats(baseline, results, session_uuids, name_filter,
     Returns:
         ``{'current': n, 'left_out': {'contended': k}}``.
     """
-    keys = {bl.case_key(c) for c in baseline['cases']
+    keys = {case_key(c) for c in baseline['cases']
             if name_filter is None or name_filter.search(c['name'])}
     current = select_current(results, session_uuids, keys)
     return {'current': sum(len(recs) for _, recs in current.values()),
@@ -460,7 +542,7 @@ def what_changed(baseline, results, rows):
     Returns:
         ``{case: [Change.as_dict(), ...]}``.
     """
-    cases = {str(bl.case_key(c)): c for c in baseline['cases']}
+    cases = {str(case_key(c)): c for c in baseline['cases']}
     wanted = {(r.case, r.session) for r in rows}
     records = defaultdict(list)
     for uuid in {u for _, u in wanted}:
@@ -476,6 +558,13 @@ def what_changed(baseline, results, rows):
             records[(case, uuid)])]
 
     return out
+
+
+def night_families(rows):
+    """How many headline figure families the night's budget counted
+    (:func:`pfsbench.gate.judge.budget.apply`), 0 where none."""
+    return max((r.lookback.get('families', 0) for r in rows
+                if r.lookback), default=0)
 
 
 def run_gate(baseline, results, session_uuids, config, name_filter=None,
@@ -530,6 +619,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                      'night_noise': config.night_noise,
                      'assumed_night_cv': config.assumed_night_cv,
                      'rule': config.rule,
+                     'night_false_alarms': config.night_false_alarms,
+                     'families': night_families(rows),
                      'method': 'lookback-nights' if config.rule ==
                      'lookback' else 'welch-log-ratio'},
         'results': [r.as_dict() for r in rows],

@@ -12,7 +12,8 @@ first.
 
 from dataclasses import dataclass, fields
 
-from pfsbench.gate.store import provenance as prov
+from pfsbench.core.fields import figure_role
+from pfsbench.gate.store import provenance
 
 #: Order in which verdicts are listed: what needs attention first.
 ORDER = {'regression': 0, 'inconclusive': 1, 'improvement': 2, 'pass': 3,
@@ -89,6 +90,9 @@ class VarRow(CaseIdentity):
     #: The tool could not time the figure on any repeat tonight
     #: (bonnie++'s ``+++++``): it passes unjudged, no change to show.
     untimed: bool = False
+    #: ``'headline'`` (a site is paged on it) or ``'diagnostic'`` (shown,
+    #: never paging: :func:`pfsbench.core.fields.figure_role`).
+    role: str = 'headline'
 
     @property
     def pooled_decided(self):
@@ -109,8 +113,11 @@ class VarRow(CaseIdentity):
 
     @classmethod
     def from_dict(cls, data, **extra):
-        return cls(**{f.name: data[f.name] for f in fields(VarRow)
-                      if f.name in data}, **extra)
+        found = {f.name: data[f.name] for f in fields(VarRow)
+                 if f.name in data}
+        # A record written before the gate named the roles: by the rule.
+        found.setdefault('role', figure_role(data['var'], data['unit']))
+        return cls(**found, **extra)
 
 
 @dataclass(frozen=True)
@@ -145,7 +152,8 @@ class Figure(VarRow):
             hard = -(10**9 if self.repeats_needed is None
                      else self.repeats_needed)
 
-        return ORDER.get(self.verdict, 9), hard, -self.worse_by, self.var
+        return (self.role == 'diagnostic', ORDER.get(self.verdict, 9), hard,
+                -self.worse_by, self.var)
 
 
 @dataclass(frozen=True)
@@ -167,7 +175,7 @@ class CaseRow(CaseIdentity):
         return (self.primary,) + self.others
 
     def severity(self):
-        return self.primary.severity()[:3] + (self.case,)
+        return self.primary.severity()[:4] + (self.case,)
 
     def others_summary(self):
         """``'4 pass, 1 inconclusive'`` of the other figures, or ``''``."""
@@ -221,7 +229,7 @@ def figures_of(rows):
 
 
 def _change(data):
-    return prov.Change(data['key'], data.get('label', ''),
+    return provenance.Change(data['key'], data.get('label', ''),
                        tuple(data.get('before') or ()), data.get('after'),
                        data.get('detail', ''))
 

@@ -8,9 +8,11 @@ import math
 import statistics
 
 from pfsbench.core.errors import NotEnoughSamples
-from pfsbench.gate.judge import lookback as lb, pooled as pl, \
-    sensitivity as sens
-from pfsbench.gate.statistics.stats import (floor_by_nights, ratio_interval,
+from pfsbench.gate.judge import lookback, sensitivity
+from pfsbench.gate.judge.pooled import (day, detect_inputs, detects_at,
+                                        pooled_test)
+from pfsbench.gate.statistics.stats import (floor_by_nights, min_p_bound,
+                                            ratio_interval,
                                             t_cdf, t_quantile,
                                             ratio_interval_moments,
                                             repeats_to_settle)
@@ -167,7 +169,7 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
-    out['sensitivity'] = sens.of_interval(
+    out['sensitivity'] = sensitivity.of_interval(
         iv, tolerance, max(detect or 2 * tolerance, tolerance), direction,
         'interval', tau2=nights[0] if nights and iv.night_floor else 0.0,
         level_nights=nights[2] if nights else 1)
@@ -245,7 +247,8 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
 def _short_night(n, min_samples, source):
     """Why a night of fewer samples than ``min_samples`` (its contended
     repeats left out) still has a verdict: a whole interval beyond the
-    tolerance is not silence (issue 33), a pass would need them all."""
+    tolerance is not silence (a collapse is never green,
+    docs/gate-method.md), a pass would need them all."""
     return (f'{n} current sample(s) where the gate needs {min_samples}: '
             f'judged with the spread of one repeat as {source} know it, '
             'the whole interval beyond the tolerance')
@@ -282,14 +285,14 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     Returns:
         A dict as :func:`judge`'s, plus ``lookback`` (what the verdict
-        used; its ``p`` is the one-sided p-value of the figure's loss,
-        tonight's or the pooled nights', whichever is smaller, for the
-        night's false-alarm budget) and ``pooled`` (what the nights since
-        the level found, where judged), or ``None`` when the history holds too few nights for the
-        noise (fewer than 3 in a segment); the caller then judges by the
+        used; its ``p`` is the one-sided p-value of the figure's loss for
+        the night's false-alarm budget, tonight's and the pooled nights'
+        together: :func:`figure_p`) and ``pooled`` (what the nights since
+        the level found, where judged), or ``None`` when the history
+        holds too few nights for the noise (fewer than 3 in a segment); the caller then judges by the
         interval rule.
     """
-    if lb.not_positive(level, current, segments):
+    if lookback.not_positive(level, current, segments):
         if level and not any(n.mean for n in level) and not current.mean:
             # A spread or a skew that has been 0 (one stream) and is 0
             # again: nothing changed, whatever the history holds.
@@ -309,15 +312,15 @@ def judge_nights(level, current, segments, tolerance, direction,
     kept = []
     dropped = 0
     for seg in segments:
-        ok, out = lb.drop_outliers(seg, outlier_z)
+        ok, out = lookback.drop_outliers(seg, outlier_z)
         kept.append(ok)
         dropped += len(out)
 
-    noise = lb.night_variance(kept)
+    noise = lookback.night_variance(kept)
     if noise is None:
         return None
 
-    level_kept, level_out = lb.drop_outliers(level, outlier_z)
+    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
            'spread_change': None, 'sensitivity': None,
@@ -327,17 +330,17 @@ def judge_nights(level, current, segments, tolerance, direction,
                         'night_cv': math.sqrt(noise[0]),
                         'df': noise[1], 'detect': detect}}
     try:
-        iv = lb.interval(level_kept, current, noise, confidence)
+        iv = lookback.interval(level_kept, current, noise, confidence)
     except NotEnoughSamples as err:
         out['reason'] = str(err)
         return out
 
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
-    out['sensitivity'] = sens.of_interval(
+    out['sensitivity'] = sensitivity.of_interval(
         iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
         level_nights=len(level_kept))
-    verdict, threshold = lb.decide(iv, tolerance, detect, direction)
+    verdict, threshold = lookback.decide(iv, tolerance, detect, direction)
     pct = f'{confidence:.0%}'
     basis = (f'tonight against {len(level_kept)} level night(s), '
              f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
@@ -347,7 +350,8 @@ def judge_nights(level, current, segments, tolerance, direction,
 
     out['lookback']['p'] = tonight_p(iv, direction)
     together = _pooled(level_kept, current, recent, noise, tolerance,
-                       direction, confidence, pooled, out, segments=kept)
+                       direction, confidence, pooled, out, segments=kept,
+                       tonight_se=tonight_se(iv)[0])
     if together is not None and together['regression'] and \
             verdict != 'regression':
         verdict = 'regression'
@@ -372,14 +376,14 @@ def judge_nights(level, current, segments, tolerance, direction,
                    f'{threshold:+.1%} and shows no significant loss beyond '
                    f'{tol:+.1%}'}
     if together is not None and together['regression'] and \
-            lb.decide(iv, tolerance, detect, direction)[0] != 'regression':
+            lookback.decide(iv, tolerance, detect, direction)[0] != 'regression':
         out['reason'] = pooled_reason(together, tol)
         # The report shows the pooled change and interval, not tonight's.
         out['pooled']['decided'] = True
     elif verdict in why:
         out['reason'] = why[verdict]
     else:
-        need = lb.repeats_to_settle(level_kept, current, noise, detect,
+        need = lookback.repeats_to_settle(level_kept, current, noise, detect,
                                     confidence, direction=direction)
         out['repeats_needed'] = need
         need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
@@ -391,8 +395,8 @@ def judge_nights(level, current, segments, tolerance, direction,
                          f'{threshold:+.1%} nor show one beyond '
                          f'{tol:+.1%}: {need_txt}')
 
-    cv2 = lb.pooled_cv2(level_kept)
-    if cv2 and lb.spread_grew(current, cv2, sum(
+    cv2 = lookback.pooled_cv2(level_kept)
+    if cv2 and lookback.spread_grew(current, cv2, sum(
             n.n - 1 for n in level_kept if n.n > 1)):
         ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
         out['spread_change'] = ratio
@@ -408,6 +412,19 @@ def judge_nights(level, current, segments, tolerance, direction,
     return out
 
 
+def tonight_se(iv):
+    """``(se, df)`` of tonight's log change from its lookback interval
+    (the half-width on the log scale over the rule's t quantile), or
+    ``(None, None)`` without a finite interval."""
+    if iv.low <= -1.0 or iv.change <= -1.0:
+        return None, None
+
+    d = math.log1p(iv.change)
+    half = max(d - math.log1p(iv.low), math.log1p(iv.high) - d)
+    df = math.inf if iv.df is None else max(iv.df, 1.0)
+    return half / t_quantile(0.5 + iv.confidence / 2.0, df), df
+
+
 def tonight_p(iv, direction):
     """One-sided p-value of tonight's loss from its lookback interval
     (the half-width on the log scale over the rule's t quantile is its
@@ -416,9 +433,7 @@ def tonight_p(iv, direction):
         return 0.0 if direction == 'higher' else None
 
     d = math.log1p(iv.change)
-    half = max(d - math.log1p(iv.low), math.log1p(iv.high) - d)
-    df = math.inf if iv.df is None else max(iv.df, 1.0)
-    se = half / t_quantile(0.5 + iv.confidence / 2.0, df)
+    se, df = tonight_se(iv)
     loss = d if direction == 'higher' else -d
     if se <= 0:
         return 0.0 if loss < 0 else 1.0
@@ -431,9 +446,10 @@ def _noise_without(segments, noise):
     (the window's history nights), or ``noise`` where too few remain.
 
     A lasting loss is in every night of the window: read as history, its
-    step would count as night noise (on the MooseFS month, issue 33, the
-    noise went from 0.0 % to 14 % the night after copies 1 -> 2, and
-    what the nights together detect from 31 % to 47 %).  The window is
+    step would count as night noise (on the MooseFS month,
+    docs/gate-evidence.md, the noise went from 0.0 % to 14 % the night
+    after copies 1 -> 2, and what the nights together detect from 31 %
+    to 47 %).  The window is
     judged against the noise of the nights outside it."""
     def without(nights):
         if not segments or not nights:
@@ -448,13 +464,13 @@ def _noise_without(segments, noise):
                 else:
                     kept.append(night)
             rest.append(kept)
-        return lb.night_variance(rest) or noise
+        return lookback.night_variance(rest) or noise
 
     return without
 
 
 def _pooled(level, current, recent, noise, tolerance, direction,
-            confidence, settings, out, segments=None):
+            confidence, settings, out, segments=None, tonight_se=None):
     """The nights since the level began, with tonight, judged together
     (:mod:`pfsbench.gate.judge.pooled`); fills ``out['pooled']`` and
     lowers ``out['lookback']['p']`` to the pooled one where smaller.
@@ -471,7 +487,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     times = [t for t, _ in recent] + [None]
     alpha = (1.0 - confidence) / 2.0
     most = settings.get('nights', 7)
-    found = pl.pooled_test(settings['rule'], level, nights, noise,
+    found = pooled_test(settings['rule'], level, nights, noise,
                            tolerance, direction, alpha, most,
                            settings.get('cusum_h', 5.0),
                            noise_without=_noise_without(segments, noise))
@@ -481,23 +497,41 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     used = nights[-most:]
     times = times[-most:]
     count = len(used)
-    found['since'] = pl._day(times[found['start']])
-    found['detects'] = pl.detects(
+    found['since'] = day(times[found['start']])
+    found['detect_inputs'] = detect_inputs(
         level, count, _noise_without(segments, noise)(used[:-1]),
-        tolerance, direction, alpha, most)
+        tolerance, direction, most)
+    found['detects'] = detects_at(found['detect_inputs'], alpha)
+    found['alpha'] = alpha
     found['count'] = count
-    found['first'] = pl._day(times[0])
+    found['first'] = day(times[0])
     found['rule'] = settings['rule']
     out['pooled'] = {k: found[k] for k in (
         'rule', 'p', 'nights', 'since', 'change', 'low', 'high',
-        'regression', 'detects', 'count', 'first')}
+        'regression', 'detects', 'count', 'first', 'detect_inputs',
+        'alpha')}
     out['pooled']['decided'] = False
-    # Two views of one figure: the smaller p, doubled (Bonferroni), is
-    # the figure's for the night's budget.
-    p = out['lookback'].get('p')
-    out['lookback']['p'] = found['p'] if p is None else \
-        min(1.0, 2.0 * min(p, found['p']))
+    out['lookback']['p'] = figure_p(out['lookback'].get('p'), found,
+                                    tonight_se)
     return found
+
+
+def figure_p(tonight, found, se):
+    """The figure's p-value for the night's budget from tonight's
+    (``tonight``, standard error ``se``) and the pooled nights' test.
+
+    Tonight alone is the shortest of the windows: the window rule's
+    correction over its smallest p-value
+    (:func:`~pfsbench.gate.statistics.stats.min_p_bound`) takes it in as
+    the window of 1 night, so the two views are one test, corrected
+    once.  The CUSUM has no p-value of its own: the smaller, doubled
+    (Bonferroni)."""
+    if tonight is None:
+        return found['p']
+    if found.get('raw_p') is None or not se:
+        return min(1.0, 2.0 * min(tonight, found['p']))
+
+    return min_p_bound(min(tonight, found['raw_p']), [se] + found['ses'])
 
 
 def pooled_reason(found, tol):
@@ -508,7 +542,8 @@ def pooled_reason(found, tol):
         how = f'a one-sided CUSUM of {found["statistic"]:.1f} night errors'
     else:
         how = (f'one-sided p = {found["p"]:.2g}, corrected over '
-               f'{found["windows"]} window(s) of the newest nights; '
+               f'{found["windows"]} overlapping window(s) of the newest '
+               'nights by the null distribution of their smallest; '
                f'interval [{found["low"]:+.1%}, {found["high"]:+.1%}]')
     return (f'the {nights} nights{since} together: a lasting change of '
             f'{found["change"]:+.1%} beyond {tol:+.1%} ({how}); the shift '
@@ -520,12 +555,12 @@ def hold_disturbed(row, contended, kept, changed):
     (``contended`` of them left out, ``kept`` judged), with no cause
     changed in the case's provenance since the baseline, is held as
     inconclusive: the load that the probe caught on some repeats reached
-    the others too (bench/gate_quality.py --pooled: on the quiet
-    recordings of 2026-11-27 such nights made nearly every unchanged
-    night that paged).  Where something changed (``+data=journal``),
-    the loss has a cause the gate can name: it stays a regression, a
-    collapse is never green (issue 33).  A loss that lasts is found the
-    next night, alone or with the nights since it began.
+    the others too (bench/gate_quality.py --pooled, docs/gate-method.md
+    "Disturbed nights": on the quiet recordings such nights made nearly
+    every unchanged night that paged).  Where something changed
+    (``+data=journal``), the loss has a cause the gate can name: it stays
+    a regression, a collapse is never green.  A loss that lasts is found
+    the next night, alone or with the nights since it began.
 
     Args:
         row: the row dict (changed in place).

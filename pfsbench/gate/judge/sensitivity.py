@@ -31,7 +31,7 @@ alone hides it).
 import math
 from dataclasses import dataclass
 
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.statistics.stats import smallest_count, t_quantile
 from pfsbench.gate.statistics.values import expm1
 
@@ -60,7 +60,7 @@ def smallest_log_loss(se, df, alpha, tolerance, direction,
     df = max(df, 1.0)
     t_a = t_quantile(1.0 - alpha, df)
     t_p = t_quantile(power, df)
-    tol = lb.log_margin(tolerance, direction)
+    tol = lookback.log_margin(tolerance, direction)
     if rule == 'lookback':
         return max(t_a * se, tol) + t_p * se
 
@@ -83,7 +83,7 @@ def repeats_to_reach(target, tau2, cv2, level_nights, df, alpha, tolerance,
         night = tau2 + cv2 / repeats
         se = math.sqrt(night + night / k)
         return smallest_log_loss(se, df, alpha, tolerance, direction,
-                                 rule, power) <= lb.log_margin(target,
+                                 rule, power) <= lookback.log_margin(target,
                                                              direction)
 
     if not found(math.inf):
@@ -123,6 +123,12 @@ def sensitivity(se2, df, alpha, tolerance, target, direction, repeats,
     if se2 is None or not math.isfinite(se2) or se2 < 0:
         return out
 
+    # What :func:`at_level` needs to judge it again at another level.
+    out['inputs'] = {'se2': se2, 'df': None if math.isinf(df) else df,
+                     'tolerance': tolerance, 'direction': direction,
+                     'tau2': tau2, 'cv2': cv2, 'level_nights': level_nights,
+                     'rule': rule}
+
     delta = smallest_log_loss(math.sqrt(se2), df, alpha, tolerance,
                               direction, rule, power)
     detects = _loss_fraction(delta, direction)
@@ -136,6 +142,21 @@ def sensitivity(se2, df, alpha, tolerance, target, direction, repeats,
             direction, rule, power)
 
     return out
+
+
+def at_level(sens, alpha):
+    """``sens`` (:func:`sensitivity`'s dict) at the one-sided level
+    ``alpha`` where that is below its own (the night's false-alarm budget:
+    what the figure can find after the night's correction), else
+    ``sens`` itself."""
+    if not sens or 'inputs' not in sens or alpha >= sens['alpha']:
+        return sens
+
+    given = sens['inputs']
+    return sensitivity(given['se2'], given['df'], alpha, given['tolerance'],
+                       sens['target'], given['direction'], sens['repeats'],
+                       given['tau2'], given['cv2'], given['level_nights'],
+                       given['rule'], sens['power'])
 
 
 def label(sens):
@@ -157,8 +178,8 @@ def label(sens):
     else:
         remedy = f'about {need} repeats per night would find it 9 times in 10'
 
-    return (f'{found}: cannot detect its tolerance '
-            f'({sens["target"]:.0%}); {remedy}')
+    return (f'{found}: cannot detect the loss it must find '
+            f'({sens["target"]:.0%}, lookback.detect); {remedy}')
 
 
 def short_label(sens):
@@ -233,11 +254,11 @@ def figure_noise(nights_by_var, outlier_z):
     repeat."""
     for var, nights in nights_by_var.items():
         nights = [n for n in nights if n.mean > 0]
-        kept, _ = lb.drop_outliers(nights, outlier_z)
-        noise = lb.night_variance([kept]) if len(kept) >= 3 else None
+        kept, _ = lookback.drop_outliers(nights, outlier_z)
+        noise = lookback.night_variance([kept]) if len(kept) >= 3 else None
         if noise is not None:
             tau2, df = noise
-            yield var, tau2, lb.pooled_cv2(kept) or 0.0, df, len(kept)
+            yield var, tau2, lookback.pooled_cv2(kept) or 0.0, df, len(kept)
 
 
 def plan_case(nights_by_var, target, alpha, outlier_z, power=POWER):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The scaling sweeps of the current session, for the report record
-(issue 10, item 8).
+(docs/gate-method.md).
 
 A sweep is a set of cases of one check, on one partition and
 environment, that differ only in one count parameter (:data:`COUNT_PARAMS`:

@@ -3,6 +3,7 @@
 
 import datetime
 
+from pfsbench.core.fields import figure_role
 from pfsbench.gate.judge.baseline import contended_note
 from pfsbench.gate.judge.rows import case_rows, common_changes
 from pfsbench.gate.judge.sensitivity import short_label
@@ -50,6 +51,28 @@ def pooled_note(rows):
             'of nights tried; tonight alone was no regression.')
 
 
+def budget_text(settings):
+    """``'; a page spends at most 1% a night, Holm over 4 headline
+    figure families'``, or ``''`` (no budget counted, or an older
+    record)."""
+    if not settings.get('families'):
+        return ''
+
+    return (f'; a page spends at most {settings["night_false_alarms"]:.0%}'
+            f' a night, Holm over {settings["families"]} headline figure '
+            'families')
+
+
+def diagnostic_note(rows):
+    """The note under a table that shows a diagnostic figure, or ``''``."""
+    if not any(r.role == 'diagnostic' for r in rows):
+        return ''
+
+    return ('[diagnostic]: a figure that explains the headline ones '
+            '(spread, per node, utilisation, counts): shown and trended, '
+            'never pages, not in the night\'s false-alarm budget')
+
+
 def figure(side, unit):
     if side['mean'] is None:
         return 'n/a'
@@ -79,7 +102,7 @@ def headline(record):
     # A record written before the gate reported its sensitivity has none.
     blind = record.get('sensitivity', {}).get('blind')
     if blind:
-        parts.append(f'{blind} cannot detect their tolerance')
+        parts.append(f'{blind} cannot detect the loss they must find')
 
     # A record written before the gate counted them has none.
     repeats = record.get('repeats') or {}
@@ -184,7 +207,13 @@ def changepoint_lines(record):
             steps.setdefault((h['case'], c['session']), []).append((h, c))
 
     lines = []
-    for (case, session), found in steps.items():
+    # Steps of headline figures first: a diagnostic's explains them.
+    for (case, session), found in sorted(
+            steps.items(), key=lambda item: all(
+                figure_role(h['var'], h['unit']) == 'diagnostic'
+                for h, _ in item[1])):
+        found.sort(key=lambda hc: figure_role(hc[0]['var'], hc[0]['unit'])
+                   == 'diagnostic')
         h, c = found[0]
         tags = describe_tags(c['tags_changed'])
         at = c.get('tags_changed_at')
@@ -211,11 +240,13 @@ def figure_cells(fig):
 
 def short_names(fig):
     """``'write_bw (+4 equal)'``: the figure's name and how many
-    variables equal it by construction."""
-    if not fig.aliases:
-        return fig.var
+    variables equal it by construction; a diagnostic figure (never
+    pages) is marked ``[diagnostic]``."""
+    name = fig.var
+    if fig.aliases:
+        name += f' (+{len(fig.aliases)} equal)'
 
-    return f'{fig.var} (+{len(fig.aliases)} equal)'
+    return name + (' [diagnostic]' if fig.role == 'diagnostic' else '')
 
 
 def table_rows(record, all_figures=False):
@@ -300,7 +331,7 @@ def render_text(record, all_figures=False):
         f'baseline {record["baseline"]["name"]!r} '
         f'({len(record["baseline"]["sessions"])} session(s)) vs '
         f'{describe_sessions(record)}; {st["confidence"]:.0%} intervals, '
-        f'default tolerance {st["tolerance"]:.0%}',
+        f'default tolerance {st["tolerance"]:.0%}' + budget_text(st),
         '',
     ]
     header, rows = table_rows(record, all_figures)
@@ -314,9 +345,10 @@ def render_text(record, all_figures=False):
 
         out.append('')
         cases = case_rows(record)
-        note = pooled_note(shown_rows(cases, all_figures))
-        if note:
-            out += [note, '']
+        for note in (pooled_note(shown_rows(cases, all_figures)),
+                     diagnostic_note(shown_rows(cases, all_figures))):
+            if note:
+                out += [note, '']
         for c in attention(cases):
             out.extend(case_notes(c))
 
@@ -367,8 +399,8 @@ def render_markdown(record, all_figures=False):
         f'({len(record["baseline"]["sessions"])} session(s)) against '
         f'{describe_sessions(record)}. Relative change of the mean with its '
         f'{st["confidence"]:.0%} interval (Welch, log-ratio); default '
-        f'tolerance {st["tolerance"]:.0%}. One row per case: its worst '
-        'figure.',
+        f'tolerance {st["tolerance"]:.0%}{budget_text(st)}. One row per '
+        'case: its worst headline figure.',
         '',
     ]
     header, rows = table_rows(record, all_figures)
@@ -386,9 +418,10 @@ def render_markdown(record, all_figures=False):
 
         out.append('')
         cases = case_rows(record)
-        note = pooled_note(shown_rows(cases, all_figures))
-        if note:
-            out += [_md_escape(note), '']
+        for note in (pooled_note(shown_rows(cases, all_figures)),
+                     diagnostic_note(shown_rows(cases, all_figures))):
+            if note:
+                out += [_md_escape(note), '']
         notes = attention(cases)
         if notes:
             out += ['## Why, and what changed since the baseline', '']

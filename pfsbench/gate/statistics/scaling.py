@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Scaling efficiency and the saturation point of a sweep (issue 10,
-item 8).
+"""Scaling efficiency and the saturation point of a sweep
+(docs/gate-method.md, "5. Reports").
 
 Seed 004 sees metadata rates stop scaling at NP 16 (its 16-core clients
 saturate) and seed 001 sees streams peak at 4 processes: a scaling sweep

@@ -185,6 +185,72 @@ def welch_df(a, na, b, nb):
     return math.inf if den == 0.0 else num / den
 
 
+def satterthwaite_df(parts):
+    """Satterthwaite's degrees of freedom of a sum of variances
+    ``[(var, df), ...]`` (parts with a variance or df of 0 add nothing),
+    ``inf`` where no part has both."""
+    total = sum(v for v, _ in parts)
+    den = sum(v * v / df for v, df in parts if v > 0 and df > 0)
+    return math.inf if den == 0.0 else total * total / den
+
+
+#: Simpson intervals of :func:`both_below`'s integral (even; its
+#: integrand is smooth, 32 give 1e-9 of the probability).
+_SIMPSON = 32
+
+
+def both_below(h, rho):
+    """``P(Z1 <= h, Z2 <= h)`` of two standard normals of correlation
+    ``rho`` in [0, 1]: Plackett's identity, the density's integral over
+    the correlation, taken in ``theta = asin(r)`` where it is smooth
+    (docs/gate-method.md, "The windows' correction")."""
+    low = statistics.NormalDist().cdf(h)
+    top = math.asin(min(max(rho, 0.0), 1.0))
+    if top == 0.0:
+        return low * low
+
+    step = top / _SIMPSON
+    total = 0.0
+    for i in range(_SIMPSON + 1):
+        weight = 1 if i in (0, _SIMPSON) else (4 if i % 2 else 2)
+        total += weight * math.exp(-h * h / (1.0 + math.sin(i * step)))
+
+    return low * low + total * step / 3.0 / (2.0 * math.pi)
+
+
+def min_p_bound(p, ses):
+    """The chance, with no change, that the smallest one-sided p-value
+    over nested windows is ``p`` or less: Hunter's upper bound on a union
+    over the chain of neighbouring windows.
+
+    The windows are the newest 2, 3, ... nights; the statistic of the
+    longer of two shares all the shorter one's nights, so their
+    correlation is ``se_long / se_short`` (the covariance is the longer
+    window's variance), and each window's statistic depends on the
+    shorter ones only through its neighbour: the chain is the tree
+    Hunter's bound wants.  ``sum P(A_k) - sum P(A_k and A_k+1)``, never
+    above Bonferroni's ``p * windows`` (docs/gate-method.md, "The
+    windows' correction").
+
+    Args:
+        p: the smallest of the windows' one-sided p-values.
+        ses: the windows' standard errors, shortest window first.
+
+    Returns:
+        The corrected p-value, in ``[p, min(1, p * len(ses))]``.
+    """
+    count = len(ses)
+    if count <= 1 or p <= 0.0:
+        return p
+    if p >= 1.0:
+        return 1.0
+
+    h = statistics.NormalDist().inv_cdf(p)
+    pairs = sum(both_below(h, min(1.0, long / short) if short > 0 else 1.0)
+                for short, long in zip(ses, ses[1:]))
+    return min(1.0, max(p, count * p - pairs))
+
+
 def median_abs_dev(values):
     """Median absolute deviation from the median (not scaled).
 

@@ -10,7 +10,7 @@ file system: a rate of 1e100 bytes per second, or a time of 1e-100
 seconds, is a broken tool or a damaged file.  So a value counts only
 within ``MAGNITUDE`` (or is 0, signed or not), and an iteration count
 only up to ``MAX_ITERATIONS``; everything else is refused at the door,
-one line naming the field and the value (issue 33).
+one line naming the field and the value.
 """
 
 import math
