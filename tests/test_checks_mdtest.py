@@ -149,8 +149,10 @@ def test_seed000_e1_binds_two_processes_per_active_core(tmp_path):
         tasks = int(_sbatch(script, 'ntasks'))
         cores = tasks // 2
         seen.add(cores)
-        # The last --nodes is the one sbatch keeps.
-        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+        # One --nodes and one --ntasks: no line of ReFrame's for a later
+        # one to override.
+        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M) == ['1']
+        assert len(re.findall(r'^#SBATCH --ntasks=', script, re.M)) == 1
         # 96 tasks on 48 CPUs need --overcommit; 12 on 48 do not.
         assert ('#SBATCH --overcommit' in script) == (cores == 48)
         # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
@@ -374,14 +376,58 @@ def test_seed004_np_beyond_the_clients_cores_overcommits(tmp_path):
     over = set()
     for script in scripts:
         tasks = int(_sbatch(script, 'ntasks'))
-        # The last --nodes is the one sbatch keeps.
-        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+        # One --nodes and one --ntasks: no line of ReFrame's for a later
+        # one to override.
+        assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M) == ['1']
+        assert len(re.findall(r'^#SBATCH --ntasks=', script, re.M)) == 1
         assert ('#SBATCH --overcommit' in script) == (tasks > 16), tasks
         # Slurm 22.05 refuses --ntasks-per-node above the CPUs even with
         # --overcommit (localslurm): --nodes and --ntasks say it.
         assert (_sbatch(script, 'ntasks-per-node') is None) == (tasks > 16)
         over.add(tasks > 16)
     assert over == {True, False}
+
+
+def test_seed004_e17_np64_on_one_client_says_its_nodes_once(tmp_path):
+    # NP 64 on one 16-core client: ReFrame's use_nodes_option would write
+    # --nodes=64 (no tasks per node) before the job's --nodes=1.
+    report = tmp_path / 'report.json'
+    (script,), _ = _dry_run(tmp_path, 'example_seed004:clients',
+                            'mdtest_e17_stride_sync', '-P', 'clients=single',
+                            '-P', 'np=64', '--report-file', str(report))
+    assert re.findall(r'^#SBATCH --nodes=(\S+)$', script, re.M) == ['1']
+    assert re.findall(r'^#SBATCH --ntasks=(\S+)$', script, re.M) == ['64']
+    assert '#SBATCH --overcommit' in script
+    assert _sbatch(script, 'ntasks-per-node') is None
+    # The case's task count is the run's again once the job is written:
+    # sanity, the figures and the perflog read it.
+    (case,) = json.loads(report.read_text())['runs'][0]['testcases']
+    assert (case['num_tasks'], case['nodes'], case['tasks_per_node']) == \
+        (64, 1, 64)
+
+
+def test_seed004_overcommit_keeps_the_count_a_launcher_spells(tmp_path):
+    # NP 8 on one 4-CPU localslurm node: srun takes the count from the job
+    # (one --nodes, one --ntasks); mpirun -np N needs ReFrame's num_tasks,
+    # so there ReFrame's --nodes=8 stays and the job's later one overrides.
+    config = _localslurm_with_targets(tmp_path / 'config', [])
+    proc = run_reframe(['--system', 'e4slurm', '-c', MDTEST_CHECKS, '-n',
+                        'mdtest_e17_stride_sync', '-P', 'clients=single',
+                        '-P', 'np=8', '--dry-run'],
+                       tmp_path / 'runs', config=config)
+    assert proc.returncode == 0, proc.stdout
+    (srun_job,) = _job_scripts(tmp_path / 'runs', 'e4slurm', 'srun',
+                               'mdtest_e17_stride_sync')
+    (mpirun_job,) = _job_scripts(tmp_path / 'runs', 'e4slurm', 'mpirun',
+                                 'mdtest_e17_stride_sync')
+    for script in (srun_job, mpirun_job):
+        assert '#SBATCH --overcommit' in script.splitlines()
+        assert re.findall(r'^#SBATCH --ntasks=(\S+)$', script, re.M) == ['8']
+    assert re.findall(r'^#SBATCH --nodes=(\S+)$', srun_job, re.M) == ['1']
+    assert re.findall(r'^#SBATCH --nodes=(\S+)$', mpirun_job, re.M) == \
+        ['8', '1']
+    assert _launched(srun_job)[0].startswith('srun mdtest ')
+    assert _launched(mpirun_job, 'mpirun')[0].startswith('mpirun -np 8 ')
 
 
 def test_seed004_is_capped_on_a_small_partition(tmp_path):
@@ -506,7 +552,7 @@ def test_e17_syncs_every_file_with_np_beyond_the_nodes_cpus(idle_slurm,
                              'mdtest_e17_stride_sync')
     assert '#SBATCH --overcommit' in script.splitlines()
     assert _sbatch(script, 'ntasks') == '8'
-    assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M)[-1] == '1'
+    assert re.findall(r'^#SBATCH --nodes=(\d+)$', script, re.M) == ['1']
     counts = []
     for path in traces.iterdir():
         found = re.search(r'^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?'

@@ -80,7 +80,7 @@ class Seed004Clients(rfm.RegressionTestPlugin):
                 f'client (seed 004); clients_capped is logged')
         super().resolve_target()
 
-    @run_before('run')
+    @run_before('run', always_last=True)
     def overcommit_the_clients(self):
         # NP 32 and 64 on one 16-core client: the source ran them (its
         # saturation curve goes on past NP 16); Slurm refuses more tasks
@@ -88,10 +88,28 @@ class Seed004Clients(rfm.RegressionTestPlugin):
         # 22.05 refuses an --ntasks-per-node above them even then
         # (localslurm, measured): the job gives --nodes and --ntasks,
         # which Slurm spreads evenly (NP is a multiple of the nodes).
-        # ReFrame, given no tasks per node, writes --nodes=<tasks> first:
-        # the later --nodes overrides it (sbatch reads #SBATCH in order).
+        # With no tasks per node ReFrame's use_nodes_option writes
+        # --nodes=<tasks>.  Under srun, which takes the count from the
+        # job, num_tasks None has ReFrame write neither (its documented
+        # reading of None) and the job's options carry the only ones; a
+        # launcher that spells the count (mpirun -np N) needs num_tasks, so
+        # there the job's later --nodes overrides ReFrame's (sbatch keeps
+        # the last).  Last of the hooks: the others read the layout
+        # (docs/checks-mdtest.md).
         options = srun.overcommit(self.tasks_per_node,
                                   self.current_partition.processor.num_cpus)
-        if options and not self.local_launcher():
-            self.job.options += options + [f'--nodes={self.nodes}']
-            self.num_tasks_per_node = None
+        if not options or self.local_launcher():
+            return
+
+        self.num_tasks_per_node = None
+        self.job.options += options + [f'--nodes={self.nodes}']
+        if self.current_partition.launcher_type.registered_name == 'srun':
+            self.job.options += [f'--ntasks={self.num_tasks}']
+            self.num_tasks = None
+
+    @run_after('run')
+    def restore_task_count(self):
+        # The job is written: sanity, the figures and the perflog's
+        # num_tasks read the run's processes again.
+        if self.num_tasks is None:
+            self.num_tasks = self.nodes * self.tasks_per_node
