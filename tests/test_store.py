@@ -618,10 +618,10 @@ def test_an_ingest_that_fails_leaves_nothing_for_the_next_to_commit(
     with store.open_store(store_url) as conn:
         real = conn.insert_rows
 
-        def refuse_figures(table, rows):
+        def refuse_figures(table, *rest):
             if table == 'pfsbench_figures':
                 raise conn.errors[0]('disk full (a test)')
-            return real(table, rows)
+            return real(table, *rest)
 
         monkeypatch.setattr(conn, 'insert_rows', refuse_figures)
         with pytest.raises(conn.errors[0]):
@@ -659,3 +659,33 @@ def test_a_migration_interrupted_half_way_leaves_nothing(store_url,
         assert schema.applied_version(conn) == schema.VERSION
         assert conn.execute('SELECT COUNT(*) FROM pfsbench_sessions'
                             ).fetchone()[0] == 0
+
+
+def test_each_table_has_the_columns_named_once(store_url):
+    # The inserts and readers use pfsbench.store.columns: a migration
+    # that adds a column the list lacks (or a name misspelled) fails here.
+    from pfsbench.store import columns
+    assert len(columns.TABLES) == 7
+    with store.open_store(store_url) as conn:
+        for table, named in columns.TABLES.items():
+            cur = conn.execute(f'SELECT * FROM {table} WHERE 1 = 0')
+            found = [d[0] for d in cur.description]
+            assert sorted(found) == sorted(named), table
+            assert len(set(named)) == len(named), table
+
+
+def test_a_row_is_built_by_column_name_only():
+    from pfsbench.store import columns
+    assert columns.row(columns.BASELINES, {
+        'ingested': 't', 'body': '{}', 'name': 'pre', 'system': 'a'}) == (
+            'a', 'pre', '{}', 't')
+    with pytest.raises(KeyError):       # a column missing
+        columns.row(columns.BASELINES, {'system': 'a', 'name': 'pre',
+                                        'body': '{}'})
+    with pytest.raises(KeyError):       # a name that is not a column
+        columns.row(columns.BASELINES, {'system': 'a', 'name': 'pre',
+                                        'body': '{}', 'ingested': 't',
+                                        'extra': 1})
+    assert columns.insert('pfsbench_baselines', columns.BASELINES) == (
+        'INSERT INTO pfsbench_baselines(system, name, body, ingested) '
+        'VALUES(?,?,?,?)')
