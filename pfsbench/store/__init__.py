@@ -15,7 +15,8 @@ columns named in :mod:`pfsbench.store.columns`).
   reads from a runs directory: the same sessions and records, so the
   same verdicts; :mod:`~pfsbench.store.series` keeps its history.
 - :func:`figure_history` (:mod:`~pfsbench.store.history`) is one figure
-  across clusters over time.
+  across clusters over time; :func:`provenance_history` the provenance of
+  its sessions.
 - :mod:`~pfsbench.store.baselines` keeps the baselines a gate judges
   against; :mod:`pfsbench.store.spool` keeps a night's report while the
   store does not answer.
@@ -24,12 +25,12 @@ columns named in :mod:`pfsbench.store.columns`).
 from pfsbench.store.baselines import load_baseline, save_baseline
 from pfsbench.store.connect import open_store
 from pfsbench.store.db import StoreDown, StoreRefused
-from pfsbench.store.history import figure_history
+from pfsbench.store.history import figure_history, provenance_history
 from pfsbench.store.ingest import ingest_report, night_of
 from pfsbench.store.read import choose_system, read_results, systems
 from pfsbench.store.series import SERIES_LAG, refresh_series
 
 __all__ = ['SERIES_LAG', 'StoreDown', 'StoreRefused', 'choose_system',
            'figure_history', 'ingest_report', 'load_baseline', 'night_of',
-           'open_store', 'read_results', 'refresh_series', 'save_baseline',
-           'systems']
+           'open_store', 'provenance_history', 'read_results',
+           'refresh_series', 'save_baseline', 'systems']
