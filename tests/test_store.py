@@ -618,10 +618,10 @@ def test_an_ingest_that_fails_leaves_nothing_for_the_next_to_commit(
     with store.open_store(store_url) as conn:
         real = conn.insert_rows
 
-        def refuse_figures(table, rows):
+        def refuse_figures(table, *rest):
             if table == 'pfsbench_figures':
                 raise conn.errors[0]('disk full (a test)')
-            return real(table, rows)
+            return real(table, *rest)
 
         monkeypatch.setattr(conn, 'insert_rows', refuse_figures)
         with pytest.raises(conn.errors[0]):
@@ -659,3 +659,66 @@ def test_a_migration_interrupted_half_way_leaves_nothing(store_url,
         assert schema.applied_version(conn) == schema.VERSION
         assert conn.execute('SELECT COUNT(*) FROM pfsbench_sessions'
                             ).fetchone()[0] == 0
+
+
+def test_each_table_has_the_columns_named_once(store_url):
+    # The inserts and readers use pfsbench.store.columns: a migration
+    # that adds a column the list lacks (or a name misspelled) fails here.
+    from pfsbench.store import columns
+    assert len(columns.TABLES) == 7
+    with store.open_store(store_url) as conn:
+        for table, named in columns.TABLES.items():
+            cur = conn.execute(f'SELECT * FROM {table} WHERE 1 = 0')
+            found = [d[0] for d in cur.description]
+            assert sorted(found) == sorted(named), table
+            assert len(set(named)) == len(named), table
+
+
+def test_a_row_is_built_by_column_name_only():
+    from pfsbench.store import columns
+    assert columns.row(columns.BASELINES, {
+        'ingested': 't', 'body': '{}', 'name': 'pre', 'system': 'a'}) == (
+            'a', 'pre', '{}', 't')
+    with pytest.raises(KeyError):       # a column missing
+        columns.row(columns.BASELINES, {'system': 'a', 'name': 'pre',
+                                        'body': '{}'})
+    with pytest.raises(KeyError):       # a name that is not a column
+        columns.row(columns.BASELINES, {'system': 'a', 'name': 'pre',
+                                        'body': '{}', 'ingested': 't',
+                                        'extra': 1})
+    assert columns.insert('pfsbench_baselines', columns.BASELINES) == (
+        'INSERT INTO pfsbench_baselines(system, name, body, ingested) '
+        'VALUES(?,?,?,?)')
+
+
+def test_the_provenance_of_a_figures_sessions(store_url):
+    # The history page flags where provenance changed: each session of
+    # the figure's rows, oldest first, with its extras as the gate
+    # compares them; sessions without the figure are not there.
+    nights = [nightly(3 * DAY, extras={'fs_version': '2.0'}),
+              nightly(DAY), nightly(2 * DAY),
+              nightly(4 * DAY, var='read_bw',
+                      extras={'fs_version': '9.9'}),
+              nightly(5 * DAY, system='beta',
+                      extras={'fs_version': '1.8', HOSTILE: HOSTILE})]
+    with store.open_store(store_url) as conn:
+        for report in nights:
+            store.ingest_report(conn, report, 'r.json')
+        got = store.provenance_history(conn, 'write_bw')
+        alpha = store.provenance_history(conn, 'write_bw',
+                                         systems_=['local'],
+                                         since='1970-01-03')
+        named = store.provenance_history(conn, 'write_bw', name='%nodes=2')
+        none = store.provenance_history(conn, 'write_bw', name='ior')
+    assert [(r['system'], r['night'], r['provenance']['fs_version'])
+            for r in got] == [('local', '1970-01-02', '1.8'),
+                              ('local', '1970-01-03', '1.8'),
+                              ('local', '1970-01-04', '2.0'),
+                              ('beta', '1970-01-06', '1.8')]
+    assert [r['time'] for r in got] == [DAY, 2 * DAY, 3 * DAY, 5 * DAY]
+    assert [r['session'] for r in got] == [
+        nights[i]['session_info']['uuid'] for i in (1, 2, 0, 4)]
+    assert got[-1]['provenance'][HOSTILE] == HOSTILE
+    assert {'reframe_version', 'hostname'} <= got[0]['provenance'].keys()
+    assert [r['night'] for r in alpha] == ['1970-01-03', '1970-01-04']
+    assert named == got and none == []

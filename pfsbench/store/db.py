@@ -30,6 +30,7 @@ import sys
 
 from pfsbench.core import secrets
 from pfsbench.core.errors import ConfigError, PfsbenchError, ResultsError
+from pfsbench.store.columns import insert, names
 
 #: The SQLite file's name under the runs directory.
 SQLITE_FILE = 'pfsbench-store.sqlite'
@@ -208,21 +209,22 @@ class Connection:
         cur.executemany(self.sql(statement), rows)
         return cur
 
-    def insert_rows(self, table, rows):
-        """Insert ``rows`` (tuples in the table's column order) into
-        ``table`` (a name of the schema, never user input): PostgreSQL's
-        COPY (a night's thousands of rows in one stream; INSERT privilege
-        is all it needs), SQLite's executemany."""
+    def insert_rows(self, table, columns, rows):
+        """Insert ``rows`` (tuples in the order of ``columns``, a list of
+        :mod:`pfsbench.store.columns`) into ``table`` (a name of the
+        schema, never user input): PostgreSQL's COPY (a night's thousands
+        of rows in one stream; INSERT privilege is all it needs), SQLite's
+        executemany."""
         if not rows:
             return
         if self.postgres:
             with self.conn.cursor() as cur:
-                with cur.copy(f'COPY {table} FROM STDIN') as copy:
+                with cur.copy(f'COPY {table} ({names(columns)}) '
+                              'FROM STDIN') as copy:
                     for row in rows:
                         copy.write_row(row)
         else:
-            marks = ','.join('?' * len(rows[0]))
-            self.executemany(f'INSERT INTO {table} VALUES({marks})', rows)
+            self.executemany(insert(table, columns), rows)
 
     def begin(self):
         """Open a transaction that also holds DDL: Python's sqlite3 (its

@@ -14,6 +14,8 @@ and why, and the site's own record over its last nights
     ``ack``), who, why, when.  A page's mark is the newest that names it.
 """
 
+from pfsbench.store import columns
+
 #: The statements of the migration that adds the two tables (IF NOT
 #: EXISTS: a store that lost its migrations' rows applies it again).
 MIGRATION = (
@@ -54,8 +56,8 @@ def keep_pages(conn, system, pages, now):
     try:
         for page in pages:
             cur = conn.execute(
-                'INSERT INTO pfsbench_pages VALUES(?,?,?,?,?,?,?,?) '
-                'ON CONFLICT (session, name, figure) DO NOTHING',
+                columns.insert('pfsbench_pages', columns.PAGES) +
+                ' ON CONFLICT (session, name, figure) DO NOTHING',
                 (system, *page, now))
             added += max(cur.rowcount, 0)
         conn.commit()
@@ -80,8 +82,10 @@ def mark(conn, session, name, figure, what, who, why, now):
              if name in ('', p[0]) and figure in ('', p[1])]
     if named:
         try:
-            conn.execute('INSERT INTO pfsbench_marks VALUES(?,?,?,?,?,?,?)',
-                         (session, name, figure, what, who, why, now))
+            conn.execute(columns.insert('pfsbench_marks', columns.MARKS),
+                         columns.row(columns.MARKS, dict(
+                             session=session, name=name, figure=figure,
+                             mark=what, who=who, why=why, marked=now)))
             conn.commit()
         except conn.errors:
             conn.rollback()

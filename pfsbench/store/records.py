@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Decoding the store's rows into what the gate reads of a runs
+directory: :class:`~pfsbench.gate.store.results.Session` and
+:class:`~pfsbench.gate.store.results.Record`, as the report reader makes
+them."""
+
+import dataclasses
+import json
+
+from pfsbench.gate.store.results import CaseKey, Record, Session, untimed_of
+from pfsbench.store import columns, schema
+from pfsbench.store.connect import open_store
+
+#: What a session row gives the gate: the Session's fields (columns of
+#: the same names), then the stamp its kept figures were computed with.
+_SESSION_READ = tuple(f.name for f in dataclasses.fields(Session)) + (
+    'figures_stamp',)
+_SessionRow = columns.reader('SessionRow', _SESSION_READ)
+_CaseRow = columns.reader('CaseRow', columns.CASES)
+
+
+def sessions_of(conn, system):
+    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster,
+    oldest first (by start time, then uuid, as Results orders them)."""
+    sessions, stamps = {}, {}
+    rows = [_SessionRow._make(r) for r in conn.execute(
+        f'SELECT {columns.names(_SESSION_READ)} FROM pfsbench_sessions '
+        'WHERE system = ?', (system,))]
+    # Sorted here, not in SQL: a PostgreSQL collation may order the
+    # uuids of sessions started in the same second otherwise.
+    rows.sort(key=lambda r: (r.time_start, r.uuid))
+    for row in rows:
+        kept = row._asdict()
+        stamps[row.uuid] = kept.pop('figures_stamp')
+        kept['extras'] = json.loads(row.extras)
+        sessions[row.uuid] = Session(**kept)
+    return sessions, stamps
+
+
+def loader(url, uuid, target):
+    """A function that reads the records of session ``uuid`` from the
+    store at ``url`` when first called (a connection of its own)."""
+    def load():
+        with open_store(url, create=False, migrate=False) as conn:
+            return records_of(conn, [uuid], target)[uuid]
+    return load
+
+
+def _decode_value(number, raw):
+    return json.loads(raw) if raw is not None else number
+
+
+def _figures_of(conn, part):
+    """``{(uuid, seq): {figure: (value, unit)}}`` of these sessions."""
+    perf = {}
+    marks = ','.join('?' * len(part))
+    for (uuid, seq, var, unit, number, raw) in conn.execute(
+            'SELECT session, seq, figure, unit, value, raw FROM '
+            f'pfsbench_figures WHERE session IN ({marks}) '
+            'ORDER BY session, seq, pos', part):
+        perf.setdefault((uuid, seq), {})[var] = (
+            _decode_value(number, raw), unit)
+    return perf
+
+
+def records_of(conn, uuids, target=None, chunk=200):
+    """``{uuid: [Record, ...]}`` of these sessions, as the report reader
+    makes them (``target``: only the cases that wrote there)."""
+    keys, configs, nodelists, tag_sets = {}, {}, {}, {}
+    records = {u: [] for u in uuids}
+    # A store read as it is (a reader's role does not migrate) may predate
+    # the column: its cases timed every figure they logged.
+    older = ({} if (schema.applied_version(conn) or 0) >=
+             schema.UNTIMED_COLUMN else {'untimed': "''"})
+    select = columns.names(columns.CASES, older)
+    for start in range(0, len(uuids), chunk):
+        part = uuids[start:start + chunk]
+        perf = _figures_of(conn, part)
+        for row in conn.execute(
+                f'SELECT {select} FROM pfsbench_cases WHERE session IN '
+                f'({",".join("?" * len(part))}) ORDER BY session, seq',
+                part):
+            case = _CaseRow._make(row)
+            if target is not None and case.target != target:
+                continue
+            ident = (case.name, case.rf_system, case.partition, case.environ)
+            key = keys.get(ident) or keys.setdefault(ident, CaseKey(*ident))
+            # Shared, as the report reader shares them (a year of nights).
+            nodes = nodelists.setdefault(case.nodelist,
+                                         tuple(json.loads(case.nodelist)))
+            cfg = configs.setdefault(case.config, json.loads(case.config))
+            tagged = tag_sets.setdefault(
+                case.tags, tuple(tuple(t) for t in json.loads(case.tags)))
+            records[case.session].append(Record(
+                key=key, session=case.session, run_index=case.run_index,
+                repeat=case.repeat, result=case.result,
+                fail_phase=case.fail_phase, fail_reason=case.fail_reason,
+                time=case.time, jobid=case.jobid, nodelist=nodes,
+                perf=perf.get((case.session, case.seq), {}), config=cfg,
+                tags=tagged, iterations=case.iterations,
+                contended=bool(case.contended), contention=case.contention,
+                untimed=untimed_of(case.untimed)))
+    return records
