@@ -65,13 +65,19 @@ def _triage_html(triage, cases):
     if not marks:
         return []
 
-    out = [f'<h2>Triage</h2><p class="triage">{esc(marks[0])}</p>']
-    if marks[1:]:
-        out.append('<ul class="marks">')
-        out += [f'<li>{esc(line)}</li>' for line in marks[1:]]
-        out.append('</ul>')
+    return [f'<h2>Triage</h2><p class="triage">{esc(marks[0])}</p>',
+            '<ul class="marks">', *(f'<li>{esc(line)}</li>'
+                                    for line in marks[1:]), '</ul>']
 
-    return out
+
+def _section(title, items):
+    """An ``<h2>`` and a list of ``items`` (HTML), or nothing without
+    items."""
+    if not items:
+        return []
+
+    return [f'<h2>{title}</h2><ul>', *(f'<li>{i}</li>' for i in items),
+            '</ul>']
 
 
 def _lists_html(record):
@@ -79,38 +85,19 @@ def _lists_html(record):
     contended samples, wild repeats, change points (each where it has
     items)."""
     esc = html.escape
-    out = []
-    if record['missing']:
-        out.append('<h2>Missing data</h2><ul>')
-        out += [f'<li><code>{esc(m["case"])}</code>: {esc(m["reason"])}</li>'
-                for m in record['missing']]
-        out.append('</ul>')
-
-    if record['new_cases']:
-        out.append('<h2>Not in the baseline (not gated)</h2><ul>')
-        out += [f'<li><code>{esc(n)}</code></li>'
-                for n in record['new_cases']]
-        out.append('</ul>')
-
-    contended = contended_lines(record)
-    if contended:
-        out.append('<h2>Contended samples (not gated)</h2><ul>')
-        out += [f'<li>{esc(line)}</li>' for line in contended]
-        out.append('</ul>')
-
-    wild = wild_lines(record)
-    if wild:
-        out.append('<h2>Wild repeats (left out)</h2><ul>')
-        out += [f'<li>{esc(line.strip())}</li>' for line in wild]
-        out.append('</ul>')
-
-    cps = changepoint_lines(record)
-    if cps:
-        out.append('<h2>Change points</h2><ul>')
-        out += [f'<li>{esc(line)}</li>' for line in cps]
-        out.append('</ul>')
-
-    return out
+    return [
+        *_section('Missing data', [
+            f'<code>{esc(m["case"])}</code>: {esc(m["reason"])}'
+            for m in record['missing']]),
+        *_section('Not in the baseline (not gated)', [
+            f'<code>{esc(n)}</code>' for n in record['new_cases']]),
+        *_section('Contended samples (not gated)', [
+            esc(line) for line in contended_lines(record)]),
+        *_section('Wild repeats (left out)', [
+            esc(line.strip()) for line in wild_lines(record)]),
+        *_section('Change points', [
+            esc(line) for line in changepoint_lines(record)]),
+    ]
 
 
 def render_html(record, max_plots=60, all_figures=False, triage=None):
