@@ -209,3 +209,28 @@ def test_change_point_names_a_rebuilt_binary(tmp_path):
     assert cp['index'] == 6
     assert cp['tags_changed'] == {'spack_provenance': ['ior@4.0.0/abc1234',
                                                        'ior@4.0.0/def5678']}
+
+
+def test_html_marks_diagnostic_rows_and_states_the_budget(tmp_path):
+    """As the text screen: a diagnostic figure's row is marked (class and
+    ``[diagnostic]``, with the note that says why it never pages) and
+    the headline states what a page spends, once."""
+    reports = list(synth.nightly_history(12, 2, repeats=3, noise=0.02,
+                                         step_night=8, step=-0.2,
+                                         variables=('write_bw',
+                                                    'write_stddev')))
+    rec, _ = gate_last_night(tmp_path, reports)
+    assert rec['settings']['families'] == 2
+    html = render(rec, 'html', all_figures=True)
+    rows = re.findall(r'<tr class="([^"]*)">(.*?)</tr>', html)
+    assert len(rows) == 4
+    for cls, cells in rows:
+        diagnostic = '<code>write_stddev [diagnostic]</code>' in cells
+        assert diagnostic == ('diagnostic' in cls.split()), (cls, cells)
+    assert sum('diagnostic' in cls.split() for cls, _ in rows) == 2
+    assert html.count("[diagnostic]: a figure that explains the headline "
+                      "ones") == 1
+    budget = ('a page spends at most 1% a night, Holm over 2 headline '
+              'figure families')
+    assert html.count(budget) == 1
+    assert budget in render(rec, 'text', all_figures=True)

@@ -3,13 +3,15 @@
 the store from the gate's own records, marked by a person, counted over
 the last nights; on SQLite and PostgreSQL 15 (docs/triage.md)."""
 
+import html
 import json
 
 import pytest
 
 from pfsbench import store
 from pgcluster import pg_cluster, pg_url  # noqa: F401
-from test_store import store_url  # noqa: F401
+from test_store import (DAY, nightly, runs_dir_with_nights,  # noqa: F401
+                        store_url, write_report)
 from test_notify import CASE, gate_record, run
 
 
@@ -100,3 +102,74 @@ def test_a_held_loss_is_counted_held_not_paged(tmp_path, capsys, store_url):
     assert got['counts'] == {'paged': 0, 'held': 1, 'invalid': 0, 'ack': 0,
                              'open': 0}
     assert got['pages'][0]['kind'] == 'held'
+
+
+def test_a_page_marked_invalid_shows_in_the_next_nights_report(
+        tmp_path, capsys, store_url):
+    """A night pages; a person marks it invalid; the next night's gate,
+    reading the store, shows the site's record and the mark (text,
+    Markdown, HTML)."""
+    runs, _ = runs_dir_with_nights(tmp_path, capsys, 3, regress_from=2)
+    assert run(['ingest', '--from-runs', str(runs), '--store', store_url,
+                '--system', 'local'], capsys)[0] == 0
+    from pfsbench.gate.judge import config as gate_config
+    config = tmp_path / 'gate.yaml'
+    config.write_text(open(gate_config.DEFAULT_PATH).read().replace(
+        'assumed_night_cv: 0.10\n', 'assumed_night_cv: 0\n'))
+    gate = ['gate', '-b', 'pre', '--store', store_url, '--system', 'local',
+            '--config', str(config)]
+    paged = tmp_path / 'paged.json'
+    code, out, err = run(gate + ['--json', str(paged)], capsys)
+    assert code == 1, out + err
+    assert 'triage record of local: 3 night(s) 1970-01-01 .. 1970-01-03: ' \
+        '0 page(s), 0 marked invalid' in out
+    record = json.loads(paged.read_text())
+    uuid = record['current_sessions'][0]['uuid']
+    cases = sorted({r['case'] for r in record['results']
+                    if r['verdict'] == 'regression'})
+    assert len(cases) == 2
+    assert triage(['pages', '--record', str(paged)], store_url,
+                  capsys)[0] == 0
+    assert triage(['mark', uuid[:8], '--invalid', '--by', 'alice', '--why',
+                   'OST 3 rebuilding'], store_url, capsys)[0] == 0
+
+    night = write_report(tmp_path / 'night4.json',
+                         nightly(3 * DAY, scale=0.8,
+                                 extras={'fs_version': '2.0'}))
+    assert run(['ingest', night, '--store', store_url, '--system', 'local'],
+               capsys)[0] == 0
+    page = tmp_path / 'gate.html'
+    code, out, err = run(gate + ['--html', str(page)], capsys)
+    assert err == '', err
+    line = ('triage record of local: 4 night(s) 1970-01-01 .. 1970-01-04: '
+            '2 page(s), 2 marked invalid, 0 acknowledged, 0 not triaged; '
+            '0 held (not paged)')
+    marks = [f'{case} write_bw: paged on 1970-01-03 (session {uuid[:8]}), '
+             'marked invalid (noise) by alice: OST 3 rebuilding'
+             for case in cases]
+    assert f'{line}\n  {marks[0]}\n  {marks[1]}\n' in out
+    text = page.read_text()
+    assert f'<p class="triage">{html.escape(line)}</p>' in text
+    for mark in marks:
+        assert f'<li>{html.escape(mark)}</li>' in text
+    code, out, _ = run(gate + ['--format', 'markdown'], capsys)
+    assert f'## Triage: {line}' in out and f'- {marks[1]}' in out
+    # The JSON record stays the gate's own: the store's record is not in it.
+    code, out, _ = run(gate + ['--format', 'json'], capsys)
+    assert 'triage' not in json.loads(out)
+
+
+def test_a_store_without_pages_gates_without_a_record(tmp_path, capsys):
+    """A store from before the pages' migration: the same verdict, no
+    triage record (the gate does not migrate a store it reads)."""
+    runs, _ = runs_dir_with_nights(tmp_path, capsys, 3, regress_from=2)
+    url = str(tmp_path / 'store.sqlite')
+    assert run(['ingest', '--from-runs', str(runs), '--store', url,
+                '--system', 'local'], capsys)[0] == 0
+    with store.open_store(url) as conn:
+        conn.execute('DROP TABLE pfsbench_pages')
+        conn.commit()
+    code, out, err = run(['gate', '-b', 'pre', '--store', url], capsys)
+    assert (code, err) == (0, ''), err
+    assert out.startswith('pfsbench gate: ')
+    assert 'triage record' not in out

@@ -10,7 +10,7 @@ from pfsbench.gate.judge import baseline as bl, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import FORMATS, render
 from pfsbench.gate.store.results import default_runs_dir
-from pfsbench.store import db as store_db, spool
+from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
         'improvement or pass per variable')
@@ -90,8 +90,10 @@ def run(args):
     # does not answer).
     url = (store_db.named_url(args.store, config.store)
            if args.store or not args.db else None)
+    kept = None
     if url and not args.report:
-        baseline, baseline_path, results = from_store(args, url, config)
+        baseline, baseline_path, results, kept = from_store(args, url,
+                                                            config)
     else:
         # Name a missing database before a baseline looked for beside it;
         # the baseline is checked before the (slow) database is read.
@@ -121,10 +123,10 @@ def run(args):
         path = getattr(args, f'out_{fmt}')
         if path:
             write(path, render(record, fmt, max_plots=args.max_plots,
-                               all_figures=args.all_figures))
+                               all_figures=args.all_figures, triage=kept))
 
     sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
-                            all_figures=args.all_figures))
+                            all_figures=args.all_figures, triage=kept))
     note = spool.overdue(spool.default_dir(
         os.path.dirname(os.path.abspath(args.db)) if args.db
         else default_runs_dir()))
@@ -134,9 +136,11 @@ def run(args):
 
 
 def from_store(args, url, config):
-    """``(baseline, where, results)`` from the results store: this
-    cluster's baseline and its sessions, read as from a runs directory
-    (pfsbench.store.read_results), so the verdicts are the same."""
+    """``(baseline, where, results, triage)`` from the results store:
+    this cluster's baseline and its sessions, read as from a runs
+    directory (pfsbench.store.read_results), so the verdicts are the
+    same, and the site's triage record the reports show (None where the
+    store keeps no pages yet: docs/triage.md)."""
     from pfsbench import store
 
     bl.check_name(args.baseline)
@@ -150,7 +154,13 @@ def from_store(args, url, config):
                                      newest_since=newest_since,
                                      target=args.target,
                                      lag=store.SERIES_LAG)
-    return baseline, where, results
+        try:
+            kept = triage.record(conn, system)
+        except conn.errors:
+            # A store before the pages' migration (schema 4) has none.
+            conn.rollback()
+            kept = None
+    return baseline, where, results, kept
 
 
 def write(path, text):

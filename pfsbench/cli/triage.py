@@ -9,6 +9,7 @@ from pfsbench.cli.common import add_subparser
 from pfsbench.cli.ingest import configured_store
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.report import load_record
+from pfsbench.gate.report.triaged import record_line
 from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.store import db, triage
 
@@ -144,18 +145,13 @@ def _record(args, conn, system):
     if args.format == 'json':
         print(json.dumps(dict(rec, counts=counts), indent=1))
         return 0
-    print(text_of(rec, counts))
+    print(text_of(rec))
     return 0
 
 
-def text_of(rec, counts):
+def text_of(rec):
     """The record as text: one line of counts, one per page."""
-    lines = [
-        f"triage record of {rec['system']}: {rec['nights']} night(s) "
-        f"{rec['first']} .. {rec['last']}: {counts['paged']} page(s), "
-        f"{counts['invalid']} marked invalid, {counts['ack']} "
-        f"acknowledged, {counts['open']} not triaged; {counts['held']} "
-        'held (not paged)']
+    lines = [record_line(rec)]
     for p in rec['pages']:
         change = '' if p['change'] is None else f" {p['change']:+.1%}"
         mark = (f": {p['mark']} by {p['who']}: {p['why']}" if p['mark']

@@ -15,7 +15,7 @@ from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 
 
-def render(record, fmt, max_plots=60, all_figures=False):
+def render(record, fmt, max_plots=60, all_figures=False, triage=None):
     """Render the report record in one format.
 
     Args:
@@ -25,6 +25,9 @@ def render(record, fmt, max_plots=60, all_figures=False):
             per case (the most severe cases first).
         all_figures: text, Markdown and HTML list every figure of a case,
             not only its primary one.
+        triage: the site's triage record
+            (:func:`pfsbench.store.triage.record`) that text, Markdown and
+            HTML show, or None (the gate read no results store).
 
     Returns:
         The rendered text.
@@ -34,11 +37,11 @@ def render(record, fmt, max_plots=60, all_figures=False):
 
     if fmt == 'text':
         from pfsbench.gate.report.tables import render_text
-        return render_text(record, all_figures)
+        return render_text(record, all_figures, triage)
 
     if fmt == 'markdown':
         from pfsbench.gate.report.tables import render_markdown
-        return render_markdown(record, all_figures)
+        return render_markdown(record, all_figures, triage)
 
     if fmt == 'junit':
         from pfsbench.gate.report.junit import render_junit
@@ -47,7 +50,7 @@ def render(record, fmt, max_plots=60, all_figures=False):
     if fmt == 'html':
         from pfsbench.gate.report.html import render_html
         return render_html(record, max_plots=max_plots,
-                           all_figures=all_figures)
+                           all_figures=all_figures, triage=triage)
 
     raise ConfigError('<command line>', 'format', fmt,
                       f'expected one of {", ".join(FORMATS)}')

@@ -5,10 +5,11 @@ inline SVG."""
 import html
 
 from pfsbench.gate.judge.rows import case_rows
-from pfsbench.gate.report import plots, sweeps
-from pfsbench.gate.report.tables import (attention, case_notes, change_lines,
-                                         changepoint_lines, contended_lines,
-                                         describe_sessions, headline,
+from pfsbench.gate.report import plots, sweeps, triaged
+from pfsbench.gate.report.tables import (attention, budget_text, case_notes,
+                                         change_lines, changepoint_lines,
+                                         contended_lines, describe_sessions,
+                                         diagnostic_note, headline,
                                          pooled_note, shown_figures,
                                          shown_rows, table_rows, wild_lines)
 
@@ -20,6 +21,7 @@ tr.regression td:first-child{background:#f8b4b4;font-weight:bold}
 tr.inconclusive td:first-child{background:#fde68a}
 tr.improvement td:first-child{background:#bbf7d0}
 tr.pass td:first-child{background:#e5e7eb}
+tr.diagnostic td{color:#555;font-style:italic}
 img{max-width:100%;display:block;margin:0.5em 0}
 .small{font-size:85%;color:#444}
 '''
@@ -55,7 +57,50 @@ def _notes_html(c):
             '</ul>')
 
 
-def render_html(record, max_plots=60, all_figures=False):
+def _triage_html(triage, cases):
+    """The site's triage record and the marks of the cases shown, or
+    nothing without a record."""
+    esc = html.escape
+    marks = triaged.lines(triage, cases)
+    if not marks:
+        return []
+
+    return [f'<h2>Triage</h2><p class="triage">{esc(marks[0])}</p>',
+            '<ul class="marks">', *(f'<li>{esc(line)}</li>'
+                                    for line in marks[1:]), '</ul>']
+
+
+def _section(title, items):
+    """An ``<h2>`` and a list of ``items`` (HTML), or nothing without
+    items."""
+    if not items:
+        return []
+
+    return [f'<h2>{title}</h2><ul>', *(f'<li>{i}</li>' for i in items),
+            '</ul>']
+
+
+def _lists_html(record):
+    """The report's lists after the table: missing data, new cases,
+    contended samples, wild repeats, change points (each where it has
+    items)."""
+    esc = html.escape
+    return [
+        *_section('Missing data', [
+            f'<code>{esc(m["case"])}</code>: {esc(m["reason"])}'
+            for m in record['missing']]),
+        *_section('Not in the baseline (not gated)', [
+            f'<code>{esc(n)}</code>' for n in record['new_cases']]),
+        *_section('Contended samples (not gated)', [
+            esc(line) for line in contended_lines(record)]),
+        *_section('Wild repeats (left out)', [
+            esc(line.strip()) for line in wild_lines(record)]),
+        *_section('Change points', [
+            esc(line) for line in changepoint_lines(record)]),
+    ]
+
+
+def render_html(record, max_plots=60, all_figures=False, triage=None):
     esc = html.escape
     verdict, counts = headline(record)
     st = record['settings']
@@ -70,7 +115,7 @@ def render_html(record, max_plots=60, all_figures=False):
         f'<p><b>{esc(counts)}.</b> Baseline <code>'
         f'{esc(record["baseline"]["name"])}</code> '
         f'({len(record["baseline"]["sessions"])} session(s)) against '
-        f'{esc(describe_sessions(record))}.</p>',
+        f'{esc(describe_sessions(record))}{esc(budget_text(st))}.</p>',
     ]
     note = pooled_note(shown_rows(cases, all_figures))
     notes = attention(cases)
@@ -102,48 +147,26 @@ def render_html(record, max_plots=60, all_figures=False):
     header, rows = table_rows(record, all_figures)
     out.append('<table><tr>' + ''.join(f'<th>{esc(h.lower())}</th>'
                                        for h in header) + '</tr>')
-    for row in rows:
-        out.append(f'<tr class="{esc(row[0].strip())}">' + ''.join(
+    for row, fig in zip(rows, shown_rows(cases, all_figures)):
+        # A diagnostic row never pages: marked as the text marks it.
+        role = ' diagnostic' if fig.role == 'diagnostic' else ''
+        out.append(f'<tr class="{esc(row[0].strip())}{role}">' + ''.join(
             f'<td><code>{esc(c)}</code></td>' if i in (6, 8)
             else f'<td>{esc(c)}</td>' for i, c in enumerate(row)) + '</tr>')
 
     out.append('</table>')
+    note = diagnostic_note(shown_rows(cases, all_figures))
+    if note:
+        out.append(f'<p class="small">{esc(note)}</p>')
+
+    out += _triage_html(triage, cases)
     changed = change_lines(cases)
     if changed:
         out.append('<h2>Changed since the baseline</h2><ul>')
         out += [f'<li>{esc(line)}</li>' for line in changed]
         out.append('</ul>')
 
-    if record['missing']:
-        out.append('<h2>Missing data</h2><ul>')
-        out += [f'<li><code>{esc(m["case"])}</code>: {esc(m["reason"])}</li>'
-                for m in record['missing']]
-        out.append('</ul>')
-
-    if record['new_cases']:
-        out.append('<h2>Not in the baseline (not gated)</h2><ul>')
-        out += [f'<li><code>{esc(n)}</code></li>'
-                for n in record['new_cases']]
-        out.append('</ul>')
-
-    contended = contended_lines(record)
-    if contended:
-        out.append('<h2>Contended samples (not gated)</h2><ul>')
-        out += [f'<li>{esc(line)}</li>' for line in contended]
-        out.append('</ul>')
-
-    wild = wild_lines(record)
-    if wild:
-        out.append('<h2>Wild repeats (left out)</h2><ul>')
-        out += [f'<li>{esc(line.strip())}</li>' for line in wild]
-        out.append('</ul>')
-
-    cps = changepoint_lines(record)
-    if cps:
-        out.append('<h2>Change points</h2><ul>')
-        out += [f'<li>{esc(line)}</li>' for line in cps]
-        out.append('</ul>')
-
+    out += _lists_html(record)
     groups = plots.scaling_groups(record, shown_figures(record))
     if groups:
         out.append('<h2>Scaling</h2><p class="small">Mean now (bars: '

@@ -7,7 +7,7 @@ from pfsbench.core.fields import figure_role
 from pfsbench.gate.judge.baseline import contended_note
 from pfsbench.gate.judge.rows import case_rows, common_changes
 from pfsbench.gate.judge.sensitivity import short_label
-from pfsbench.gate.report import sweeps
+from pfsbench.gate.report import sweeps, triaged
 from pfsbench.gate.statistics.stats import WILD_REASON
 from pfsbench.gate.store.provenance import Change, detail_of, rank_of
 
@@ -323,7 +323,7 @@ def change_lines(cases):
     return lines
 
 
-def render_text(record, all_figures=False):
+def render_text(record, all_figures=False, triage=None):
     verdict, counts = headline(record)
     st = record['settings']
     out = [
@@ -355,6 +355,10 @@ def render_text(record, all_figures=False):
         out.extend(change_lines(cases))
         if out[-1]:
             out.append('')
+
+    marks = triaged.lines(triage, case_rows(record))
+    if marks:
+        out += [marks[0], *(f'  {line}' for line in marks[1:]), '']
 
     for m in record['missing']:
         out.append(f'missing: {m["case"]}: {m["reason"]}')
@@ -389,7 +393,7 @@ def _md_section(title, items):
     return [f'## {title}', ''] + [f'- {item}' for item in items] + ['']
 
 
-def render_markdown(record, all_figures=False):
+def render_markdown(record, all_figures=False, triage=None):
     verdict, counts = headline(record)
     st = record['settings']
     out = [
@@ -434,6 +438,12 @@ def render_markdown(record, all_figures=False):
 
         out += _md_section('Changed since the baseline',
                            [_md_escape(line) for line in change_lines(cases)])
+
+    marks = triaged.lines(triage, case_rows(record))
+    if marks:
+        out += [f'## Triage: {_md_escape(marks[0])}', '']
+        out += _md_section('Marked pages of the cases above',
+                           [_md_escape(line) for line in marks[1:]])
 
     out += _md_section('Missing data', [
         f'`{_md_escape(m["case"])}`: {m["reason"]}'
