@@ -103,6 +103,102 @@ def _repeats_text(need, per, never):
     return f'about {need} repeats per {per} would settle it'
 
 
+def _zero_on_a_side(base, cur, direction, min_samples):
+    """The verdict where samples of exactly 0 leave no ratio, as the
+    fields to set, or ``None`` where a ratio exists."""
+    if base and cur and not any(base) and not any(cur):
+        # A spread or a skew of exactly 0 on both sides (one stream): no
+        # ratio exists, and nothing changed.
+        return {'verdict': 'pass', 'reason': '0 in the baseline and now',
+                'change': 0.0, 'low': 0.0, 'high': 0.0}
+
+    if direction == 'lower' and cur and not any(cur) and \
+            len(cur) >= min_samples:
+        # Nothing is lower than 0 (a spread or a skew of one stream): no
+        # ratio exists, and nothing got worse.
+        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
+        return {'verdict': 'pass', 'reason': '0 now: nothing is lower',
+                'change': change, 'low': change, 'high': change}
+
+    return None
+
+
+def _interval_reason(verdict, iv, threshold, confidence, nights,
+                     nights_assumed):
+    """``(reason, repeats_needed)`` of the interval rule's verdict
+    (:func:`decide`); ``repeats_needed`` only where more repeats per
+    side would settle an inconclusive verdict."""
+    pct = f'{confidence:.0%}'
+    interval = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                f' contains the tolerance {threshold:+.1%}')
+    if verdict == 'inconclusive' and iv.night_floor and nights_assumed:
+        return (f'{interval}: fewer '
+                'than 5 nights in the history, so the night-to-'
+                f'night noise is assumed ({math.sqrt(nights[0]):.0%},'
+                ' assumed_night_cv in the gate settings) and it is '
+                'larger than the tolerance; more repeats per run '
+                'will not settle it: the history measures it after '
+                '5 nights, or record the baseline over more nights'), None
+
+    if verdict == 'inconclusive' and iv.night_floor:
+        return (f'{interval}: the '
+                'night-to-night noise of the history is larger than '
+                'the tolerance; more repeats per run will not settle '
+                'it: record the baseline over more nights or widen '
+                'the tolerance'), None
+
+    if verdict == 'inconclusive':
+        need = repeats_to_settle(iv, threshold)
+        need_txt = _repeats_text(need, 'side', 'the change sits on the '
+                                 'tolerance; more repeats will not settle '
+                                 'it')
+        return (f'{interval}: noise '
+                f'is larger than the tolerance; {need_txt}'), need
+
+    if verdict == 'regression':
+        return (f'the whole {pct} interval lies beyond '
+                f'{threshold:+.1%}'), None
+
+    if verdict == 'improvement':
+        return (f'the whole {pct} interval lies beyond '
+                f'{-threshold:+.1%}'), None
+
+    return (f'the {pct} interval excludes a change worse than '
+            f'{threshold:+.1%}'), None
+
+
+def _interval_notes(verdict, iv, nights, nights_assumed, moments, n_cur,
+                    min_samples):
+    """What the interval rule's reason adds after the verdict's own: the
+    night floor, the samples from moments, a borrowed spread, a short
+    night."""
+    notes = ''
+    if iv.night_floor and verdict != 'inconclusive' and nights_assumed:
+        notes += ('; interval widened to the night-to-night noise '
+                  f'assumed ({math.sqrt(nights[0]):.0%}) until the '
+                  'history holds 5 nights')
+    elif iv.night_floor and verdict != 'inconclusive':
+        notes += ('; interval widened to the night-to-night noise '
+                  'of the history')
+
+    if moments is not None:
+        notes += (f'; samples: {moments[0].n} baseline and '
+                  f'{moments[1].n} current tool iterations (from '
+                  'each run\'s mean and standard deviation)')
+
+    if iv.borrowed:
+        side = 'baseline' if iv.borrowed == 'base' else 'current'
+        notes += (f'; one {side} sample, spread taken from the '
+                  'other side')
+
+    if n_cur < min_samples and verdict != 'inconclusive':
+        notes += '; ' + _short_night(
+            n_cur, min_samples, 'the baseline\'s repeats'
+            if iv.borrowed == 'cur' else 'tonight\'s repeats')
+
+    return notes
+
+
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
           nights=None, moments=None, detect=None, nights_assumed=False):
     """Verdict of one variable from its samples.
@@ -139,20 +235,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
            'sensitivity': None}
-    if base and cur and not any(base) and not any(cur):
-        # A spread or a skew of exactly 0 on both sides (one stream): no
-        # ratio exists, and nothing changed.
-        out.update(verdict='pass', reason='0 in the baseline and now',
-                   change=0.0, low=0.0, high=0.0)
-        return out
-
-    if direction == 'lower' and cur and not any(cur) and \
-            len(cur) >= min_samples:
-        # Nothing is lower than 0 (a spread or a skew of one stream): no
-        # ratio exists, and nothing got worse.
-        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
-        out.update(verdict='pass', reason='0 now: nothing is lower',
-                   change=change, low=change, high=change)
+    zero = _zero_on_a_side(base, cur, direction, min_samples)
+    if zero is not None:
+        out.update(zero)
         return out
 
     try:
@@ -182,65 +267,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         return out
 
     out['verdict'] = verdict
-    pct = f'{confidence:.0%}'
-    if verdict == 'inconclusive' and iv.night_floor and nights_assumed:
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: fewer '
-                         'than 5 nights in the history, so the night-to-'
-                         f'night noise is assumed ({math.sqrt(nights[0]):.0%},'
-                         ' assumed_night_cv in the gate settings) and it is '
-                         'larger than the tolerance; more repeats per run '
-                         'will not settle it: the history measures it after '
-                         '5 nights, or record the baseline over more nights')
-    elif verdict == 'inconclusive' and iv.night_floor:
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: the '
-                         'night-to-night noise of the history is larger than '
-                         'the tolerance; more repeats per run will not settle '
-                         'it: record the baseline over more nights or widen '
-                         'the tolerance')
-    elif verdict == 'inconclusive':
-        need = repeats_to_settle(iv, threshold)
-        out['repeats_needed'] = need
-        need_txt = _repeats_text(need, 'side', 'the change sits on the '
-                                 'tolerance; more repeats will not settle '
-                                 'it')
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: noise '
-                         f'is larger than the tolerance; {need_txt}')
-    elif verdict == 'regression':
-        out['reason'] = (f'the whole {pct} interval lies beyond '
-                         f'{threshold:+.1%}')
-    elif verdict == 'improvement':
-        out['reason'] = (f'the whole {pct} interval lies beyond '
-                         f'{-threshold:+.1%}')
-    else:
-        out['reason'] = (f'the {pct} interval excludes a change worse than '
-                         f'{threshold:+.1%}')
-
-    if iv.night_floor and verdict != 'inconclusive' and nights_assumed:
-        out['reason'] += ('; interval widened to the night-to-night noise '
-                          f'assumed ({math.sqrt(nights[0]):.0%}) until the '
-                          'history holds 5 nights')
-    elif iv.night_floor and verdict != 'inconclusive':
-        out['reason'] += ('; interval widened to the night-to-night noise '
-                          'of the history')
-
-    if moments is not None:
-        out['reason'] += (f'; samples: {moments[0].n} baseline and '
-                          f'{moments[1].n} current tool iterations (from '
-                          'each run\'s mean and standard deviation)')
-
-    if iv.borrowed:
-        side = 'baseline' if iv.borrowed == 'base' else 'current'
-        out['reason'] += (f'; one {side} sample, spread taken from the '
-                          'other side')
-
-    if n_cur < min_samples and verdict != 'inconclusive':
-        out['reason'] += '; ' + _short_night(
-            n_cur, min_samples, 'the baseline\'s repeats'
-            if iv.borrowed == 'cur' else 'tonight\'s repeats')
-
+    out['reason'], out['repeats_needed'] = _interval_reason(
+        verdict, iv, threshold, confidence, nights, nights_assumed)
+    out['reason'] += _interval_notes(verdict, iv, nights, nights_assumed,
+                                     moments, n_cur, min_samples)
     return out
 
 
