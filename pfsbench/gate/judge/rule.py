@@ -6,6 +6,7 @@ the gate's exit code from the verdicts (:func:`exit_code`).
 
 import math
 import statistics
+from dataclasses import dataclass
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.judge import lookback, sensitivity
@@ -284,6 +285,151 @@ def _short_night(n, min_samples, source):
             'the whole interval beyond the tolerance')
 
 
+@dataclass(frozen=True)
+class _History:
+    """The like-for-like nights of one figure, outlying nights left out:
+    the ``level`` nights, the history's ``segments`` (split at intended
+    changes), how many nights were ``outliers`` and the night-to-night
+    ``noise`` ``(variance, df)`` of the segments."""
+
+    level: list
+    segments: list
+    outliers: int
+    noise: tuple
+
+    def basis(self):
+        """What a lookback reason says the verdict stands on."""
+        text = (f'tonight against {len(self.level)} level night(s), '
+                f'night-to-night noise {math.sqrt(self.noise[0]):.1%} from '
+                f'{sum(len(s) for s in self.segments)} like-for-like '
+                'night(s)')
+        if self.outliers:
+            text += f', {self.outliers} outlying night(s) left out'
+
+        return text
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """The lookback rule's settings for one figure."""
+
+    tolerance: float
+    direction: str
+    detect: float
+    confidence: float
+
+    @property
+    def worse(self):
+        """The tolerance on the figure's worse side (``-tol`` for
+        higher-is-better)."""
+        return -self.tolerance if self.direction == 'higher' else \
+            self.tolerance
+
+
+def _zero_nights(level, current, segments, detect):
+    """The lookback verdict where a night has no logarithm: a pass where
+    the figure was 0 on every level night and is 0 tonight, else ``None``
+    (the interval rule judges)."""
+    if level and not any(n.mean for n in level) and not current.mean:
+        # A spread or a skew that has been 0 (one stream) and is 0
+        # again: nothing changed, whatever the history holds.
+        return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
+                'high': 0.0, 'df': None, 'repeats_needed': None,
+                'spread_change': None,
+                'reason': f'0 tonight and on the {len(level)} level '
+                          'night(s)',
+                'lookback': {'level_nights': len(level),
+                             'history_nights': sum(map(len, segments)),
+                             'outliers': 0, 'night_cv': 0.0, 'df': None,
+                             'detect': detect}}
+
+    # A night at 0 has no logarithm: the interval rule judges.
+    return None
+
+
+def _without_outliers(level, segments, outlier_z):
+    """The :class:`_History` of ``level`` and ``segments`` without their
+    nights beyond ``outlier_z``, or ``None`` where too few nights remain
+    for the noise."""
+    kept = []
+    dropped = 0
+    for seg in segments:
+        ok, out = lookback.drop_outliers(seg, outlier_z)
+        kept.append(ok)
+        dropped += len(out)
+
+    noise = lookback.night_variance(kept)
+    if noise is None:
+        return None
+
+    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
+    return _History(level_kept, kept, dropped + len(level_out), noise)
+
+
+def _lookback_record(history, detect):
+    """A lookback verdict's dict before the interval: inconclusive, with
+    what the history holds under ``lookback``."""
+    return {'verdict': 'inconclusive', 'reason': '', 'change': None,
+            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+            'spread_change': None, 'sensitivity': None,
+            'lookback': {'level_nights': len(history.level),
+                         'history_nights': sum(len(s)
+                                               for s in history.segments),
+                         'outliers': history.outliers,
+                         'night_cv': math.sqrt(history.noise[0]),
+                         'df': history.noise[1], 'detect': detect}}
+
+
+def _lookback_reason(out, iv, verdict, threshold, together, history,
+                     current, rule):
+    """``(reason, repeats_needed)`` of the lookback verdict, before its
+    notes; marks ``out['pooled']`` decided where the pooled nights made
+    the regression that tonight alone did not."""
+    tol = rule.worse
+    interval = (f'{rule.confidence:.0%} interval '
+                f'[{iv.low:+.1%}, {iv.high:+.1%}]')
+    if together is not None and together['regression'] and \
+            lookback.decide(iv, rule.tolerance, rule.detect,
+                            rule.direction)[0] != 'regression':
+        # The report shows the pooled change and interval, not tonight's.
+        out['pooled']['decided'] = True
+        return pooled_reason(together, tol), None
+
+    if verdict == 'regression':
+        return (f'the whole {interval} is a loss and the change '
+                f'is beyond {tol:+.1%}'), None
+
+    if verdict == 'improvement':
+        return f'the whole {interval} is a gain beyond {-tol:+.1%}', None
+
+    if verdict == 'pass':
+        return (f'the {interval} rules out a loss beyond '
+                f'{threshold:+.1%} and shows no significant loss beyond '
+                f'{tol:+.1%}'), None
+
+    need = lookback.repeats_to_settle(history.level, current, history.noise,
+                                      rule.detect, rule.confidence,
+                                      direction=rule.direction)
+    need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
+                             'alone is too large: more repeats will not '
+                             'settle it; more level nights or a larger '
+                             'detect will')
+    return (f'the {interval} can neither rule out a loss of '
+            f'{threshold:+.1%} nor show one beyond '
+            f'{tol:+.1%}: {need_txt}'), need
+
+
+def _spread_grew(current, level):
+    """Tonight's spread over the level nights' where an F test (1 %)
+    finds it grew, else ``None``."""
+    cv2 = lookback.pooled_cv2(level)
+    if cv2 and lookback.spread_grew(current, cv2, sum(
+            n.n - 1 for n in level if n.n > 1)):
+        return math.sqrt(current.variance / current.mean ** 2 / cv2)
+
+    return None
+
+
 def judge_nights(level, current, segments, tolerance, direction,
                  detect, confidence=0.95, min_samples=2, outlier_z=3.5,
                  recent=None, pooled=None):
@@ -323,44 +469,17 @@ def judge_nights(level, current, segments, tolerance, direction,
         interval rule.
     """
     if lookback.not_positive(level, current, segments):
-        if level and not any(n.mean for n in level) and not current.mean:
-            # A spread or a skew that has been 0 (one stream) and is 0
-            # again: nothing changed, whatever the history holds.
-            return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
-                    'high': 0.0, 'df': None, 'repeats_needed': None,
-                    'spread_change': None,
-                    'reason': f'0 tonight and on the {len(level)} level '
-                              'night(s)',
-                    'lookback': {'level_nights': len(level),
-                                 'history_nights': sum(map(len, segments)),
-                                 'outliers': 0, 'night_cv': 0.0, 'df': None,
-                                 'detect': detect}}
+        return _zero_nights(level, current, segments, detect)
 
-        # A night at 0 has no logarithm: the interval rule judges.
+    history = _without_outliers(level, segments, outlier_z)
+    if history is None:
         return None
 
-    kept = []
-    dropped = 0
-    for seg in segments:
-        ok, out = lookback.drop_outliers(seg, outlier_z)
-        kept.append(ok)
-        dropped += len(out)
-
-    noise = lookback.night_variance(kept)
-    if noise is None:
-        return None
-
-    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
-    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
-           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
-           'spread_change': None, 'sensitivity': None,
-           'lookback': {'level_nights': len(level_kept),
-                        'history_nights': sum(len(s) for s in kept),
-                        'outliers': dropped + len(level_out),
-                        'night_cv': math.sqrt(noise[0]),
-                        'df': noise[1], 'detect': detect}}
+    rule = _Rule(tolerance, direction, detect, confidence)
+    out = _lookback_record(history, detect)
     try:
-        iv = lookback.interval(level_kept, current, noise, confidence)
+        iv = lookback.interval(history.level, current, history.noise,
+                               confidence)
     except NotEnoughSamples as err:
         out['reason'] = str(err)
         return out
@@ -368,22 +487,15 @@ def judge_nights(level, current, segments, tolerance, direction,
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
     out['sensitivity'] = sensitivity.of_interval(
-        iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
-        level_nights=len(level_kept))
+        iv, tolerance, detect, direction, 'lookback', tau2=history.noise[0],
+        level_nights=len(history.level))
     verdict, threshold = lookback.decide(iv, tolerance, detect, direction)
-    pct = f'{confidence:.0%}'
-    basis = (f'tonight against {len(level_kept)} level night(s), '
-             f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
-             f'{out["lookback"]["history_nights"]} like-for-like night(s)')
-    if out['lookback']['outliers']:
-        basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
-
     out['lookback']['p'] = tonight_p(iv, direction)
-    together = _pooled(level_kept, current, recent, noise, tolerance,
-                       direction, confidence, pooled, out, segments=kept,
+    together = _pooled(history.level, current, recent, history.noise,
+                       tolerance, direction, confidence, pooled, out,
+                       segments=history.segments,
                        tonight_se=tonight_se(iv)[0])
-    if together is not None and together['regression'] and \
-            verdict != 'regression':
+    if together is not None and together['regression']:
         verdict = 'regression'
 
     if current.n < min_samples and (
@@ -392,43 +504,14 @@ def judge_nights(level, current, segments, tolerance, direction,
         # Ruling a loss out takes the samples the gate asks for; so
         # does a change whose whole interval is not beyond the tolerance.
         out['reason'] = (f'{current.n} current sample(s), the gate needs '
-                         f'{min_samples}; {basis}')
+                         f'{min_samples}; {history.basis()}')
         return out
 
     out['verdict'] = verdict
-    tol = -tolerance if direction == 'higher' else tolerance
-    interval = f'{pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-    why = {'regression': f'the whole {interval} is a loss and the change '
-                         f'is beyond {tol:+.1%}',
-           'improvement': f'the whole {interval} is a gain beyond '
-                          f'{-tol:+.1%}',
-           'pass': f'the {interval} rules out a loss beyond '
-                   f'{threshold:+.1%} and shows no significant loss beyond '
-                   f'{tol:+.1%}'}
-    if together is not None and together['regression'] and \
-            lookback.decide(iv, tolerance, detect, direction)[0] != 'regression':
-        out['reason'] = pooled_reason(together, tol)
-        # The report shows the pooled change and interval, not tonight's.
-        out['pooled']['decided'] = True
-    elif verdict in why:
-        out['reason'] = why[verdict]
-    else:
-        need = lookback.repeats_to_settle(level_kept, current, noise, detect,
-                                    confidence, direction=direction)
-        out['repeats_needed'] = need
-        need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
-                                 'alone is too large: more repeats will not '
-                                 'settle it; more level nights or a larger '
-                                 'detect will')
-
-        out['reason'] = (f'the {interval} can neither rule out a loss of '
-                         f'{threshold:+.1%} nor show one beyond '
-                         f'{tol:+.1%}: {need_txt}')
-
-    cv2 = lookback.pooled_cv2(level_kept)
-    if cv2 and lookback.spread_grew(current, cv2, sum(
-            n.n - 1 for n in level_kept if n.n > 1)):
-        ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
+    out['reason'], out['repeats_needed'] = _lookback_reason(
+        out, iv, verdict, threshold, together, history, current, rule)
+    ratio = _spread_grew(current, history.level)
+    if ratio is not None:
         out['spread_change'] = ratio
         out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
                           'level nights\' (F test, 1 %): a disturbed '
@@ -438,7 +521,7 @@ def judge_nights(level, current, segments, tolerance, direction,
         out['reason'] += '; ' + _short_night(
             current.n, min_samples, 'the level nights (pooled)')
 
-    out['reason'] += f'; {basis}'
+    out['reason'] += f'; {history.basis()}'
     return out
 
 
