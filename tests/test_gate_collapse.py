@@ -66,7 +66,7 @@ def _cli(argv, capsys):
                                                 'lookback-rule'])
 def test_a_collapse_on_the_one_uncontended_repeat_is_a_regression(
         tmp_path, capsys, monkeypatch, nights):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     db, conf, first = _week(tmp_path, nights, [33.6, 180.0, 150.0], (1, 2))
     assert _cli(['baseline', 'record', 'before', '--db', db, '--session',
                  first], capsys)[0] == 0
@@ -133,7 +133,7 @@ def test_lookback_one_sample_regression_needs_the_whole_interval_beyond():
 
 def test_baseline_record_names_a_case_with_no_uncontended_repeat(
         tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     # The same week's baseline night: every repeat of the one-stream case
     # contended, the two-stream case measured.
     uuid = '00000000-0000-4000-8000-000000000000'
@@ -182,7 +182,7 @@ def test_a_loss_on_a_night_with_foreign_load_is_held_unless_a_change_names_it(
     # next night); with data=journal it is the change's (exit 1). Other
     # nodes than the baseline's name no cause (a cluster's nightly job
     # lands on others most nights): held as well.
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     rng = random.Random(33)
     reports = [_night(d, [400 * rng.gauss(1, 0.05) for _ in range(3)])
                for d in range(6)]
@@ -237,7 +237,7 @@ def test_the_pooled_view_leaves_out_a_night_with_foreign_load(
     # after a disturbed one, pooled with it. Left out where no cause
     # changed since the baseline (a baseline recorded on other nodes
     # names none); kept where a change is named.
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     db, base = _disturbed_month(tmp_path, opts, base_nodes=base_nodes)
     assert _cli(['baseline', 'record', 'before', '--db', db, '--session',
                  base], capsys)[0] == 0

@@ -144,7 +144,7 @@ def test_html_embeds_nonempty_images(record):
 
 def test_report_verb_renders_saved_record(record, tmp_path, monkeypatch,
                                           capsys):
-    monkeypatch.setattr(cli, 'VERBS', ['report'])
+    monkeypatch.setattr(cli.entry, 'VERBS', ['report'])
     path = tmp_path / 'gate.json'
     path.write_text(json.dumps(record))
     out = tmp_path / 'gate.html'

@@ -191,7 +191,7 @@ def test_html_draws_the_curve_with_the_point_marked(record):
 
 
 def test_report_verb_draws_a_saved_record(record, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', ['report'])
+    monkeypatch.setattr(cli.entry, 'VERBS', ['report'])
     path = tmp_path / 'gate.json'
     path.write_text(json.dumps(record))
     out = tmp_path / 'gate.html'

@@ -110,7 +110,7 @@ def test_bonnie_seeks_per_second_are_judged_higher_is_better(tmp_path,
                                                               capsys,
                                                               monkeypatch):
     # The CI night's figures, then a night whose seeks fell by half.
-    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    monkeypatch.setattr(cli.entry, 'VERBS', ['baseline', 'gate'])
     block = {'block_write_bw_sum': (110.4, 'MB/s')}
     code, out = _gate_tonight(tmp_path, capsys, [
         _bonnie_night(0, 29515.0, other=block),
@@ -130,7 +130,7 @@ def test_a_figure_too_fast_to_time_passes_where_every_repeat_says_so(
     # printed +++++ tonight: the check logs no figure and names it in
     # untimed_figures. Was: MISSING DATA, "variable seeks_bw_sum not
     # reported", exit 3, on the nights the file system was quickest.
-    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    monkeypatch.setattr(cli.entry, 'VERBS', ['baseline', 'gate'])
     nights = [_bonnie_night(0, 29515.0), _bonnie_night(1, None, untimed_on)]
     got, out = _gate_tonight(tmp_path, capsys, nights)
     assert got == code, out
@@ -157,7 +157,7 @@ def test_a_month_with_untimed_nights_between_timed_ones(tmp_path, capsys,
     # The untimed nights pass; the timed nights after them are judged by
     # the lookback rule over the timed history, and a halving on the last
     # night is still found.
-    monkeypatch.setattr(cli, 'VERBS', ['baseline', 'gate'])
+    monkeypatch.setattr(cli.entry, 'VERBS', ['baseline', 'gate'])
     levels = [29515.0 * (1 + 0.02 * ((d * 7) % 5 - 2) / 2)
               for d in range(15)]
     untimed_nights = (9, 12)

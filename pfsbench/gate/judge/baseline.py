@@ -32,6 +32,7 @@ and listed in ``contended_samples`` (``case``, ``session``,
 (config/references/) are a separate thing.
 """
 
+import dataclasses
 import datetime
 import json
 import os
@@ -166,6 +167,147 @@ def without_uncontended(cases, contended):
             for case in sorted(lost)]
 
 
+@dataclasses.dataclass
+class _Samples:
+    """What the chosen sessions hold for a baseline: its ``cases`` by
+    key, the ``contended`` samples left out, and the nodes and tags
+    ``seen`` per (case key, session index)."""
+
+    cases: dict = dataclasses.field(default_factory=dict)
+    contended: list = dataclasses.field(default_factory=list)
+    seen: defaultdict = dataclasses.field(
+        default_factory=lambda: defaultdict(lambda: (set(), set())))
+
+    def add(self, rec, session, si):
+        """Take one record of ``session`` (index ``si``) in.
+
+        Raises:
+            MissingData: the record holds no usable measurement.
+            ConfigError: its case was configured differently before.
+        """
+        if rec.contended:
+            self.contended.append(contended_sample(rec))
+            return
+
+        why = unusable_reason(rec, session)
+        if why:
+            raise MissingData(f'session {session.uuid}: {rec.key}: {why}')
+
+        entry = self._entry(rec, session)
+        nodes, tags = self.seen[(rec.key, si)]
+        nodes.update(rec.nodelist)
+        tags.update(rec.tags)
+        for var, (value, unit) in rec.perf.items():
+            pv = entry['perfvars'].setdefault(
+                var, {'unit': unit, 'values': [], 'session_index': [],
+                      'iterations': []}
+            )
+            if pv['unit'] != unit:
+                raise ConfigError(
+                    f'session {session.uuid}', f'{rec.key}: {var}', unit,
+                    f'unit differs from {pv["unit"]!r} in an earlier '
+                    'session'
+                )
+
+            pv['values'].append(float(value))
+            pv['session_index'].append(si)
+            pv['iterations'].append(rec.iterations)
+
+    def _entry(self, rec, session):
+        """The case entry of ``rec``, new or the one an earlier session
+        configured the same way."""
+        entry = self.cases.get(rec.key)
+        if entry is None:
+            entry = self.cases[rec.key] = {
+                **rec.key.as_dict(), 'params': rec.key.params,
+                'config': dict(rec.config), 'config_session':
+                session.uuid, 'perfvars': {}
+            }
+        elif entry['config'] != rec.config:
+            field, old, new = first_difference(entry['config'], rec.config)
+            raise ConfigError(
+                f'session {session.uuid}', f'{rec.key}: {field}', new,
+                f'differs from {old!r} in session '
+                f'{entry["config_session"]}; sessions with different '
+                'parameters cannot form one baseline'
+            )
+
+        return entry
+
+    def finished_cases(self):
+        """The cases as the baseline file holds them: with their
+        provenance, without the session that configured them, with
+        iteration counts only where every sample knows its own."""
+        for (key, idx), (nodes, tags) in sorted(self.seen.items()):
+            self.cases[key].setdefault('provenance', []).append(
+                {'session_index': idx, 'tags': case_level(nodes, tags)})
+
+        for entry in self.cases.values():
+            del entry['config_session']
+            for pv in entry['perfvars'].values():
+                # Only when every sample knows its tool's iteration count.
+                if None in pv['iterations']:
+                    del pv['iterations']
+
+        return [self.cases[k] for k in sorted(self.cases)]
+
+
+def _samples_of(results, sessions, name_filter):
+    """The :class:`_Samples` of ``sessions`` (oldest first), cases
+    matching ``name_filter`` only.
+
+    Raises:
+        MissingData: a session stopped early, or a record is unusable.
+        ConfigError: a case was configured differently in two sessions.
+    """
+    index = {s.uuid: i for i, s in enumerate(sessions)}
+    samples = _Samples()
+    for session in sessions:
+        if session.num_aborted:
+            raise MissingData(
+                f'session {session.uuid}: stopped early '
+                f'({session.num_aborted} aborted case(s)); choose other '
+                'sessions'
+            )
+
+        records = [r for r in results.by_session(session.uuid)
+                   if name_filter is None or name_filter.search(r.key.name)]
+        for rec in records:
+            samples.add(rec, session, index[session.uuid])
+
+    return samples
+
+
+def _cases_lost(samples, sessions, allow_missing):
+    """The cases whose every repeat was contended (as
+    :func:`without_uncontended`), refused unless ``allow_missing``.
+
+    Raises:
+        MissingData: no case at all, or (without ``allow_missing``) a
+            case with no uncontended repeat.
+    """
+    chosen = ", ".join(s.uuid for s in sessions)
+    if not samples.cases:
+        note = contended_note(samples.contended)
+        raise MissingData(
+            f'no test case selected from session(s) {chosen}' +
+            (f' ({note})' if note else '')
+        )
+
+    lost = without_uncontended({str(k) for k in samples.cases},
+                               samples.contended)
+    if lost and not allow_missing:
+        raise MissingData(
+            f'{len(lost)} case(s) with no uncontended repeat in session(s) '
+            f'{chosen}, which the baseline '
+            'would not gate: ' + '; '.join(
+                f'{case} ({note})' for case, _, note in lost) +
+            '; choose other sessions, or record without them with '
+            '--allow-missing')
+
+    return lost
+
+
 def build(results, session_uuids, name, name_filter=None,
           allow_missing=False):
     """Build a baseline from the chosen sessions.
@@ -194,94 +336,8 @@ def build(results, session_uuids, name, name_filter=None,
     check_name(name)
     sessions = [results.sessions[u] for u in session_uuids]
     sessions.sort(key=lambda s: s.time_start)
-    index = {s.uuid: i for i, s in enumerate(sessions)}
-    cases = {}
-    contended = []
-    seen = defaultdict(lambda: (set(), set()))
-    for session in sessions:
-        if session.num_aborted:
-            raise MissingData(
-                f'session {session.uuid}: stopped early '
-                f'({session.num_aborted} aborted case(s)); choose other '
-                'sessions'
-            )
-
-        records = [r for r in results.by_session(session.uuid)
-                   if name_filter is None or name_filter.search(r.key.name)]
-        for rec in records:
-            if rec.contended:
-                contended.append(contended_sample(rec))
-                continue
-
-            why = unusable_reason(rec, session)
-            if why:
-                raise MissingData(f'session {session.uuid}: {rec.key}: {why}')
-
-            entry = cases.get(rec.key)
-            if entry is None:
-                entry = cases[rec.key] = {
-                    **rec.key.as_dict(), 'params': rec.key.params,
-                    'config': dict(rec.config), 'config_session':
-                    session.uuid, 'perfvars': {}
-                }
-            elif entry['config'] != rec.config:
-                field, old, new = first_difference(entry['config'],
-                                                   rec.config)
-                raise ConfigError(
-                    f'session {session.uuid}', f'{rec.key}: {field}', new,
-                    f'differs from {old!r} in session '
-                    f'{entry["config_session"]}; sessions with different '
-                    'parameters cannot form one baseline'
-                )
-
-            nodes, tags = seen[(rec.key, index[session.uuid])]
-            nodes.update(rec.nodelist)
-            tags.update(rec.tags)
-            for var, (value, unit) in rec.perf.items():
-                pv = entry['perfvars'].setdefault(
-                    var, {'unit': unit, 'values': [], 'session_index': [],
-                          'iterations': []}
-                )
-                if pv['unit'] != unit:
-                    raise ConfigError(
-                        f'session {session.uuid}', f'{rec.key}: {var}', unit,
-                        f'unit differs from {pv["unit"]!r} in an earlier '
-                        'session'
-                    )
-
-                pv['values'].append(float(value))
-                pv['session_index'].append(index[session.uuid])
-                pv['iterations'].append(rec.iterations)
-
-    if not cases:
-        note = contended_note(contended)
-        raise MissingData(
-            'no test case selected from session(s) '
-            f'{", ".join(s.uuid for s in sessions)}' +
-            (f' ({note})' if note else '')
-        )
-
-    lost = without_uncontended({str(k) for k in cases}, contended)
-    if lost and not allow_missing:
-        raise MissingData(
-            f'{len(lost)} case(s) with no uncontended repeat in session(s) '
-            f'{", ".join(s.uuid for s in sessions)}, which the baseline '
-            'would not gate: ' + '; '.join(
-                f'{case} ({note})' for case, _, note in lost) +
-            '; choose other sessions, or record without them with '
-            '--allow-missing')
-
-    for (key, idx), (nodes, tags) in sorted(seen.items()):
-        cases[key].setdefault('provenance', []).append(
-            {'session_index': idx, 'tags': case_level(nodes, tags)})
-
-    for entry in cases.values():
-        del entry['config_session']
-        for pv in entry['perfvars'].values():
-            # Only when every sample knows its tool's iteration count.
-            if None in pv['iterations']:
-                del pv['iterations']
-
+    samples = _samples_of(results, sessions, name_filter)
+    lost = _cases_lost(samples, sessions, allow_missing)
     return {
         'format_version': FORMAT_VERSION,
         'kind': KIND,
@@ -291,8 +347,8 @@ def build(results, session_uuids, name, name_filter=None,
         'pfsbench_version': __version__,
         'database': results.source,
         'sessions': [s.as_dict() for s in sessions],
-        'cases': [cases[k] for k in sorted(cases)],
-        'contended_samples': contended,
+        'cases': samples.finished_cases(),
+        'contended_samples': samples.contended,
         **({'missing_cases': [case for case, _, _ in lost]} if lost else {}),
     }
 

@@ -6,6 +6,7 @@ the gate's exit code from the verdicts (:func:`exit_code`).
 
 import math
 import statistics
+from dataclasses import dataclass
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.judge import lookback, sensitivity
@@ -103,6 +104,102 @@ def _repeats_text(need, per, never):
     return f'about {need} repeats per {per} would settle it'
 
 
+def _zero_on_a_side(base, cur, direction, min_samples):
+    """The verdict where samples of exactly 0 leave no ratio, as the
+    fields to set, or ``None`` where a ratio exists."""
+    if base and cur and not any(base) and not any(cur):
+        # A spread or a skew of exactly 0 on both sides (one stream): no
+        # ratio exists, and nothing changed.
+        return {'verdict': 'pass', 'reason': '0 in the baseline and now',
+                'change': 0.0, 'low': 0.0, 'high': 0.0}
+
+    if direction == 'lower' and cur and not any(cur) and \
+            len(cur) >= min_samples:
+        # Nothing is lower than 0 (a spread or a skew of one stream): no
+        # ratio exists, and nothing got worse.
+        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
+        return {'verdict': 'pass', 'reason': '0 now: nothing is lower',
+                'change': change, 'low': change, 'high': change}
+
+    return None
+
+
+def _interval_reason(verdict, iv, threshold, confidence, nights,
+                     nights_assumed):
+    """``(reason, repeats_needed)`` of the interval rule's verdict
+    (:func:`decide`); ``repeats_needed`` only where more repeats per
+    side would settle an inconclusive verdict."""
+    pct = f'{confidence:.0%}'
+    interval = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
+                f' contains the tolerance {threshold:+.1%}')
+    if verdict == 'inconclusive' and iv.night_floor and nights_assumed:
+        return (f'{interval}: fewer '
+                'than 5 nights in the history, so the night-to-'
+                f'night noise is assumed ({math.sqrt(nights[0]):.0%},'
+                ' assumed_night_cv in the gate settings) and it is '
+                'larger than the tolerance; more repeats per run '
+                'will not settle it: the history measures it after '
+                '5 nights, or record the baseline over more nights'), None
+
+    if verdict == 'inconclusive' and iv.night_floor:
+        return (f'{interval}: the '
+                'night-to-night noise of the history is larger than '
+                'the tolerance; more repeats per run will not settle '
+                'it: record the baseline over more nights or widen '
+                'the tolerance'), None
+
+    if verdict == 'inconclusive':
+        need = repeats_to_settle(iv, threshold)
+        need_txt = _repeats_text(need, 'side', 'the change sits on the '
+                                 'tolerance; more repeats will not settle '
+                                 'it')
+        return (f'{interval}: noise '
+                f'is larger than the tolerance; {need_txt}'), need
+
+    if verdict == 'regression':
+        return (f'the whole {pct} interval lies beyond '
+                f'{threshold:+.1%}'), None
+
+    if verdict == 'improvement':
+        return (f'the whole {pct} interval lies beyond '
+                f'{-threshold:+.1%}'), None
+
+    return (f'the {pct} interval excludes a change worse than '
+            f'{threshold:+.1%}'), None
+
+
+def _interval_notes(verdict, iv, nights, nights_assumed, moments, n_cur,
+                    min_samples):
+    """What the interval rule's reason adds after the verdict's own: the
+    night floor, the samples from moments, a borrowed spread, a short
+    night."""
+    notes = ''
+    if iv.night_floor and verdict != 'inconclusive' and nights_assumed:
+        notes += ('; interval widened to the night-to-night noise '
+                  f'assumed ({math.sqrt(nights[0]):.0%}) until the '
+                  'history holds 5 nights')
+    elif iv.night_floor and verdict != 'inconclusive':
+        notes += ('; interval widened to the night-to-night noise '
+                  'of the history')
+
+    if moments is not None:
+        notes += (f'; samples: {moments[0].n} baseline and '
+                  f'{moments[1].n} current tool iterations (from '
+                  'each run\'s mean and standard deviation)')
+
+    if iv.borrowed:
+        side = 'baseline' if iv.borrowed == 'base' else 'current'
+        notes += (f'; one {side} sample, spread taken from the '
+                  'other side')
+
+    if n_cur < min_samples and verdict != 'inconclusive':
+        notes += '; ' + _short_night(
+            n_cur, min_samples, 'the baseline\'s repeats'
+            if iv.borrowed == 'cur' else 'tonight\'s repeats')
+
+    return notes
+
+
 def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
           nights=None, moments=None, detect=None, nights_assumed=False):
     """Verdict of one variable from its samples.
@@ -139,20 +236,9 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
     out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
            'sensitivity': None}
-    if base and cur and not any(base) and not any(cur):
-        # A spread or a skew of exactly 0 on both sides (one stream): no
-        # ratio exists, and nothing changed.
-        out.update(verdict='pass', reason='0 in the baseline and now',
-                   change=0.0, low=0.0, high=0.0)
-        return out
-
-    if direction == 'lower' and cur and not any(cur) and \
-            len(cur) >= min_samples:
-        # Nothing is lower than 0 (a spread or a skew of one stream): no
-        # ratio exists, and nothing got worse.
-        change = -1.0 if base and statistics.fmean(base) > 0 else 0.0
-        out.update(verdict='pass', reason='0 now: nothing is lower',
-                   change=change, low=change, high=change)
+    zero = _zero_on_a_side(base, cur, direction, min_samples)
+    if zero is not None:
+        out.update(zero)
         return out
 
     try:
@@ -182,65 +268,10 @@ def judge(base, cur, tolerance, direction, confidence=0.95, min_samples=2,
         return out
 
     out['verdict'] = verdict
-    pct = f'{confidence:.0%}'
-    if verdict == 'inconclusive' and iv.night_floor and nights_assumed:
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: fewer '
-                         'than 5 nights in the history, so the night-to-'
-                         f'night noise is assumed ({math.sqrt(nights[0]):.0%},'
-                         ' assumed_night_cv in the gate settings) and it is '
-                         'larger than the tolerance; more repeats per run '
-                         'will not settle it: the history measures it after '
-                         '5 nights, or record the baseline over more nights')
-    elif verdict == 'inconclusive' and iv.night_floor:
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: the '
-                         'night-to-night noise of the history is larger than '
-                         'the tolerance; more repeats per run will not settle '
-                         'it: record the baseline over more nights or widen '
-                         'the tolerance')
-    elif verdict == 'inconclusive':
-        need = repeats_to_settle(iv, threshold)
-        out['repeats_needed'] = need
-        need_txt = _repeats_text(need, 'side', 'the change sits on the '
-                                 'tolerance; more repeats will not settle '
-                                 'it')
-        out['reason'] = (f'the {pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-                         f' contains the tolerance {threshold:+.1%}: noise '
-                         f'is larger than the tolerance; {need_txt}')
-    elif verdict == 'regression':
-        out['reason'] = (f'the whole {pct} interval lies beyond '
-                         f'{threshold:+.1%}')
-    elif verdict == 'improvement':
-        out['reason'] = (f'the whole {pct} interval lies beyond '
-                         f'{-threshold:+.1%}')
-    else:
-        out['reason'] = (f'the {pct} interval excludes a change worse than '
-                         f'{threshold:+.1%}')
-
-    if iv.night_floor and verdict != 'inconclusive' and nights_assumed:
-        out['reason'] += ('; interval widened to the night-to-night noise '
-                          f'assumed ({math.sqrt(nights[0]):.0%}) until the '
-                          'history holds 5 nights')
-    elif iv.night_floor and verdict != 'inconclusive':
-        out['reason'] += ('; interval widened to the night-to-night noise '
-                          'of the history')
-
-    if moments is not None:
-        out['reason'] += (f'; samples: {moments[0].n} baseline and '
-                          f'{moments[1].n} current tool iterations (from '
-                          'each run\'s mean and standard deviation)')
-
-    if iv.borrowed:
-        side = 'baseline' if iv.borrowed == 'base' else 'current'
-        out['reason'] += (f'; one {side} sample, spread taken from the '
-                          'other side')
-
-    if n_cur < min_samples and verdict != 'inconclusive':
-        out['reason'] += '; ' + _short_night(
-            n_cur, min_samples, 'the baseline\'s repeats'
-            if iv.borrowed == 'cur' else 'tonight\'s repeats')
-
+    out['reason'], out['repeats_needed'] = _interval_reason(
+        verdict, iv, threshold, confidence, nights, nights_assumed)
+    out['reason'] += _interval_notes(verdict, iv, nights, nights_assumed,
+                                     moments, n_cur, min_samples)
     return out
 
 
@@ -252,6 +283,151 @@ def _short_night(n, min_samples, source):
     return (f'{n} current sample(s) where the gate needs {min_samples}: '
             f'judged with the spread of one repeat as {source} know it, '
             'the whole interval beyond the tolerance')
+
+
+@dataclass(frozen=True)
+class _History:
+    """The like-for-like nights of one figure, outlying nights left out:
+    the ``level`` nights, the history's ``segments`` (split at intended
+    changes), how many nights were ``outliers`` and the night-to-night
+    ``noise`` ``(variance, df)`` of the segments."""
+
+    level: list
+    segments: list
+    outliers: int
+    noise: tuple
+
+    def basis(self):
+        """What a lookback reason says the verdict stands on."""
+        text = (f'tonight against {len(self.level)} level night(s), '
+                f'night-to-night noise {math.sqrt(self.noise[0]):.1%} from '
+                f'{sum(len(s) for s in self.segments)} like-for-like '
+                'night(s)')
+        if self.outliers:
+            text += f', {self.outliers} outlying night(s) left out'
+
+        return text
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """The lookback rule's settings for one figure."""
+
+    tolerance: float
+    direction: str
+    detect: float
+    confidence: float
+
+    @property
+    def worse(self):
+        """The tolerance on the figure's worse side (``-tol`` for
+        higher-is-better)."""
+        return -self.tolerance if self.direction == 'higher' else \
+            self.tolerance
+
+
+def _zero_nights(level, current, segments, detect):
+    """The lookback verdict where a night has no logarithm: a pass where
+    the figure was 0 on every level night and is 0 tonight, else ``None``
+    (the interval rule judges)."""
+    if level and not any(n.mean for n in level) and not current.mean:
+        # A spread or a skew that has been 0 (one stream) and is 0
+        # again: nothing changed, whatever the history holds.
+        return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
+                'high': 0.0, 'df': None, 'repeats_needed': None,
+                'spread_change': None,
+                'reason': f'0 tonight and on the {len(level)} level '
+                          'night(s)',
+                'lookback': {'level_nights': len(level),
+                             'history_nights': sum(map(len, segments)),
+                             'outliers': 0, 'night_cv': 0.0, 'df': None,
+                             'detect': detect}}
+
+    # A night at 0 has no logarithm: the interval rule judges.
+    return None
+
+
+def _without_outliers(level, segments, outlier_z):
+    """The :class:`_History` of ``level`` and ``segments`` without their
+    nights beyond ``outlier_z``, or ``None`` where too few nights remain
+    for the noise."""
+    kept = []
+    dropped = 0
+    for seg in segments:
+        ok, out = lookback.drop_outliers(seg, outlier_z)
+        kept.append(ok)
+        dropped += len(out)
+
+    noise = lookback.night_variance(kept)
+    if noise is None:
+        return None
+
+    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
+    return _History(level_kept, kept, dropped + len(level_out), noise)
+
+
+def _lookback_record(history, detect):
+    """A lookback verdict's dict before the interval: inconclusive, with
+    what the history holds under ``lookback``."""
+    return {'verdict': 'inconclusive', 'reason': '', 'change': None,
+            'low': None, 'high': None, 'df': None, 'repeats_needed': None,
+            'spread_change': None, 'sensitivity': None,
+            'lookback': {'level_nights': len(history.level),
+                         'history_nights': sum(len(s)
+                                               for s in history.segments),
+                         'outliers': history.outliers,
+                         'night_cv': math.sqrt(history.noise[0]),
+                         'df': history.noise[1], 'detect': detect}}
+
+
+def _lookback_reason(out, iv, verdict, threshold, together, history,
+                     current, rule):
+    """``(reason, repeats_needed)`` of the lookback verdict, before its
+    notes; marks ``out['pooled']`` decided where the pooled nights made
+    the regression that tonight alone did not."""
+    tol = rule.worse
+    interval = (f'{rule.confidence:.0%} interval '
+                f'[{iv.low:+.1%}, {iv.high:+.1%}]')
+    if together is not None and together['regression'] and \
+            lookback.decide(iv, rule.tolerance, rule.detect,
+                            rule.direction)[0] != 'regression':
+        # The report shows the pooled change and interval, not tonight's.
+        out['pooled']['decided'] = True
+        return pooled_reason(together, tol), None
+
+    if verdict == 'regression':
+        return (f'the whole {interval} is a loss and the change '
+                f'is beyond {tol:+.1%}'), None
+
+    if verdict == 'improvement':
+        return f'the whole {interval} is a gain beyond {-tol:+.1%}', None
+
+    if verdict == 'pass':
+        return (f'the {interval} rules out a loss beyond '
+                f'{threshold:+.1%} and shows no significant loss beyond '
+                f'{tol:+.1%}'), None
+
+    need = lookback.repeats_to_settle(history.level, current, history.noise,
+                                      rule.detect, rule.confidence,
+                                      direction=rule.direction)
+    need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
+                             'alone is too large: more repeats will not '
+                             'settle it; more level nights or a larger '
+                             'detect will')
+    return (f'the {interval} can neither rule out a loss of '
+            f'{threshold:+.1%} nor show one beyond '
+            f'{tol:+.1%}: {need_txt}'), need
+
+
+def _spread_grew(current, level):
+    """Tonight's spread over the level nights' where an F test (1 %)
+    finds it grew, else ``None``."""
+    cv2 = lookback.pooled_cv2(level)
+    if cv2 and lookback.spread_grew(current, cv2, sum(
+            n.n - 1 for n in level if n.n > 1)):
+        return math.sqrt(current.variance / current.mean ** 2 / cv2)
+
+    return None
 
 
 def judge_nights(level, current, segments, tolerance, direction,
@@ -293,44 +469,17 @@ def judge_nights(level, current, segments, tolerance, direction,
         interval rule.
     """
     if lookback.not_positive(level, current, segments):
-        if level and not any(n.mean for n in level) and not current.mean:
-            # A spread or a skew that has been 0 (one stream) and is 0
-            # again: nothing changed, whatever the history holds.
-            return {'verdict': 'pass', 'change': 0.0, 'low': 0.0,
-                    'high': 0.0, 'df': None, 'repeats_needed': None,
-                    'spread_change': None,
-                    'reason': f'0 tonight and on the {len(level)} level '
-                              'night(s)',
-                    'lookback': {'level_nights': len(level),
-                                 'history_nights': sum(map(len, segments)),
-                                 'outliers': 0, 'night_cv': 0.0, 'df': None,
-                                 'detect': detect}}
+        return _zero_nights(level, current, segments, detect)
 
-        # A night at 0 has no logarithm: the interval rule judges.
+    history = _without_outliers(level, segments, outlier_z)
+    if history is None:
         return None
 
-    kept = []
-    dropped = 0
-    for seg in segments:
-        ok, out = lookback.drop_outliers(seg, outlier_z)
-        kept.append(ok)
-        dropped += len(out)
-
-    noise = lookback.night_variance(kept)
-    if noise is None:
-        return None
-
-    level_kept, level_out = lookback.drop_outliers(level, outlier_z)
-    out = {'verdict': 'inconclusive', 'reason': '', 'change': None,
-           'low': None, 'high': None, 'df': None, 'repeats_needed': None,
-           'spread_change': None, 'sensitivity': None,
-           'lookback': {'level_nights': len(level_kept),
-                        'history_nights': sum(len(s) for s in kept),
-                        'outliers': dropped + len(level_out),
-                        'night_cv': math.sqrt(noise[0]),
-                        'df': noise[1], 'detect': detect}}
+    rule = _Rule(tolerance, direction, detect, confidence)
+    out = _lookback_record(history, detect)
     try:
-        iv = lookback.interval(level_kept, current, noise, confidence)
+        iv = lookback.interval(history.level, current, history.noise,
+                               confidence)
     except NotEnoughSamples as err:
         out['reason'] = str(err)
         return out
@@ -338,22 +487,15 @@ def judge_nights(level, current, segments, tolerance, direction,
     out.update(change=iv.change, low=iv.low, high=iv.high,
                df=None if math.isinf(iv.df) else iv.df)
     out['sensitivity'] = sensitivity.of_interval(
-        iv, tolerance, detect, direction, 'lookback', tau2=noise[0],
-        level_nights=len(level_kept))
+        iv, tolerance, detect, direction, 'lookback', tau2=history.noise[0],
+        level_nights=len(history.level))
     verdict, threshold = lookback.decide(iv, tolerance, detect, direction)
-    pct = f'{confidence:.0%}'
-    basis = (f'tonight against {len(level_kept)} level night(s), '
-             f'night-to-night noise {math.sqrt(noise[0]):.1%} from '
-             f'{out["lookback"]["history_nights"]} like-for-like night(s)')
-    if out['lookback']['outliers']:
-        basis += f', {out["lookback"]["outliers"]} outlying night(s) left out'
-
     out['lookback']['p'] = tonight_p(iv, direction)
-    together = _pooled(level_kept, current, recent, noise, tolerance,
-                       direction, confidence, pooled, out, segments=kept,
+    together = _pooled(history.level, current, recent, history.noise,
+                       tolerance, direction, confidence, pooled, out,
+                       segments=history.segments,
                        tonight_se=tonight_se(iv)[0])
-    if together is not None and together['regression'] and \
-            verdict != 'regression':
+    if together is not None and together['regression']:
         verdict = 'regression'
 
     if current.n < min_samples and (
@@ -362,43 +504,14 @@ def judge_nights(level, current, segments, tolerance, direction,
         # Ruling a loss out takes the samples the gate asks for; so
         # does a change whose whole interval is not beyond the tolerance.
         out['reason'] = (f'{current.n} current sample(s), the gate needs '
-                         f'{min_samples}; {basis}')
+                         f'{min_samples}; {history.basis()}')
         return out
 
     out['verdict'] = verdict
-    tol = -tolerance if direction == 'higher' else tolerance
-    interval = f'{pct} interval [{iv.low:+.1%}, {iv.high:+.1%}]'
-    why = {'regression': f'the whole {interval} is a loss and the change '
-                         f'is beyond {tol:+.1%}',
-           'improvement': f'the whole {interval} is a gain beyond '
-                          f'{-tol:+.1%}',
-           'pass': f'the {interval} rules out a loss beyond '
-                   f'{threshold:+.1%} and shows no significant loss beyond '
-                   f'{tol:+.1%}'}
-    if together is not None and together['regression'] and \
-            lookback.decide(iv, tolerance, detect, direction)[0] != 'regression':
-        out['reason'] = pooled_reason(together, tol)
-        # The report shows the pooled change and interval, not tonight's.
-        out['pooled']['decided'] = True
-    elif verdict in why:
-        out['reason'] = why[verdict]
-    else:
-        need = lookback.repeats_to_settle(level_kept, current, noise, detect,
-                                    confidence, direction=direction)
-        out['repeats_needed'] = need
-        need_txt = _repeats_text(need, 'night', 'the night-to-night noise '
-                                 'alone is too large: more repeats will not '
-                                 'settle it; more level nights or a larger '
-                                 'detect will')
-
-        out['reason'] = (f'the {interval} can neither rule out a loss of '
-                         f'{threshold:+.1%} nor show one beyond '
-                         f'{tol:+.1%}: {need_txt}')
-
-    cv2 = lookback.pooled_cv2(level_kept)
-    if cv2 and lookback.spread_grew(current, cv2, sum(
-            n.n - 1 for n in level_kept if n.n > 1)):
-        ratio = math.sqrt(current.variance / current.mean ** 2 / cv2)
+    out['reason'], out['repeats_needed'] = _lookback_reason(
+        out, iv, verdict, threshold, together, history, current, rule)
+    ratio = _spread_grew(current, history.level)
+    if ratio is not None:
         out['spread_change'] = ratio
         out['reason'] += (f'; tonight\'s spread is {ratio:.1f} times the '
                           'level nights\' (F test, 1 %): a disturbed '
@@ -408,7 +521,7 @@ def judge_nights(level, current, segments, tolerance, direction,
         out['reason'] += '; ' + _short_night(
             current.n, min_samples, 'the level nights (pooled)')
 
-    out['reason'] += f'; {basis}'
+    out['reason'] += f'; {history.basis()}'
     return out
 
 
