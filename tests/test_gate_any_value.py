@@ -94,7 +94,7 @@ def _judged_or_refused(code, out, err):
          night='history')  # the pooled nights' interval overflowed
 def test_any_figure_in_a_run_report(value, repeat, night, capsys,
                                     monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         values = [200.0, 205.0, 195.0]
@@ -131,7 +131,7 @@ def test_any_figure_in_a_run_report(value, repeat, night, capsys,
 @example(count=3, time_start=1e308, completion=0.0, which='time_start')
 def test_any_count_or_time_in_a_run_report(count, time_start, completion,
                                           which, capsys, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         kwargs = {'iterations': {'iterations': count},
@@ -175,7 +175,7 @@ PLACES = [('cases', 0, 'perfvars', 'write_bw', 'values', 1),
 @example(value=1e308, place=PLACES[0])
 @example(value=10 ** 400, place=PLACES[2])
 def test_any_value_in_a_baseline_file(value, place, capsys, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         path, base, tonight = _baseline_file(tmp, capsys)

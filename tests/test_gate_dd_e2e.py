@@ -104,7 +104,7 @@ def _gate(argv, capsys):
 
 
 def test_dd_baseline_unchanged_slowdown(capped_fs, monkeypatch, capsys):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     work = Path(capped_fs['work'])
     runs = work / 'runs'
     db = str(runs / 'results.db')
@@ -172,7 +172,7 @@ def _workspace(fs, tolerance, reads_and_spreads):
 
 def test_remount_options_named_next_to_the_regression(loop_ext4, monkeypatch,
                                                       capsys):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     fs = loop_ext4
     # Journalled data is written twice: writes slow down far beyond any
     # tolerance; reads are not what this test is about.
@@ -214,7 +214,7 @@ def week_ext4():
 
 def test_first_week_of_quick_dd_nights_then_data_journal(week_ext4,
                                                          monkeypatch, capsys):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     fs = week_ext4
     # Every figure is judged (the zeros too); those this shared VM cannot
     # hold steady (page-cache reads, the skew and spread of two streams

@@ -149,7 +149,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[
 @pytest.mark.rates
 def test_any_series_gets_a_verdict_and_every_report(figures, rule, level,
                                                    capsys, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         db = tmp / 'runs' / 'results.db'
@@ -194,7 +194,7 @@ def test_any_series_gets_a_verdict_and_every_report(figures, rule, level,
        tonight=st.booleans())
 def test_nan_or_infinity_is_a_one_line_error_naming_case_and_figure(
         figures, var, bad, tonight, capsys, monkeypatch):
-    monkeypatch.setattr(cli, 'VERBS', GATE_VERBS)
+    monkeypatch.setattr(cli.entry, 'VERBS', GATE_VERBS)
     night = len(figures[var]) - 1 if tonight else 0
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / 'results.db'
