@@ -13,8 +13,8 @@ from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
 from pfsbench.gate.report.plots import NIGHT_MARKS, night_mark
-from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
+from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics.stats import diff_sigma
 from pfsbench.gate.store.provenance import differences
