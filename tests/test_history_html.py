@@ -15,6 +15,7 @@ from pfsbench.gate.report import svg as svgmod
 from pfsbench.gate.report import trends
 from pfsbench.gate.store.keys import CaseKey
 from pfsbench.store import triage
+from pgcluster import pg_cluster, pg_url  # noqa: F401
 
 DAY = 86400.0
 SVG = '{http://www.w3.org/2000/svg}'
@@ -121,12 +122,11 @@ def test_more_lines_than_colours_are_named_not_drawn():
 # The store's marks: where a line's provenance changed, the nights the
 # gate paged or held (pfsbench_pages) and how a person triaged them.
 
-def store_of_three_nights(tmp_path):
-    """A SQLite store of three nights of one case (tests/synth.py: its
+def store_of_three_nights(url):
+    """A store (at ``url``) of three nights of one case (tests/synth.py: its
     session extras say fs_version 1.8, then 2.0 from the second night on,
     20 % lower), the third night's page kept and marked invalid;
-    ``(url, [night, ...])``."""
-    url = str(tmp_path / 'store.sqlite')
+    ``[night, ...]``."""
     reports = list(synth.nightly_history(3, 1, step_night=1, step=-0.2,
                                          noise=0.01))
     with store.open_store(url) as conn:
@@ -143,7 +143,7 @@ def store_of_three_nights(tmp_path):
             (nights[-1], last, case, 'write_bw', 'paged', -0.2)], 'now') == 1
         assert triage.mark(conn, last, '', '', 'invalid', 'alice',
                            'OST 3 rebuilding', 'later') == 1
-    return url, nights
+    return nights
 
 
 def history_page(url, tmp_path):
@@ -159,7 +159,8 @@ def marked(root, css):
 
 
 def test_history_marks_the_provenance_change_and_the_paged_night(tmp_path):
-    url, nights = store_of_three_nights(tmp_path)
+    url = str(tmp_path / 'store.sqlite')
+    nights = store_of_three_nights(url)
     root = history_page(url, tmp_path)
     flag, = marked(root, 'provenance')      # not on the night after it
     assert (flag.get('data-night'), flag.get('data-keys')) == \
@@ -178,11 +179,34 @@ def test_history_marks_the_provenance_change_and_the_paged_night(tmp_path):
 
 
 def test_a_store_without_pages_draws_the_flags_and_no_verdicts(tmp_path):
-    url, nights = store_of_three_nights(tmp_path)
+    url = str(tmp_path / 'store.sqlite')
+    without_pages(url, store_of_three_nights(url), tmp_path)
+
+
+def without_pages(url, nights, tmp_path):
     with store.open_store(url) as conn:
-        conn.execute('DROP TABLE pfsbench_pages')
+        # As before schema version 4 (PostgreSQL: the views on it too).
+        conn.execute('DROP TABLE pfsbench_pages' +
+                     (' CASCADE' if conn.postgres else ''))
         conn.commit()
     root = history_page(url, tmp_path)
     assert marked(root, 'verdict') == [] and marked(root, 'key') == []
     assert [f.get('data-night') for f in marked(root, 'provenance')] == \
         [nights[1]]
+
+
+def test_postgresql_marks_the_pages_and_reads_a_store_without_them(
+        tmp_path, pg_url):
+    # PostgreSQL aborts a transaction whose query fails: the missing
+    # table's must not cost the page its flags.
+    nights = store_of_three_nights(pg_url)
+    page, = marked(history_page(pg_url, tmp_path), 'verdict')
+    assert (page.get('data-night'), page.get('data-triage')) == \
+        (nights[2], 'invalid')
+    without_pages(pg_url, nights, tmp_path)
+    with store.open_store(pg_url, migrate=False) as conn:
+        assert trends.pages_of(conn, 'write_bw',
+                               [store.choose_system(conn, None)]) == []
+        # The failed query is rolled back: the connection still answers.
+        assert conn.execute('SELECT count(*) FROM pfsbench_sessions'
+                            ).fetchone()[0] == 3
