@@ -8,7 +8,8 @@ upgrade on night 20 (``fs_version`` 1.8 to 2.0) with a lasting loss of
 
 * ``gate.html``: ``pfsbench gate --format html`` of the last night;
 * ``history.html``: ``pfsbench history write_bw --format html`` of a
-  SQLite store holding the month;
+  SQLite store holding the month and the last night's pages (``pfsbench
+  triage pages``);
 * with ``--screenshot``, ``gate.png`` and ``history.png`` as Debian's
   ``chromium`` headless draws them (``--width`` px wide);
 * with ``--images DIR``, the top of each page (its first plots) as
@@ -34,17 +35,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, '..'), os.path.join(HERE, '..', 'tests')]
 
 import synth  # noqa: E402
-from pfsbench import store  # noqa: E402
+from pfsbench import cli, store  # noqa: E402
 from pfsbench.gate.judge import baseline as bl  # noqa: E402
 from pfsbench.gate.judge import config as gate_config  # noqa: E402
 from pfsbench.gate.judge.record import run_gate  # noqa: E402
-from pfsbench.gate.report import render, trends  # noqa: E402
+from pfsbench.gate.report import render  # noqa: E402
 from pfsbench.gate.store.results import read_database  # noqa: E402
+from pfsbench.notify.message import pages  # noqa: E402
+from pfsbench.store import triage  # noqa: E402
 
 NIGHTS, STEP_AT, STEP = 30, 20, -0.2
 
 #: Pixels of each page the docs show: its head and first plot.
-DOCS_HEIGHT = {'gate': 600, 'history': 470}
+DOCS_HEIGHT = {'gate': 600, 'history': 500}
 
 #: 2026-11-01 00:30 UTC: the month of the example.
 START = 1793493000.0
@@ -81,28 +84,33 @@ def gate_record(reports, directory):
     return run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
 
 
-def history_rows(reports, directory):
-    """``figure_history`` of write_bw from a SQLite store of the month."""
+def history_rows(reports, directory, record=None):
+    """``figure_history`` of write_bw from a SQLite store of the month,
+    and the store's URL; with the gate's ``record`` of the last night, its
+    pages kept as ``pfsbench triage pages`` keeps them."""
     url = os.path.join(directory, 'store.sqlite')
     with store.open_store(url) as conn:
         for i, report in enumerate(reports):
             store.ingest_report(conn, report, f'night {i}')
-        return store.figure_history(conn, 'write_bw'), conn.where
+        if record is not None:
+            triage.keep_pages(conn, store.choose_system(conn, None),
+                              pages(record), 'history_pictures')
+        return store.figure_history(conn, 'write_bw'), url
 
 
 def write_pages(out, directory):
     """``{name: path}`` of the two pages written into ``out``."""
     reports = month()
     record = gate_record(reports, directory)
-    rows, where = history_rows(reports, directory)
-    pages = {'gate': render(record, 'html', max_plots=4),
-             'history': trends.render_html('write_bw', rows,
-                                           'store.sqlite (synthetic month)')}
-    paths = {}
-    for name, text in pages.items():
-        paths[name] = os.path.join(out, f'{name}.html')
-        with open(paths[name], 'w') as fp:
-            fp.write(text)
+    _, url = history_rows(reports, directory, record)
+    paths = {name: os.path.join(out, f'{name}.html')
+             for name in ('gate', 'history')}
+    with open(paths['gate'], 'w') as fp:
+        fp.write(render(record, 'html', max_plots=4))
+    code = cli.main(['history', 'write_bw', '--store', url, '--format',
+                     'html', '-o', paths['history']])
+    if code:
+        raise SystemExit(f'history_pictures: pfsbench history: exit {code}')
     return paths, record
 
 

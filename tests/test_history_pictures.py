@@ -166,10 +166,12 @@ CHROMIUM = shutil.which('chromium')
 @pytest.mark.skipif(CHROMIUM is None, reason='no chromium on PATH (Debian: '
                     'apt-get install chromium)')
 def test_a_browser_loads_both_pages_with_their_marks(tmp_path):
-    paths, _ = pictures.write_pages(str(tmp_path), str(tmp_path))
+    paths, record = pictures.write_pages(str(tmp_path), str(tmp_path))
+    last = svg.day(record['current_sessions'][-1]['time_start'])
     wanted = {'gate': ('level', 'changepoint', 'provenance',
                        'pooled-window', 'shift-start', 'verdict'),
-              'history': ('level', 'noise-band', 'changepoint')}
+              'history': ('level', 'noise-band', 'changepoint',
+                          'provenance', 'verdict')}
     for name, page in sorted(paths.items()):
         # One launch: the DOM as the browser parsed it, and its picture
         # (kept in the test's tmp dir).  A probe script's console line,
@@ -188,6 +190,10 @@ def test_a_browser_loads_both_pages_with_their_marks(tmp_path):
             (name, console)
         for css in wanted[name]:
             assert re.search(rf'class="[^"]*\b{css}\b', dom), (name, css)
+        # The store's page marks the night the gate paged (the month's
+        # last), as the gate's page marks it tonight.
+        assert re.search(r'class="night verdict paged" data-verdict="paged"'
+                         rf' data-night="{last}"', dom), name
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 

@@ -19,7 +19,8 @@ DESCRIPTION = (
     '(a role with SELECT on the store is enough). --format html draws one '
     'plot per test case, one line per cluster and target, with each '
     'line\'s levels and steps as the gate\'s change-point detector finds '
-    'them (docs/history-pictures.md).')
+    'them, a flag where a line\'s provenance changed and the nights the '
+    'gate paged or held, with their triage (docs/history-pictures.md).')
 EXAMPLES = (
     'pfsbench history write_bw --store postgresql://pfsbench_read@db/'
     'pfsbench',
@@ -61,15 +62,22 @@ def run(args):
         rows = store.figure_history(conn, args.figure, name=args.name,
                                     systems_=args.system, since=args.since)
         where = conn.where
+        if rows and args.format == 'html':
+            from pfsbench.gate.report import trends
+            provenance = store.provenance_history(
+                conn, args.figure, name=args.name, systems_=args.system,
+                since=args.since)
+            pages = trends.pages_of(conn, args.figure,
+                                    sorted({r['system'] for r in rows}))
     if not rows:
         raise MissingData(f'{where}: figure {args.figure!r}: no values '
                           'stored' + (f' for cases holding {args.name!r}'
                                       if args.name else ''))
 
     if args.format == 'html':
-        from pfsbench.gate.report import trends
         text = trends.render_html(args.figure, rows, where,
-                                  max_plots=args.max_plots)
+                                  max_plots=args.max_plots,
+                                  provenance=provenance, pages=pages)
     elif args.format == 'json':
         text = json.dumps({'figure': args.figure, 'store': where,
                            'rows': rows}, indent=1, ensure_ascii=False) + '\n'

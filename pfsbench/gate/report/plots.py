@@ -223,13 +223,21 @@ def history_svg(hist, row=None, width=640, height=230):
                 f'{svg.day(p["time"])}: {_fmt(p["mean"])} (n={p["n"]})')
                 for p in pts[:-1]))
     if kind is not None:
-        shape, colour, text = NIGHT_MARKS[kind]
-        plot.add(svg.marker(
-            shape, plot.x(pts[-1]['time']), plot.y(now), colour, 5.0,
-            f' class="night verdict {kind}" data-verdict="{kind}" '
-            f'data-night="{svg.day(pts[-1]["time"])}"',
-            f'tonight: {text}: {_fmt(now)} {hist["unit"]}'))
+        plot.add(night_mark(
+            kind, plot.x(pts[-1]['time']), plot.y(now),
+            svg.day(pts[-1]['time']),
+            f'tonight: {NIGHT_MARKS[kind][2]}: {_fmt(now)} {hist["unit"]}'))
     return plot.render()
+
+
+def night_mark(kind, x, y, night, title, attrs=''):
+    """A night the gate judged, marked by its verdict's shape and colour
+    (:data:`NIGHT_MARKS`): class ``verdict`` and ``kind``, ``data-verdict``
+    and ``data-night``; ``attrs`` (text) is added to it."""
+    shape, colour, _ = NIGHT_MARKS[kind]
+    return svg.marker(shape, x, y, colour, 5.0,
+                      f' class="night verdict {kind}" data-verdict="{kind}"'
+                      f' data-night="{night}"{attrs}', title)
 
 
 #: Above this many nights a history is drawn without a dot per night.
@@ -310,15 +318,4 @@ def _provenance_mark(plot, pts, change):
         return
     when = {p['session']: p['time'] for p in pts}.get(
         change.get('tags_changed_at'), change['time'])
-    x = plot.x(when)
-    text = '; '.join(f'{k} {a} \u2192 {b}' for k, (a, b) in
-                     sorted(diff.items()))
-    # The label on the side the shift's marks (which follow it) are not.
-    side, anchor = (-1, 'end') if x > plot.width / 2 else (1, 'start')
-    plot.add(f'<g class="provenance" data-night="{svg.day(when)}" '
-             f'data-keys="{html.escape(" ".join(sorted(diff)))}">'
-             f'<path d="M{x:.1f},{plot.floor}l-5,8h10z" fill="#555"/>'
-             f'<text x="{x + 4 * side:.1f}" y="{plot.top + 10}" '
-             f'text-anchor="{anchor}" fill="#333" {svg.HALO}>'
-             f'{html.escape(text)}</text><title>{html.escape(text)}</title>'
-             '</g>')
+    plot.add(svg.provenance_flag(plot, when, diff))

@@ -344,3 +344,24 @@ def marker(shape, x, y, colour, size=4.0, attrs='', title=None):
     return (f'<path d="{SHAPES[shape]}" fill="{colour}"{stroke} '
             f'transform="translate({x:.1f} {y:.1f}) scale({size})"'
             f'{attrs}' + end.format('path'))
+
+
+def provenance_flag(plot, when, diff, line='', row=0):
+    """A flag on the time axis at ``when`` where the provenance changed,
+    labelled ``fs_version 1.8 -> 2.0`` (``diff``: ``{key: (before,
+    after)}``); class ``provenance``, ``data-night`` and ``data-keys``.
+    ``line`` (a plot line's label) begins its tooltip; ``row`` puts its
+    label that many lines lower (flags of several lines in one plot)."""
+    esc = html.escape
+    x = plot.x(when)
+    text = '; '.join(f'{k} {a} \u2192 {b}' for k, (a, b) in
+                     sorted(diff.items()))
+    tip = f'{line}: {text}' if line else text
+    # The label on the side the shift's marks (which follow it) are not.
+    side, anchor = (-1, 'end') if x > plot.width / 2 else (1, 'start')
+    return (f'<g class="provenance" data-night="{day(when)}" '
+            f'data-keys="{esc(" ".join(sorted(diff)))}">'
+            f'<path d="M{x:.1f},{plot.floor}l-5,8h10z" fill="#555"/>'
+            f'<text x="{x + 4 * side:.1f}" y="{plot.top + 10 + 11 * row}" '
+            f'text-anchor="{anchor}" fill="#333" {HALO}>'
+            f'{esc(text)}</text><title>{esc(tip)}</title></g>')

@@ -3,7 +3,8 @@
 targets over time, as the gate's HTML report draws its histories (inline
 SVG from pfsbench.gate.report.svg, no script): one plot per test case,
 one line per cluster, partition and target, the mean of each night's
-repeats."""
+repeats, with where a line's provenance changed and the nights the gate
+paged or held (docs/history-pictures.md)."""
 
 import html
 import math
@@ -11,15 +12,22 @@ import math
 from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
+from pfsbench.gate.report.plots import NIGHT_MARKS, night_mark
 from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
+from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics.stats import diff_sigma
+from pfsbench.gate.store.provenance import differences
+from pfsbench.store import triage
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
 
 #: Above this many nights a line is drawn without a dot per night.
 MAX_DOTS = 60
+
+#: The nights of the store :func:`pages_of` reads the pages of: all.
+ALL_NIGHTS = 10 ** 9
 
 
 _day = svg.day
@@ -44,14 +52,48 @@ def plots_of(rows):
     return out
 
 
-def trend_svg(title, unit, lines, width=720, height=248):
+def pages_of(conn, figure, systems_):
+    """The pages the store keeps of ``figure`` on these clusters, every
+    night's, each with its newest mark (:func:`pfsbench.store.triage.
+    record`); ``[]`` from a store without the pages' table (before schema
+    version 4)."""
+    out = []
+    try:
+        for system in systems_:
+            out += [p for p in triage.record(conn, system, ALL_NIGHTS)[
+                'pages'] if p['figure'] == figure]
+    except conn.errors:
+        conn.rollback()
+        return []
+    return out
+
+
+def _pages_by_case(pages):
+    """``{(session, case, partition): page}``: a page names its case as
+    the gate does, ``name @system:partition+environ``."""
+    out = {}
+    for page in pages:
+        name, _, where = page['name'].rpartition(' @')
+        partition = where.split(':', 1)[-1].rsplit('+', 1)[0]
+        out[(page['session'], name, partition)] = page
+    return out
+
+
+def trend_svg(title, unit, lines, width=720, height=248, provenance=None,
+              pages=None):
     """Figure vs night as inline SVG (:class:`~pfsbench.gate.report.svg.
     Plot`): one coloured line per cluster and target (the mean of each
     night's repeats; a dot per night, with its min..max, where there are
-    few), the legend above the plot.
+    few), the legend above the plot; a flag where a line's provenance
+    differs from its previous session's, a night that paged or was held
+    marked as the gate's report marks it.
 
     Args:
         lines: ``{label: [row, ...]}`` (:func:`plots_of`).
+        provenance: ``{session: {key: value}}``
+            (pfsbench.store.provenance_history).
+        pages: ``{(session, case, partition): page}`` (:func:`pages_of`,
+            :func:`_pages_by_case`).
 
     Returns:
         An ``<svg>`` element as text.
@@ -62,6 +104,9 @@ def trend_svg(title, unit, lines, width=720, height=248):
         title += f' (first {MAX_LINES} of {len(lines)} lines)'
 
     points = [r for _, found in shown for r in found]
+    pages = pages or {}
+    kinds = {pages[_case_of(r)]['kind'] for r in points
+             if _case_of(r) in pages}
     plot = svg.Plot(
         f'trend {title}', title,
         svg.Axis([r['time'] for r in points], kind='time'),
@@ -69,7 +114,8 @@ def trend_svg(title, unit, lines, width=720, height=248):
                  label=unit), width, height,
         legend=[(COLOURS[i % len(COLOURS)],
                  f'{label}: {len(found)} night(s)')
-                for i, (label, found) in enumerate(shown)])
+                for i, (label, found) in enumerate(shown)],
+        keys=[NIGHT_MARKS[k] for k in NIGHT_MARKS if k in kinds])
     x, y = plot.x, plot.y
     for i, (label, found) in enumerate(shown):
         colour = COLOURS[i % len(COLOURS)]
@@ -79,9 +125,7 @@ def trend_svg(title, unit, lines, width=720, height=248):
         plot.add(f'<polyline points="{line}" fill="none" '
                  f'stroke="{colour}" stroke-width="1.5">'
                  f'<title>{esc(label)}</title></polyline>')
-        if len(found) > MAX_DOTS:
-            continue
-        for r in found:
+        for r in found if len(found) <= MAX_DOTS else ():
             px = x(r['time'])
             plot.add(f'<line x1="{px:.1f}" x2="{px:.1f}" '
                      f'y1="{y(r["min"]):.1f}" y2="{y(r["max"]):.1f}" '
@@ -91,8 +135,51 @@ def trend_svg(title, unit, lines, width=720, height=248):
                      f'{r["night"]} ({esc(r["session"][:8])}): '
                      f'{_fmt(r["mean"])} ({_fmt(r["min"])}..'
                      f'{_fmt(r["max"])}, n={r["n"]})</title></circle>')
+        _provenance_flags(plot, label, found, provenance or {}, i)
+        _page_marks(plot, label, found, pages)
 
     return plot.render()
+
+
+def _case_of(row):
+    return row['session'], row['name'], row['partition']
+
+
+def _provenance_flags(plot, label, found, provenance, row):
+    """A flag at each session whose provenance differs from the previous
+    session's on the line (the keys the gate compares:
+    pfsbench.gate.store.provenance.differences)."""
+    before = None
+    for r in found:
+        tags = provenance.get(r['session'])
+        if tags is None:
+            continue
+        diff = {c.key: (c.before[0], c.after)
+                for c in differences([before], tags)} \
+            if before is not None else {}
+        if diff:
+            plot.add(svg.provenance_flag(plot, r['time'], diff, label, row))
+        before = tags
+
+
+def _page_marks(plot, label, found, pages):
+    """Each night of the line that paged or was held, marked by its kind;
+    its tooltip says how a person marked it (invalid, acknowledged)."""
+    for r in found:
+        page = pages.get(_case_of(r))
+        if page is None:
+            continue
+        kind = page['kind'] if page['kind'] in NIGHT_MARKS else 'paged'
+        change = f' {page["change"]:+.1%}' if page['change'] is not None \
+            else ''
+        marked = (f'marked {MARK_WORDS.get(page["mark"], page["mark"])} '
+                  f'by {page["who"]}: {page["why"]}' if page['mark']
+                  else 'not triaged')
+        plot.add(night_mark(
+            kind, plot.x(r['time']), plot.y(r['mean']), r['night'],
+            f'{label} {r["night"]}: {NIGHT_MARKS[kind][2]}{change} '
+            f'(session {r["session"][:8]}); {marked}',
+            f' data-triage="{html.escape(page["mark"] or "")}"'))
 
 
 def levels(found, config=None):
@@ -159,7 +246,8 @@ def _level_marks(plot, label, found, colour):
                      f'from {found[a]["night"]}</title></g>')
 
 
-def render_html(figure, rows, source, max_plots=60):
+def render_html(figure, rows, source, max_plots=60, provenance=(),
+                pages=()):
     """A self-contained HTML page: one :func:`trend_svg` per test case
     (at most ``max_plots``, the cases with the most lines first) and a
     table of each line's newest night.
@@ -168,8 +256,12 @@ def render_html(figure, rows, source, max_plots=60):
         figure: the figure's name.
         rows: pfsbench.store.figure_history's rows (with ``time``).
         source: the store, as messages name it.
+        provenance: pfsbench.store.provenance_history's rows.
+        pages: :func:`pages_of` the figure.
     """
     esc = html.escape
+    tags = {p['session']: p['provenance'] for p in provenance}
+    paged = _pages_by_case(pages)
     groups = plots_of(rows)
     systems = sorted({r['system'] for r in rows})
     nights = sorted({r['night'] for r in rows})
@@ -183,7 +275,10 @@ def render_html(figure, rows, source, max_plots=60):
         f'({esc(", ".join(systems))}), {len(nights)} night(s) from '
         f'{esc(nights[0])} to {esc(nights[-1])}, from <code>{esc(source)}'
         '</code>. Each line is one cluster, partition and target: the mean '
-        'of the night\'s repeats.</p>',
+        'of the night\'s repeats; a grey flag on the time axis marks where '
+        'its provenance changed, a red triangle a night that paged, a '
+        'purple square one the gate held (its tooltip: how it was '
+        'triaged).</p>',
     ]
     if len(order) > max_plots:
         out.append(f'<p class="small">Plots of the first {max_plots} of '
@@ -192,7 +287,8 @@ def render_html(figure, rows, source, max_plots=60):
                    '(--max-plots N, --name TEXT).</p>')
     for case, unit in order[:max_plots]:
         out.append(f'<h2>{esc(case)}</h2>')
-        out.append(trend_svg(f'{case} {figure}', unit, groups[(case, unit)]))
+        out.append(trend_svg(f'{case} {figure}', unit, groups[(case, unit)],
+                             provenance=tags, pages=paged))
 
     out.append('<h2>Newest night of each line</h2><table><tr><th>test case'
                '</th><th>cluster:partition target (file system)</th>'
