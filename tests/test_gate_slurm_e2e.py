@@ -110,7 +110,10 @@ def test_gate_through_slurm(capped_slurm, tmp_path):
     regressed = {note.group(1), *(note.group(2) or '').split(', '),
                  *(f.split()[0] for f in (note.group(3) or '').split(', ')
                    if f)}
-    assert {'read_bw', 'read_node_bw_min'} <= regressed, out
+    assert 'read_bw' in regressed, out
+    # The per-node minimum is a diagnostic (core/fields.figure_role): it
+    # never pages (docs/gate.md).
+    assert 'read_node_bw_min' not in regressed, out
     assert '<failure' in (tmp_path / 'g.xml').read_text()
 
     code, _, err = _pfsbench(gate + ['--name', 'no_such_check'])
