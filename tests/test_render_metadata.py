@@ -51,17 +51,19 @@ def configured(tmp_path_factory):
 
 def _lines(script):
     """:func:`job_lines` with the run directory's name as ``$RUN_NAME``
-    (E1-E3 see the run directory through other mounts by its name)."""
+    (E1-E3 see the run directory through other mounts by its name), and
+    the ``#SBATCH`` directives as sbatch reads them: a set, the last of a
+    repeated option winning (ReFrame writes --nodes=<tasks> before an
+    overcommitting check's own --nodes, except where the check writes its
+    layout alone)."""
     run_dir, lines = job_lines(script)
     name = os.path.basename(run_dir)
-    nodes = [ln for ln in lines if ln.startswith('#SBATCH --nodes=')]
-    if len(nodes) > 1:
-        # An overcommitted seed-004 job: ReFrame writes --nodes=<tasks>,
-        # the check a later --nodes, which sbatch keeps (render writes
-        # only that one).
-        first = lines.index(nodes[0])
-        lines = [ln for ln in lines if ln not in nodes]
-        lines.insert(first, nodes[-1])
+    last = {}
+    for ln in lines:
+        if ln.startswith('#SBATCH '):
+            last[ln.split('=', 1)[0]] = ln
+    body = [ln for ln in lines if not ln.startswith('#SBATCH ')]
+    lines = sorted(last.values()) + body
     return [ln.replace(name, '$RUN_NAME') if name != '$RUN_DIR' else ln
             for ln in lines if not ln.startswith('RUN_NAME=')]
 
