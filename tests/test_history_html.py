@@ -205,7 +205,7 @@ def test_postgresql_marks_the_pages_and_reads_a_store_without_them(
         (nights[2], 'invalid')
     without_pages(pg_url, nights, tmp_path)
     with store.open_store(pg_url, migrate=False) as conn:
-        assert trends.pages_of(conn, 'write_bw',
+        assert triage.figure_pages(conn, 'write_bw',
                                [store.choose_system(conn, None)]) == []
         # The failed query is rolled back: the connection still answers.
         assert conn.execute('SELECT count(*) FROM pfsbench_sessions'

@@ -8,7 +8,7 @@ from pfsbench import store
 from pfsbench.cli import common
 from pfsbench.core.errors import MissingData
 from pfsbench.gate.store.results import default_runs_dir
-from pfsbench.store import db
+from pfsbench.store import db, triage
 
 HELP = 'one figure across clusters and targets over time, from the store'
 DESCRIPTION = (
@@ -67,8 +67,8 @@ def run(args):
             provenance = store.provenance_history(
                 conn, args.figure, name=args.name, systems_=args.system,
                 since=args.since)
-            pages = trends.pages_of(conn, args.figure,
-                                    sorted({r['system'] for r in rows}))
+            pages = triage.figure_pages(conn, args.figure,
+                                        sorted({r["system"] for r in rows}))
     if not rows:
         raise MissingData(f'{where}: figure {args.figure!r}: no values '
                           'stored' + (f' for cases holding {args.name!r}'

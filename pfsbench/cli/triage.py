@@ -9,7 +9,7 @@ from pfsbench.cli.common import add_subparser
 from pfsbench.cli.ingest import configured_store
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.report import load_record
-from pfsbench.gate.report.triaged import record_line
+from pfsbench.gate.report.triaged import record_line, tally
 from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.store import db, triage
 
@@ -141,7 +141,7 @@ def _mark(args, conn, system):
 
 def _record(args, conn, system):
     rec = triage.record(conn, system, args.nights)
-    counts = triage.tally(rec)
+    counts = tally(rec)
     if args.format == 'json':
         print(json.dumps(dict(rec, counts=counts), indent=1))
         return 0

@@ -134,13 +134,19 @@ def record(conn, system, nights=RECORD_NIGHTS):
             'last': last[0], 'pages': pages}
 
 
-def tally(rec):
-    """``{'paged', 'held', 'invalid', 'ack', 'open'}`` of a
-    :func:`record`: pages and held cases, and how the pages were marked
-    (``open``: not yet)."""
-    paged = [p for p in rec['pages'] if p['kind'] == 'paged']
-    return {'paged': len(paged),
-            'held': sum(p['kind'] == 'held' for p in rec['pages']),
-            'invalid': sum(p['mark'] == 'invalid' for p in paged),
-            'ack': sum(p['mark'] == 'ack' for p in paged),
-            'open': sum(p['mark'] is None for p in paged)}
+#: The nights of the store :func:`figure_pages` reads the pages of: all.
+ALL_NIGHTS = 10 ** 9
+
+def figure_pages(conn, figure, systems_):
+    """The pages the store keeps of ``figure`` on these clusters, every
+    night's, each with its newest mark (:func:`record`); ``[]`` from a store without the pages' table (before schema
+    version 4)."""
+    out = []
+    try:
+        for system in systems_:
+            out += [p for p in record(conn, system, ALL_NIGHTS)[
+                'pages'] if p['figure'] == figure]
+    except conn.errors:
+        conn.rollback()
+        return []
+    return out

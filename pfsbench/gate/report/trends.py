@@ -18,7 +18,6 @@ from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics.stats import diff_sigma
 from pfsbench.gate.store.provenance import differences
-from pfsbench.store import triage
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
@@ -26,8 +25,6 @@ MAX_LINES = len(COLOURS)
 #: Above this many nights a line is drawn without a dot per night.
 MAX_DOTS = 60
 
-#: The nights of the store :func:`pages_of` reads the pages of: all.
-ALL_NIGHTS = 10 ** 9
 
 
 _day = svg.day
@@ -51,21 +48,6 @@ def plots_of(rows):
             found.sort(key=lambda r: (r['time'], r['session']))
     return out
 
-
-def pages_of(conn, figure, systems_):
-    """The pages the store keeps of ``figure`` on these clusters, every
-    night's, each with its newest mark (:func:`pfsbench.store.triage.
-    record`); ``[]`` from a store without the pages' table (before schema
-    version 4)."""
-    out = []
-    try:
-        for system in systems_:
-            out += [p for p in triage.record(conn, system, ALL_NIGHTS)[
-                'pages'] if p['figure'] == figure]
-    except conn.errors:
-        conn.rollback()
-        return []
-    return out
 
 
 def _pages_by_case(pages):
@@ -92,7 +74,7 @@ def trend_svg(title, unit, lines, width=720, height=248, provenance=None,
         lines: ``{label: [row, ...]}`` (:func:`plots_of`).
         provenance: ``{session: {key: value}}``
             (pfsbench.store.provenance_history).
-        pages: ``{(session, case, partition): page}`` (:func:`pages_of`,
+        pages: ``{(session, case, partition): page}`` (:func:`pfsbench.store.triage.figure_pages`,
             :func:`_pages_by_case`).
 
     Returns:
@@ -257,7 +239,7 @@ def render_html(figure, rows, source, max_plots=60, provenance=(),
         rows: pfsbench.store.figure_history's rows (with ``time``).
         source: the store, as messages name it.
         provenance: pfsbench.store.provenance_history's rows.
-        pages: :func:`pages_of` the figure.
+        pages: :func:`pfsbench.store.triage.figure_pages` the figure.
     """
     esc = html.escape
     tags = {p['session']: p['provenance'] for p in provenance}

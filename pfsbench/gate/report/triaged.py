@@ -5,7 +5,6 @@ a case the report shows, the newest mark of its pages (who, why).  The
 gate passes the record where it reads a results store; a report without
 one shows nothing of it."""
 
-from pfsbench.store.triage import tally
 
 #: A mark as the reports name it.
 MARK_WORDS = {'invalid': 'invalid (noise)', 'ack': 'acknowledged'}
@@ -44,3 +43,15 @@ def lines(rec, cases):
     if rec is None:
         return []
     return [record_line(rec)] + marked_lines(rec, cases)
+
+
+def tally(rec):
+    """``{'paged', 'held', 'invalid', 'ack', 'open'}`` of a
+    :func:`record`: pages and held cases, and how the pages were marked
+    (``open``: not yet)."""
+    paged = [p for p in rec['pages'] if p['kind'] == 'paged']
+    return {'paged': len(paged),
+            'held': sum(p['kind'] == 'held' for p in rec['pages']),
+            'invalid': sum(p['mark'] == 'invalid' for p in paged),
+            'ack': sum(p['mark'] == 'ack' for p in paged),
+            'open': sum(p['mark'] is None for p in paged)}
