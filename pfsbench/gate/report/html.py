@@ -6,12 +6,15 @@ import html
 
 from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import plots, sweeps, triaged
-from pfsbench.gate.report.tables import (attention, budget_text, case_notes,
-                                         change_lines, changepoint_lines,
-                                         contended_lines, describe_sessions,
-                                         diagnostic_note, headline,
-                                         pooled_note, shown_figures,
-                                         shown_rows, table_rows, wild_lines)
+from pfsbench.gate.report.tables import (DIAGNOSTIC_STEPS, attention,
+                                         baseline_text, budget_text,
+                                         case_notes, change_lines,
+                                         changepoint_lines, contended_lines,
+                                         describe_sessions, diagnostic_note,
+                                         headline, pooled_note,
+                                         shown_figures, shown_rows,
+                                         table_rows, tolerance_text,
+                                         wild_lines)
 
 _CSS = '''
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -97,6 +100,8 @@ def _lists_html(record):
             esc(line.strip()) for line in wild_lines(record)]),
         *_section('Change points', [
             esc(line) for line in changepoint_lines(record)]),
+        *_section(esc(DIAGNOSTIC_STEPS.capitalize()), [
+            esc(line) for line in changepoint_lines(record, 'diagnostic')]),
     ]
 
 
@@ -112,10 +117,9 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
         f'<title>pfsbench gate: {esc(verdict)}</title>',
         f'<style>{_CSS}</style></head><body>',
         f'<h1>pfsbench gate: {esc(verdict)}</h1>',
-        f'<p><b>{esc(counts)}.</b> Baseline <code>'
-        f'{esc(record["baseline"]["name"])}</code> '
-        f'({len(record["baseline"]["sessions"])} session(s)) against '
-        f'{esc(describe_sessions(record))}{esc(budget_text(st))}.</p>',
+        f'<p><b>{esc(counts)}.</b> {esc(baseline_text(record))} against '
+        f'{esc(describe_sessions(record))}; {esc(tolerance_text(record))}'
+        f'{esc(budget_text(st))}.</p>',
     ]
     note = pooled_note(shown_rows(cases, all_figures))
     notes = attention(cases)
@@ -142,8 +146,7 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
            'of the variable\'s own history (5 or more earlier sessions). '
            if st.get('night_noise') else '')
         + (esc(note) + ' ' if note else '')
-        + f'Default tolerance {st["tolerance"]:.0%}; settings: '
-        f'<code>{esc(str(st["config"]))}</code>.</p>')
+        + f'Settings: <code>{esc(str(st["config"]))}</code>.</p>')
     header, rows = table_rows(record, all_figures)
     out.append('<table><tr>' + ''.join(f'<th>{esc(h.lower())}</th>'
                                        for h in header) + '</tr>')

@@ -73,14 +73,68 @@ def diagnostic_note(rows):
             'never pages, not in the night\'s false-alarm budget')
 
 
-def figure(side, unit):
+def figure(side, unit, nights=None):
+    """``'497.4 MB/s'`` of a side: the level (with its nights where they
+    are not the ``nights`` the report's header states) or the samples'
+    mean (``(n=3)``)."""
     if side['mean'] is None:
         return 'n/a'
 
     if side.get('level') is not None:
-        return f'{side["level"]:.4g} {unit} ({side["nights"]} nights)'
+        own = '' if side['nights'] == nights else f' ({side["nights"]} nights)'
+        return f'{side["level"]:.4g} {unit}{own}'
 
     return f'{side["mean"]:.4g} {unit} (n={side["n"]})'
+
+
+def level_nights(record):
+    """The nights of the level every figure judged by it shares, or
+    ``None`` (none judged so, or their counts differ: each cell says its
+    own)."""
+    found = {r['base'].get('nights') for r in record['results']
+             if r['base'].get('level') is not None}
+    return found.pop() if len(found) == 1 else None
+
+
+def baseline_text(record):
+    """The baseline's name and size, stated once in nights: ``"baseline
+    'base' (8 nights)"``, or where the level's nights are not the
+    baseline's sessions, both: ``"baseline 'base' (1 session; its level:
+    8 nights)"``."""
+    name = record['baseline']['name']
+    sessions = len(record['baseline']['sessions'])
+    nights = level_nights(record)
+    if nights is None and any(r['base'].get('level') is not None
+                              for r in record['results']):
+        return (f'baseline {name!r} ({plural(sessions, "session")}; its '
+                'level: the nights in each row)')
+    if nights is None:
+        return f'baseline {name!r} ({plural(sessions, "session")})'
+    if nights == sessions:
+        return f'baseline {name!r} ({plural(nights, "night")})'
+
+    return (f'baseline {name!r} ({plural(sessions, "session")}; its level: '
+            f'{plural(nights, "night")})')
+
+
+def plural(n, word):
+    return f'{n} {word}{"" if n == 1 else "s"}'
+
+
+def tolerance_text(record):
+    """The tolerance and the loss a night must rule out, each once:
+    ``'tolerance 5% (a smaller change does not count), a night must rule
+    out a loss of 10% (lookback.detect)'``; a figure gate.yaml gives its
+    own tolerance says so in its reason."""
+    st = record['settings']
+    text = (f'tolerance {st["tolerance"]:.0%} (a smaller change does not '
+            'count)')
+    targets = {(r.get('sensitivity') or {}).get('target')
+               for r in record['results']} - {None}
+    if len(targets) == 1:
+        text += (f', a night must rule out a loss of {targets.pop():.0%} '
+                 '(lookback.detect)')
+    return text
 
 
 def when(ts):
@@ -194,26 +248,23 @@ def describe_tags(tags_changed):
         for k, (a, b) in tags_changed.items())
 
 
-def changepoint_lines(record):
-    """One line per case and session where a step began: the figures that
-    stepped there and the provenance that changed."""
+def changepoint_lines(record, role='headline'):
+    """One line per case and session where a step of a figure of
+    ``role`` began (``'headline'`` or ``'diagnostic'``: a diagnostic's
+    steps explain the headline ones and are listed apart, after them):
+    the figures that stepped there and the provenance that changed."""
     shown = shown_figures(record)
     steps = {}
     for h in record['history']:
-        if (h['case'], h['var']) not in shown:
+        if (h['case'], h['var']) not in shown or \
+                figure_role(h['var'], h['unit']) != role:
             continue
 
         for c in h['changepoints']:
             steps.setdefault((h['case'], c['session']), []).append((h, c))
 
     lines = []
-    # Steps of headline figures first: a diagnostic's explains them.
-    for (case, session), found in sorted(
-            steps.items(), key=lambda item: all(
-                figure_role(h['var'], h['unit']) == 'diagnostic'
-                for h, _ in item[1])):
-        found.sort(key=lambda hc: figure_role(hc[0]['var'], hc[0]['unit'])
-                   == 'diagnostic')
+    for (case, session), found in steps.items():
         h, c = found[0]
         tags = describe_tags(c['tags_changed'])
         at = c.get('tags_changed_at')
@@ -231,11 +282,80 @@ def changepoint_lines(record):
     return lines
 
 
-def figure_cells(fig):
+#: The title of the diagnostic figures' change points.
+DIAGNOSTIC_STEPS = ('change points of diagnostic figures (they explain the '
+                    'headline ones, never page)')
+
+
+def figure_cells(fig, nights=None):
     """Change, interval, baseline and now of a figure, as text (the
-    change and interval the verdict read: :func:`change_cells`)."""
-    return (*change_cells(fig), figure(fig.base, fig.unit),
+    change and interval the verdict read: :func:`change_cells`;
+    ``nights``: the level's nights the header states)."""
+    return (*change_cells(fig), figure(fig.base, fig.unit, nights),
             'too fast to time' if fig.untimed else figure(fig.cur, fig.unit))
+
+
+def shown_interval(fig):
+    """``(low, high)`` of the interval the row shows (the pooled nights'
+    where they made the verdict), or ``None``."""
+    if fig.pooled_decided:
+        return fig.pooled['low'], fig.pooled['high']
+    if fig.low is None:
+        return None
+
+    return fig.low, fig.high
+
+
+def shows_a_loss(fig):
+    """Whether the row's interval lies wholly on the figure's worse side
+    of zero."""
+    found = shown_interval(fig)
+    if found is None or fig.direction not in ('higher', 'lower'):
+        return False
+
+    return found[1] < 0 if fig.direction == 'higher' else found[0] > 0
+
+
+def not_paged(fig, settings):
+    """Why a row whose interval shows a loss does not page, in a few
+    words (``'held by the budget: p 0.00505 > 0.005 (Holm, 2
+    families)'``), or ``''`` (it
+    pages, or its interval shows none)."""
+    if fig.verdict == 'regression' or not shows_a_loss(fig):
+        return ''
+
+    judged = fig.lookback or {}
+    if fig.role == 'diagnostic':
+        return 'not paged: diagnostic'
+    if judged.get('disturbed'):
+        return f'held: foreign load on {judged["disturbed"]} repeat(s)'
+    if judged.get('held'):
+        # Holm stops at a family above its bound: every family it holds
+        # is above the first, alpha / m.
+        alpha = settings.get('night_false_alarms')
+        m = judged.get('families') or settings.get('families')
+        bound = (f' > {alpha / m:.3g} (Holm, {m} families)' if alpha and m
+                 else '')
+        return f'held by the budget: p {judged["p"]:.3g}{bound}'
+    if 'current sample(s), the gate needs' in fig.reason:
+        return f'held: too few samples (n={fig.cur["n"]})'
+    if fig.verdict == 'pass':
+        return f'not paged: within {fig.tolerance:.0%}'
+
+    return f'not paged: not wholly beyond -{fig.tolerance:.0%}'
+
+
+def detects_cell(fig, settings):
+    """The DETECTS cell: what the night can find (``'>=68%'``,
+    ``'>=68% blind'``).  Where the row's interval shows a loss, never
+    ``blind`` (the interval shows the night saw it), and where that loss
+    does not page, why."""
+    if not shows_a_loss(fig):
+        return short_label(fig.sensitivity)
+
+    cell = short_label(dict(fig.sensitivity, blind=False)) \
+        if fig.sensitivity else ''
+    return ', '.join(c for c in (cell, not_paged(fig, settings)) if c) or '-'
 
 
 def short_names(fig):
@@ -256,14 +376,16 @@ def table_rows(record, all_figures=False):
     header = ('VERDICT', 'DETECTS', 'CHANGE', 'INTERVAL', 'BASELINE', 'NOW',
               'FIGURE', 'OTHER FIGURES', 'CASE')
     rows = []
+    st = record['settings']
+    nights = level_nights(record)
     for c in case_rows(record):
-        rows.append((c.verdict, short_label(c.primary.sensitivity),
-                     *figure_cells(c.primary),
+        rows.append((c.verdict, detects_cell(c.primary, st),
+                     *figure_cells(c.primary, nights),
                      short_names(c.primary), c.others_summary() or '-',
                      c.case))
         if all_figures:
-            rows += [(f'  {f.verdict}', short_label(f.sensitivity),
-                      *figure_cells(f), short_names(f), '', '"')
+            rows += [(f'  {f.verdict}', detects_cell(f, st),
+                      *figure_cells(f, nights), short_names(f), '', '"')
                      for f in c.others]
 
     return header, rows
@@ -292,7 +414,8 @@ def case_notes(c):
     more = [f for f in c.others if f.verdict == c.verdict]
     if more:
         lines.append(f'  also {c.verdict}: ' + ', '.join(
-            f'{f.var} {change_cells(f)[0]}' for f in more))
+            f'{f.var}{" [diagnostic]" * (f.role == "diagnostic")} '
+            f'{change_cells(f)[0]}' for f in more))
 
     changes = c.changes_text()
     lines.append('  changed since the baseline: ' +
@@ -328,10 +451,9 @@ def render_text(record, all_figures=False, triage=None):
     st = record['settings']
     out = [
         f'pfsbench gate: {verdict}: {counts}',
-        f'baseline {record["baseline"]["name"]!r} '
-        f'({len(record["baseline"]["sessions"])} session(s)) vs '
-        f'{describe_sessions(record)}; {st["confidence"]:.0%} intervals, '
-        f'default tolerance {st["tolerance"]:.0%}' + budget_text(st),
+        f'{baseline_text(record)} vs {describe_sessions(record)}; '
+        f'{st["confidence"]:.0%} intervals, {tolerance_text(record)}'
+        + budget_text(st),
         '',
     ]
     header, rows = table_rows(record, all_figures)
@@ -369,13 +491,15 @@ def render_text(record, all_figures=False, triage=None):
     out.extend(contended_lines(record))
     out.extend(wild_lines(record))
 
-    cps = changepoint_lines(record)
-    if cps:
-        if out[-1]:
-            out.append('')
+    for title, role in (('change points', 'headline'),
+                        (DIAGNOSTIC_STEPS, 'diagnostic')):
+        cps = changepoint_lines(record, role)
+        if cps:
+            if out[-1]:
+                out.append('')
 
-        out.append('change points:')
-        out.extend(f'  {line}' for line in cps)
+            out.append(f'{title}:')
+            out.extend(f'  {line}' for line in cps)
 
     out.extend(sweeps.text_lines(record))
     return '\n'.join(out).rstrip() + '\n'
@@ -399,11 +523,10 @@ def render_markdown(record, all_figures=False, triage=None):
     out = [
         f'# pfsbench gate: {verdict}',
         '',
-        f'**{counts}.** Baseline `{record["baseline"]["name"]}` '
-        f'({len(record["baseline"]["sessions"])} session(s)) against '
+        f'**{counts}.** {_md_escape(baseline_text(record))} against '
         f'{describe_sessions(record)}. Relative change of the mean with its '
-        f'{st["confidence"]:.0%} interval (Welch, log-ratio); default '
-        f'tolerance {st["tolerance"]:.0%}{budget_text(st)}. One row per '
+        f'{st["confidence"]:.0%} interval (Welch, log-ratio); '
+        f'{tolerance_text(record)}{budget_text(st)}. One row per '
         'case: its worst headline figure.',
         '',
     ]
@@ -456,5 +579,7 @@ def render_markdown(record, all_figures=False, triage=None):
         _md_escape(line.strip()) for line in wild_lines(record)])
     out += _md_section('Change points', [
         _md_escape(line) for line in changepoint_lines(record)])
+    out += _md_section(DIAGNOSTIC_STEPS.capitalize(), [
+        _md_escape(line) for line in changepoint_lines(record, 'diagnostic')])
     out += sweeps.markdown_lines(record)
     return '\n'.join(out)
