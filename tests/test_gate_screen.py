@@ -169,3 +169,25 @@ def test_headline_change_points_come_first_diagnostics_after_marked(
     assert all('_bw' in line and 'spread' not in line for line in headline)
     assert all('spread' in line and '_bw ' not in line
                for line in diagnostic)
+
+
+@pytest.mark.parametrize('sessions, nights, said', [
+    (3, [None, None], "baseline 'b' (3 sessions)"),
+    (8, [8, 8], "baseline 'b' (8 nights)"),
+    (1, [8, 8], "baseline 'b' (1 session; its level: 8 nights)"),
+    (1, [8, 5], "baseline 'b' (1 session; its level: the nights in each "
+                "row)"),
+])
+def test_the_baseline_size_names_nights_and_sessions_apart(sessions, nights,
+                                                           said):
+    rows = [{'base': {'mean': 1.0, 'n': 3} if n is None else
+             {'mean': 1.0, 'n': 3, 'level': 1.0, 'nights': n}}
+            for n in nights]
+    record = {'baseline': {'name': 'b', 'sessions': ['s'] * sessions},
+              'results': rows}
+    assert tables.baseline_text(record) == said
+    shared = tables.level_nights(record)
+    cells = [tables.figure(r['base'], 'MB/s', shared) for r in rows]
+    # A row says its level's nights only where the header does not.
+    assert [c.endswith('nights)') for c in cells] == \
+        [n is not None and shared is None for n in nights], cells

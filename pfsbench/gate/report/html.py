@@ -117,7 +117,8 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
         f'<title>pfsbench gate: {esc(verdict)}</title>',
         f'<style>{_CSS}</style></head><body>',
         f'<h1>pfsbench gate: {esc(verdict)}</h1>',
-        f'<p><b>{esc(counts)}.</b> {esc(baseline_text(record))} against '
+        f'<p><b>{esc(counts)}.</b> '
+        f'{esc(baseline_text(record, "Baseline"))} against '
         f'{esc(describe_sessions(record))}; {esc(tolerance_text(record))}'
         f'{esc(budget_text(st))}.</p>',
     ]

@@ -96,24 +96,24 @@ def level_nights(record):
     return found.pop() if len(found) == 1 else None
 
 
-def baseline_text(record):
-    """The baseline's name and size, stated once in nights: ``"baseline
-    'base' (8 nights)"``, or where the level's nights are not the
-    baseline's sessions, both: ``"baseline 'base' (1 session; its level:
-    8 nights)"``."""
+def baseline_text(record, word='baseline'):
+    """The baseline's name (after ``word``) and size, stated once in
+    nights: ``"baseline 'base' (8 nights)"``, or where the level's
+    nights are not the baseline's sessions, both: ``"baseline 'base' (1
+    session; its level: 8 nights)"``."""
     name = record['baseline']['name']
     sessions = len(record['baseline']['sessions'])
     nights = level_nights(record)
     if nights is None and any(r['base'].get('level') is not None
                               for r in record['results']):
-        return (f'baseline {name!r} ({plural(sessions, "session")}; its '
+        return (f'{word} {name!r} ({plural(sessions, "session")}; its '
                 'level: the nights in each row)')
     if nights is None:
-        return f'baseline {name!r} ({plural(sessions, "session")})'
+        return f'{word} {name!r} ({plural(sessions, "session")})'
     if nights == sessions:
-        return f'baseline {name!r} ({plural(nights, "night")})'
+        return f'{word} {name!r} ({plural(nights, "night")})'
 
-    return (f'baseline {name!r} ({plural(sessions, "session")}; its level: '
+    return (f'{word} {name!r} ({plural(sessions, "session")}; its level: '
             f'{plural(nights, "night")})')
 
 
@@ -523,7 +523,8 @@ def render_markdown(record, all_figures=False, triage=None):
     out = [
         f'# pfsbench gate: {verdict}',
         '',
-        f'**{counts}.** {_md_escape(baseline_text(record))} against '
+        f'**{counts}.** {_md_escape(baseline_text(record, "Baseline"))} '
+        'against '
         f'{describe_sessions(record)}. Relative change of the mean with its '
         f'{st["confidence"]:.0%} interval (Welch, log-ratio); '
         f'{tolerance_text(record)}{budget_text(st)}. One row per '
