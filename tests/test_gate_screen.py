@@ -191,3 +191,28 @@ def test_the_baseline_size_names_nights_and_sessions_apart(sessions, nights,
     # A row says its level's nights only where the header does not.
     assert [c.endswith('nights)') for c in cells] == \
         [n is not None and shared is None for n in nights], cells
+
+
+@pytest.mark.parametrize('change, said', [
+    ({'role': 'diagnostic', 'verdict': 'inconclusive'},
+     'not paged: diagnostic'),
+    ({'lookback': {'disturbed': 2, 'held': True, 'p': 0.001}},
+     'held: foreign load on 2 repeat(s)'),
+    ({'reason': '1 current sample(s), the gate needs 2; ...'},
+     'held: too few samples (n=3)'),
+    ({'verdict': 'pass', 'low': -0.04, 'high': -0.01},
+     'not paged: within 5%'),
+    ({}, 'not paged: not wholly beyond -5%'),
+    ({'direction': 'lower', 'low': 0.02, 'high': 0.3},
+     'not paged: not wholly beyond +5%'),
+    ({'direction': 'lower'}, ''),
+    ({'verdict': 'regression'}, ''),
+])
+def test_each_reason_a_loss_does_not_page_is_named(screens, change, said):
+    # The row of a loss (interval [-30%, -2%]) that neither the budget
+    # nor anything else held, changed one way at a time.
+    base = dict(_held(screens[1])[0], verdict='inconclusive', low=-0.3,
+                high=-0.02, pooled=None, lookback={}, reason='',
+                tolerance=0.05)
+    fig = Figure.from_dict(dict(base, **change))
+    assert tables.not_paged(fig, screens[1]['settings']) == said

@@ -342,7 +342,8 @@ def not_paged(fig, settings):
     if fig.verdict == 'pass':
         return f'not paged: within {fig.tolerance:.0%}'
 
-    return f'not paged: not wholly beyond -{fig.tolerance:.0%}'
+    worse = '-' if fig.direction == 'higher' else '+'
+    return f'not paged: not wholly beyond {worse}{fig.tolerance:.0%}'
 
 
 def detects_cell(fig, settings):
