@@ -339,8 +339,9 @@ def not_paged(fig, settings):
         return f'held by the budget: p {judged["p"]:.3g}{bound}'
     if 'current sample(s), the gate needs' in fig.reason:
         return f'held: too few samples (n={fig.cur["n"]})'
-    if fig.verdict == 'pass':
-        return f'not paged: within {fig.tolerance:.0%}'
+    change = fig.pooled['change'] if fig.pooled_decided else fig.change
+    if change is not None and abs(change) <= fig.tolerance:
+        return f'not paged: change within {fig.tolerance:.0%}'
 
     worse = '-' if fig.direction == 'higher' else '+'
     return f'not paged: not wholly beyond {worse}{fig.tolerance:.0%}'
