@@ -7,12 +7,13 @@ data version 4.2 reports) of ``--nights`` sessions x ``--cases`` test cases
 x ``--repeats`` repeats with two performance variables each, every test
 case padded to ``--pad`` bytes of JSON (a real dd test case is ~4.4 kB),
 with a -15 % step at night 300.  Then times each stage of
-``pfsbench gate``: reading the database, recording a baseline, comparing
-the last night, history and change points over every variable, and
-rendering text, JUnit and HTML (60 plots), and ``pfsbench gate`` as a
-user runs it.  The first read decodes ReFrame's JSON and writes the index
-beside the database (pfsbench/gate/store/index.py); "end to end" counts from
-the second read on.
+``pfsbench gate``: the first ingest (the gate reads a runs directory from
+the results store beside it, ``pfsbench-store.sqlite``, and ingests what
+that lacks first: the first time, every session), reading the sessions
+back from the store, recording a baseline, comparing the last night,
+history and change points over every variable, and rendering text, JUnit
+and HTML (60 plots), and ``pfsbench gate`` as a user runs it.  "End to
+end" counts from the second read on.
 
 Usage: python3 bench/gate_speed.py [--nights 365] [--cases 500]
 """
@@ -21,7 +22,6 @@ import argparse
 import contextlib
 import os
 import resource
-import shutil
 import sys
 import tempfile
 import time
@@ -33,11 +33,10 @@ sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
 from pfsbench import cli                                   # noqa: E402
-from pfsbench.gate.store import index                            # noqa: E402
 from pfsbench.gate.judge import baseline as bl                   # noqa: E402
 from pfsbench.gate.judge import config as gate_config            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
-from pfsbench.gate.store.results import read_database            # noqa: E402
+from pfsbench.store.runs import local_store, read_database      # noqa: E402
 from pfsbench.gate.store.history import history              # noqa: E402
 from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 
@@ -67,9 +66,10 @@ def main():
                         help='bytes of filler per test case (default 4000)')
     parser.add_argument('--work', default=None,
                         help='directory for results.db (default: new tmp)')
-    parser.add_argument('--keep-index', action='store_true',
-                        help='keep the index a previous run wrote (default: '
-                        'remove it, so the first read decodes the JSON)')
+    parser.add_argument('--keep-store', action='store_true',
+                        help='keep the store a previous run wrote (default: '
+                        'remove it, so the first read ingests every '
+                        'session)')
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-speed-')
     os.makedirs(work, exist_ok=True)
@@ -96,12 +96,13 @@ def main():
     size = os.path.getsize(db) / 2**20
     print(f'{args.nights} nights x {args.cases} cases x {args.repeats} '
           f'repeats x 2 variables; database {size:.0f} MiB')
-    idx = index.index_dir(db)
-    if idx and os.path.isdir(idx) and not args.keep_index:
-        shutil.rmtree(idx)
+    kept = local_store(db)
+    if os.path.exists(kept) and not args.keep_store:
+        os.unlink(kept)
 
-    timer('first read: decode the JSON, write the index', read_database, db)
-    results = timer('read the database (from the index)', read_database, db)
+    timer('first read: ingest every session into the store', read_database,
+          db)
+    results = timer('read the sessions (from the store)', read_database, db)
     print(f'  {len(results.sessions)} sessions (records read when asked '
           'for)')
     uuids = [s.uuid for s in results.ordered_sessions()]
@@ -141,7 +142,6 @@ def main():
     code = timer('pfsbench gate --junit --html (the CLI, one process)',
                  cli_gate)
     print(f'  exit code {code}')
-    print(f'  {len(results.records)} test-case records in all')
     small = timer('read only the newest 61 sessions (history_sessions: 60)',
                   read_database, db, newest=61)
     print(f'  {len(small.sessions)} sessions')

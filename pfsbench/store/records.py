@@ -20,12 +20,14 @@ _CaseRow = columns.reader('CaseRow', columns.CASES)
 
 
 def sessions_of(conn, system):
-    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster,
-    oldest first (by start time, then uuid, as Results orders them)."""
+    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster
+    (None: of every cluster), oldest first (by start time, then uuid, as
+    Results orders them)."""
     sessions, stamps = {}, {}
-    rows = [_SessionRow._make(r) for r in conn.execute(
-        f'SELECT {columns.names(_SESSION_READ)} FROM pfsbench_sessions '
-        'WHERE system = ?', (system,))]
+    query = f'SELECT {columns.names(_SESSION_READ)} FROM pfsbench_sessions'
+    rows = [_SessionRow._make(r) for r in (
+        conn.execute(query) if system is None else
+        conn.execute(query + ' WHERE system = ?', (system,)))]
     # Sorted here, not in SQL: a PostgreSQL collation may order the
     # uuids of sessions started in the same second otherwise.
     rows.sort(key=lambda r: (r.time_start, r.uuid))
