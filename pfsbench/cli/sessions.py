@@ -19,8 +19,10 @@ def add_source_options(parser):
     group = parser.add_argument_group('results')
     group.add_argument(
         '--db', metavar='FILE', default=None,
-        help='ReFrame results database, opened read-only (default: '
-             '$PFSBENCH_RUNS/results.db, else <repo>/runs/results.db)')
+        help='ReFrame results database, opened read-only: its sessions '
+             'are read from the results store beside it, which gets the '
+             'sessions it lacks first (default: $PFSBENCH_RUNS/results.db, '
+             'else <repo>/runs/results.db)')
     group.add_argument(
         '--report', metavar='FILE', action='append', default=[],
         help='read these ReFrame run report files instead of the database; '
