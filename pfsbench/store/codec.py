@@ -37,7 +37,8 @@ def _encode(obj):
         return {'\0d': [[_encode(k), _encode(v)] for k, v in obj.items()]}
     if isinstance(obj, array.array):
         return {'\0a': [obj.typecode,
-                        base64.b64encode(obj.tobytes()).decode('ascii')]}
+                        base64.b64encode(obj.tobytes()).decode('ascii',
+                                                              'replace')]}
     if isinstance(obj, CaseKey):
         return {'\0K': [obj.name, obj.system, obj.partition, obj.environ]}
     if isinstance(obj, Session):

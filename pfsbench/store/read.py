@@ -36,13 +36,12 @@ def choose_system(conn, system):
 def read_results(conn, system, *, newest=None, newest_since=None,
                  target=None, chunk=100, keep=True, lag=0, uuids=None,
                  source=None):
-    """One cluster's sessions as :class:`Results`, as the gate reads them
-    from a runs directory: the sessions of the window, their records
-    loaded from the store when first needed (the current night's, the
-    baseline's, those around a change point), and the history's
+    """One cluster's sessions as :class:`Results`, as the gate reads them:
+    the sessions of the window, their records loaded from the store when
+    first needed (the current night's, the baseline's, those around a
+    change point), and the history's
     :class:`~pfsbench.gate.store.series.Series` of every session of the
-    cluster (as the index beside a runs directory keeps it for every
-    session of its database).
+    cluster.
 
     The series is kept in the store (``pfsbench_series``, one per
     cluster and target): read, brought up to date with the sessions
