@@ -165,3 +165,25 @@ def test_a_runs_directory_that_may_not_be_written(db, monkeypatch):
     elsewhere = runs.local_store(str(db))
     assert os.path.dirname(elsewhere) == runs.tempfile.gettempdir()
     assert elsewhere != runs.local_store(str(db.parent / 'x' / 'results.db'))
+
+
+def test_a_runs_directory_of_two_clusters_reads_both(tmp_path):
+    # Sessions stored under two clusters (their ReFrame systems): the gate
+    # reads every session of the database, the history of both.
+    db = tmp_path / 'results.db'
+    synth.write_database(str(db), [synth.session(
+        {'c %nodes=1': [100.0 + night, 101.0, 99.0]},
+        time_start=night * 86400.0, system=system)
+        for night, system in enumerate(['hawk', 'vulcan', 'hawk'])])
+    results = runs.read_database(str(db))
+    assert len(results.sessions) == 3
+    assert sorted({k.system for k in results.series()[0].cases}) == \
+        ['hawk', 'vulcan']
+    assert _columns(results) == _columns(_decoded(db))
+    with sqlite3.connect(str(db.parent / 'pfsbench-store.sqlite')) as conn:
+        assert sorted(s for s, in conn.execute(
+            'SELECT DISTINCT system FROM pfsbench_sessions')) == \
+            ['hawk', 'vulcan']
+    conn.close()
+    # The newest session's cluster only would be a window of one.
+    assert len(runs.read_database(str(db), newest=2).sessions) == 2
