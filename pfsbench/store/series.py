@@ -47,9 +47,10 @@ def scope(target):
 def synced_series(conn, system, target, sessions, stamps, chunk, keep,
                   lag=0):
     """The cluster's kept series brought up to date with ``sessions``
-    (``system`` None: every cluster's): a session gone is dropped, new ones are appended, a session older than the
-    newest kept one starts it again; written back when it changed (only
-    appended: when more than ``lag`` nights were)."""
+    (``system`` None: every cluster's): a session gone is dropped, new
+    ones are appended, a session older than the newest kept one starts
+    it again; written back when it changed (only appended: when more
+    than ``lag`` nights were)."""
     where = scope(target)
     if system is None:
         system = EVERY_CLUSTER
