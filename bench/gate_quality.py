@@ -96,7 +96,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from pfsbench.gate.judge.baseline import USABLE_FAIL_PHASES     # noqa: E402
-from pfsbench.gate.store.results import read_database          # noqa: E402
+from pfsbench.store.runs import read_database          # noqa: E402
 from pfsbench.gate.judge import lookback as lb                   # noqa: E402
 from pfsbench.gate.judge.config import GateConfig                # noqa: E402
 from pfsbench.gate.judge.rule import (fixed_tolerance_verdict,  # noqa: E402

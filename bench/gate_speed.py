@@ -6,22 +6,24 @@ Builds a synthetic ReFrame results database (ReFrame 4.10's SQLite schema,
 data version 4.2 reports) of ``--nights`` sessions x ``--cases`` test cases
 x ``--repeats`` repeats with two performance variables each, every test
 case padded to ``--pad`` bytes of JSON (a real dd test case is ~4.4 kB),
-with a -15 % step at night 300.  Then times each stage of
-``pfsbench gate``: reading the database, recording a baseline, comparing
-the last night, history and change points over every variable, and
-rendering text, JUnit and HTML (60 plots), and ``pfsbench gate`` as a
-user runs it.  The first read decodes ReFrame's JSON and writes the index
-beside the database (pfsbench/gate/store/index.py); "end to end" counts from
-the second read on.
+with a -15 % step at night 300, and a baseline of its first 5 nights.
+Then runs ``pfsbench gate`` as a user does, each run a process of its
+own (wall and CPU time, peak memory): the first run ingests every
+session into the results store beside the database
+(``pfsbench-store.sqlite``: the gate reads a runs directory from it, and
+ingests what it lacks first), the second judges after that first ingest.
+``--stages`` also times each stage in this process (reading the sessions
+back, comparing the last night, history and change points over every
+variable, rendering text, JUnit and HTML with 60 plots).
 
 Usage: python3 bench/gate_speed.py [--nights 365] [--cases 500]
 """
 
 import argparse
-import contextlib
+import itertools
 import os
 import resource
-import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,12 +34,12 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
-from pfsbench import cli                                   # noqa: E402
-from pfsbench.gate.store import index                            # noqa: E402
 from pfsbench.gate.judge import baseline as bl                   # noqa: E402
 from pfsbench.gate.judge import config as gate_config            # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
-from pfsbench.gate.store.results import read_database            # noqa: E402
+from pfsbench.gate.store.results import Results                 # noqa: E402
+from pfsbench.store import runs                                 # noqa: E402
+from pfsbench.store.runs import local_store, read_database      # noqa: E402
 from pfsbench.gate.store.history import history              # noqa: E402
 from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 
@@ -67,9 +69,13 @@ def main():
                         help='bytes of filler per test case (default 4000)')
     parser.add_argument('--work', default=None,
                         help='directory for results.db (default: new tmp)')
-    parser.add_argument('--keep-index', action='store_true',
-                        help='keep the index a previous run wrote (default: '
-                        'remove it, so the first read decodes the JSON)')
+    parser.add_argument('--stages', action='store_true',
+                        help='also time each stage in this process '
+                        '(default: off)')
+    parser.add_argument('--keep-store', action='store_true',
+                        help='keep the store a previous run wrote (default: '
+                        'remove it, so the first read ingests every '
+                        'session)')
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-speed-')
     os.makedirs(work, exist_ok=True)
@@ -96,18 +102,58 @@ def main():
     size = os.path.getsize(db) / 2**20
     print(f'{args.nights} nights x {args.cases} cases x {args.repeats} '
           f'repeats x 2 variables; database {size:.0f} MiB')
-    idx = index.index_dir(db)
-    if idx and os.path.isdir(idx) and not args.keep_index:
-        shutil.rmtree(idx)
+    kept = local_store(db)
+    if os.path.exists(kept) and not args.keep_store:
+        os.unlink(kept)
 
-    timer('first read: decode the JSON, write the index', read_database, db)
-    results = timer('read the database (from the index)', read_database, db)
+    # The baseline from the first 5 nights' reports, read as report files
+    # are (not gate time; the store is not touched).
+    first = Results(db)
+    for report, source in itertools.islice(runs.reports(work), 5):
+        first.add_report(report, source)
+    bl.save(bl.build(first, [s.uuid for s in first.ordered_sessions()],
+                     'speed'), work, force=True)
+    out = os.path.join(work, 'gate')
+    argv = [os.path.join(os.path.dirname(sys.executable), 'pfsbench'),
+            'gate', '-b', 'speed', '--db', db, '--baseline-dir', work,
+            '--session', 'latest', '--junit', out + '.xml', '--html',
+            out + '.html']
+    print('$ ' + ' '.join(argv[1:]))
+    code = process('pfsbench gate, first: ingests every session', argv)
+    print(f'  exit code {code}')
+    code = process('pfsbench gate (the CLI, after its first ingest)', argv)
+    print(f'  exit code {code}')
+    if args.stages:
+        stages(timer, db, cfg=gate_config.load(None))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f'peak RSS of this process {peak:.0f} MiB; '
+          f'{os.getloadavg()[0]:.1f} load average at the end')
+
+
+def process(label, argv):
+    """Run ``argv`` in a process of its own: its wall and CPU time and
+    peak memory; its exit code."""
+    t0 = time.perf_counter()
+    with open(os.devnull, 'w') as sink:
+        proc = subprocess.Popen(argv, stdout=sink)
+        _, status, use = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    dt = time.perf_counter() - t0
+    print(f'{label:55} {dt:8.2f} s  (CPU {use.ru_utime + use.ru_stime:6.2f}'
+          f' s, peak RSS {use.ru_maxrss / 2**10:.0f} MiB)', flush=True)
+    return proc.returncode
+
+
+def stages(timer, db, cfg):
+    """Each stage of the gate in this process, for a profile's
+    bearings."""
+    results = timer('read the sessions (from the store)', read_database, db,
+                    newest=cfg.history_sessions + 1)
     print(f'  {len(results.sessions)} sessions (records read when asked '
           'for)')
     uuids = [s.uuid for s in results.ordered_sessions()]
     base = timer('record a baseline from the first 5 nights', bl.build,
                  results, uuids[:5], 'speed')
-    cfg = gate_config.GateConfig()
     rows, missing, _, _ = timer('compare the last night (verdicts)', compare,
                                 base, results, [uuids[-1]], cfg)
     hist = timer('history + change points of every variable', history,
@@ -121,34 +167,6 @@ def main():
     timer('render JUnit', render, record, 'junit')
     timer('render HTML (60 history plots + scaling plots)', render, record,
           'html', 60)
-    counted = [(dt, cpu) for label, dt, cpu in timer.rows
-               if label.startswith(('read the', 'record', 'run_gate',
-                                    'render'))]
-    print(f'gate end to end after the first read (read + baseline + '
-          f'run_gate + 3 renders): {sum(d for d, _ in counted):.1f} s '
-          f'(CPU {sum(c for _, c in counted):.1f} s)')
-    bl.save(base, work, force=True)
-    out = os.path.join(work, 'gate')
-
-    def cli_gate():
-        with open(os.devnull, 'w') as sink, \
-                contextlib.redirect_stdout(sink):
-            return cli.main(['gate', '-b', 'speed', '--db', db,
-                             '--baseline-dir', work, '--session', 'latest',
-                             '--junit', out + '.xml', '--html',
-                             out + '.html'])
-
-    code = timer('pfsbench gate --junit --html (the CLI, one process)',
-                 cli_gate)
-    print(f'  exit code {code}')
-    print(f'  {len(results.records)} test-case records in all')
-    small = timer('read only the newest 61 sessions (history_sessions: 60)',
-                  read_database, db, newest=61)
-    print(f'  {len(small.sessions)} sessions')
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    cpu = resource.getrusage(resource.RUSAGE_SELF)
-    print(f'peak RSS {peak:.0f} MiB; CPU {cpu.ru_utime + cpu.ru_stime:.0f} '
-          f's in all; {os.getloadavg()[0]:.1f} load average at the end')
 
 
 if __name__ == '__main__':

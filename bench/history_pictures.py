@@ -40,7 +40,7 @@ from pfsbench.gate.judge import baseline as bl  # noqa: E402
 from pfsbench.gate.judge import config as gate_config  # noqa: E402
 from pfsbench.gate.judge.record import run_gate  # noqa: E402
 from pfsbench.gate.report import render  # noqa: E402
-from pfsbench.gate.store.results import read_database  # noqa: E402
+from pfsbench.store.runs import read_database  # noqa: E402
 from pfsbench.notify.message import pages  # noqa: E402
 from pfsbench.store import triage  # noqa: E402
 

@@ -143,9 +143,11 @@ def test_gate_unchanged_slowdown_and_names_the_variable(db, capsys, repeats_alon
     assert row['change'] == pytest.approx(-0.2, abs=1e-9)
     assert row['low'] < -0.2 < row['high']
     # The database was opened read-only: not one byte changed, no lock or
-    # journal file appeared; only the gate's own index beside it.
+    # journal file appeared; only the results store beside it, which the
+    # gate reads its sessions from.
     assert digest(db) == before
-    assert sorted(os.listdir(db.parent)) == ['baselines', 'pfsbench-index',
+    assert sorted(os.listdir(db.parent)) == ['baselines',
+                                             'pfsbench-store.sqlite',
                                              'results.db']
 
 
@@ -516,7 +518,7 @@ def test_gate_names_a_missing_database_first(tmp_path, capsys):
 
 
 def test_read_only_the_newest_sessions(db):
-    from pfsbench.gate.store.results import read_database
+    from pfsbench.store.runs import read_database
     add(db, nightly(2 * DAY), nightly(3 * DAY))
     results = read_database(str(db), newest=2)
     assert sorted(s.time_start for s in results.sessions.values()) == \

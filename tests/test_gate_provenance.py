@@ -9,7 +9,7 @@ from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import render
 from pfsbench.gate.store import provenance as prov
-from pfsbench.gate.store.results import read_database
+from pfsbench.store.runs import read_database
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
            'kernel': '6.1', 'slurm_job_id': '11', 'node': 'n1'}

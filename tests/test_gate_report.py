@@ -14,7 +14,7 @@ from pfsbench.gate.judge import baseline as bl, config as gate_config
 import synth
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
-from pfsbench.gate.store.results import read_database
+from pfsbench.store.runs import read_database
 
 NIGHTS, STEP_AT = 30, 20
 

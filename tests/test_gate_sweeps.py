@@ -19,7 +19,7 @@ from pfsbench.gate.judge import baseline as bl, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.sweeps import cpu_var_for
 from pfsbench.gate.report import render
-from pfsbench.gate.store.results import read_database
+from pfsbench.store.runs import read_database
 
 NP = [1, 2, 4, 8, 16, 32, 64]
 MDSRATE_STAT = [20723.21, 38718.54, 71319.94, 136389.06, 237378.41,

@@ -83,7 +83,7 @@ def test_the_graph_sees_the_package():
     graph = import_graph()
     assert len(graph) > 100
     assert sum(map(len, graph.values())) > 250
-    assert 'pfsbench.gate.store.keys' in graph['pfsbench.gate.store.index']
+    assert 'pfsbench.gate.store.keys' in graph['pfsbench.store.codec']
 
 
 def _package(tmp_path, sources):

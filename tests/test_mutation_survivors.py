@@ -4,7 +4,8 @@ each now failing a pure, fast-lane test here:
 
 1. the wild-repeat limit of a night of 3 or 4 repeats (``WILD_Z_SHORT``,
    16 -> 8): the suite's wild repeats sat at z > 100;
-2. the index's format stamp (``meta.format``) not compared;
+2. the index's format stamp (``meta.format``) not compared (the index is
+   gone: the store's kept series and its stamp, tests/test_store_runs.py);
 3. an mdtest summary row with an extra figure accepted (``<`` for ``!=``);
 4. a tight ``nightly-plan --budget`` dropping the cheapest family instead
    of the dearest;
@@ -13,18 +14,15 @@ each now failing a pure, fast-lane test here:
 """
 
 import math
-import sqlite3
 from types import SimpleNamespace
 
 import pytest
 
-import synth
 from conftest import FIXTURES
 from pfsbench.checks.mdtest import OPS_PER_ITEM_AND_PHASE, mdtest_check_base
 from pfsbench.cli.nightly_plan import choose
 from pfsbench.core.errors import ParseError
 from pfsbench.gate.statistics import stats
-from pfsbench.gate.store import index, results as res
 from pfsbench.parsers import mdtest
 
 
@@ -47,40 +45,6 @@ def test_a_short_night_keeps_a_repeat_within_16_pooled_scales(z):
 def test_a_short_night_leaves_out_a_repeat_beyond_16_pooled_scales(z):
     wild = stats.wild_repeats(_night(z), scale=0.01)
     assert [(i, round(found, 6)) for i, _, found in wild] == [(2, z)]
-
-
-# 2. The index's format stamp ----------------------------------------------
-
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / 'results.db'
-    synth.write_database(str(path), [synth.session(
-        {'c %nodes=1': [100.0 + night, 101.0, 99.0]},
-        time_start=night * 86400.0) for night in range(3)])
-    return path
-
-
-def test_an_index_of_another_format_is_not_read(db, capsys):
-    fresh = res.read_database(str(db))
-    path = db.parent / index.INDEX_DIR / index.INDEX_FILE
-    assert path.exists() and capsys.readouterr().err == ''
-    # Every table and entry as this version wrote them, only the format
-    # stamp says another (an older or newer pfsbench's index).
-    with sqlite3.connect(str(path)) as conn:
-        conn.execute("UPDATE meta SET value = 'pfsbench-index-0' "
-                     "WHERE key = 'format'")
-    conn.close()
-
-    again = res.read_database(str(db))
-    err = capsys.readouterr().err
-    assert err == (f"pfsbench: {path}: meta.format: 'pfsbench-index-0': "
-                   f"not a pfsbench index; ignored, rebuilt from ReFrame's "
-                   f"database\n")
-    assert sorted(again.sessions) == sorted(fresh.sessions)
-    with sqlite3.connect(str(path)) as conn:
-        assert conn.execute("SELECT value FROM meta WHERE key = 'format'"
-                            ).fetchone() == (index.FORMAT_NAME,)
-    conn.close()
 
 
 # 3. An mdtest summary row with a figure too many ---------------------------

@@ -428,9 +428,9 @@ def _kept(conn):
 
 
 def _series_text(results):
-    from pfsbench.gate.store import index
+    from pfsbench.store import codec
     series, inside = results.series()
-    return index.dumps(series), inside
+    return codec.dumps(series), inside
 
 
 def _built_afresh(conn, **kwargs):

@@ -10,16 +10,19 @@ import time
 
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.judge import baseline as bl
-from pfsbench.gate.store.results import (default_db_path, load_results,
-                                         require_database)
+from pfsbench.gate.store.results import default_db_path, read_reports
+from pfsbench.store.reframe_db import require_database
+from pfsbench.store.runs import read_database
 
 
 def add_source_options(parser):
     group = parser.add_argument_group('results')
     group.add_argument(
         '--db', metavar='FILE', default=None,
-        help='ReFrame results database, opened read-only (default: '
-             '$PFSBENCH_RUNS/results.db, else <repo>/runs/results.db)')
+        help='ReFrame results database, opened read-only: its sessions '
+             'are read from the results store beside it, which gets the '
+             'sessions it lacks first (default: $PFSBENCH_RUNS/results.db, '
+             'else <repo>/runs/results.db)')
     group.add_argument(
         '--report', metavar='FILE', action='append', default=[],
         help='read these ReFrame run report files instead of the database; '
@@ -123,12 +126,16 @@ def window_of(args, window=None):
 
 
 def load(args, window=None):
-    """Load the results; with ``window``, only the sessions the gate can
-    use (:func:`window_of`)."""
+    """Load the results: the run report files given, else the runs
+    directory's sessions from the results store beside it (what it lacks
+    ingested first); with ``window``, only the sessions the gate can use
+    (:func:`window_of`)."""
+    if args.report:
+        return read_reports(args.report)
+
     newest, newest_since = window_of(args, window)
-    return load_results(db=db_path(args), reports=args.report,
-                        timeout=args.lock_timeout, newest=newest,
-                        newest_since=newest_since)
+    return read_database(db_path(args), timeout=args.lock_timeout,
+                         newest=newest, newest_since=newest_since)
 
 
 def select_sessions(args, results):

@@ -12,8 +12,11 @@ columns named in :mod:`pfsbench.store.columns`).
   run report; a session already there is left as it is.
 - :func:`read_results` (:mod:`~pfsbench.store.read`) gives one cluster's
   sessions as the :class:`~pfsbench.gate.store.results.Results` the gate
-  reads from a runs directory: the same sessions and records, so the
-  same verdicts; :mod:`~pfsbench.store.series` keeps its history.
+  judges, the same sessions and records as their run reports give;
+  :mod:`~pfsbench.store.series` keeps its history.
+- :mod:`~pfsbench.store.runs` reads a runs directory: what the store
+  beside it lacks of ReFrame's database (:mod:`~pfsbench.store.reframe_db`)
+  goes in first, then its sessions are read from the store.
 - :func:`figure_history` (:mod:`~pfsbench.store.history`) is one figure
   across clusters over time; :func:`provenance_history` the provenance of
   its sessions.

@@ -8,14 +8,21 @@ import json
 import math
 
 from pfsbench.core import fields
-from pfsbench.gate.store import index
-from pfsbench.gate.store.results import INDEX_STAMP, records_of_report, session_figures
-from pfsbench.store import columns
+from pfsbench.gate.store.results import (Record, records_of_report,
+                                         session_figures)
+from pfsbench.store import codec, columns
 from pfsbench.store.connect import now
 
-#: What a session's figures were computed with (the index's stamp: bumped
-#: whenever what the history reads of a session changes).
-FIGURES_STAMP = json.dumps(INDEX_STAMP)
+#: Bumped whenever what the store keeps of a session's figures changes.
+FIGURES_FORMAT = 5
+
+#: What a session's kept figures were computed with: their format, the
+#: record's fields and the fields read from a test case.
+FIGURES = (FIGURES_FORMAT, tuple(Record.__dataclass_fields__),
+           fields.TAG_FIELDS, fields.CONFIG_FIELDS,
+           fields.ITERATION_COUNT_FIELDS, fields.CONTENDED,
+           fields.CONTENTION, fields.UNTIMED)
+FIGURES_STAMP = json.dumps(FIGURES)
 
 
 def night_of(time_start):
@@ -46,7 +53,7 @@ def _value_columns(value):
 
 
 def _figures_blob(figures):
-    return index.dumps({tuple(k.as_dict().values()): v
+    return codec.dumps({tuple(k.as_dict().values()): v
                         for k, v in figures.items()})
 
 

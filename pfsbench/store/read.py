@@ -34,14 +34,14 @@ def choose_system(conn, system):
 
 
 def read_results(conn, system, *, newest=None, newest_since=None,
-                 target=None, chunk=100, keep=True, lag=0):
-    """One cluster's sessions as :class:`Results`, as the gate reads them
-    from a runs directory: the sessions of the window, their records
-    loaded from the store when first needed (the current night's, the
-    baseline's, those around a change point), and the history's
+                 target=None, chunk=100, keep=True, lag=0, uuids=None,
+                 source=None):
+    """One cluster's sessions as :class:`Results`, as the gate reads them:
+    the sessions of the window, their records loaded from the store when
+    first needed (the current night's, the baseline's, those around a
+    change point), and the history's
     :class:`~pfsbench.gate.store.series.Series` of every session of the
-    cluster (as the index beside a runs directory keeps it for every
-    session of its database).
+    cluster.
 
     The series is kept in the store (``pfsbench_series``, one per
     cluster and target): read, brought up to date with the sessions
@@ -50,7 +50,8 @@ def read_results(conn, system, *, newest=None, newest_since=None,
 
     Args:
         conn: :func:`~pfsbench.store.connect.open_store`.
-        system: the cluster.
+        system: the cluster (None: every cluster's sessions, a runs
+            directory's that ran on several).
         newest: only the newest this many sessions.
         newest_since: add the sessions started at or after this Unix
             time to ``newest``.
@@ -58,12 +59,17 @@ def read_results(conn, system, *, newest=None, newest_since=None,
         keep: write the series back when it changed (best effort).
         lag: leave the kept series as it is while it only misses at most
             this many new nights (:data:`~pfsbench.store.series.SERIES_LAG`).
+        uuids: only these sessions (instead of ``newest``).
+        source: what messages name (default: the store and cluster).
     """
     sessions, stamps = sessions_of(conn, system)
     series = synced_series(conn, system, target, sessions, stamps, chunk,
                            keep, lag)
 
     order = list(sessions)
+    if uuids is not None:
+        wanted = set(uuids)
+        order = [u for u in order if u in wanted]
     if newest_since is not None:
         newest = (newest or 0) + sum(
             1 for s in sessions.values() if s.time_start >= newest_since)
@@ -71,7 +77,7 @@ def read_results(conn, system, *, newest=None, newest_since=None,
         order = order[max(0, len(order) - int(newest)):] if newest > 0 \
             else []
 
-    results = Results(f'{conn.where} (cluster {system})')
+    results = Results(source or f'{conn.where} (cluster {system})')
     url = conn.url
     for uuid in order:
         results.add_session(sessions[uuid], loader=loader(url, uuid, target))

@@ -6,6 +6,7 @@ them."""
 
 import dataclasses
 import json
+import sys
 
 from pfsbench.gate.store.results import CaseKey, Record, Session, untimed_of
 from pfsbench.store import columns, schema
@@ -20,12 +21,14 @@ _CaseRow = columns.reader('CaseRow', columns.CASES)
 
 
 def sessions_of(conn, system):
-    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster,
-    oldest first (by start time, then uuid, as Results orders them)."""
+    """``({uuid: Session}, {uuid: figures stamp})`` of one cluster
+    (None: of every cluster), oldest first (by start time, then uuid, as
+    Results orders them)."""
     sessions, stamps = {}, {}
-    rows = [_SessionRow._make(r) for r in conn.execute(
-        f'SELECT {columns.names(_SESSION_READ)} FROM pfsbench_sessions '
-        'WHERE system = ?', (system,))]
+    query = f'SELECT {columns.names(_SESSION_READ)} FROM pfsbench_sessions'
+    rows = [_SessionRow._make(r) for r in (
+        conn.execute(query) if system is None else
+        conn.execute(query + ' WHERE system = ?', (system,)))]
     # Sorted here, not in SQL: a PostgreSQL collation may order the
     # uuids of sessions started in the same second otherwise.
     rows.sort(key=lambda r: (r.time_start, r.uuid))
@@ -46,27 +49,28 @@ def loader(url, uuid, target):
     return load
 
 
-def _decode_value(number, raw):
-    return json.loads(raw) if raw is not None else number
-
-
 def _figures_of(conn, part):
     """``{(uuid, seq): {figure: (value, unit)}}`` of these sessions."""
     perf = {}
     marks = ','.join('?' * len(part))
+    last, found = None, None
     for (uuid, seq, var, unit, number, raw) in conn.execute(
             'SELECT session, seq, figure, unit, value, raw FROM '
             f'pfsbench_figures WHERE session IN ({marks}) '
             'ORDER BY session, seq, pos', part):
-        perf.setdefault((uuid, seq), {})[var] = (
-            _decode_value(number, raw), unit)
+        if (uuid, seq) != last:
+            last = (uuid, seq)
+            found = perf[last] = {}
+        found[sys.intern(var)] = (number if raw is None else json.loads(raw),
+                                  sys.intern(unit))
     return perf
 
 
 def records_of(conn, uuids, target=None, chunk=200):
     """``{uuid: [Record, ...]}`` of these sessions, as the report reader
     makes them (``target``: only the cases that wrote there)."""
-    keys, configs, nodelists, tag_sets = {}, {}, {}, {}
+    keys, configs, nodelists, tag_sets, untimed = {}, {}, {}, {}, {}
+    texts = {}
     records = {u: [] for u in uuids}
     # A store read as it is (a reader's role does not migrate) may predate
     # the column: its cases timed every figure they logged.
@@ -85,19 +89,32 @@ def records_of(conn, uuids, target=None, chunk=200):
                 continue
             ident = (case.name, case.rf_system, case.partition, case.environ)
             key = keys.get(ident) or keys.setdefault(ident, CaseKey(*ident))
-            # Shared, as the report reader shares them (a year of nights).
-            nodes = nodelists.setdefault(case.nodelist,
-                                         tuple(json.loads(case.nodelist)))
-            cfg = configs.setdefault(case.config, json.loads(case.config))
-            tagged = tag_sets.setdefault(
-                case.tags, tuple(tuple(t) for t in json.loads(case.tags)))
+            # Shared, as the report reader shares them (a year of nights),
+            # and each text decoded once.
+            nodes = nodelists.get(case.nodelist)
+            if nodes is None:
+                nodes = nodelists[case.nodelist] = tuple(
+                    json.loads(case.nodelist))
+            cfg = configs.get(case.config)
+            if cfg is None:
+                cfg = configs[case.config] = json.loads(case.config)
+            if case.untimed not in untimed:
+                untimed[case.untimed] = untimed_of(case.untimed)
+            tagged = tag_sets.get(case.tags)
+            if tagged is None:
+                tagged = tag_sets[case.tags] = tuple(
+                    tuple(t) for t in json.loads(case.tags))
+            share = texts.setdefault
             records[case.session].append(Record(
-                key=key, session=case.session, run_index=case.run_index,
-                repeat=case.repeat, result=case.result,
-                fail_phase=case.fail_phase, fail_reason=case.fail_reason,
+                key=key, session=share(case.session, case.session),
+                run_index=case.run_index, repeat=case.repeat,
+                result=share(case.result, case.result),
+                fail_phase=share(case.fail_phase, case.fail_phase),
+                fail_reason=share(case.fail_reason, case.fail_reason),
                 time=case.time, jobid=case.jobid, nodelist=nodes,
                 perf=perf.get((case.session, case.seq), {}), config=cfg,
                 tags=tagged, iterations=case.iterations,
-                contended=bool(case.contended), contention=case.contention,
-                untimed=untimed_of(case.untimed)))
+                contended=bool(case.contended),
+                contention=share(case.contention, case.contention),
+                untimed=untimed[case.untimed]))
     return records

@@ -9,8 +9,8 @@ Tables (the same on SQLite and PostgreSQL):
     site gives at ingest, the ReFrame system by default), the night (UTC
     date of its start), ReFrame's session fields, its extras (JSON), the
     Spack lock's hash (``extras.spack_lock``), and its figures as the
-    gate's history reads them (a digest of its rows, as the index beside
-    ReFrame's database keeps it, so that a year reads in seconds).
+    gate's history reads them (a digest of its rows, so that a year
+    reads in seconds).
 ``pfsbench_cases``
     one row per executed test case (a repeat of a case in a session):
     what the gate reads of it besides its figures (result, fail phase,
@@ -60,9 +60,9 @@ MIGRATIONS = (
         ' spack_lock TEXT NOT NULL,'
         ' source TEXT NOT NULL,'
         ' ingested TEXT NOT NULL,'
-        # What the gate's history reads of the session, as the index
-        # keeps it (pfsbench.gate.store.results.session_figures, in the
-        # index's codec), and what it was computed with: the rows below
+        # What the gate's history reads of the session
+        # (pfsbench.gate.store.results.session_figures, in
+        # pfsbench.store.codec), and what it was computed with: the rows below
         # are the data; this is their digest, recomputed where the stamp
         # differs.
         ' figures TEXT NOT NULL,'
@@ -127,7 +127,7 @@ MIGRATIONS = (
     (2, 'series: the history as columns, per cluster and target', (
         # A cache of what the gate computes from the rows above (the
         # pfsbench.gate.store.series.Series of one cluster's sessions,
-        # every target or one, in the index's codec): the gate reads a
+        # every target or one, in pfsbench.store.codec): the gate reads a
         # year of nights from it in a second instead of building it
         # again from every session (half a minute).  ``scope`` is the
         # target as JSON (null: every target); ``sessions`` and

@@ -7,12 +7,12 @@ and written back by a role that may write it."""
 import contextlib
 import json
 
-from pfsbench.gate.store import index
-from pfsbench.gate.store.results import SERIES_STAMP, CaseKey, session_figures
-from pfsbench.gate.store.series import Series
-from pfsbench.store import columns
+from pfsbench.gate.store.keys import CaseKey, Session
+from pfsbench.gate.store.results import session_figures
+from pfsbench.gate.store.series import SERIES_FORMAT, Series
+from pfsbench.store import codec, columns
 from pfsbench.store.connect import now
-from pfsbench.store.ingest import FIGURES_STAMP
+from pfsbench.store.ingest import FIGURES, FIGURES_STAMP
 from pfsbench.store.records import records_of, sessions_of
 
 #: Nights a kept series may lag its cluster's sessions before a writer
@@ -28,8 +28,14 @@ SERIES_LAG = 6
 #: cache, a gate must not wait for it.
 SERIES_LOCK_WAIT = 0.5
 
-#: What a kept series was computed with (the index's series stamp).
-_SERIES_STAMP = json.dumps(SERIES_STAMP)
+#: What a kept series was computed with: what its sessions' figures
+#: were, the series layout and the session's fields.
+_SERIES_STAMP = json.dumps(FIGURES + (SERIES_FORMAT, tuple(
+    Session.__dataclass_fields__)))
+
+#: The ``system`` of the series of every cluster's sessions (a runs
+#: directory's that ran on several clusters).
+EVERY_CLUSTER = '*'
 
 
 def scope(target):
@@ -41,11 +47,13 @@ def scope(target):
 def synced_series(conn, system, target, sessions, stamps, chunk, keep,
                   lag=0):
     """The cluster's kept series brought up to date with ``sessions``
-    (as pfsbench.gate.store.results does with the index's): a session
-    gone is dropped, new ones are appended, a session older than the
-    newest kept one starts it again; written back when it changed (only
-    appended: when more than ``lag`` nights were)."""
+    (``system`` None: every cluster's): a session gone is dropped, new
+    ones are appended, a session older than the newest kept one starts
+    it again; written back when it changed (only appended: when more
+    than ``lag`` nights were)."""
     where = scope(target)
+    if system is None:
+        system = EVERY_CLUSTER
     series = _load_series(conn, system, where)
     changed = False
     if series is not None and not sessions.keys() >= set(series.uuids):
@@ -88,8 +96,8 @@ def _figures_of(conn, uuids, stamps, target):
                 f'SELECT uuid, figures FROM pfsbench_sessions WHERE uuid '
                 f'IN ({marks})', kept):
             try:
-                found = index.loads(blob)
-            except index.Damaged:
+                found = codec.loads(blob)
+            except codec.Damaged:
                 continue
             out[uuid] = {keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
                          for k, v in found.items()}
@@ -113,8 +121,8 @@ def _load_series(conn, system, where):
     if row is None or row[0] != _SERIES_STAMP:
         return None
     try:
-        series = index.loads(row[1])
-    except index.Damaged:
+        series = codec.loads(row[1])
+    except codec.Damaged:
         return None
     return series if isinstance(series, Series) else None
 
@@ -147,7 +155,7 @@ def _save_series(conn, system, where, series):
                 system=system, scope=where, stamp=_SERIES_STAMP,
                 sessions=len(series.uuids),
                 newest=series.uuids[-1] if series.uuids else '',
-                body=index.dumps(series), written=now())))
+                body=codec.dumps(series), written=now())))
         conn.commit()
         return True
     except conn.errors:

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The history store: perflogs and run reports read into sessions, series
-and an index; case provenance; the history of a case.
+"""The gate's model of history: run reports read into sessions and
+records, every case's nights as series; case provenance; the history of
+a case.
 """

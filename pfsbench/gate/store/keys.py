@@ -3,9 +3,9 @@
 ReFrame :class:`Session`.
 
 They sit apart from :mod:`pfsbench.gate.store.results` (which reads them
-out of ReFrame's reports) so that the index, which decodes into them, and
-the results reader, which uses the index, import one way: both import this
-module, neither imports the other's importer.
+out of ReFrame's reports) so that the store's codec
+(:mod:`pfsbench.store.codec`), which decodes into them, needs nothing
+else of the results reader.
 """
 
 import re

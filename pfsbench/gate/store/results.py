@@ -1,14 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Read ReFrame's results: the results database and run report files.
-
-ReFrame 4.10 stores every session's run report (JSON, data version 4.x) in
-an SQLite database (``storage`` in the configuration; table ``sessions``
-with the report in ``json_blob``, table ``metadata`` with
-``schema_version`` 1.0).  ReFrame's own storage class creates the file,
-its indexes and its lock when it opens it, so this module does not use it:
-it opens the database read-only (``mode=ro``), takes a *shared* lock on
-ReFrame's ``.db.lock`` beside it when that file exists (ReFrame holds it
-exclusively while it stores a session), and never writes anything.
+"""ReFrame's run reports read into the gate's model: a :class:`Session`
+and its :class:`Record` list per report, and :class:`Results`, the
+sessions the gate judges (from the results store, pfsbench.store.read,
+or from run report files, :func:`read_reports`).
 
 A test case's identity is its ReFrame name (check name plus its
 parameters, ``dd_streaming %nodes=2 %streams_per_node=4``), its
@@ -18,30 +12,21 @@ that differ only in the hidden ``.repeat_no`` parameter; they share the
 runs to the report; their cases are samples too.
 """
 
-import contextlib
-import errno
-import fcntl
-import json
 import os
 import re
-import sqlite3
 import statistics
 import sys
-import time
 from dataclasses import dataclass
 
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, ResultsError
 from pfsbench.gate.statistics.values import time_problem, value_problem
-from pfsbench.gate.store import runreport, index
-# CaseKey and Session live in keys (index decodes into them): imported
-# here, where the gate has always found them.
+from pfsbench.gate.store import runreport
+# CaseKey and Session live in keys (the store's codec decodes into them):
+# imported here, where the gate has always found them.
 from pfsbench.gate.store.keys import (  # noqa: F401
     CaseKey, Session, parse_params, parse_setvars)
-from pfsbench.gate.store.series import SERIES_FORMAT, Series
-
-#: Results-database schema this module understands (ReFrame 4.x storage).
-DB_SCHEMA_VERSIONS = ('1.0',)
+from pfsbench.gate.store.series import Series
 
 #: Major run-report data version this module understands.
 REPORT_DATA_MAJOR = '4'
@@ -142,9 +127,18 @@ def _count_problem(value):
     return ''
 
 
-def _records_of_report(report, source):
-    """Split one decoded run report into a :class:`Session` and
-    :class:`Record` list."""
+def _number(source, where, value, check):
+    """``value``, or a one-line error naming it: any number JSON spells
+    (1e308, NaN, 10**400) is read or refused here, never an
+    OverflowError later."""
+    why = check(value)
+    if why:
+        raise ResultsError(f'{source}: {where}: {str(value)[:40]}: {why}')
+    return value
+
+
+def _session_of_report(report, source):
+    """The :class:`Session` of one decoded run report."""
     info = report.get('session_info') or {}
     try:
         data_version = str(info['data_version'])
@@ -162,94 +156,100 @@ def _records_of_report(report, source):
             'written by ReFrame 4)'
         )
 
-    def number(where, value, check):
-        # Any number JSON spells (1e308, NaN, 10**400) is read, or
-        # refused in one line naming it: never an OverflowError later.
-        why = check(value)
-        if why:
-            raise ResultsError(f'{source}: {where}: {str(value)[:40]}: '
-                               f'{why}')
-        return value
+    def time_of(name):
+        return float(_number(source, f'session_info.{name}',
+                             info.get(name) or 0.0, time_problem))
 
-    session = Session(
+    return Session(
         uuid=uuid,
-        time_start=float(number('session_info.time_start_unix',
-                                info.get('time_start_unix') or 0.0,
-                                time_problem)),
-        time_end=float(number('session_info.time_end_unix',
-                              info.get('time_end_unix') or 0.0,
-                              time_problem)),
+        time_start=time_of('time_start_unix'),
+        time_end=time_of('time_end_unix'),
         reframe_version=str(info.get('version', '')),
         data_version=data_version,
         hostname=str(info.get('hostname', '')),
         cmdline=str(info.get('cmdline', '')),
-        **{f: int(number(f'session_info.{f}', info.get(f) or 0,
-                         _count_problem))
+        **{f: int(_number(source, f'session_info.{f}', info.get(f) or 0,
+                          _count_problem))
            for f in ('num_cases', 'num_failures', 'num_aborted',
                      'num_skipped')},
         extras={k: v for k, v in info.items()
                 if k not in RESERVED_SESSION_KEYS},
         source=source,
     )
-    setvars = {f'-S {k}': v for k, v in session.setvars.items()}
-    # A year of nightlies holds ~10^6 records: share equal keys and
-    # configuration dicts instead of keeping a copy in each.
-    keys, configs, nodelists, tag_sets = {}, {}, {}, {}
-    records = []
-    for run in report.get('runs') or []:
-        for tc in run.get('testcases') or []:
-            if tc.get('fixture'):
-                continue
 
-            ident = (tc['name'], tc['system'], tc['partition'],
-                     tc['environ'])
-            key = keys.get(ident)
-            if key is None:
-                key = keys[ident] = CaseKey(*ident)
 
-            perf = {sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
-                    for pkey, ref in (tc.get('perfvalues') or {}).items()}
-            tags = tuple((f, str(tc[f])) for f in fields.TAG_FIELDS
-                         if tc.get(f) not in (None, '', '<undefined>'))
-            tags = tag_sets.setdefault(tags, tags)
-            nodes = tuple(tc.get('job_nodelist') or ())
-            nodelist = nodelists.get(nodes)
-            if nodelist is None:
-                nodelist = nodelists[nodes] = nodes
+class _Shared:
+    """Equal keys, node lists, tags and configurations of one report,
+    shared instead of copied into each record (a year of nightlies holds
+    ~10^6 records)."""
 
-            cfg = tuple(tc.get(f) for f in fields.CONFIG_FIELDS)
-            config = configs.get(cfg)
-            if config is None:
-                config = {f: tc.get(f) for f in fields.CONFIG_FIELDS
-                          if f in tc}
-                config.update(setvars)
-                configs[cfg] = config
+    def __init__(self, session):
+        self.setvars = {f'-S {k}': v for k, v in session.setvars.items()}
+        self.keys, self.configs, self.nodelists, self.tags = {}, {}, {}, {}
 
-            records.append(Record(
-                key=key, session=uuid,
-                run_index=int(number('run_index', tc.get('run_index') or 0,
-                                     _count_problem)),
-                repeat=_repeat_no(tc), result=str(tc.get('result')),
-                fail_phase=tc.get('fail_phase') or '',
-                fail_reason=tc.get('fail_reason') or '',
-                time=float(number(
-                    f'{key}: job_completion_time_unix',
-                    tc.get('job_completion_time_unix') or session.time_start,
-                    time_problem)),
-                jobid=str(tc.get('jobid') or ''),
-                nodelist=nodelist,
-                perf=perf, config=config, tags=tags,
-                iterations=_iterations(tc),
-                contended=tc.get(fields.CONTENDED) is True,
-                contention=str(tc.get(fields.CONTENTION) or ''),
-                untimed=untimed_of(tc.get(fields.UNTIMED)),
-            ))
+    def key(self, tc):
+        ident = (tc['name'], tc['system'], tc['partition'], tc['environ'])
+        found = self.keys.get(ident)
+        if found is None:
+            found = self.keys[ident] = CaseKey(*ident)
+        return found
 
+    def nodelist(self, tc):
+        nodes = tuple(tc.get('job_nodelist') or ())
+        return self.nodelists.setdefault(nodes, nodes)
+
+    def tagged(self, tc):
+        tags = tuple((f, str(tc[f])) for f in fields.TAG_FIELDS
+                     if tc.get(f) not in (None, '', '<undefined>'))
+        return self.tags.setdefault(tags, tags)
+
+    def config(self, tc):
+        cfg = tuple(tc.get(f) for f in fields.CONFIG_FIELDS)
+        found = self.configs.get(cfg)
+        if found is None:
+            found = {f: tc.get(f) for f in fields.CONFIG_FIELDS if f in tc}
+            found.update(self.setvars)
+            self.configs[cfg] = found
+        return found
+
+
+def _record_of_case(tc, session, shared, source):
+    """The :class:`Record` of one test case of a run report."""
+    key = shared.key(tc)
+    return Record(
+        key=key, session=session.uuid,
+        run_index=int(_number(source, 'run_index', tc.get('run_index') or 0,
+                              _count_problem)),
+        repeat=_repeat_no(tc), result=str(tc.get('result')),
+        fail_phase=tc.get('fail_phase') or '',
+        fail_reason=tc.get('fail_reason') or '',
+        time=float(_number(
+            source, f'{key}: job_completion_time_unix',
+            tc.get('job_completion_time_unix') or session.time_start,
+            time_problem)),
+        jobid=str(tc.get('jobid') or ''),
+        nodelist=shared.nodelist(tc),
+        perf={sys.intern(pkey.rsplit(':', 1)[-1]): (ref[0], ref[4])
+              for pkey, ref in (tc.get('perfvalues') or {}).items()},
+        config=shared.config(tc), tags=shared.tagged(tc),
+        iterations=_iterations(tc),
+        contended=tc.get(fields.CONTENDED) is True,
+        contention=str(tc.get(fields.CONTENTION) or ''),
+        untimed=untimed_of(tc.get(fields.UNTIMED)),
+    )
+
+
+def records_of_report(report, source):
+    """Split one decoded run report into a :class:`Session` and
+    :class:`Record` list (fixtures left out)."""
+    session = _session_of_report(report, source)
+    shared = _Shared(session)
+    records = [_record_of_case(tc, session, shared, source)
+               for run in report.get('runs') or []
+               for tc in run.get('testcases') or []
+               if not tc.get('fixture')]
     return session, records
 
-
-#: The public name: pfsbench.store ingests reports with it.
-records_of_report = _records_of_report
 
 
 #: Fail phases after which the performance values are still real numbers
@@ -318,13 +318,14 @@ class Results:
     """Sessions and test-case records, from a database or report files.
 
     A session's records may be loaded only when asked for
-    (:meth:`by_session`, :attr:`records`): the history reads each
-    session's :meth:`figures`, which the index keeps beside them.
+    (:meth:`by_session`, :attr:`records`): the history reads the
+    :meth:`series`, which the results store keeps.
 
     Attributes:
         sessions: ``{uuid: Session}``.
         records: every :class:`Record`, in session start order.
-        source: the database path or the report files, for messages.
+        source: the database path, the store or the report files, for
+            messages.
     """
 
     def __init__(self, source):
@@ -339,7 +340,7 @@ class Results:
         self._inside = None
 
     def add_report(self, report, source):
-        self.add_session(*_records_of_report(report, source))
+        self.add_session(*records_of_report(report, source))
 
     def add_session(self, session, records=None, figures=None,
                     loader=None):
@@ -412,9 +413,10 @@ class Results:
 
     def series(self):
         """``(Series, inside)``: every case's nights as columns
-        (:class:`~pfsbench.gate.store.series.Series`, from the index where it
-        keeps them) and, per position of its sessions, whether the
-        session is one of these results' (the index may hold more)."""
+        (:class:`~pfsbench.gate.store.series.Series`, from the results
+        store where it keeps them) and, per position of its sessions,
+        whether the session is one of these results' (the store's may
+        hold more)."""
         if self._series is None:
             self._series = Series()
             for session in self.ordered_sessions():
@@ -475,318 +477,6 @@ class Results:
         return found[0]
 
 
-@contextlib.contextmanager
-def _reframe_read_lock(db_path, timeout):
-    """Hold a shared lock on ReFrame's ``.db.lock`` if it exists.
-
-    ReFrame (fasteners) takes ``lockf`` locks on that file: exclusive while
-    it writes a session, shared while it reads.  The file is opened
-    read-only and never created.
-    """
-    lock_path = os.path.join(os.path.dirname(db_path), '.db.lock')
-    try:
-        fp = open(lock_path, 'r')
-    except OSError:
-        yield
-        return
-
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            try:
-                fcntl.lockf(fp, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                break
-            except OSError as err:
-                if err.errno not in (errno.EACCES, errno.EAGAIN):
-                    break
-
-                if time.monotonic() > deadline:
-                    raise ResultsError(
-                        f'{db_path}: locked: another process (a ReFrame '
-                        f'session storing its report?) holds {lock_path} '
-                        f'for more than {timeout:g} s; retry later'
-                    ) from None
-
-                time.sleep(0.1)
-
-        yield
-    finally:
-        fp.close()
-
-
-def require_database(path):
-    """Raise MissingData if the results database ``path`` does not exist."""
-    if not os.path.exists(path):
-        raise MissingData(f'{path}: results database not found (set '
-                          '--db or PFSBENCH_RUNS; has ReFrame run with '
-                          'storage enabled?)')
-
-
-def read_database(path, timeout=30.0, since=None, newest=None,
-                  newest_since=None):
-    """Load every session of a ReFrame results database, read-only.
-
-    Args:
-        path: the ``results.db`` file.
-        timeout: seconds to wait for a writer to finish.
-        since: if set, only sessions that started at or after this Unix
-            time.
-        newest: if set, only the newest this many sessions (a long
-            history then costs no more than its window).
-        newest_since: add the number of sessions started at or after this
-            Unix time to ``newest`` (the window before a ``--since``).
-
-    Returns:
-        A :class:`Results`.
-
-    Raises:
-        MissingData: the file does not exist.
-        ResultsError: the file is locked, not a ReFrame results database,
-            or of an incompatible schema or report version.
-    """
-    require_database(path)
-    uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
-    results = Results(path)
-    with _reframe_read_lock(path, timeout):
-        try:
-            conn = sqlite3.connect(uri, uri=True, timeout=timeout)
-        except sqlite3.Error as err:
-            raise ResultsError(f'{path}: cannot open: {err}') from None
-
-        try:
-            try:
-                rows = conn.execute(
-                    'SELECT schema_version FROM metadata').fetchall()
-            except sqlite3.DatabaseError as err:
-                raise ResultsError(
-                    f'{path}: metadata.schema_version: {_why(err)}: not a '
-                    'ReFrame results database'
-                ) from None
-
-            found = rows[0][0] if rows else None
-            if found not in DB_SCHEMA_VERSIONS:
-                raise ResultsError(
-                    f'{path}: metadata.schema_version: {found!r}: '
-                    'incompatible results database (pfsbench reads '
-                    f'{", ".join(DB_SCHEMA_VERSIONS)}, ReFrame 4.x)'
-                )
-
-            query = 'SELECT uuid FROM sessions WHERE 1'
-            args = ()
-            if since is not None:
-                query += ' AND session_start_unix >= ?'
-                args += (since,)
-
-            if newest_since is not None:
-                newest = (newest or 0) + conn.execute(
-                    'SELECT COUNT(*) FROM sessions WHERE '
-                    'session_start_unix >= ?', (newest_since,)).fetchone()[0]
-
-            if newest is not None:
-                # The sort touches the small columns only, never the blobs.
-                query += (' AND uuid IN (SELECT uuid FROM sessions ORDER BY '
-                          'session_start_unix DESC LIMIT ?)')
-                args += (int(newest),)
-
-            try:
-                wanted = [u for u, in conn.execute(query, args)]
-                stored = {u for u, in conn.execute(
-                    'SELECT uuid FROM sessions')}
-                _read_sessions(conn, path, wanted, results, stored)
-            except sqlite3.OperationalError as err:
-                raise ResultsError(f'{path}: {_why(err)}') from None
-
-            index.prune(index.index_dir(path), stored)
-        finally:
-            conn.close()
-
-    return results.finish()
-
-
-#: Record fields in the order :func:`_record_row` keeps them.
-_RECORD_FIELDS = tuple(Record.__dataclass_fields__)
-
-#: What an index entry must have been written with: the index format,
-#: the record layout and the fields read from a test case.
-INDEX_STAMP = (index.INDEX_FORMAT, _RECORD_FIELDS, fields.TAG_FIELDS,
-               fields.CONFIG_FIELDS, fields.ITERATION_COUNT_FIELDS,
-               fields.CONTENDED, fields.CONTENTION, fields.UNTIMED)
-
-
-#: What the index's series file must have been written with: the index
-#: stamp, the series layout and the session's fields.
-SERIES_STAMP = INDEX_STAMP + (SERIES_FORMAT, tuple(
-    Session.__dataclass_fields__))
-
-
-def _record_row(rec):
-    """A :class:`Record` as a list of JSON values (its key, node list,
-    figures and tags as lists; :func:`_record_of_row` rebuilds it), so
-    that the index encodes a year of records with the C encoder."""
-    row = [getattr(rec, f) for f in _RECORD_FIELDS]
-    row[0] = list(row[0].as_dict().values())
-    return row
-
-
-#: Positions of the fields :func:`_record_row` turns into lists.
-_NODES, _PERF, _TAGS, _UNTIMED = (_RECORD_FIELDS.index(f)
-                                  for f in ('nodelist', 'perf', 'tags',
-                                            'untimed'))
-
-
-def _record_of_row(row, key):
-    """The :class:`Record` of one :func:`_record_row` read back."""
-    row = list(row)
-    row[_NODES] = tuple(row[_NODES])
-    row[_PERF] = {var: (value, unit)
-                  for var, (value, unit) in row[_PERF].items()}
-    row[_TAGS] = tuple((name, value) for name, value in row[_TAGS])
-    row[_UNTIMED] = tuple(row[_UNTIMED])
-    return Record(key, *row[1:])
-
-
-def _read_sessions(conn, path, uuids, results, stored):
-    """Add the sessions ``uuids`` to ``results``: from the index beside
-    the database (pfsbench.gate.store.index) where it holds them, their records
-    loaded when first needed; decoding ReFrame's JSON (and indexing it)
-    where not.  The index's :class:`~pfsbench.gate.store.series.Series` gives
-    the sessions it holds without opening their files, and gets the new
-    ones (``stored``: every session the database holds)."""
-    directory = index.index_dir(path)
-    series = index.load_series(directory, SERIES_STAMP)
-    changed = False
-    if series is not None and not stored.issuperset(series.uuids):
-        series = series.drop(stored)
-        changed = True
-
-    keys = {}
-
-    def records_of(rows):
-        out = []
-        for row in rows:
-            ident = tuple(row[0])
-            key = keys.get(ident)
-            if key is None:
-                key = keys[ident] = CaseKey(*ident)
-
-            out.append(_record_of_row(row, key))
-
-        return out
-
-    def loader(uuid):
-        def load():
-            found = index.load_records(directory, uuid, INDEX_STAMP)
-            if found is not None:
-                try:
-                    return records_of(found)
-                except (TypeError, ValueError, AttributeError):
-                    pass  # damaged: decoded again below
-
-            # Gone, written otherwise or damaged since: decode it again.
-            return _decode_again(path, uuid)
-
-        return load
-
-    todo = []
-    for uuid in uuids:
-        if series is not None and uuid in series.sessions:
-            results.add_session(series.sessions[uuid], loader=loader(uuid))
-            continue
-
-        found = index.load(directory, uuid, INDEX_STAMP)
-        if found is None:
-            todo.append(uuid)
-            continue
-
-        session, figures = found
-        figures = {keys.get(k) or keys.setdefault(k, CaseKey(*k)): v
-                   for k, v in figures.items()}
-        results.add_session(session, figures=figures, loader=loader(uuid))
-
-    _decode(conn, path, todo, results, directory)
-    if directory is None:
-        return
-
-    new = [s for s in results.ordered_sessions()
-           if series is None or s.uuid not in series.sessions]
-    if new:
-        newest = series.newest_key() if series is not None else None
-        if newest is None or (new[0].time_start, new[0].uuid) < newest:
-            # A session older than the newest kept one: start again.
-            series = Series()
-            new = results.ordered_sessions()
-
-        for session in new:
-            series.add(session, results.figures(session.uuid))
-
-        changed = True
-
-    if changed:
-        index.save_series(directory, series, SERIES_STAMP)
-
-    results._series = series
-
-
-def _decode(conn, path, uuids, results, directory):
-    """Decode the sessions ``uuids`` from ReFrame's JSON into
-    ``results`` and index them."""
-    for start in range(0, len(uuids), 100):
-        chunk = uuids[start:start + 100]
-        # No ORDER BY: without ReFrame's index SQLite would sort the
-        # blobs in memory; the records are ordered per session.
-        cursor = conn.execute(
-            'SELECT uuid, json_blob FROM sessions WHERE uuid IN '
-            f'({",".join("?" * len(chunk))})', chunk)
-        for uuid, blob in cursor:
-            try:
-                report = json.loads(blob)
-            except (TypeError, ValueError) as err:
-                raise ResultsError(
-                    f'{path}: sessions[{uuid}].json_blob: not JSON: {err}'
-                ) from None
-
-            session, records = _records_of_report(report,
-                                                  f'{path}[{uuid}]')
-            figures = session_figures(records)
-            results.add_session(session, records, figures)
-            index.save(directory, session,
-                       {tuple(k.as_dict().values()): v
-                        for k, v in figures.items()},
-                       [_record_row(r) for r in records], INDEX_STAMP)
-
-
-def _decode_again(path, uuid, timeout=30.0):
-    """One session's records decoded from the database's JSON (and
-    indexed again), for a session whose index entry went missing."""
-    uri = 'file:' + _uri_quote(os.path.abspath(path)) + '?mode=ro'
-    with _reframe_read_lock(path, timeout):
-        conn = sqlite3.connect(uri, uri=True, timeout=timeout)
-        try:
-            found = Results(path)
-            _decode(conn, path, [uuid], found, index.index_dir(path))
-        finally:
-            conn.close()
-
-    if uuid not in found.sessions:
-        raise ResultsError(f'{path}: session {uuid}: deleted while '
-                           'reading; run again')
-
-    return found.by_session(uuid)
-
-
-def _why(err):
-    msg = str(err)
-    if 'locked' in msg:
-        return (f'{msg} (another process is writing it; retry later)')
-
-    return msg
-
-
-def _uri_quote(path):
-    from urllib.parse import quote
-    return quote(path, safe='/')
-
-
 def read_reports(paths):
     """Load run report files (``run-report-*.json``).
 
@@ -806,13 +496,3 @@ def read_reports(paths):
         results.add_report(report, path)
 
     return results.finish()
-
-
-def load_results(db=None, reports=None, timeout=30.0, newest=None,
-                 newest_since=None):
-    """Load results from report files if given, else from the database."""
-    if reports:
-        return read_reports(reports)
-
-    return read_database(db or default_db_path(), timeout=timeout,
-                         newest=newest, newest_since=newest_since)

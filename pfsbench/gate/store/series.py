@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every case's nights as columns: what the history, the night noise
-and the lookback rule read, kept in one file beside ReFrame's database.
+and the lookback rule read, kept in the results store
+(pfsbench.store.series).
 
-Per session the index (pfsbench.gate.store.index) keeps a case's figures; the
-history wants the transpose, per case and variable over every session.
+Per session the store keeps a case's figures; the history wants the
+transpose, per case and variable over every session.
 Transposing a year of 500 cases from 365 files cost more than the rest
 of the gate, so :class:`Series` keeps the transpose itself, as
 ``array`` columns (one per case and variable: night means, variances,
 sample counts) that load in milliseconds, with the sessions' own
 :class:`~pfsbench.gate.store.results.Session` objects.  A new session is
-appended; a session deleted from the database is dropped; anything
-else (an older session added late, another index format) rebuilds it.
+appended; a session deleted from the store is dropped; anything else
+(an older session added late, another format) rebuilds it.
 
 A night of 3 or 4 repeats leaves out its wild repeats by the scale of
 the case's nights before it (same configuration, the newest
@@ -30,7 +31,7 @@ from pfsbench.gate.statistics.stats import (MIN_REPEATS_FOR_POOLED,
 NAN = float('nan')
 
 #: Bumped whenever :class:`Series` or :class:`CaseColumns` change what they
-#: hold (the index then builds the file again).
+#: hold (the store then builds its kept series again).
 SERIES_FORMAT = 4
 
 #: How far back (entries of any configuration) a night looks for the
