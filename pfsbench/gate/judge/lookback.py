@@ -19,7 +19,8 @@ change-point tests, treats a *night* as the unit:
   each weighted ``1 / (tau^2 + e_i)``: a noisy night counts less;
 * tonight's change ``d = ln m_c - level`` has the variance
   ``tau^2 + e_c + 1 / sum(w_i)`` and a t interval with Satterthwaite's
-  degrees of freedom.
+  degrees of freedom, never more than the history's nights carry
+  (:func:`change_df`).
 
 Two thresholds (Otava's weak and strict): a **regression** needs the
 whole interval below 0 (the loss is real) *and* the point change beyond
@@ -191,6 +192,27 @@ def level(nights, tau2, cv2=None):
             1.0 / total)
 
 
+def change_df(parts, tau_df):
+    """Degrees of freedom of a change's variance ``[(var, df), ...]``
+    (the night noise's part first): Satterthwaite's, but never more than
+    the night means carry (``tau_df``), rounded down to a tenth (a
+    slightly wider interval; the t quantiles of a thousand variables
+    come from a small cache), at least 1.
+
+    With equal repeats a night, tonight's mean less the level's has the
+    variance ``(tau^2 + s^2/R)(1 + 1/L)`` and the night means' spread
+    estimates it with their own degrees of freedom: a t on those is
+    exact.  Where the night noise comes out near 0, Satterthwaite's
+    rule alone credits the repeats' ``(R - 1) L`` degrees of freedom,
+    and unchanged nights paged 2-3 times too often in the far tail
+    (docs/gate-evidence.md, "The far tail")."""
+    df = min(satterthwaite_df(parts), max(tau_df, 1))
+    if math.isinf(df):
+        return df
+
+    return max(1.0, math.floor(df * 10.0) / 10.0)
+
+
 def interval(level_nights, current, noise, confidence=0.95):
     """Interval of tonight's relative change against the level.
 
@@ -242,11 +264,7 @@ def interval(level_nights, current, noise, confidence=0.95):
     parts = [(tau2 + share * var_mu, max(tau_df, 1)),
              (e_c + (1 - share) * var_mu, e_df)]
     var = sum(v for v, _ in parts)
-    # Rounded down to a tenth (a slightly wider interval), so that the
-    # quantiles of a thousand variables come from a small cache.
-    df = satterthwaite_df(parts)
-    if not math.isinf(df):
-        df = max(1.0, math.floor(df * 10.0) / 10.0)
+    df = change_df(parts, tau_df)
     half = 0.0
     if var > 0:
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(var)
@@ -349,9 +367,10 @@ def repeats_to_settle(level_nights, current, noise, detect, confidence,
         # r repeats a night (the repeats' spread pooled over the level
         # nights and tonight): a t quantile of the history's df alone
         # promised 2 repeats to a night whose 2 repeats gave t(1) = 31.8.
-        df = satterthwaite_df([(tau2, max(tau_df, 1)),
-                             (cv2 / r + var_mu,
-                              max((r - 1) * (len(level_nights) + 1), 1))])
+        df = change_df([(tau2, max(tau_df, 1)),
+                        (cv2 / r + var_mu,
+                         max((r - 1) * (len(level_nights) + 1), 1))],
+                       tau_df)
         return t_quantile(p, df) * math.sqrt(tau2 + cv2 / r + var_mu)
 
     if t_quantile(p, max(tau_df, 1)) * math.sqrt(
