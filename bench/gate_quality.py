@@ -950,7 +950,10 @@ def pooled_table(pools, args, rng):
                           ' '.join(f'{c:>26}' for c in cells) +
                           f' {rate:6.2%} ({lo:.2%}-{hi:.2%})', flush=True)
 
-    night_table(alarms, lasting, args, rng)
+    for figures in map(int, str(args.figures).split(',')):
+        night_table(alarms, lasting,
+                    argparse.Namespace(**{**vars(args), 'figures': figures}),
+                    rng)
 
 
 def night_table(alarms, lasting, args, rng):
@@ -1125,10 +1128,11 @@ def main():
     parser.add_argument('--pooled-trials', type=int, default=300,
                         help='months per cell of the pooled table '
                              '(default: 300)')
-    parser.add_argument('--figures', type=int, default=30,
-                        help='independent figure families of the default '
-                             'nightly (default: 30: 6 cases of about 5 '
-                             'once twins count once)')
+    parser.add_argument('--figures', default='12',
+                        help='independent headline figure families a '
+                             'night, comma-separated for several nights '
+                             '(default: 12: 6 cases of 2; "2,12": a night '
+                             'of 1 case and the whole nightly)')
     parser.add_argument('--nights', type=int, default=20000,
                         help='simulated unchanged nights of the night-level '
                              'rate (default: 20000)')
@@ -1143,6 +1147,9 @@ def main():
     if unknown:
         parser.error(f'--conditions: {sorted(unknown)[0]!r}: expected '
                      f'some of {", ".join(c for c, _ in CONDITIONS)}')
+    if not all(f.isdigit() and int(f) > 0 for f in args.figures.split(',')):
+        parser.error(f'--figures: {args.figures!r}: expected whole numbers '
+                     'of at least 1, comma-separated')
     # A kill still unmounts, detaches the loop device and lifts the cap.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')
