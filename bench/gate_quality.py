@@ -499,6 +499,10 @@ def report(pools, args):
         power_table(pools, args, rng)
         return
 
+    if args.tail:
+        tail_table(args)
+        return
+
     if args.pooled:
         pooled_table(pools, args, rng)
         return
@@ -956,6 +960,40 @@ def pooled_table(pools, args, rng):
                     rng)
 
 
+def tail_table(args):
+    """The far tail of unchanged figure-nights: per pooled rule and R,
+    ``--fa-months`` synthetic months (loss 0), the share whose one-sided
+    p (the figure's, for the night's budget) is below 0.05, 0.01 and
+    Holm's first bound of a night of ``--figures`` families, with 95 %
+    (Wilson) intervals; a calibrated test has them at their level."""
+    counts = list(map(int, str(args.figures).split(',')))
+    levels = [0.05, 0.01] + [DEFAULTS.night_false_alarms / f for f in counts]
+    print()
+    print(f'Far tail: {args.fa_months} unchanged synthetic months per cell '
+          '(night noise 12 %, repeats 10 %, 30 nights); per figure-night, '
+          'the share with p below each level (95 % interval); nominal: the '
+          'level itself.')
+    print()
+    for repeats in map(int, args.pooled_repeats.split(',')):
+        for rule in args.pooled_rules.split(','):
+            # Each cell from the seed: a cell is the same months
+            # whichever others run.
+            cell = random.Random(args.seed)
+            ps = []
+            for _ in range(args.fa_months or args.pooled_trials):
+                _, out = lasting_sequence(synthetic_sessions(cell), 0.0,
+                                          repeats, cell, rule)
+                ps += [1.0 if p is None else p for v, p in out if v != 'n/a']
+            cells = []
+            for level in levels:
+                share = sum(p < level for p in ps) / max(len(ps), 1)
+                lo, hi = wilson(share, len(ps))
+                cells.append(f'p<{level:.3g}: {share:.3%} '
+                             f'({lo:.3%}-{hi:.3%})')
+            print(f'R={repeats} {rule:7} {len(ps):6} figure-nights  ' +
+                  '  '.join(cells), flush=True)
+
+
 def night_table(alarms, lasting, args, rng):
     """Unchanged nights of the default nightly that page: each night
     ``--figures`` independent figure families drawn from the unchanged
@@ -1111,6 +1149,10 @@ def main():
                              '(lasting losses of 10-50 %%, nights to '
                              'detection, false alarms per figure and per '
                              'night)')
+    parser.add_argument('--tail', action='store_true',
+                        help='of the tables, only the far tail of unchanged '
+                             'synthetic figure-nights (--fa-months months '
+                             'per --pooled-rules and --pooled-repeats)')
     parser.add_argument('--recordings', default='',
                         help='of the pooled table, only these recordings '
                              '(comma-separated: cap, natural, mfs, '
