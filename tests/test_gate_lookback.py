@@ -92,15 +92,26 @@ def test_the_far_tail_is_calibrated_where_the_night_noise_is_near_0():
     # repeats' 32 degrees of freedom to a variance the 8 nights' spread
     # measures: 29 of 3000 unchanged nights had p < 0.005 (twice the
     # nominal 15).  The nights' own degrees of freedom keep it under.
-    rng = random.Random(5)
+    def p_of(nights, tonight):
+        return tonight_p(lb.interval(nights, tonight,
+                                     lb.night_variance([nights]), 0.99),
+                         'higher')
+
+    assert unchanged_tail(5, 0.05, 0.10, 5, 8, 0.005, p_of) <= 15
+
+
+def unchanged_tail(seed, tau, cv, repeats, count, level, p_of):
+    """How many of 3000 unchanged nights (``count`` level nights and
+    tonight, night noise ``tau``, ``repeats`` of spread ``cv``) have
+    ``p_of(nights, tonight)`` below ``level``."""
+    rng = random.Random(seed)
     tail = 0
     for _ in range(3000):
-        nights = [night(rng, math.exp(rng.gauss(0.0, 0.05)), 0.10, 5)
-                  for _ in range(8)]
-        tonight = night(rng, math.exp(rng.gauss(0.0, 0.05)), 0.10, 5)
-        iv = lb.interval(nights, tonight, lb.night_variance([nights]), 0.99)
-        tail += tonight_p(iv, 'higher') < 0.005
-    assert tail <= 15
+        nights = [night(rng, math.exp(rng.gauss(0.0, tau)), cv, repeats)
+                  for _ in range(count)]
+        tonight = night(rng, math.exp(rng.gauss(0.0, tau)), cv, repeats)
+        tail += p_of(nights, tonight) < level
+    return tail
 
 
 def test_the_rule_is_as_good_for_a_figure_where_lower_is_better():
@@ -764,12 +775,8 @@ def test_an_ordinary_night_the_outlier_rule_leaves_out_still_counts_as_noise():
     # night out of many months.  Dropped from the noise, the rest was too
     # quiet: 42 of 3000 unchanged nights had p < 0.01 (nominal 30).  Kept
     # at the limit, the noise is whole again.
-    rng = random.Random(3)
-    tail = 0
-    for _ in range(3000):
-        nights = [night(rng, math.exp(rng.gauss(0.0, 0.12)), 0.10, 2)
-                  for _ in range(10)]
-        tonight = night(rng, math.exp(rng.gauss(0.0, 0.12)), 0.10, 2)
-        out = judge_nights(nights, tonight, [nights], 0.05, 'higher', 0.10)
-        tail += out['lookback']['p'] < 0.01
-    assert tail <= 33
+    def p_of(nights, tonight):
+        return judge_nights(nights, tonight, [nights], 0.05, 'higher',
+                            0.10)['lookback']['p']
+
+    assert unchanged_tail(3, 0.12, 0.10, 2, 10, 0.01, p_of) <= 33
