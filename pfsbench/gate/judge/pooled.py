@@ -16,10 +16,11 @@ Two rules, compared on the same recordings by bench/gate_quality.py
   level.  Its variance is the night noise and the nights' own within-
   night variance over the window's count, plus the level's own
   uncertainty (shared by every night: it does not shrink with more
-  nights); Satterthwaite's degrees of freedom, as tonight's interval.
-  The smallest one-sided p-value over the windows, times their number
-  (Bonferroni: the windows overlap, so this is conservative), is the
-  pooled p-value; a regression needs it below the lookback rule's
+  nights); the degrees of freedom of tonight's interval
+  (:func:`lookback.change_df`).  The smallest one-sided p-value over the
+  windows, corrected by the null distribution of the windows' smallest
+  p (:func:`~pfsbench.gate.statistics.stats.min_p_bound`: the windows
+  overlap), is the pooled p-value; a regression needs it below the lookback rule's
   one-sided level, the window's mean change *and* its median night's
   change beyond the tolerance (one wild night in a window must not make
   it a loss).  The night the shift began is the first of the window with
