@@ -780,3 +780,23 @@ def test_an_ordinary_night_the_outlier_rule_leaves_out_still_counts_as_noise():
                             0.10)['lookback']['p']
 
     assert unchanged_tail(3, 0.12, 0.10, 2, 10, 0.01, p_of) <= 33
+
+
+def test_a_disturbed_night_counts_in_the_noise_no_more_than_the_limit():
+    # 12 nights of 5 % noise and one at -60 %: the noise keeps the
+    # disturbed night at the outlier limit, where it widens the noise by
+    # about a tenth, not 40 times as it stands.  (A +8 % night of the 12
+    # is beyond the limit too, the MAD of 13 nights being small by
+    # chance: it stays, at the limit.)
+    rng = random.Random(6)
+    nights = [night(rng, 100.0 * math.exp(rng.gauss(0.0, 0.05)), 0.02, 5)
+              for _ in range(12)]
+    bad = Moments(40.0, 0.8 ** 2, 5)
+    kept, dropped = lb.drop_outliers(nights + [bad], 3.5, clamp=True)
+    assert len(kept) == 13 and dropped[-1] == bad and kept[-1].mean > 80.0
+    clean = lb.night_variance([nights])[0]
+    assert clean < lb.night_variance([kept])[0] < 1.5 * clean
+    assert lb.night_variance([nights + [bad]])[0] > 30 * clean
+    # The level leaves them out.
+    assert lb.drop_outliers(nights + [bad], 3.5)[0] == [
+        n for n in nights if n not in dropped]
