@@ -33,9 +33,9 @@ one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
 would let it (the quality bench's capped recording, docs/gate-evidence.md).
 A night of at least 5 repeats measures them by its own
-median absolute deviation; one of 3 or 4 (the nightly's default is 3),
-whose own is too often near 0, by the within-night scale pooled over
-the figure's nights before it (:func:`pooled_scale`: the history's
+median absolute deviation; one of 3 or 4 (where the night window
+holds more than the default nightly's 2), whose own is too often near
+0, by the within-night scale pooled over the figure's nights before it (:func:`pooled_scale`: the history's
 columns by the nights before each, tonight and the baseline's nights
 by the history).  Each verdict lists the repeats its nights left out
 (``wild_repeats`` in the gate's record) and the scale used.
