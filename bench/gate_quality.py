@@ -499,6 +499,10 @@ def report(pools, args):
         power_table(pools, args, rng)
         return
 
+    if args.tail:
+        tail_table(args)
+        return
+
     if args.pooled:
         pooled_table(pools, args, rng)
         return
@@ -950,7 +954,44 @@ def pooled_table(pools, args, rng):
                           ' '.join(f'{c:>26}' for c in cells) +
                           f' {rate:6.2%} ({lo:.2%}-{hi:.2%})', flush=True)
 
-    night_table(alarms, lasting, args, rng)
+    for figures in map(int, str(args.figures).split(',')):
+        night_table(alarms, lasting,
+                    argparse.Namespace(**{**vars(args), 'figures': figures}),
+                    rng)
+
+
+def tail_table(args):
+    """The far tail of unchanged figure-nights: per pooled rule and R,
+    ``--fa-months`` synthetic months (loss 0), the share whose one-sided
+    p (the figure's, for the night's budget) is below 0.05, 0.01 and
+    Holm's first bound of a night of ``--figures`` families, with 95 %
+    (Wilson) intervals; a calibrated test has them at their level."""
+    counts = list(map(int, str(args.figures).split(',')))
+    levels = [0.05, 0.01] + [DEFAULTS.night_false_alarms / f for f in counts]
+    print()
+    print(f'Far tail: {args.fa_months} unchanged synthetic months per cell '
+          '(night noise 12 %, repeats 10 %, 30 nights); per figure-night, '
+          'the share with p below each level (95 % interval); nominal: the '
+          'level itself.')
+    print()
+    for repeats in map(int, args.pooled_repeats.split(',')):
+        for rule in args.pooled_rules.split(','):
+            # Each cell from the seed: a cell is the same months
+            # whichever others run.
+            cell = random.Random(args.seed)
+            ps = []
+            for _ in range(args.fa_months or args.pooled_trials):
+                _, out = lasting_sequence(synthetic_sessions(cell), 0.0,
+                                          repeats, cell, rule)
+                ps += [1.0 if p is None else p for v, p in out if v != 'n/a']
+            cells = []
+            for level in levels:
+                share = sum(p < level for p in ps) / max(len(ps), 1)
+                lo, hi = wilson(share, len(ps))
+                cells.append(f'p<{level:.3g}: {share:.3%} '
+                             f'({lo:.3%}-{hi:.3%})')
+            print(f'R={repeats} {rule:7} {len(ps):6} figure-nights  ' +
+                  '  '.join(cells), flush=True)
 
 
 def night_table(alarms, lasting, args, rng):
@@ -1108,6 +1149,10 @@ def main():
                              '(lasting losses of 10-50 %%, nights to '
                              'detection, false alarms per figure and per '
                              'night)')
+    parser.add_argument('--tail', action='store_true',
+                        help='of the tables, only the far tail of unchanged '
+                             'synthetic figure-nights (--fa-months months '
+                             'per --pooled-rules and --pooled-repeats)')
     parser.add_argument('--recordings', default='',
                         help='of the pooled table, only these recordings '
                              '(comma-separated: cap, natural, mfs, '
@@ -1125,10 +1170,11 @@ def main():
     parser.add_argument('--pooled-trials', type=int, default=300,
                         help='months per cell of the pooled table '
                              '(default: 300)')
-    parser.add_argument('--figures', type=int, default=30,
-                        help='independent figure families of the default '
-                             'nightly (default: 30: 6 cases of about 5 '
-                             'once twins count once)')
+    parser.add_argument('--figures', default='12',
+                        help='independent headline figure families a '
+                             'night, comma-separated for several nights '
+                             '(default: 12: 6 cases of 2; "2,12": a night '
+                             'of 1 case and the whole nightly)')
     parser.add_argument('--nights', type=int, default=20000,
                         help='simulated unchanged nights of the night-level '
                              'rate (default: 20000)')
@@ -1143,6 +1189,9 @@ def main():
     if unknown:
         parser.error(f'--conditions: {sorted(unknown)[0]!r}: expected '
                      f'some of {", ".join(c for c, _ in CONDITIONS)}')
+    if not all(f.isdigit() and int(f) > 0 for f in args.figures.split(',')):
+        parser.error(f'--figures: {args.figures!r}: expected whole numbers '
+                     'of at least 1, comma-separated')
     # A kill still unmounts, detaches the loop device and lifts the cap.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = args.work or tempfile.mkdtemp(prefix='pfsbench-gate-bench-')

@@ -7,7 +7,7 @@
 # that (it is 0 for zero tests).  Reports go to --out.
 #
 #   scripts/nightly.sh --system NAME:PARTITION --baseline NAME --target DIR
-#                      [--tags nightly] [--repeat 5] [--budget HOURS]
+#                      [--tags nightly] [--repeat MAX] [--budget HOURS]
 #                      [--nodes N] [--out DIR]
 #                      [--gate-config FILE] [--extra KEY=VALUE ...]
 #                      [--store URL] [--cluster NAME] [-- ARGS]
@@ -17,10 +17,13 @@
 #
 # The night has a window: the partition's extras.nightly_budget_hours
 # (default 2 h) or --budget HOURS.  pfsbench nightly-plan chooses the
-# cases and repeats (at most --repeat) that fit it, from the durations of
-# earlier nights (first-night estimates before), every family and target
-# first at 2 repeats; its plan is OUT/nightly.plan.  --nodes N leaves out
-# the cases of more nodes.  --budget 0: no window, the tags at --repeat.
+# cases and repeats that fit it, from the durations of earlier nights
+# (first-night estimates before), every family and target first at 2
+# repeats; its plan is OUT/nightly.plan.  The nightly's repeat count is
+# the plan's: 2 where the window holds no more (the default nightly of
+# 6 cases in 2 h); --repeat MAX (default 5) is only the most it may
+# choose.  --nodes N leaves out the cases of more nodes.  --budget 0: no
+# window, the tags at --repeat.
 # --plan FILE runs the cases and repeats of a plan that pfsbench
 # nightly-plan --write-plan FILE chose (checked against --system and the
 # checks first; it replaces --tags, --repeat and the window).

@@ -87,9 +87,11 @@ def first_page(work, seed, nights=4):
     return None, rows
 
 
-# Over seeds 1-30 the loss paged by its 4th night in 23 (77 %; the
-# pooled bound, docs/gate-method.md: t of about 4 at 4 nights), and an
-# unchanged night in 1 (python tests/test_gate_lasting_loss.py 1 31).
+# Over seeds 1-100 the loss paged by its 4th night in 58 (seeds 1-30:
+# 22), above the bound of a calibrated test (docs/gate-method.md, "The
+# bound of a lasting loss at the page rate": 43 % for the window of the
+# 4 nights alone), and an unchanged night in 1 (python
+# tests/test_gate_lasting_loss.py 1 101).
 # These months page on the 4th night exactly: a weaker test fails them.
 @pytest.mark.parametrize('seed', [16, 22, 23])
 def test_a_lasting_30_percent_loss_pages_by_its_4th_night(tmp_path, seed):

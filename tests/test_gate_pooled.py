@@ -366,8 +366,10 @@ def test_what_the_nights_detect_is_the_window_tests_own_bound(tau):
     """Nights exactly at the loss the label names give the window test
     the t of 9 finds in 10 at its level (its own degrees of freedom):
     with a night noise near 0 (the repeats explain the nights' spread,
-    as on the MooseFS month, issue 33) the label once took the few
-    nights' degrees of freedom and named a loss far beyond the test's."""
+    as on the MooseFS month) the label once took other degrees of
+    freedom than the test and named a loss far beyond the test's.  Both
+    now have never more than the noise's own (the far tail,
+    docs/gate-evidence.md)."""
     level = [Moments(200.0, (0.15 * 200.0) ** 2, 5) for _ in range(3)]
     noise = (tau * tau, 3)
     alpha, count = 0.005, 4
@@ -378,6 +380,9 @@ def test_what_the_nights_detect_is_the_window_tests_own_bound(tau):
     test = pooled.window_test(level, nights, noise, 0.05, 'higher', alpha,
                               7)
     assert test['nights'] == count
+    assert test['df'] <= noise[1]
+    assert pooled.detect_inputs(level, count, noise, 0.05, 'higher',
+                                7)['df'] <= noise[1]
     t = -test['d'] / test['se']
     want = (t_quantile(1.0 - test['window_alpha'], test['df']) +
             t_quantile(0.90, test['df']))

@@ -379,8 +379,12 @@ def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
     # stonewalled writes, and the minute.
     rows = {' '.join(ln.split()[:3]): ln.split() for ln in out
             if ln.startswith(('dd_', 'io500_suite'))}
-    # (18 %: what one night detects at lookback.confidence 0.99.)
-    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['10.8', '18%']
+    # (20 %: what one night detects within the night's budget, 1 % over
+    # the 6 cases' 12 headline families; 18 % at one figure's 0.5 %.)
+    assert rows['dd_stream_per_node %nodes=16 16'][3:5] == ['10.8', '20%']
+    assert any('within the night\'s false-alarm budget (1% a night, Holm '
+               'over 12 headline figure families: p < 0.00083)' in ln
+               for ln in out), out
     assert rows['io500_suite_run %nodes=8 %tasks_per_node=12'][4] == '26.0'
     (small_jobs, small_hours, covered, families), out = found['1']
     assert small_hours <= 1.0 and small_jobs < jobs

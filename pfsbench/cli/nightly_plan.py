@@ -8,6 +8,7 @@ import socket
 
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge import config as gate_config, sensitivity as sens
+from pfsbench.gate.judge.budget import plan_families, plan_level
 from pfsbench.runs import budget as budgets, cases, planfile
 from pfsbench.runs.budget import MIN_REPEATS, choose, window
 from pfsbench.runs.estimate import family
@@ -251,11 +252,14 @@ def budget_plan(args, system, part, tags, sel, hours, why):
     repeats, chosen = choose(fit, seconds, budget_s, args.repeat,
                              budgets.node_targets(part))
     config = gate_config.load(args.gate_config)
-    alpha = (1.0 - config.lookback_confidence) / 2.0
     db = os.path.join(args.runs, 'results.db')
     noise = (case_nights(db, system['name'], part['name'],
                          set(seconds), config)
              if os.path.exists(db) else {})
+    # What the night detects within its false-alarm budget.
+    planned = {c['display_name']: noise.get(c['display_name'], {})
+               for c in chosen}
+    alpha = plan_level(planned, config.night_false_alarms)
     where = f' on {nodes} node(s)' if nodes else ''
     print(f'nightly on {args.system} within {hours:g} h{where}: tags '
           f'{", ".join(tags)}, {repeats} repeat(s)')
@@ -301,7 +305,10 @@ def budget_plan(args, system, part, tags, sel, hours, why):
           f'{len(families) - len(missing)} of {len(families)}' +
           (f' (not {", ".join(missing)})' if missing else ''))
     print(f'detects: the smallest slowdown found 9 times in 10 at '
-          f'{alpha:.0%} false alarms at {repeats} repeat(s); "default '
+          f'{repeats} repeat(s) within the night\'s false-alarm budget '
+          f'({config.night_false_alarms:.0%} a night, Holm over '
+          f'{plan_families(planned)} headline figure families: p < '
+          f'{alpha:.2g}); smaller ones the night cannot detect; "default '
           f'noise": nights {sens.DEFAULT_NIGHT_NOISE:.0%} apart, repeats '
           f'{sens.DEFAULT_REPEAT_NOISE:.0%} (docs/nightly.md)')
     if not chosen:

@@ -95,6 +95,31 @@ def holm(pvalues, alpha):
     return reject
 
 
+#: Headline figure families a planned case without nights is taken to
+#: have (a rate's read and write phases).
+PLAN_FAMILIES = 2
+
+
+def plan_families(nights_by_case):
+    """The headline figure families of a planned night: per case, those
+    of its figures' nights (``{case: {var: nights}}``), or
+    :data:`PLAN_FAMILIES` where it has none."""
+    total = 0
+    for case, figs in nights_by_case.items():
+        found = {family_of({'var': var, 'case': case}) for var in figs
+                 if figure_role(var) == 'headline'}
+        total += len(found) or PLAN_FAMILIES
+
+    return total
+
+
+def plan_level(nights_by_case, alpha):
+    """The one-sided level a planned night's figure must reach to page
+    when the night's other families are quiet: Holm's first bound,
+    ``alpha`` (``night_false_alarms``) over :func:`plan_families`."""
+    return alpha / max(plan_families(nights_by_case), 1)
+
+
 #: What a diagnostic figure's loss is reported as.
 DIAGNOSTIC_NOTE = ('diagnostic figure: shown and trended, never pages and '
                    'not counted in the night\'s false-alarm budget '

@@ -19,7 +19,8 @@ change-point tests, treats a *night* as the unit:
   each weighted ``1 / (tau^2 + e_i)``: a noisy night counts less;
 * tonight's change ``d = ln m_c - level`` has the variance
   ``tau^2 + e_c + 1 / sum(w_i)`` and a t interval with Satterthwaite's
-  degrees of freedom.
+  degrees of freedom, never more than the history's nights carry
+  (:func:`change_df`).
 
 Two thresholds (Otava's weak and strict): a **regression** needs the
 whole interval below 0 (the loss is real) *and* the point change beyond
@@ -32,9 +33,9 @@ one repeat that other users' load made 15 times slower or faster must
 not move the night, nor widen its spread, as much as the mean of five
 would let it (the quality bench's capped recording, docs/gate-evidence.md).
 A night of at least 5 repeats measures them by its own
-median absolute deviation; one of 3 or 4 (the nightly's default is 3),
-whose own is too often near 0, by the within-night scale pooled over
-the figure's nights before it (:func:`pooled_scale`: the history's
+median absolute deviation; one of 3 or 4 (where the night window
+holds more than the default nightly's 2), whose own is too often near
+0, by the within-night scale pooled over the figure's nights before it (:func:`pooled_scale`: the history's
 columns by the nights before each, tonight and the baseline's nights
 by the history).  Each verdict lists the repeats its nights left out
 (``wild_repeats`` in the gate's record) and the scale used.
@@ -42,6 +43,7 @@ by the history).  Each verdict lists the repeats its nights left out
 
 import math
 import statistics
+from dataclasses import replace
 
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.statistics.stats import (RatioInterval, f_sf,
@@ -101,7 +103,7 @@ def pooled_cv2(nights):
 MIN_NIGHTS_FOR_OUTLIERS = 8
 
 
-def drop_outliers(nights, limit):
+def drop_outliers(nights, limit, clamp=False):
     """Nights whose log mean lies within ``limit`` robust z-scores of the
     median; with fewer than :data:`MIN_NIGHTS_FOR_OUTLIERS` nights, all.
 
@@ -110,12 +112,22 @@ def drop_outliers(nights, limit):
     that agree closely must not make a night that differs only by its
     repeats' noise an outlier.
 
+    ``clamp``, for the night noise: an outlier is kept, moved to the
+    limit (winsorised).  The MAD of 20 nights is a noisy scale: it
+    leaves out an ordinary night in many months, and the noise of the
+    rest, dropped, was too small (unchanged nights paged 1.5 times too
+    often beyond p = 0.01/12; docs/gate-evidence.md, "The far tail");
+    at the limit the night still counts, a disturbed one no more than
+    the limit.
+
     Args:
         nights: :class:`~pfsbench.gate.statistics.stats.Moments` list.
         limit: the largest robust z kept (e.g. 3.5); ``None`` keeps all.
+        clamp: keep the outliers at the limit in ``kept``.
 
     Returns:
-        ``(kept, dropped)`` lists, in order.
+        ``(kept, dropped)`` lists, in order (``dropped``: the outliers
+        as they were).
     """
     if limit is None or len(nights) < MIN_NIGHTS_FOR_OUTLIERS:
         return list(nights), []
@@ -131,7 +143,16 @@ def drop_outliers(nights, limit):
 
     kept, dropped = [], []
     for night, x in zip(nights, logs):
-        (kept if abs(x - med) / scale <= limit else dropped).append(night)
+        if abs(x - med) / scale <= limit:
+            kept.append(night)
+            continue
+
+        dropped.append(night)
+        if clamp:
+            ratio = math.exp(med + math.copysign(limit * scale, x - med) - x)
+            kept.append(replace(night, mean=night.mean * ratio,
+                                variance=None if night.variance is None
+                                else night.variance * ratio * ratio))
 
     return kept, dropped
 
@@ -191,6 +212,27 @@ def level(nights, tau2, cv2=None):
             1.0 / total)
 
 
+def change_df(parts, tau_df):
+    """Degrees of freedom of a change's variance ``[(var, df), ...]``
+    (the night noise's part first): Satterthwaite's, but never more than
+    the night means carry (``tau_df``), rounded down to a tenth (a
+    slightly wider interval; the t quantiles of a thousand variables
+    come from a small cache), at least 1.
+
+    With equal repeats a night, tonight's mean less the level's has the
+    variance ``(tau^2 + s^2/R)(1 + 1/L)`` and the night means' spread
+    estimates it with their own degrees of freedom: a t on those is
+    exact.  Where the night noise comes out near 0, Satterthwaite's
+    rule alone credits the repeats' ``(R - 1) L`` degrees of freedom,
+    and unchanged nights paged 2-3 times too often in the far tail
+    (docs/gate-evidence.md, "The far tail")."""
+    df = min(satterthwaite_df(parts), max(tau_df, 1))
+    if math.isinf(df):
+        return df
+
+    return max(1.0, math.floor(df * 10.0) / 10.0)
+
+
 def interval(level_nights, current, noise, confidence=0.95):
     """Interval of tonight's relative change against the level.
 
@@ -242,11 +284,7 @@ def interval(level_nights, current, noise, confidence=0.95):
     parts = [(tau2 + share * var_mu, max(tau_df, 1)),
              (e_c + (1 - share) * var_mu, e_df)]
     var = sum(v for v, _ in parts)
-    # Rounded down to a tenth (a slightly wider interval), so that the
-    # quantiles of a thousand variables come from a small cache.
-    df = satterthwaite_df(parts)
-    if not math.isinf(df):
-        df = max(1.0, math.floor(df * 10.0) / 10.0)
+    df = change_df(parts, tau_df)
     half = 0.0
     if var > 0:
         half = t_quantile(0.5 + confidence / 2.0, df) * math.sqrt(var)
@@ -349,9 +387,10 @@ def repeats_to_settle(level_nights, current, noise, detect, confidence,
         # r repeats a night (the repeats' spread pooled over the level
         # nights and tonight): a t quantile of the history's df alone
         # promised 2 repeats to a night whose 2 repeats gave t(1) = 31.8.
-        df = satterthwaite_df([(tau2, max(tau_df, 1)),
-                             (cv2 / r + var_mu,
-                              max((r - 1) * (len(level_nights) + 1), 1))])
+        df = change_df([(tau2, max(tau_df, 1)),
+                        (cv2 / r + var_mu,
+                         max((r - 1) * (len(level_nights) + 1), 1))],
+                       tau_df)
         return t_quantile(p, df) * math.sqrt(tau2 + cv2 / r + var_mu)
 
     if t_quantile(p, max(tau_df, 1)) * math.sqrt(

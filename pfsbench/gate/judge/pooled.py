@@ -16,10 +16,11 @@ Two rules, compared on the same recordings by bench/gate_quality.py
   level.  Its variance is the night noise and the nights' own within-
   night variance over the window's count, plus the level's own
   uncertainty (shared by every night: it does not shrink with more
-  nights); Satterthwaite's degrees of freedom, as tonight's interval.
-  The smallest one-sided p-value over the windows, times their number
-  (Bonferroni: the windows overlap, so this is conservative), is the
-  pooled p-value; a regression needs it below the lookback rule's
+  nights); the degrees of freedom of tonight's interval
+  (:func:`lookback.change_df`).  The smallest one-sided p-value over the
+  windows, corrected by the null distribution of the windows' smallest
+  p (:func:`~pfsbench.gate.statistics.stats.min_p_bound`: the windows
+  overlap), is the pooled p-value; a regression needs it below the lookback rule's
   one-sided level, the window's mean change *and* its median night's
   change beyond the tolerance (one wild night in a window must not make
   it a loss).  The night the shift began is the first of the window with
@@ -40,8 +41,7 @@ import statistics
 
 from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.sensitivity import _loss_fraction, smallest_log_loss
-from pfsbench.gate.statistics.stats import (min_p_bound,
-                                             satterthwaite_df, t_cdf,
+from pfsbench.gate.statistics.stats import (min_p_bound, t_cdf,
                                              t_quantile)
 from pfsbench.gate.statistics.values import expm1
 
@@ -64,16 +64,6 @@ def _night(night, cv2):
         e = max(e, cv2 / night.n)
 
     return x, e
-
-
-def _satterthwaite(parts):
-    """Satterthwaite's degrees of freedom, at least 1, rounded down to a
-    tenth (the windows' t quantiles are read at it)."""
-    df = satterthwaite_df(parts)
-    if df == math.inf:
-        return df
-
-    return max(1.0, math.floor(df * 10.0) / 10.0)
 
 
 def day(when):
@@ -138,7 +128,7 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         parts = [(tau2 / k + share * var_mu, max(tau_df, 1)),
                  (e / k + (1 - share) * var_mu, cv2_df)]
         var = sum(v for v, _ in parts)
-        df = _satterthwaite(parts)
+        df = lookback.change_df(parts, tau_df)
         se = math.sqrt(var) if var > 0 else 0.0
         # In "higher is better" terms a loss is negative.
         loss = sign * d
@@ -263,9 +253,8 @@ def detect_inputs(level_nights, count, noise, tolerance, direction,
     and mean repeat count), or ``None`` with fewer than 2 nights.
 
     The variance and its degrees of freedom are the window test's own
-    (Satterthwaite's, over the night noise's and the repeats' parts):
-    where the repeats explain the nights' spread (night noise near 0) the
-    test has the repeats' degrees of freedom, not the few nights', and so
+    (:func:`lookback.change_df`: Satterthwaite's over the night noise's
+    and the repeats' parts, never more than the nights carry), and so
     has the label."""
     count = min(count, max_nights)
     if count < 2 or not level_nights:
@@ -280,7 +269,7 @@ def detect_inputs(level_nights, count, noise, tolerance, direction,
     share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
     parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
              (e / count + (1 - share) * var_mu, cv2_df)]
-    df = _satterthwaite(parts)
+    df = lookback.change_df(parts, tau_df)
     # The windows' standard errors as the window test has them: the
     # nights' own variance over each window's count plus the level's.
     return {'se': math.sqrt(sum(v for v, _ in parts)),

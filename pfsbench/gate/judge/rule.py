@@ -354,7 +354,8 @@ def _without_outliers(level, segments, outlier_z):
     kept = []
     dropped = 0
     for seg in segments:
-        ok, out = lookback.drop_outliers(seg, outlier_z)
+        # The noise keeps its outliers at the limit (lookback.drop_outliers).
+        ok, out = lookback.drop_outliers(seg, outlier_z, clamp=True)
         kept.append(ok)
         dropped += len(out)
 

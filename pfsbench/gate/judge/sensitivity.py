@@ -31,6 +31,7 @@ alone hides it).
 import math
 from dataclasses import dataclass
 
+from pfsbench.core.fields import figure_role
 from pfsbench.gate.judge import lookback
 from pfsbench.gate.statistics.stats import smallest_count, t_quantile
 from pfsbench.gate.statistics.values import expm1
@@ -254,7 +255,7 @@ def figure_noise(nights_by_var, outlier_z):
     repeat."""
     for var, nights in nights_by_var.items():
         nights = [n for n in nights if n.mean > 0]
-        kept, _ = lookback.drop_outliers(nights, outlier_z)
+        kept, _ = lookback.drop_outliers(nights, outlier_z, clamp=True)
         noise = lookback.night_variance([kept]) if len(kept) >= 3 else None
         if noise is not None:
             tau2, df = noise
@@ -304,17 +305,21 @@ DEFAULT_REPEAT_NOISE = 0.05
 
 def plan_detects(nights_by_var, repeats, alpha, outlier_z, power=POWER):
     """The smallest slowdown one case finds with ``power`` at ``alpha``
+    (the night's budget: :func:`pfsbench.gate.judge.budget.plan_level`)
     when it runs ``repeats`` times a night, its level from
     :data:`PLAN_LEVEL_NIGHTS` nights (the tolerance left out, as in
-    :func:`plan_case`): its least sensitive figure's, from that figure's
-    measured noise, or from :data:`DEFAULT_NIGHT_NOISE` and
+    :func:`plan_case`): its least sensitive headline figure's (the
+    diagnostic ones never page), from that figure's measured noise, or
+    from :data:`DEFAULT_NIGHT_NOISE` and
     :data:`DEFAULT_REPEAT_NOISE` when no figure has 3 nights.
 
     Returns:
         ``(fraction, var)``: ``var`` the figure that sets it, ``None``
         when the default noise did.
     """
-    noises = list(figure_noise(nights_by_var, outlier_z)) or [
+    headline = {var: nights for var, nights in nights_by_var.items()
+                if figure_role(var) == 'headline'}
+    noises = list(figure_noise(headline, outlier_z)) or [
         (None, DEFAULT_NIGHT_NOISE ** 2, DEFAULT_REPEAT_NOISE ** 2, math.inf,
          0)]
     worst = (0.0, None)
