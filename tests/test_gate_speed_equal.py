@@ -74,6 +74,33 @@ def test_min_p_bound_is_the_plain_rule_to_the_bit():
     assert checked > 50
 
 
+def plain_window_level(alpha, ses):
+    """The windows' level by bisection on the plain bound."""
+    low, high = alpha / len(ses), alpha
+    for _ in range(30):
+        mid = math.sqrt(low * high)
+        if plain_min_p_bound(mid, ses) > alpha:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def test_window_level_is_the_plain_bisection_to_the_bit():
+    rand = random.Random(470)
+    for _ in range(40):
+        ses = [1.0]
+        for _ in range(rand.randint(1, 25)):
+            ses.append(round(ses[-1] * rand.uniform(0.7, 1.0), 3))
+        ratios = [round(min(1.0, b / a), 3) for a, b in zip(ses, ses[1:])]
+        rebuilt = [1.0]
+        for ratio in ratios:
+            rebuilt.append(rebuilt[-1] * ratio)
+        alpha = rand.choice([0.01, 0.002])
+        assert pooled.window_level(alpha, ses) == \
+            plain_window_level(alpha, rebuilt)
+
+
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]

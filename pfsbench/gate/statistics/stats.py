@@ -199,20 +199,24 @@ def satterthwaite_df(parts):
 _SIMPSON = 32
 
 
-@functools.lru_cache(maxsize=65536)
+#: Simpson's weights of its nodes, 1 4 2 4 ... 2 4 1.
+_WEIGHTS = tuple(1 if i in (0, _SIMPSON) else (4 if i % 2 else 2)
+                 for i in range(_SIMPSON + 1))
+
+
+@functools.lru_cache(maxsize=1024)
 def _simpson_nodes(rho):
     """:func:`both_below`'s Simpson rule for correlation ``rho``, which
-    does not depend on ``h``: the step and each node's ``(weight,
-    1 + sin(theta))``, or None when ``rho <= 0`` (a search over ``h``
-    asks for the same few correlations at every step)."""
+    does not depend on ``h``: the step and each node's ``1 +
+    sin(theta)``, or None when ``rho <= 0`` (a search over ``h`` asks
+    for the same few correlations at every step; a window pattern has
+    at most a few hundred)."""
     top = math.asin(min(max(rho, 0.0), 1.0))
     if top == 0.0:
         return None
 
     step = top / _SIMPSON
-    return step, tuple(
-        (1 if i in (0, _SIMPSON) else (4 if i % 2 else 2),
-         1.0 + math.sin(i * step)) for i in range(_SIMPSON + 1))
+    return step, tuple(1.0 + math.sin(i * step) for i in range(_SIMPSON + 1))
 
 
 def both_below(h, rho, low=None):
@@ -232,7 +236,7 @@ def both_below(h, rho, low=None):
     # (a compensated or pairwise sum would move the last bits).
     exponent = -h * h
     total = 0.0
-    for weight, denominator in points:
+    for weight, denominator in zip(_WEIGHTS, points):
         total += weight * math.exp(exponent / denominator)
 
     return low * low + total * step / 3.0 / (2.0 * math.pi)
