@@ -14,16 +14,17 @@ import pytest
 
 import synth
 from pfsbench.gate.judge import baseline as bl, config as gate_config
-from pfsbench.gate.judge import pooled, rule
+from pfsbench.gate.judge import pooled
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
 from pfsbench.gate.statistics import stats
 from pfsbench.store.runs import read_database
 
 
-def plain_both_below(h, rho):
+def plain_both_below(h, rho, low=None):
     """The rule as written: Simpson's rule over ``theta = asin(r)``, each
-    node's weight and sine computed where it is added."""
+    node's weight and sine computed where it is added (``low`` is
+    recomputed, not taken)."""
     low = statistics.NormalDist().cdf(h)
     top = math.asin(min(max(rho, 0.0), 1.0))
     if top == 0.0:
@@ -36,20 +37,6 @@ def plain_both_below(h, rho):
     return low * low + total * step / 3.0 / (2.0 * math.pi)
 
 
-def plain_min_p_bound(p, ses):
-    """Hunter's bound over the chain of windows with the plain rule."""
-    count = len(ses)
-    if count <= 1 or p <= 0.0:
-        return p
-    if p >= 1.0:
-        return 1.0
-    h = statistics.NormalDist().inv_cdf(p)
-    pairs = sum(plain_both_below(h, min(1.0, long / short) if short > 0
-                                 else 1.0)
-                for short, long in zip(ses, ses[1:]))
-    return min(1.0, max(p, count * p - pairs))
-
-
 def test_both_below_is_the_plain_rule_to_the_bit():
     rand = random.Random(47)
     cases = [(h, rho) for h in (-6.0, -3.1, -1.0, 0.0, 0.7)
@@ -60,45 +47,43 @@ def test_both_below_is_the_plain_rule_to_the_bit():
         assert stats.both_below(h, rho) == plain_both_below(h, rho), (h, rho)
 
 
-def test_min_p_bound_is_the_plain_rule_to_the_bit():
+def _with_plain_rule(monkeypatch, fn, cases):
+    """``fn(*case)`` of each case with the cached nodes, then with the
+    plain rule in their place."""
+    pooled._window_level.cache_clear()
+    fast = [fn(*case) for case in cases]
+    monkeypatch.setattr(stats, 'both_below', plain_both_below)
+    pooled._window_level.cache_clear()
+    plain = [fn(*case) for case in cases]
+    pooled._window_level.cache_clear()
+    return fast, plain
+
+
+def test_min_p_bound_is_the_plain_rule_to_the_bit(monkeypatch):
     rand = random.Random(4747)
-    checked = 0
+    cases = []
     for _ in range(150):
         ses = [rand.uniform(0.01, 1.0)]
         for _ in range(rand.randint(0, 40)):
             ses.append(ses[-1] * rand.choice([1.0, 0.97, rand.uniform(0.5,
                                                                       1.2)]))
-        p = rand.choice([0.0, 1.0, rand.uniform(1e-7, 0.2)])
-        assert stats.min_p_bound(p, ses) == plain_min_p_bound(p, ses)
-        checked += len(ses) > 1 and 0.0 < p < 1.0
-    assert checked > 50
+        cases.append((rand.choice([0.0, 1.0, rand.uniform(1e-7, 0.2)]), ses))
+    assert sum(len(ses) > 1 and 0.0 < p < 1.0 for p, ses in cases) > 50
+    fast, plain = _with_plain_rule(monkeypatch, stats.min_p_bound, cases)
+    assert fast == plain
 
 
-def plain_window_level(alpha, ses):
-    """The windows' level by bisection on the plain bound."""
-    low, high = alpha / len(ses), alpha
-    for _ in range(30):
-        mid = math.sqrt(low * high)
-        if plain_min_p_bound(mid, ses) > alpha:
-            high = mid
-        else:
-            low = mid
-    return low
-
-
-def test_window_level_is_the_plain_bisection_to_the_bit():
+def test_window_level_is_the_plain_bisection_to_the_bit(monkeypatch):
     rand = random.Random(470)
+    cases = []
     for _ in range(40):
         ses = [1.0]
         for _ in range(rand.randint(1, 25)):
-            ses.append(round(ses[-1] * rand.uniform(0.7, 1.0), 3))
-        ratios = [round(min(1.0, b / a), 3) for a, b in zip(ses, ses[1:])]
-        rebuilt = [1.0]
-        for ratio in ratios:
-            rebuilt.append(rebuilt[-1] * ratio)
-        alpha = rand.choice([0.01, 0.002])
-        assert pooled.window_level(alpha, ses) == \
-            plain_window_level(alpha, rebuilt)
+            ses.append(ses[-1] * rand.uniform(0.7, 1.0))
+        cases.append((rand.choice([0.01, 0.002]), ses))
+    fast, plain = _with_plain_rule(monkeypatch, pooled.window_level, cases)
+    assert len(set(fast)) > 30
+    assert fast == plain
 
 
 def _renders(db, reports):
@@ -121,8 +106,7 @@ def test_gate_renders_the_same_bytes_as_with_the_plain_rule(tmp_path,
     db = str(tmp_path / 'results.db')
     synth.write_database(db, reports)
     fast, fast_out = _renders(db, reports)
-    for module in (stats, pooled, rule):
-        monkeypatch.setattr(module, 'min_p_bound', plain_min_p_bound)
+    monkeypatch.setattr(stats, 'both_below', plain_both_below)
     plain, plain_out = _renders(db, reports)
     pooled._window_level.cache_clear()
     assert fast['summary']['regression'] > 0
