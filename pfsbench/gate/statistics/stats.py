@@ -199,21 +199,45 @@ def satterthwaite_df(parts):
 _SIMPSON = 32
 
 
-def both_below(h, rho):
+#: Simpson's weights of its nodes, 1 4 2 4 ... 2 4 1.
+_WEIGHTS = tuple(1 if i in (0, _SIMPSON) else (4 if i % 2 else 2)
+                 for i in range(_SIMPSON + 1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _simpson_nodes(rho):
+    """:func:`both_below`'s Simpson rule for correlation ``rho``, which
+    does not depend on ``h``: the step and each node's ``1 +
+    sin(theta)``, or None when ``rho <= 0`` (a search over ``h`` asks
+    for the same few correlations at every step; a window pattern has
+    at most a few hundred)."""
+    top = math.asin(min(max(rho, 0.0), 1.0))
+    if top == 0.0:
+        return None
+
+    step = top / _SIMPSON
+    return step, tuple(1.0 + math.sin(i * step) for i in range(_SIMPSON + 1))
+
+
+def both_below(h, rho, low=None):
     """``P(Z1 <= h, Z2 <= h)`` of two standard normals of correlation
     ``rho`` in [0, 1]: Plackett's identity, the density's integral over
     the correlation, taken in ``theta = asin(r)`` where it is smooth
-    (docs/gate-method.md, "The windows' correction")."""
-    low = statistics.NormalDist().cdf(h)
-    top = math.asin(min(max(rho, 0.0), 1.0))
-    if top == 0.0:
+    (docs/gate-method.md, "The windows' correction").  ``low``, if
+    given, is ``Phi(h)``."""
+    if low is None:
+        low = statistics.NormalDist().cdf(h)
+    nodes = _simpson_nodes(rho)
+    if nodes is None:
         return low * low
 
-    step = top / _SIMPSON
+    step, points = nodes
+    # The nodes' terms are added one by one in order, as the rule reads
+    # (a compensated or pairwise sum would move the last bits).
+    exponent = -h * h
     total = 0.0
-    for i in range(_SIMPSON + 1):
-        weight = 1 if i in (0, _SIMPSON) else (4 if i % 2 else 2)
-        total += weight * math.exp(-h * h / (1.0 + math.sin(i * step)))
+    for weight, denominator in zip(_WEIGHTS, points):
+        total += weight * math.exp(exponent / denominator)
 
     return low * low + total * step / 3.0 / (2.0 * math.pi)
 
@@ -246,7 +270,9 @@ def min_p_bound(p, ses):
         return 1.0
 
     h = statistics.NormalDist().inv_cdf(p)
-    pairs = sum(both_below(h, min(1.0, long / short) if short > 0 else 1.0)
+    low = statistics.NormalDist().cdf(h)
+    pairs = sum(both_below(h, min(1.0, long / short) if short > 0 else 1.0,
+                           low)
                 for short, long in zip(ses, ses[1:]))
     return min(1.0, max(p, count * p - pairs))
 
