@@ -112,3 +112,28 @@ def test_gate_renders_the_same_bytes_as_with_the_plain_rule(tmp_path,
     assert fast['summary']['regression'] > 0
     for form in fast_out:
         assert fast_out[form] == plain_out[form], form
+
+
+def test_the_window_takes_out_one_equal_night_of_the_history_each():
+    # Constant nights compare equal: a window of two of them leaves the
+    # third in the noise, as list.remove did; a copy counts as the night.
+    from pfsbench.gate.judge import rule
+    from pfsbench.gate.statistics.stats import Moments
+
+    flat = [Moments(100.0, 1.0, 3) for _ in range(3)]
+    moved = [Moments(m, 1.0, 3) for m in (90.0, 110.0, 95.0)]
+    seen = []
+    real = rule.lookback.night_variance
+
+    def spy(segments):
+        seen.append([list(seg) for seg in segments])
+        return real(segments)
+
+    rule.lookback.night_variance = spy
+    try:
+        without = rule._noise_without([flat + moved], 'fallback')
+        without([Moments(100.0, 1.0, 3), flat[1]])
+        assert without([]) == 'fallback'
+    finally:
+        rule.lookback.night_variance = real
+    assert seen == [[[flat[2]] + moved]]

@@ -4,6 +4,7 @@ out (:func:`judge`, applying :func:`decide` to the change interval), and
 the gate's exit code from the verdicts (:func:`exit_code`).
 """
 
+import collections
 import math
 import statistics
 from dataclasses import dataclass
@@ -568,13 +569,15 @@ def _noise_without(segments, noise):
     def without(nights):
         if not segments or not nights:
             return noise
-        left = list(nights)
+        # A multiset of the window's nights (Moments hash as they compare):
+        # each takes out one equal night of the segments, as list.remove.
+        left = collections.Counter(nights)
         rest = []
         for seg in segments:
             kept = []
             for night in seg:
-                if night in left:
-                    left.remove(night)
+                if left[night] > 0:
+                    left[night] -= 1
                 else:
                     kept.append(night)
             rest.append(kept)
