@@ -160,7 +160,7 @@ def show(dest, names):
         diff = subprocess.run([sys.executable, '-m', 'mutmut', 'show', name],
                               cwd=dest, capture_output=True, text=True,
                               check=False)
-        print(diff.stdout.rstrip())
+        print(diff.stdout.rstrip(), flush=True)
 
 
 def report(dest, module, wall, survivors):

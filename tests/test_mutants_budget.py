@@ -173,3 +173,63 @@ def test_detects_text_of_a_blind_figure_keeps_the_remedy_after_the_nights():
         'detects >= 48% tonight, >= 22% over the 4 nights: cannot detect '
         'the loss it must find (10%, lookback.detect); about 12 repeats '
         'per night would find it 9 times in 10')
+
+
+def test_a_figure_in_a_diagnostic_unit_is_diagnostic():
+    rows = [_row('cpu_busy', unit='%'), _row('write_bw')]
+    assert budget.hold_diagnostics(rows) == 1
+    assert [r['role'] for r in rows] == ['diagnostic', 'headline']
+    assert list(budget.families(rows)) == [('c1', 'write_bw*')]
+
+
+def test_families_read_on_past_a_row_they_skip():
+    rows = [_row('skipped', p=None), _row('write_bw')]
+    assert list(budget.families(rows)) == [('c1', 'write_bw*')]
+
+
+@pytest.mark.parametrize('base, cur', [((0, 0), (1, 2)), ((1, 2), (0, 0))])
+def test_equal_samples_join_when_either_side_is_not_all_zero(base, cur):
+    rows = [_row('a_ops', unit='ops/s', base=base, cur=cur),
+            _row('b_ops', unit='ops/s', base=base, cur=cur)]
+    assert {k: len(v) for k, v in budget.families(rows).items()} == \
+        {('c1', 'a_ops'): 2}
+
+
+def test_apply_counts_every_row_it_holds():
+    rows = [_row('a_ops', unit='ops/s', p=0.2, base=(1, 2), cur=(3, 4)),
+            _row('b_ops', unit='ops/s', p=0.3, base=(5, 6), cur=(7, 8))]
+    assert budget.apply(rows, 0.01)['held'] == 2
+
+
+def test_detects_text_at_the_rules_own_level_does_not_rescale():
+    # A sensitivity that could be rescaled (it has its inputs) is left as
+    # it is when the row is judged at its rule's own level.
+    sens = {'detects': 0.25, 'blind': False, 'alpha': 0.005, 'inputs': {}}
+    row = {'sensitivity': sens}
+    assert budget.detects_text(row, None) == 'detects >= 25%'
+    assert row['sensitivity'] is sens
+
+
+def _blind(verdict, **more):
+    sens = {'detects': 0.48, 'blind': True, 'alpha': 0.005, 'target': 0.1,
+            'repeats_needed': None}
+    return {'verdict': verdict, 'reason': 'why', 'sensitivity': sens,
+            **more}
+
+
+def test_label_detects_puts_a_blind_figures_remedy_first_unless_held():
+    blind = ('detects >= 48%: cannot detect the loss it must find (10%, '
+             'lookback.detect); no repeat count would find it (the '
+             'night-to-night noise)')
+    found = {'alpha': 0.01, 'families': 0}
+    rows = [{'verdict': 'ignored', 'reason': 'skip', 'sensitivity': {}},
+            _blind('ignored'),
+            _blind('inconclusive'),
+            _blind('inconclusive', role='diagnostic'),
+            _blind('inconclusive', lookback={'held': True}),
+            _blind('regression'),
+            {'verdict': 'pass', 'reason': 'ok', 'sensitivity': None}]
+    budget.label_detects(rows, found)
+    assert [r['reason'] for r in rows] == [
+        'skip', 'why', f'{blind}; why', f'why; {blind}', f'why; {blind}',
+        f'why; {blind}', 'ok']
