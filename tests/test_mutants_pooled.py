@@ -3,6 +3,8 @@
 label, through their public functions; the mutants bench/mutation.py
 found no test of the module reaching (docs/mutation.md)."""
 
+import time
+
 import pytest
 
 from pfsbench.gate.judge import pooled
@@ -98,3 +100,40 @@ def test_day_is_the_utc_date():
     assert pooled.day(0) == '1970-01-01'
     assert pooled.day(86399.9) == '1970-01-01'
     assert pooled.day(1764374400) == '2025-11-29'
+
+
+def test_pooled_tests_cusum_interval_is_five_by_default():
+    # 12 % lost on the last 3 nights sums to between 5 and 6.
+    nights = [SAME] * 3 + [Moments(88.0, 4.0, 5)] * 3
+    out = pooled.pooled_test('cusum', LEVEL, nights, NOISE, 0.05, 'higher',
+                             0.005, 7)
+    assert 5.0 < out['statistic'] < 6.0
+    assert out['regression'] is True
+
+
+def test_day_is_the_utc_date_whatever_the_local_zone(monkeypatch):
+    monkeypatch.setenv('TZ', 'EST+5')
+    time.tzset()
+    try:
+        assert pooled.day(0) == '1970-01-01'
+        assert pooled.day(86399.9) == '1970-01-01'
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_detect_inputs_need_two_nights_and_a_level():
+    assert pooled.detect_inputs(LEVEL, 1, NOISE, 0.05, 'higher', 7) is None
+    assert pooled.detect_inputs([], 3, NOISE, 0.05, 'higher', 7) is None
+    two = pooled.detect_inputs(LEVEL, 2, NOISE, 0.05, 'higher', 7)
+    assert two['direction'] == 'higher' and two['tolerance'] == 0.05
+    # At most max_nights count.
+    assert pooled.detect_inputs(LEVEL, 9, NOISE, 0.05, 'higher', 2) == two
+
+
+def test_detects_at_the_default_power_and_each_direction():
+    args = (LEVEL, 4, NOISE, 0.05)
+    higher = pooled.detects(*args, 'higher', 0.005, 7)
+    assert higher == pooled.detects(*args, 'higher', 0.005, 7, power=0.90)
+    assert higher > pooled.detects(*args, 'higher', 0.005, 7, power=0.5)
+    assert pooled.detects(*args, 'lower', 0.005, 7) > higher
