@@ -117,3 +117,33 @@ def test_choose_in_a_tight_budget_takes_the_shares_then_the_cheapest():
     assert _names(chosen) == ['m1', 'f1', 'i2', 'd1', 'm2']
     assert budget.choose(CASES, SECONDS, 4, 4) == (1, [CASES[5]])
     assert budget.choose(CASES, SECONDS, 2, 4) == (1, [])
+
+
+def _seconds(cases, seconds):
+    return dict(zip((c['display_name'] for c in cases), seconds))
+
+
+def test_a_case_that_brings_no_new_kind_waits_for_every_lead():
+    # io500 brought both kinds: mdtest (5 s) waits behind the other
+    # target's fio (2 s) at the same rank.
+    cases = [_case('io', 'io500'), _case('m', 'mdtest'), _case('i', 'ior'),
+             _case('d', 'dd', 't'), _case('f', 'fio', 't')]
+    seconds = _seconds(cases, (1, 5, 6, 1, 2))
+    assert _names(budget.shares(cases, seconds)) == ['io', 'd', 'f', 'm', 'i']
+
+
+def test_the_untargeted_cases_of_a_nodes_own_directory_come_later():
+    # node_targets names '' when a node-scope target is the first.
+    cases = [_case('f', 'fio'), _case('m', 'mdtest'), _case('d', 'dd', 't')]
+    seconds = _seconds(cases, (1, 2, 3))
+    assert _names(budget.shares(cases, seconds, nodes_only=('',))) == \
+        ['d', 'f', 'm']
+
+
+def test_shares_tied_in_rank_and_cost_keep_the_targets_order():
+    cases = [_case('f', 'fio'), _case('m', 'mdtest'), _case('i', 'ior'),
+             _case('d', 'dd', 't'), _case('m2', 'mdtest', 't'),
+             _case('io', 'io500', 't')]
+    seconds = _seconds(cases, (1, 2, 3, 1, 2, 3))
+    assert _names(budget.shares(cases, seconds)) == \
+        ['f', 'd', 'm', 'm2', 'i', 'io']
