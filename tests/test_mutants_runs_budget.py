@@ -27,8 +27,8 @@ def test_window_of_each_source():
     assert budget.window(0, {'extras': {'nightly_budget_hours': 3}}) == \
         (None, '--budget 0')
     assert budget.window(None, {'extras': {'nightly_budget_hours': 3}}) == (
-        3, "the partition's night window (extras.nightly_budget_hours; "
-           "--budget to change)")
+        3, ("the partition's night window (extras.nightly_budget_hours; "
+            "--budget to change)"))
     assert budget.window(None, {'extras': {'nightly_budget_hours': 0}}) == \
         (None, 'extras.nightly_budget_hours: 0')
 
