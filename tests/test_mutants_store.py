@@ -3,13 +3,15 @@
 mutants bench/mutation.py found the store's tests letting through
 (docs/mutation.md).  SQLite only: pure and fast."""
 
+import math
 import sqlite3
 import time
 
 import pytest
 
-from pfsbench.core.errors import MissingData
-from pfsbench.store import connect
+import synth
+from pfsbench.core.errors import MissingData, PfsbenchError
+from pfsbench.store import connect, ingest
 from pfsbench.store.db import StoreDown
 
 
@@ -61,3 +63,51 @@ def test_open_store_waits_its_timeout_on_a_locked_store_and_says_why(
     assert 0.15 < waited < 5.0
     assert str(err.value) == (f'{path}: the results store stopped '
                               'answering: database is locked')
+
+
+def test_to_json_is_compact_keeps_key_order_and_text():
+    assert ingest.to_json({'b': 1, 'a': ['é', 2.5]}) == '{"b":1,"a":["é",2.5]}'
+
+
+def test_night_of_is_the_utc_date_or_zeros():
+    assert ingest.night_of(0) == '1970-01-01'
+    assert ingest.night_of(86399.5) == '1970-01-01'
+    assert ingest.night_of(1e300) == '0000-00-00'
+
+
+def _figures(conn):
+    return conn.execute('SELECT figure, value, raw FROM pfsbench_figures '
+                        'ORDER BY seq, pos').fetchall()
+
+
+def test_a_figure_goes_in_as_a_number_and_as_json_where_it_must(tmp_path):
+    report = synth.session({'dd %n=1': [2.5, 1, -0.0, math.inf, True]},
+                           time_start=86400.0, repeats=5)
+    with connect.open_store(str(tmp_path / 's.db')) as conn:
+        ingest.ingest_report(conn, report, 'r')
+        got = [(v, r) for _, v, r in _figures(conn)]
+    assert got == [(2.5, None), (1.0, '1'), (0.0, '-0.0'),
+                   (None, 'Infinity'), (None, 'true')]
+
+
+def test_the_cluster_is_the_systems_else_the_hosts(tmp_path):
+    report = synth.session({'dd %n=1': 1.0}, time_start=86400.0,
+                           extras={'fs': 'é', 'az': 1})
+    with connect.open_store(str(tmp_path / 's.db')) as conn:
+        assert ingest.ingest_report(conn, report, 'r')[1] == 'local'
+        empty = dict(report, session_info=dict(report['session_info'],
+                                               uuid='u2'), runs=[])
+        assert ingest.ingest_report(conn, empty, 'r')[1] == 'vm'
+        nameless = dict(empty, session_info=dict(empty['session_info'],
+                                                 uuid='u3', hostname=''))
+        assert ingest.ingest_report(conn, nameless, 'r')[1] == 'unknown'
+        extras = conn.execute('SELECT extras FROM pfsbench_sessions '
+                              'ORDER BY uuid').fetchall()
+    assert extras == [('{"fs":"é","az":1}',)] * 3
+
+
+def test_a_bad_report_is_named_by_its_source(tmp_path):
+    with connect.open_store(str(tmp_path / 's.db')) as conn:
+        with pytest.raises(PfsbenchError) as err:
+            ingest.ingest_report(conn, {'session_info': {}}, 'night-7.json')
+    assert 'night-7.json' in str(err.value)
