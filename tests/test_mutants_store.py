@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-import synth
 from pfsbench.core.errors import MissingData, PfsbenchError
 from pfsbench.store import connect, ingest
+import synth
 from pfsbench.store.db import StoreDown
 
 
