@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from pfsbench.core import fields
 from pfsbench.core.errors import MissingData, PfsbenchError
 from pfsbench.store import connect, ingest
 import synth
@@ -111,3 +112,21 @@ def test_a_bad_report_is_named_by_its_source(tmp_path):
         with pytest.raises(PfsbenchError) as err:
             ingest.ingest_report(conn, {'session_info': {}}, 'night-7.json')
     assert 'night-7.json' in str(err.value)
+
+
+def test_a_cases_row_keeps_what_it_was_given_and_blanks_what_it_was_not(
+        tmp_path):
+    plain = synth.session({'dd %n=1': 1.0}, time_start=86400.0, repeats=1)
+    given = synth.session({'ior %n=1': 2.0}, time_start=2 * 86400.0,
+                          repeats=1, extras={'spack_lock': 'abc123'},
+                          loggable={fields.TARGET_PATH: '/scratch',
+                                    fields.TARGET_FSTYPE: 'lustre',
+                                    fields.ITERATION_COUNT_FIELDS[0]: 4})
+    with connect.open_store(str(tmp_path / 's.db')) as conn:
+        ingest.ingest_report(conn, plain, 'r')
+        ingest.ingest_report(conn, given, 'r')
+        cases = conn.execute(
+            'SELECT c.target, c.filesystem, c.iterations, s.spack_lock '
+            'FROM pfsbench_cases c JOIN pfsbench_sessions s '
+            'ON s.uuid = c.session ORDER BY s.night').fetchall()
+    assert cases == [('', '', None, ''), ('/scratch', 'lustre', 4, 'abc123')]
