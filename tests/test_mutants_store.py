@@ -70,9 +70,15 @@ def test_to_json_is_compact_keeps_key_order_and_text():
     assert ingest.to_json({'b': 1, 'a': ['é', 2.5]}) == '{"b":1,"a":["é",2.5]}'
 
 
-def test_night_of_is_the_utc_date_or_zeros():
-    assert ingest.night_of(0) == '1970-01-01'
-    assert ingest.night_of(86399.5) == '1970-01-01'
+def test_night_of_is_the_utc_date_or_zeros(monkeypatch):
+    monkeypatch.setenv('TZ', 'EST+5')
+    time.tzset()
+    try:
+        assert ingest.night_of(0) == '1970-01-01'
+        assert ingest.night_of(86399.5) == '1970-01-01'
+    finally:
+        monkeypatch.undo()
+        time.tzset()
     assert ingest.night_of(1e300) == '0000-00-00'
 
 
