@@ -10,8 +10,8 @@ import time
 import pytest
 
 from pfsbench.core import fields
-from pfsbench.core.errors import MissingData, PfsbenchError
-from pfsbench.store import connect, ingest
+from pfsbench.core.errors import MissingData, PfsbenchError, ResultsError
+from pfsbench.store import connect, db, ingest, schema
 import synth
 from pfsbench.store.db import StoreDown
 
@@ -136,3 +136,79 @@ def test_a_cases_row_keeps_what_it_was_given_and_blanks_what_it_was_not(
             'FROM pfsbench_cases c JOIN pfsbench_sessions s '
             'ON s.uuid = c.session ORDER BY s.night').fetchall()
     assert cases == [('', '', None, ''), ('/scratch', 'lustre', 4, 'abc123')]
+
+
+def _without_newest_migration(path):
+    raw = sqlite3.connect(path)
+    raw.execute('DELETE FROM pfsbench_migrations WHERE version = ?',
+                (schema.VERSION,))
+    raw.commit()
+    raw.close()
+
+
+def test_a_store_of_a_newer_pfsbench_is_refused_naming_its_version(tmp_path):
+    path = tmp_path / 's.db'
+    connect.open_store(str(path)).close()
+    raw = sqlite3.connect(path)
+    raw.execute("INSERT INTO pfsbench_migrations VALUES(99, 'x', 'now')")
+    raw.commit()
+    raw.close()
+    with pytest.raises(ResultsError) as err:
+        connect.open_store(str(path))
+    assert str(err.value) == (
+        f'{path}: pfsbench_migrations.version: 99: written by a newer '
+        f'pfsbench (this one knows schema {schema.VERSION})')
+
+
+class _Racing:
+    """A connection that lets another ingest migrate the store first, just
+    before its own migration's transaction begins."""
+
+    def __init__(self, conn, path):
+        self._conn, self._path, self.raced = conn, path, False
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def begin(self):
+        if not self.raced:
+            self.raced = True
+            connect.open_store(self._path).close()
+        return self._conn.begin()
+
+
+def test_two_ingests_migrating_at_once_both_go_on(tmp_path):
+    path = str(tmp_path / 's.db')
+    connect.open_store(path).close()
+    _without_newest_migration(path)
+    racing = _Racing(db.Connection(path), path)
+    try:
+        assert schema.migrate(racing, 'now') == schema.VERSION
+    finally:
+        racing.close()
+    assert racing.raced
+    assert schema.applied_version(connect.open_store(path)) == schema.VERSION
+
+
+def test_a_migration_rewrites_the_views(tmp_path):
+    path = str(tmp_path / 's.db')
+    connect.open_store(path).close()
+    raw = sqlite3.connect(path)
+    [(view, sql)] = raw.execute("SELECT name, sql FROM sqlite_master WHERE "
+                                "type = 'view' ORDER BY name LIMIT 1")
+    raw.execute(f'DROP VIEW {view}')
+    raw.execute(f'CREATE VIEW {view} AS SELECT 1 AS stale')
+    raw.commit()
+    raw.close()
+    # Without a migration the views stand as they are.
+    connect.open_store(path).close()
+    raw = sqlite3.connect(path)
+    assert raw.execute('SELECT sql FROM sqlite_master WHERE name = ?',
+                       (view,)).fetchone()[0].endswith('stale')
+    raw.close()
+    _without_newest_migration(path)
+    connect.open_store(path).close()
+    raw = sqlite3.connect(path)
+    assert raw.execute('SELECT sql FROM sqlite_master WHERE name = ?',
+                       (view,)).fetchone() == (sql,)
+    raw.close()
