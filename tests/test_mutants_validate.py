@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Site validation (pfsbench.site.validate) through its public functions:
+the checks' own hooks (check_variables, check_job_shape, check_tasks_fit)
+that only ReFrame-running tests reached, and the numbers of the planner's
+options; the mutants bench/mutation.py found no fast-lane test reaching
+(docs/mutation.md)."""
+
+from types import SimpleNamespace as NS
+
+import pytest
+
+from pfsbench.core.errors import ConfigError
+from pfsbench.site import validate
+
+
+def _refused(call, *args):
+    with pytest.raises(ConfigError) as err:
+        call(*args)
+    return str(err.value)
+
+
+def test_budget_hours():
+    for fine in (0, 2, 0.5):
+        assert validate.budget_hours(fine, 's', '--budget') == fine
+    assert _refused(validate.budget_hours, True, 's', '--budget') == \
+        's:--budget: True: expected a number of hours'
+    assert _refused(validate.budget_hours, '2', 's', '--budget') == \
+        "s:--budget: '2': expected a number of hours"
+    for bad in (-1, float('nan'), float('inf')):
+        assert _refused(validate.budget_hours, bad, 's', '--budget') == (
+            f's:--budget: {bad!r}: expected hours, 0 or more, e.g. 2 (0: '
+            'no budget, the whole selection)')
+
+
+def test_non_negative_int():
+    assert validate.non_negative_int(0, 's', 'f') == 0
+    assert validate.non_negative_int(3, 's', 'f') == 3
+    assert _refused(validate.non_negative_int, -1, 's', 'f') == \
+        's:f: -1: must be at least 0'
+    assert _refused(validate.non_negative_int, 1.5, 's', 'f') == \
+        's:f: 1.5: expected a whole number'
+
+
+def _case(**given):
+    shape = dict(num_tasks=2, unique_name='case1', time_limit=60, job=None)
+    return NS(**{**shape, **given})
+
+
+def test_check_job_shape_passes_a_sound_job():
+    validate.check_job_shape(_case())
+    validate.check_job_shape(_case(time_limit=None, num_tasks_per_node=1,
+                                   num_cpus_per_task=2,
+                                   job=NS(options=['--exclusive'],
+                                          cli_options=['#DW jobdw'])))
+
+
+@pytest.mark.parametrize('given, refused', [
+    (dict(num_tasks=0), 'case1:num_tasks: 0: must be at least 1'),
+    (dict(num_tasks_per_node=0),
+     'case1:num_tasks_per_node: 0: must be at least 1'),
+    (dict(num_cpus_per_task=0),
+     'case1:num_cpus_per_task: 0: must be at least 1'),
+    (dict(time_limit=0), 'case1:time_limit: 0: must be more than 0'),
+    (dict(job=NS(options=['--exclusive'], cli_options=['--a b;c'])),
+     "case1:job option: '--a b;c': contains ';'; refused in #SBATCH "
+     "options: quotes, backslash, $, backtick and ;"),
+    (dict(job=NS(options=['#DW a\nb'], cli_options=[])),
+     "case1:job option: '#DW a\\nb': contains a newline"),
+])
+def test_check_job_shape_refuses_naming_the_case(given, refused):
+    assert _refused(validate.check_job_shape, _case(**given)) == refused
+
+
+def _with_variables(framework, **values):
+    class Check:
+        var_space = NS(vars={'block': 0, 'num_tasks': 0})
+        param_space = NS(params={'target': 0})
+
+    test = Check()
+    for name, value in dict(dict(block='1m', num_tasks=-1, target='/x',
+                                 tags={'ok'}, unique_name='case1'),
+                            **values).items():
+        setattr(test, name, value)
+    validate.check_variables(test, framework)
+    return test
+
+
+def test_check_variables_leaves_reframes_own_and_checks_the_rest():
+    _with_variables(('num_tasks',))
+    assert _refused(_with_variables, ()) == \
+        'case1:num_tasks: -1: must be at least 0'
+    assert _refused(_with_variables, ('num_tasks',), target='/x;y') == (
+        "case1:target: '/x;y': contains ';'; allowed: letters, digits and "
+        "_@%+=:,./~-")
+    assert _refused(_with_variables, ('num_tasks',),
+                    tags={'ok', 'b d'}) == (
+        "case1:tags: 'b d': contains a space; allowed: letters, digits "
+        "and _@%+=:,./~-")
+
+
+def _fitting(tasks, cpus, options=()):
+    return NS(num_tasks_per_node=tasks, unique_name='case1',
+              current_partition=NS(processor=NS(num_cpus=cpus),
+                                   fullname='sys:p'),
+              job=NS(options=list(options), cli_options=[]))
+
+
+def test_check_tasks_fit_the_partitions_cpus():
+    for fine in (_fitting(4, 4), _fitting(None, 4), _fitting(8, None),
+                 _fitting(8, 4, ['--overcommit'])):
+        validate.check_tasks_fit(fine)
+    assert _refused(validate.check_tasks_fit, _fitting(8, 4)) == (
+        "case1:num_tasks_per_node: 8: more tasks per node than sys:p's "
+        "processor.num_cpus (4): Slurm refuses the job; at most 4")
