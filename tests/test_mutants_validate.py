@@ -13,9 +13,9 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.site import validate
 
 
-def _refused(call, *args):
+def _refused(call, *args, **kwargs):
     with pytest.raises(ConfigError) as err:
-        call(*args)
+        call(*args, **kwargs)
     return str(err.value)
 
 
