@@ -112,3 +112,40 @@ def test_check_tasks_fit_the_partitions_cpus():
     assert _refused(validate.check_tasks_fit, _fitting(8, 4)) == (
         "case1:num_tasks_per_node: 8: more tasks per node than sys:p's "
         "processor.num_cpus (4): Slurm refuses the job; at most 4")
+
+
+PLUGINS = ("(srun --mpi=list lists a cluster's: none, pmi2, pmix, pmix_v2, "
+           "pmix_v3, pmix_v4, pmix_v5, cray_shasta are Slurm's own)")
+
+
+def test_slurm_mpi_type_takes_plugins_and_refuses_near_misses():
+    for fine in ('pmix', 'pmix_v4', 'pmix_v17', 'pmi2', 'none', '$MPI',
+                 'openmpi', 'cray_shasta'):
+        assert validate.slurm_mpi_type(fine, 's', 'f') == fine
+    assert validate.slurm_mpi_type(3, 's', 'f') == '3'
+    for near, meant in (('PMI2', 'pmi2'), ('pmx', 'pmix'),
+                        ('nonee', 'none'), ('pmix_vx', 'pmix_v5')):
+        assert _refused(validate.slurm_mpi_type, near, 's', 'f') == (
+            f"s:f: '{near}': not a Slurm MPI plugin; did you mean "
+            f"'{meant}'? {PLUGINS}")
+
+
+ALLOWED = ('allowed: letters, digits, _@%+=:,./~- and $NAME or ${NAME} '
+           '(expanded on the cluster)')
+
+
+def test_path_is_absolute_or_a_variables_and_one_word():
+    for fine in ('/a/b', '~/x', '$SCRATCH/p', '${SCRATCH}/p'):
+        assert validate.path(fine, 's', 'f') == fine
+    assert _refused(validate.path, 'rel/p', 's', 'f') == (
+        "s:f: 'rel/p': is a relative path, which no job could use; give an "
+        "absolute path (or one starting with $VARIABLE, e.g. "
+        "$SCRATCH/pfsbench)")
+    assert _refused(validate.path, '', 's', 'f') == "s:f: '': empty path"
+    assert _refused(validate.path, 5, 's', 'f') == 's:f: 5: expected a string'
+    assert _refused(validate.path, '/a b', 's', 'f') == \
+        f"s:f: '/a b': contains a space; {ALLOWED}"
+    assert _refused(validate.path, '/a;b', 's', 'f') == \
+        f"s:f: '/a;b': contains ';'; {ALLOWED}"
+    assert _refused(validate.path, '$(x)', 's', 'f') == \
+        f"s:f: '$(x)': contains command substitution; {ALLOWED}"
