@@ -149,3 +149,45 @@ def test_path_is_absolute_or_a_variables_and_one_word():
         f"s:f: '/a;b': contains ';'; {ALLOWED}"
     assert _refused(validate.path, '$(x)', 's', 'f') == \
         f"s:f: '$(x)': contains command substitution; {ALLOWED}"
+
+
+REFUSED = 'refused in #SBATCH options: quotes, backslash, $, backtick and ;'
+
+
+@pytest.mark.parametrize('option, refused', [
+    ('-N2', "'-N2': expected one option: -x or --name, then =value or a "
+            "space and the value"),
+    ('qos=io', "'qos=io': expected one option: -x or --name, then =value "
+               "or a space and the value"),
+    ('--mpi=pmix', "'--mpi=pmix': an srun option, not an #SBATCH one; the "
+                   "MPI plugin belongs in the partition's env_vars: "
+                   "['SLURM_MPI_TYPE', 'pmix'] (srun reads it)"),
+    ('--mpi pmi2', "'--mpi pmi2': an srun option, not an #SBATCH one; the "
+                   "MPI plugin belongs in the partition's env_vars: "
+                   "['SLURM_MPI_TYPE', 'pmi2'] (srun reads it)"),
+    ('--mpi', "'--mpi': an srun option, not an #SBATCH one; the MPI plugin "
+              "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', "
+              "'VALUE'] (srun reads it)"),
+    ('--cpu-bind=cores', "'--cpu-bind=cores': an srun option, not an "
+                         "#SBATCH one; srun's binding belongs in env_vars: "
+                         "['SLURM_CPU_BIND', 'cores']"),
+    ('--qos=a b', "'--qos=a b': contains a space in its value: sbatch would "
+                  "read a second option; give one option each"),
+    ('--qos=a"b', f"'--qos=a\"b': contains '\"'; {REFUSED}"),
+    ("--qos=a'b", f"\"--qos=a'b\": contains \"'\"; {REFUSED}"),
+    ('--qos=$X', f"'--qos=$X': contains '$'; {REFUSED}"),
+    ('--qos=a`b', f"'--qos=a`b': contains '`'; {REFUSED}"),
+    ('--qos=a\\b', f"'--qos=a\\\\b': contains '\\\\'; {REFUSED}"),
+    ('--comment=a;b', f"'--comment=a;b': contains ';'; {REFUSED}"),
+    ('--qos=\x7f', "'--qos=\\x7f': contains the control character '\\x7f'"),
+    ('--qos=\tx', "'--qos=\\tx': contains a tab"),
+    (7, '7: expected a string'),
+])
+def test_sbatch_option_refuses_naming_why(option, refused):
+    assert _refused(validate.sbatch_option, option, 's', 'f') == \
+        f's:f: {refused}'
+
+
+def test_sbatch_option_takes_one_option():
+    for fine in ('--qos=io', '-A proj', '--exclusive', '--time=01:00:00'):
+        assert validate.sbatch_option(fine, 's', 'f') == fine
