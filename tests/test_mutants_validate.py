@@ -191,3 +191,57 @@ def test_sbatch_option_refuses_naming_why(option, refused):
 def test_sbatch_option_takes_one_option():
     for fine in ('--qos=io', '-A proj', '--exclusive', '--time=01:00:00'):
         assert validate.sbatch_option(fine, 's', 'f') == fine
+
+
+K = 'systems[h].partitions[c]'
+MPI = ("'--mpi=pmix': an srun option, not an #SBATCH one; the MPI plugin "
+       "belongs in the partition's env_vars: ['SLURM_MPI_TYPE', 'pmix'] "
+       "(srun reads it)")
+
+
+@pytest.mark.parametrize('partition, key, refused', [
+    ({'access': ['--qos=io', '--mpi=pmix']}, K, f'{K}.access.1: {MPI}'),
+    ({'access': ['--mpi=pmix']}, '', f'access.0: {MPI}'),
+    ({'env_vars': [['A', '1'], ['B']]}, K,
+     f"{K}.env_vars.1: ['B']: expected [name, value]"),
+    ({'env_vars': [['A', '1'], ['A B', '1']]}, K,
+     f"{K}.env_vars: 'A B': not an environment variable name "
+     "([A-Za-z_][A-Za-z0-9_]*)"),
+    ({'env_vars': [['SLURM_MPI_TYPE', 'pmx']]}, K,
+     f"{K}.env_vars.SLURM_MPI_TYPE: 'pmx': not a Slurm MPI plugin; did you "
+     f"mean 'pmix'? {PLUGINS}"),
+    ({'modules': ['gcc/12', 'a b']}, K,
+     f"{K}.modules.1: 'a b': contains a space; allowed: letters, digits "
+     "and _@%+=:,./~-"),
+    ({'extras': {'targets': [{'name': 't1', 'path': 'rel'}]}}, K,
+     f"{K}.extras.targets[t1].path: 'rel': is a relative path, which no "
+     "job could use; give an absolute path (or one starting with "
+     "$VARIABLE, e.g. $SCRATCH/pfsbench)"),
+    ({'extras': {'targets': [{'path': '/ok'}, {'path': 'rel'}]}}, K,
+     f"{K}.extras.targets[1].path: 'rel': is a relative path, which no "
+     "job could use; give an absolute path (or one starting with "
+     "$VARIABLE, e.g. $SCRATCH/pfsbench)"),
+    ({'extras': {'targets': [{'name': 't1', 'path': '/x',
+                              'remount': 'mount\n/x'}]}}, K,
+     f"{K}.extras.targets[t1].remount: 'mount\\n/x': contains a newline"),
+    ({'extras': {'targets': [{'path': '/x'}, {'remount': 'a\tb'}]}}, K,
+     f"{K}.extras.targets[1].remount: 'a\\tb': contains a tab"),
+    ({'extras': {'drop_caches_command': 'sync\n'}}, K,
+     f"{K}.extras.drop_caches_command: 'sync\\n': contains a newline"),
+])
+def test_site_partition_names_the_key_of_what_it_refuses(partition, key,
+                                                         refused):
+    assert _refused(validate.site_partition, partition, 'site.py', key) == \
+        f'site.py:{refused}'
+
+
+def test_site_partition_passes_what_a_site_writes_on_purpose():
+    validate.site_partition({
+        'access': ['--qos=io', '-A proj'],
+        'env_vars': [['OTHER', 'pmx'], ['SLURM_MPI_TYPE', 'pmix']],
+        'modules': ['gcc/12'],
+        'extras': {'targets': ['not a dict', {'name': 't', 'path': '/x',
+                                              'remount': 'mount -o rw /x'}],
+                   'drop_caches_command':
+                       'sync; echo 3 > /proc/sys/vm/drop_caches'}},
+        'site.py', K)
