@@ -3,12 +3,11 @@
 label, through their public functions; the mutants bench/mutation.py
 found no test of the module reaching (docs/mutation.md)."""
 
-import time
-
 import pytest
 
 from pfsbench.gate.judge import pooled
 from pfsbench.gate.statistics.stats import Moments
+from test_mutants_store import behind_utc  # noqa: F401 (a fixture)
 
 LEVEL = [Moments(100.0, 4.0, 5)] * 5
 NOISE = (0.0025, 10)
@@ -111,15 +110,10 @@ def test_pooled_tests_cusum_interval_is_five_by_default():
     assert out['regression'] is True
 
 
-def test_day_is_the_utc_date_whatever_the_local_zone(monkeypatch):
-    monkeypatch.setenv('TZ', 'EST+5')
-    time.tzset()
-    try:
-        assert pooled.day(0) == '1970-01-01'
-        assert pooled.day(86399.9) == '1970-01-01'
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+@pytest.mark.usefixtures('behind_utc')
+def test_day_is_the_utc_date_whatever_the_local_zone():
+    assert pooled.day(0) == '1970-01-01'
+    assert pooled.day(86399.9) == '1970-01-01'
 
 
 def test_detect_inputs_need_two_nights_and_a_level():

@@ -16,14 +16,18 @@ import synth
 from pfsbench.store.db import StoreDown
 
 
-def test_now_is_utc_whatever_the_local_zone(monkeypatch):
+@pytest.fixture
+def behind_utc(monkeypatch):
+    """The local time zone 5 hours behind UTC while the test runs."""
     monkeypatch.setenv('TZ', 'EST+5')
     time.tzset()
-    try:
-        stamp = connect.now()
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_now_is_utc_whatever_the_local_zone(behind_utc):
+    stamp = connect.now()
     assert stamp.endswith('+00:00') and len(stamp) == 25, stamp
 
 
@@ -70,15 +74,9 @@ def test_to_json_is_compact_keeps_key_order_and_text():
     assert ingest.to_json({'b': 1, 'a': ['é', 2.5]}) == '{"b":1,"a":["é",2.5]}'
 
 
-def test_night_of_is_the_utc_date_or_zeros(monkeypatch):
-    monkeypatch.setenv('TZ', 'EST+5')
-    time.tzset()
-    try:
-        assert ingest.night_of(0) == '1970-01-01'
-        assert ingest.night_of(86399.5) == '1970-01-01'
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+def test_night_of_is_the_utc_date_or_zeros(behind_utc):
+    assert ingest.night_of(0) == '1970-01-01'
+    assert ingest.night_of(86399.5) == '1970-01-01'
     assert ingest.night_of(1e300) == '0000-00-00'
 
 
