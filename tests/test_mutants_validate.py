@@ -245,3 +245,59 @@ def test_site_partition_passes_what_a_site_writes_on_purpose():
                    'drop_caches_command':
                        'sync; echo 3 > /proc/sys/vm/drop_caches'}},
         'site.py', K)
+
+
+def test_positive_number():
+    for fine in (0.5, 1, 2.5):
+        assert validate.positive_number(fine, 's', 'f') == fine
+    for bad, why in ((True, 'expected a number'), ('x', 'expected a number'),
+                     (0, 'must be more than 0'), (-1, 'must be more than 0')):
+        assert _refused(validate.positive_number, bad, 's', 'f') == \
+            f's:f: {bad!r}: {why}'
+
+
+@pytest.mark.parametrize('name, value, refused', [
+    ('nodes', 0, 'nodes: 0: must be at least 1'),
+    ('nodes', [1, 0], 'nodes: 0: must be at least 1'),
+    ('ratio', float('inf'), 'ratio: inf: must be a finite number, 0 or more'),
+    ('ratio', -0.5, 'ratio: -0.5: must be a finite number, 0 or more'),
+    ('barrier_timeout', 0.0, 'barrier_timeout: 0.0: must be more than 0'),
+    ('stripe_count', -2, 'stripe_count: -2: must be at least -1'),
+    ('other', -1, 'other: -1: must be at least 0'),
+])
+def test_check_value_refuses_naming_the_case(name, value, refused):
+    assert _refused(validate.check_value, name, value, 'case1') == \
+        f'case1:{refused}'
+
+
+def test_check_value_leaves_unset_and_booleans_and_takes_the_rest():
+    for name, value in (('nodes', None), ('nodes', True), ('ratio', 0.0),
+                        ('stripe_count', -1), ('nodes', (1, 2))):
+        validate.check_value(name, value, 'case1')
+
+
+def test_module_name_of_a_dict_is_its_name():
+    assert validate.module_name({'name': 'gcc/12'}, 's', 'f') == 'gcc/12'
+    assert validate.module_name({'other': 1}, 's', 'f') == ''
+    assert validate.module_name('ior@3.3.0', 's', 'f') == 'ior@3.3.0'
+    assert _refused(validate.module_name, {'name': 'a b'}, 's', 'f') == (
+        "s:f: 'a b': contains a space; allowed: letters, digits and "
+        "_@%+=:,./~-")
+
+
+def test_an_srun_option_is_named_by_what_comes_before_its_value():
+    assert _refused(validate.sbatch_option, '--mpi=a=b', 's', 'f').endswith(
+        "['SLURM_MPI_TYPE', 'a=b'] (srun reads it)")
+    assert _refused(validate.sbatch_option, '--mpi a b', 's', 'f').endswith(
+        "['SLURM_MPI_TYPE', 'a b'] (srun reads it)")
+
+
+def test_env_var_values_are_one_word_or_variables():
+    assert _refused(validate.env_var, 'A', 'x;y', 's', 'f') == (
+        "s:f.A: 'x;y': contains ';'; allowed: letters, digits, "
+        "_@%+=:,./~- and $NAME or ${NAME}")
+
+
+def test_a_case_without_a_job_has_no_job_options():
+    validate.check_job_shape(NS(num_tasks=2, unique_name='case1',
+                                time_limit=60))
