@@ -301,3 +301,39 @@ def test_env_var_values_are_one_word_or_variables():
 def test_a_case_without_a_job_has_no_job_options():
     validate.check_job_shape(NS(num_tasks=2, unique_name='case1',
                                 time_limit=60))
+
+
+def test_slurm_clock():
+    assert validate.slurm_clock(119) == '00:01:59'
+    assert validate.slurm_clock(120) == '00:02:00'
+    assert validate.slurm_clock(3600) == '01:00:00'
+    assert validate.slurm_clock(360000) == '100:00:00'
+
+
+SLURM_TIME = ('a Slurm time (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or '
+              'D-HH:MM:SS) with a field out of range')
+
+
+def test_slurm_time_ranges_and_type():
+    for fine in ('25:00:00', '1:59:00', '61:00', '1-23:59:59'):
+        assert validate.slurm_time(fine, 's', 'f') == fine
+    for bad in ('1:60:00', '1-24:00:00', '1-00:00:60'):
+        assert _refused(validate.slurm_time, bad, 's', 'f') == \
+            f"s:f: '{bad}': {SLURM_TIME}"
+    assert _refused(validate.slurm_time, 5, 's', 'f') == \
+        's:f: 5: expected a string'
+
+
+def test_size_refuses_zero_unless_asked_and_names_the_field():
+    assert validate.size('1m', 's', 'f') == '1m'
+    assert _refused(validate.size, '0', 's', 'f') == (
+        "s:f: '0': expected a size above 0: digits and an optional unit k, "
+        "m, g or t (4k, 1m, 47008)")
+    assert _refused(validate.size, 5, 's', 'f') == 's:f: 5: expected a string'
+
+
+def test_a_dollar_in_a_path_must_start_a_variable():
+    assert _refused(validate.path, '/x/$1y', 's', 'f') == \
+        f"s:f: '/x/$1y': contains '$' not followed by NAME or {{NAME}}; " \
+        f"{ALLOWED}"
+    assert validate.slurm_mpi_type('$pmix', 's', 'f') == '$pmix'
