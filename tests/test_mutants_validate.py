@@ -337,3 +337,28 @@ def test_a_dollar_in_a_path_must_start_a_variable():
         f"s:f: '/x/$1y': contains '$' not followed by NAME or {{NAME}}; " \
         f"{ALLOWED}"
     assert validate.slurm_mpi_type('$pmix', 's', 'f') == '$pmix'
+
+
+FORMS = ("ReFrame's 30m, 12h, 1d12h or a number of seconds (43200), or "
+         "Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS")
+
+
+def test_time_limit_above_zero_in_any_form():
+    assert validate.time_limit(0.5, 's', 'f') == 0.5
+    assert validate.time_limit('1h', 's', 'f') == 3600.0
+    for bad in ('0', 0, -1, 'x', None, 'inf', '0:00'):
+        assert _refused(validate.time_limit, bad, 's', 'f') == \
+            f's:f: {bad!r}: expected a time limit above 0: {FORMS}'
+    assert _refused(validate.time_limit, float('nan'), 's', 'f') == \
+        f's:f: nan: expected a time limit above 0: {FORMS}'
+
+
+def test_slurm_time_of_zero_and_seconds_out_of_range():
+    for zero in ('0', '0:00', '0-0'):
+        assert _refused(validate.slurm_time, zero, 's', 'f') == (
+            f"s:f: '{zero}': must be more than zero (Slurm reads 0 as no "
+            "limit)")
+    assert validate.slurm_time('1-0', 's', 'f') == '1-0'
+    assert validate.slurm_time('0:59', 's', 'f') == '0:59'
+    assert _refused(validate.slurm_time, '1:00:60', 's', 'f') == \
+        f"s:f: '1:00:60': {SLURM_TIME}"
