@@ -362,3 +362,13 @@ def test_slurm_time_of_zero_and_seconds_out_of_range():
     assert validate.slurm_time('0:59', 's', 'f') == '0:59'
     assert _refused(validate.slurm_time, '1:00:60', 's', 'f') == \
         f"s:f: '1:00:60': {SLURM_TIME}"
+
+
+def test_time_seconds_of_reframes_units():
+    for text, seconds in (('1d', 86400.0), ('2m', 120.0), ('5s', 5.0),
+                          ('3h', 10800.0), ('1d1h1m1s', 90061.0)):
+        assert validate.time_seconds(text, 's', 'f') == seconds
+    assert validate.time_seconds(90, 's', 'f') == 90.0
+    assert _refused(validate.time_seconds, True, 's', 'f') == (
+        "s:f: 'True': expected a Slurm time: MM, MM:SS, HH:MM:SS, D-HH, "
+        "D-HH:MM or D-HH:MM:SS")
