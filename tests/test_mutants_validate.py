@@ -372,3 +372,11 @@ def test_time_seconds_of_reframes_units():
     assert _refused(validate.time_seconds, True, 's', 'f') == (
         "s:f: 'True': expected a Slurm time: MM, MM:SS, HH:MM:SS, D-HH, "
         "D-HH:MM or D-HH:MM:SS")
+
+
+def test_time_seconds_in_slurms_forms_only_and_word_names_the_field():
+    assert validate.time_seconds('1:00', 's', 'f', slurm=True) == 60.0
+    assert _refused(validate.time_seconds, '1d', 's', 'f', slurm=True) == (
+        "s:f: '1d': expected a Slurm time: MM, MM:SS, HH:MM:SS, D-HH, "
+        "D-HH:MM or D-HH:MM:SS")
+    assert _refused(validate.word, 5, 's', 'f') == 's:f: 5: expected a string'
