@@ -380,3 +380,16 @@ def test_time_seconds_in_slurms_forms_only_and_word_names_the_field():
         "s:f: '1d': expected a Slurm time: MM, MM:SS, HH:MM:SS, D-HH, "
         "D-HH:MM or D-HH:MM:SS")
     assert _refused(validate.word, 5, 's', 'f') == 's:f: 5: expected a string'
+
+
+def test_words_are_single_spaced_and_each_one_word():
+    assert validate.words('a b', 's', 'f') == 'a b'
+    assert validate.words('', 's', 'f') == ''
+    for bad in ('a  b', ' a'):
+        assert _refused(validate.words, bad, 's', 'f') == (
+            f"s:f: '{bad}': contains an empty word (two spaces in a row, or "
+            "a space at an end)")
+    assert _refused(validate.words, 'a;b c', 's', 'f') == (
+        "s:f: 'a;b': contains ';'; allowed: words of letters, digits and "
+        "_@%+=:,./~-, separated by single spaces")
+    assert _refused(validate.words, 5, 's', 'f') == 's:f: 5: expected a string'
