@@ -3,6 +3,8 @@
 label, through their public functions; the mutants bench/mutation.py
 found no test of the module reaching (docs/mutation.md)."""
 
+import math
+
 import pytest
 
 from pfsbench.gate.judge import pooled
@@ -131,3 +133,22 @@ def test_detects_at_the_default_power_and_each_direction():
     assert higher == pooled.detects(*args, 'higher', 0.005, 7, power=0.90)
     assert higher > pooled.detects(*args, 'higher', 0.005, 7, power=0.5)
     assert pooled.detects(*args, 'lower', 0.005, 7) > higher
+
+
+def test_cusum_of_a_lower_is_better_rise_mirrors_a_loss():
+    # Nights of one relative spread: a rise by e^0.3 of a lower-is-better
+    # figure sums as a drop by e^-0.3 of a higher-is-better one.
+    def nights(factor):
+        mean = 100.0 * math.exp(factor)
+        return [SAME] * 3 + [Moments(mean, (0.02 * mean) ** 2, 5)] * 3
+
+    up = _cusum(nights(0.3), 'lower')
+    down = _cusum(nights(-0.3), 'higher')
+    assert up['statistic'] == pytest.approx(down['statistic'], rel=1e-9)
+    assert up['statistic'] > 5.0
+
+
+def test_cusum_alarms_only_above_its_interval_not_at_it():
+    nights = [SAME] * 3 + [Moments(60.0, 4.0, 5)] * 3
+    s = _cusum(nights)['statistic']
+    assert _cusum(nights, h=s)['regression'] is False
