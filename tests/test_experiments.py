@@ -96,14 +96,18 @@ def test_every_check_that_names_an_experiment_is_in_its_definition(
 
 
 def test_every_check_has_its_experiments_time_limit(check_classes):
-    for name, cls in check_classes.items():
-        exp = experiment_of(cls)
-        if exp:
-            assert declared(cls, 'time_limit') == validate.time_seconds(
-                EXPERIMENTS[exp].time, exp, 'time'), name
+    of_experiments = [(name, cls, experiment_of(cls))
+                      for name, cls in check_classes.items()
+                      if experiment_of(cls)]
+    # No check of an experiment found would check nothing below.
+    assert len(of_experiments) >= 10, check_classes.keys()
+    for name, cls, exp in of_experiments:
+        assert declared(cls, 'time_limit') == validate.time_seconds(
+            EXPERIMENTS[exp].time, exp, 'time'), name
 
 
 def test_every_check_runs_a_declared_tool(check_classes):
+    assert len(check_classes) >= 10, check_classes.keys()
     for name, cls in check_classes.items():
         tool = declared(cls, 'tool')
         assert tool in tools.TOOLS, name
@@ -149,6 +153,7 @@ def _site(exp):
 def test_render_walks_the_checks_points(check_classes, experiment):
     exp = EXPERIMENTS[experiment]
     swept = [s.name for s in exp.points_sweeps()]
+    assert exp.checks, f'{experiment} names no check'
     for check in exp.checks:
         have = space(check_classes[check])
         # The point sweeps by the check's names (E10's iozone: processes).

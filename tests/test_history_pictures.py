@@ -172,6 +172,7 @@ def test_a_browser_loads_both_pages_with_their_marks(tmp_path):
                        'pooled-window', 'shift-start', 'verdict'),
               'history': ('level', 'noise-band', 'changepoint',
                           'provenance', 'verdict')}
+    assert sorted(paths) == sorted(wanted), paths
     for name, page in sorted(paths.items()):
         # One launch: the DOM as the browser parsed it, and its picture
         # (kept in the test's tmp dir).  A probe script's console line,

@@ -128,6 +128,7 @@ def _iozone_min(values):
 @pytest.mark.parametrize('path', THROUGHPUT_OK, ids=lambda p: p.name)
 def test_children_sum_is_avg_times_processes(path):
     result = iozone.parse(path.read_text(), path.name)
+    assert result.throughput, path
     for block in result.throughput:
         f = block.figures
         # iozone prints two decimals: allow their rounding.

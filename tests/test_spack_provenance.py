@@ -41,6 +41,7 @@ def test_provenance_has_every_tool(env_dir):
 def test_provenance_matches_lock(env_dir):
     lock = read_lock(env_dir)
     prov = provenance(env_dir)
+    assert prov, env_dir
     for name, record in prov.items():
         node = lock['concrete_specs'][record['hash']]
         assert node['name'] == name

@@ -10,9 +10,11 @@ from pfsbench.site import binaries
 
 
 def test_every_parser_named_is_a_module_with_parse():
-    for name, tool in tools.TOOLS.items():
-        if tool.parser:
-            assert callable(importlib.import_module(tool.parser).parse), name
+    parsed = {name: tool for name, tool in tools.TOOLS.items()
+              if tool.parser}
+    assert len(parsed) >= 5, tools.TOOLS.keys()
+    for name, tool in parsed.items():
+        assert callable(importlib.import_module(tool.parser).parse), name
 
 
 def test_pfsbench_parse_names_are_the_records():
