@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+from pfsbench.core import clock
+
 from pfsbench.gate.judge import pooled
 from pfsbench.gate.statistics.stats import Moments
 from test_mutants_store import behind_utc  # noqa: F401 (a fixture)
@@ -97,10 +99,10 @@ def test_label_of_tonight_and_the_nights_together():
 
 
 def test_day_is_the_utc_date():
-    assert pooled.day(None) is None
-    assert pooled.day(0) == '1970-01-01'
-    assert pooled.day(86399.9) == '1970-01-01'
-    assert pooled.day(1764374400) == '2025-11-29'
+    assert clock.utc_day(None) is None
+    assert clock.utc_day(0) == '1970-01-01'
+    assert clock.utc_day(86399.9) == '1970-01-01'
+    assert clock.utc_day(1764374400) == '2025-11-29'
 
 
 def test_pooled_tests_cusum_interval_is_five_by_default():
@@ -114,8 +116,8 @@ def test_pooled_tests_cusum_interval_is_five_by_default():
 
 @pytest.mark.usefixtures('behind_utc')
 def test_day_is_the_utc_date_whatever_the_local_zone():
-    assert pooled.day(0) == '1970-01-01'
-    assert pooled.day(86399.9) == '1970-01-01'
+    assert clock.utc_day(0) == '1970-01-01'
+    assert clock.utc_day(86399.9) == '1970-01-01'
 
 
 def test_detect_inputs_need_two_nights_and_a_level():

@@ -3,11 +3,11 @@
 transaction; a session already there is left as it is (loading twice is
 one session)."""
 
-import datetime
 import json
 import math
 
 from pfsbench.core import fields
+from pfsbench.core.clock import utc_day
 from pfsbench.gate.store.results import (Record, records_of_report,
                                          session_figures)
 from pfsbench.store import codec, columns
@@ -28,8 +28,7 @@ FIGURES_STAMP = json.dumps(FIGURES)
 def night_of(time_start):
     """The UTC date of a session's start, ``YYYY-MM-DD``."""
     try:
-        return datetime.datetime.fromtimestamp(
-            time_start, datetime.timezone.utc).date().isoformat()
+        return utc_day(time_start)
     except (OverflowError, OSError, ValueError):
         return '0000-00-00'
 

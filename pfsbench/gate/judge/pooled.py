@@ -34,7 +34,6 @@ Two rules, compared on the same recordings by bench/gate_quality.py
   nights: on the bench it cried wolf more often at the same power.
 """
 
-import datetime
 import functools
 import math
 import statistics
@@ -64,15 +63,6 @@ def _night(night, cv2):
         e = max(e, cv2 / night.n)
 
     return x, e
-
-
-def day(when):
-    """A session's start (unix seconds) as ``YYYY-MM-DD`` (UTC)."""
-    if when is None:
-        return None
-
-    return datetime.datetime.fromtimestamp(
-        when, datetime.timezone.utc).date().isoformat()
 
 
 def window_test(level_nights, nights, noise, tolerance, direction,

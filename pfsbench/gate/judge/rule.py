@@ -9,9 +9,10 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from pfsbench.core.clock import utc_day as day
 from pfsbench.core.errors import NotEnoughSamples
 from pfsbench.gate.judge import lookback, sensitivity
-from pfsbench.gate.judge.pooled import (day, detect_inputs, detects_at,
+from pfsbench.gate.judge.pooled import (detect_inputs, detects_at,
                                         pooled_test)
 from pfsbench.gate.statistics.stats import (floor_by_nights, min_p_bound,
                                             ratio_interval,

@@ -23,6 +23,7 @@ from collections import defaultdict
 
 from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate.statistics.scaling import saturation_point, scaling_steps
+from pfsbench.gate.statistics.values import number_or_none
 
 #: Parameters that count processes, tasks or nodes: a sweep varies one.
 COUNT_PARAMS = ('nodes', 'num_nodes', 'tasks_per_node', 'np',
@@ -118,13 +119,6 @@ def _processes(config, params, swept):
     return int(params[swept])
 
 
-def _numeric(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def sweeps(results, session_uuids, name_filter=None):
     """Every scaling sweep of the current sessions.
 
@@ -152,7 +146,7 @@ def sweeps(results, session_uuids, name_filter=None):
     for key, (uuid, config, values) in cases.items():
         params = key.params
         for swept in COUNT_PARAMS:
-            if _numeric(params.get(swept)) is None:
+            if number_or_none(params.get(swept)) is None:
                 continue
 
             fixed = tuple((k, v) for k, v in params.items() if k != swept)

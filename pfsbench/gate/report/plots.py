@@ -8,6 +8,7 @@ from collections import defaultdict
 from pfsbench.gate.judge.rows import var_rows
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.svg import COLOURS
+from pfsbench.gate.statistics.values import number_or_none
 
 #: Parameters tried, in order, as the x axis of a scaling curve.
 SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
@@ -19,13 +20,6 @@ SCALING_PARAMS = ('nodes', 'num_nodes', 'num_procs', 'procs', 'processes',
 MAX_LINES = 8
 
 
-def _numeric(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def scaling_axis(rows):
     """The parameter to put on the x axis for these rows, or ``None``."""
     params = defaultdict(set)
@@ -34,7 +28,7 @@ def scaling_axis(rows):
             params[k].add(v)
 
     numeric = [k for k, vals in params.items()
-               if len(vals) > 1 and all(_numeric(v) is not None
+               if len(vals) > 1 and all(number_or_none(v) is not None
                                         for v in vals)]
     for name in SCALING_PARAMS:
         if name in numeric:
@@ -93,9 +87,9 @@ def scaling_svg(title, xparam, lines, width=640, height=264):
 
     series = []
     for label, rows in sorted(lines.items())[:MAX_LINES]:
-        rows = sorted(rows, key=lambda r: _numeric(r.params[xparam]))
+        rows = sorted(rows, key=lambda r: number_or_none(r.params[xparam]))
         series.append((label, [(
-            _numeric(r.params[xparam]), r.cur['mean'],
+            number_or_none(r.params[xparam]), r.cur['mean'],
             min(r.cur['values']), max(r.cur['values']), r.base['mean'])
             for r in rows]))
 

@@ -14,6 +14,8 @@ import datetime
 import html
 import math
 
+from pfsbench.core.clock import utc_day as day
+
 #: Colours of the series of one plot (matplotlib's tab10).
 COLOURS = ('#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd',
            '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf')
@@ -91,11 +93,6 @@ def value_ticks(lo, hi, count=5):
 def utc(t):
     """Seconds since the epoch as an aware UTC datetime."""
     return datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
-
-
-def day(t):
-    """``'2026-11-29'`` of a time (UTC)."""
-    return utc(t).strftime('%Y-%m-%d')
 
 
 def time_ticks(t0, t1, count=6):

@@ -24,6 +24,15 @@ MAGNITUDE = (1e-100, 1e100)
 MAX_ITERATIONS = 10 ** 9
 
 
+def number_or_none(value):
+    """``value`` as a float, or ``None`` where it is no number (a sweep's
+    parameter that is a word, a missing one)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def value_problem(value):
     """Why ``value`` is no measurement, or ``''``.
 
