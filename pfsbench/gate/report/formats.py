@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The formats of a gate report record: ``render`` picks the renderer,
+``load_record`` reads a record written as JSON."""
+
+import json
+
+from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
+
+FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
+
+
+def render(record, fmt, max_plots=60, all_figures=False, triage=None):
+    """Render the report record in one format.
+
+    Args:
+        record: the gate report record.
+        fmt: one of :data:`FORMATS`.
+        max_plots: the HTML report plots at most this many histories, one
+            per case (the most severe cases first).
+        all_figures: text, Markdown and HTML list every figure of a case,
+            not only its primary one.
+        triage: the site's triage record
+            (:func:`pfsbench.store.triage.record`) that text, Markdown and
+            HTML show, or None (the gate read no results store).
+
+    Returns:
+        The rendered text.
+    """
+    if fmt == 'json':
+        return json.dumps(record, indent=1) + '\n'
+
+    if fmt == 'text':
+        from pfsbench.gate.report.tables import render_text
+        return render_text(record, all_figures, triage)
+
+    if fmt == 'markdown':
+        from pfsbench.gate.report.tables import render_markdown
+        return render_markdown(record, all_figures, triage)
+
+    if fmt == 'junit':
+        from pfsbench.gate.report.junit import render_junit
+        return render_junit(record)
+
+    if fmt == 'html':
+        from pfsbench.gate.report.html import render_html
+        return render_html(record, max_plots=max_plots,
+                           all_figures=all_figures, triage=triage)
+
+    raise ConfigError('<command line>', 'format', fmt,
+                      f'expected one of {", ".join(FORMATS)}')
+
+
+def load_record(path):
+    """Read a record written with ``pfsbench gate --format json``."""
+    try:
+        with open(path) as fp:
+            record = json.load(fp)
+    except FileNotFoundError:
+        raise MissingData(f'{path}: gate record not found') from None
+    except ValueError as err:
+        raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
+
+    if not isinstance(record, dict) or record.get('kind') != REPORT_KIND:
+        raise ConfigError(path, 'kind', record.get('kind') if
+                          isinstance(record, dict) else None,
+                          f'expected {REPORT_KIND!r} (write it with '
+                          'pfsbench gate --format json)')
+
+    if record.get('format_version') != REPORT_FORMAT_VERSION:
+        raise ConfigError(path, 'format_version',
+                          record.get('format_version'),
+                          'this pfsbench reads report format '
+                          f'{REPORT_FORMAT_VERSION}')
+
+    return record
