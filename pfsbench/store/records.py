@@ -49,6 +49,23 @@ def loader(url, uuid, target):
     return load
 
 
+def contended_loader(url, uuid, target):
+    """A function that reads, when first called, the cases of session
+    ``uuid`` (of ``target`` only, if given) with a repeat left out as
+    contended: ``{CaseKey}``, from one query on the cases' flag instead of
+    every record (a connection of its own)."""
+    def load():
+        query = ('SELECT name, rf_system, partition, environ FROM '
+                 'pfsbench_cases WHERE session = ? AND contended <> 0')
+        args = [uuid]
+        if target is not None:
+            query += ' AND target = ?'
+            args.append(target)
+        with open_store(url, create=False, migrate=False) as conn:
+            return {CaseKey(*row) for row in conn.execute(query, args)}
+    return load
+
+
 def _figures_of(conn, part):
     """``{(uuid, seq): {figure: (value, unit)}}`` of these sessions."""
     perf = {}

@@ -333,6 +333,7 @@ class Results:
         self.sessions = {}
         self._loaded = {}
         self._loaders = {}
+        self._contended = {}
         self._figures = {}
         self._records = None
         self._case_records = {}
@@ -343,7 +344,7 @@ class Results:
         self.add_session(*records_of_report(report, source))
 
     def add_session(self, session, records=None, figures=None,
-                    loader=None):
+                    loader=None, contended=None):
         """Add one session.
 
         Args:
@@ -352,6 +353,8 @@ class Results:
             figures: its :func:`session_figures`, if known.
             loader: a callable returning its records, called when first
                 needed.
+            contended: with ``loader``, a callable returning
+                :meth:`contended_cases` without loading the records.
         """
         if session.uuid in self.sessions:
             return
@@ -361,6 +364,8 @@ class Results:
             self._loaded[session.uuid] = self._in_order(records)
         else:
             self._loaders[session.uuid] = loader
+            if contended is not None:
+                self._contended[session.uuid] = contended
 
         if figures is not None:
             self._figures[session.uuid] = figures
@@ -409,6 +414,21 @@ class Results:
             for rec in self._session_records(uuid):
                 found.setdefault(rec.key, []).append(rec)
 
+        return found
+
+    def contended_cases(self, uuid):
+        """``{CaseKey}`` of one session: the cases with a repeat left out
+        as contended (read by the session's own query while its records
+        are not loaded)."""
+        found = self._contended.get(uuid)
+        if isinstance(found, set):
+            return found
+        if found is None or uuid in self._loaded:
+            found = {rec.key for rec in self._session_records(uuid)
+                     if rec.contended}
+        else:
+            found = found()
+        self._contended[uuid] = found
         return found
 
     def series(self):
