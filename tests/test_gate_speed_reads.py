@@ -13,6 +13,8 @@ from pfsbench import store
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge import baseline
 from pfsbench.gate.judge.record import disturbed_nights
+from pfsbench.gate.store import provenance
+from pfsbench.gate.store.history import _tags_of
 from pfsbench.gate.store.results import Results, records_of_report
 from pfsbench.schemas import validation
 import synth
@@ -26,7 +28,7 @@ def _night(day, contended):
     uuid = f'{day:08d}-0000-4000-8000-000000000000'
     cases = [synth.make_testcase(
         uuid, 0, 3 * c + r, name, {'write_bw': (400.0 + r, 'MB/s')},
-        repeat=r, time=day * DAY + r,
+        repeat=r, time=day * DAY + r, nodelist=(f'n{(day + r) % 4}',),
         loggable={'contended': (name, r) in contended,
                   'contention': 'busy' if (name, r) in contended else ''})
         for c, name in enumerate(CASES) for r in range(3)]
@@ -71,6 +73,25 @@ def test_contended_cases_by_query_are_the_records_flags(tmp_path):
         assert disturbed_nights(queried, key, nights) == \
             disturbed_nights(loaded, key, nights) == \
             {u for u in uuids if key in want[u]}
+
+
+def test_tags_by_query_are_the_records_tags(tmp_path):
+    url = _store(tmp_path)
+    with store.open_store(url) as conn:
+        queried = store.read_results(conn, 'local')
+        loaded = store.read_results(conn, 'local')
+    keys = {r.key for r in loaded.records}
+    assert len(keys) == 3 and len(queried.sessions) == 4
+    for uuid in queried.sessions:
+        for key in keys:
+            nodes, tags = provenance.case_tags_of(
+                loaded.case_records(uuid)[key])
+            assert len(nodes) == 3
+            summary = queried.case_summary(uuid)[key]
+            assert (summary.nodes, summary.tags) == (nodes, tags)
+            assert _tags_of(queried, uuid, key) == _tags_of(loaded, uuid,
+                                                            key)
+    assert not queried._loaded
 
 
 def test_contended_cases_of_reports_read_from_their_records():

@@ -4,7 +4,8 @@ directory, and the clusters the store holds."""
 
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.store.results import Results
-from pfsbench.store.records import contended_loader, loader, sessions_of
+from pfsbench.store.records import (loader, sessions_of,
+                                    summary_loader)
 from pfsbench.store.series import synced_series
 
 
@@ -81,6 +82,6 @@ def read_results(conn, system, *, newest=None, newest_since=None,
     url = conn.url
     for uuid in order:
         results.add_session(sessions[uuid], loader=loader(url, uuid, target),
-                            contended=contended_loader(url, uuid, target))
+                            summary=summary_loader(url, uuid, target))
     results.use_series(series)
     return results.finish()
