@@ -32,7 +32,7 @@ defaults, because these values become command-line arguments and bounds.
 
 from pfsbench.schemas.loader import const, default, load
 from pfsbench.schemas.validation import (NAMED_LISTS, check, check_foreign,
-                                         named_steps)
+                                         check_once, named_steps)
 
-__all__ = ['NAMED_LISTS', 'check', 'check_foreign', 'const', 'default',
-           'load', 'named_steps']
+__all__ = ['NAMED_LISTS', 'check', 'check_foreign', 'check_once', 'const',
+           'default', 'load', 'named_steps']

@@ -3,7 +3,11 @@
 in the document's order, worded as one line that names the file, the
 dotted key, the value and the reason (see :mod:`pfsbench.schemas`)."""
 
+import functools
+import hashlib
 import math
+import os
+from importlib import resources
 
 import jsonschema
 
@@ -43,6 +47,43 @@ def check(document, ref, file, where='', whole=False):
     _raise_first(document, validator(ref).iter_errors(document), file,
                  lambda path: ([where] if where else []) +
                  named_steps(document, path), whole)
+
+
+def check_once(document, ref, file, content, mark):
+    """:func:`check` a whole file, unless ``mark`` records that these very
+    bytes passed this schema before: the mark holds the sha256 of the
+    file's ``content`` (bytes), ``ref`` and :func:`fingerprint`, written
+    after a pass. A changed file, schema or validator has another digest
+    and is checked again; a mark that cannot be written is no error (the
+    file is checked each time)."""
+    digest = hashlib.sha256(fingerprint().encode() + ref.encode() + b'\0'
+                            + content).hexdigest()
+    try:
+        with open(mark) as fp:
+            if fp.read().strip() == digest:
+                return
+    except (OSError, UnicodeDecodeError):
+        pass
+
+    check(document, ref, file)
+    try:
+        with open(mark + '.tmp', 'w') as fp:
+            fp.write(digest + '\n')
+        os.replace(mark + '.tmp', mark)
+    except OSError:
+        pass
+
+
+@functools.lru_cache(maxsize=None)
+def fingerprint():
+    """The sha256 of this package's files (the schemas and the code that
+    validates with them), in name order."""
+    sha = hashlib.sha256()
+    files = resources.files(__package__)
+    for entry in sorted(files.iterdir(), key=lambda e: e.name):
+        if entry.is_file() and entry.name.endswith(('.json', '.py')):
+            sha.update(entry.name.encode() + b'\0' + entry.read_bytes())
+    return sha.hexdigest()
 
 
 #: Lists whose entries messages name by their ``name`` key.

@@ -4,7 +4,8 @@ directory, and the clusters the store holds."""
 
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.store.results import Results
-from pfsbench.store.records import loader, sessions_of
+from pfsbench.store.records import (loader, sessions_of,
+                                    summary_loader)
 from pfsbench.store.series import synced_series
 
 
@@ -80,6 +81,7 @@ def read_results(conn, system, *, newest=None, newest_since=None,
     results = Results(source or f'{conn.where} (cluster {system})')
     url = conn.url
     for uuid in order:
-        results.add_session(sessions[uuid], loader=loader(url, uuid, target))
+        results.add_session(sessions[uuid], loader=loader(url, uuid, target),
+                            summary=summary_loader(url, uuid, target))
     results.use_series(series)
     return results.finish()

@@ -49,6 +49,26 @@ def loader(url, uuid, target):
     return load
 
 
+def summary_loader(url, uuid, target):
+    """A function that reads, when first called, what the gate asks of
+    session ``uuid``'s cases (of ``target`` only, if given) without their
+    figures: ``[(CaseKey, contended, nodelist, tags), ...]``, one per
+    record, from one query (a connection of its own)."""
+    def load():
+        query = ('SELECT name, rf_system, partition, environ, contended, '
+                 'nodelist, tags FROM pfsbench_cases WHERE session = ?')
+        args = [uuid]
+        if target is not None:
+            query += ' AND target = ?'
+            args.append(target)
+        with open_store(url, create=False, migrate=False) as conn:
+            return [(CaseKey(*row[:4]), bool(row[4]),
+                     tuple(json.loads(row[5])),
+                     tuple(tuple(t) for t in json.loads(row[6])))
+                    for row in conn.execute(query, args)]
+    return load
+
+
 def _figures_of(conn, part):
     """``{(uuid, seq): {figure: (value, unit)}}`` of these sessions."""
     perf = {}

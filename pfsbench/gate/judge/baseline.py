@@ -392,24 +392,40 @@ def load(directory, name):
     path = baseline_path(directory, name)
     try:
         with open(path) as fp:
-            data = json.load(fp)
+            text = fp.read()
+        data = json.loads(text)
     except FileNotFoundError:
         raise _not_found(directory, name, path) from None
     except ValueError as err:
         raise ConfigError(path, '<json>', None, f'not JSON: {err}') from None
 
-    validate(data, path)
+    validate(data, path, (text.encode(), _checked_mark(directory, name)))
     return data
 
 
-def validate(data, path):
+def _checked_mark(directory, name):
+    """The file beside a baseline recording that its bytes passed the
+    schema (:func:`pfsbench.schemas.check_once`)."""
+    return os.path.join(directory, f'.{check_name(name)}.checked')
+
+
+def validate(data, path, checked=None):
     """Check a decoded baseline against its schema, and that every
     sample's session index and iteration count line up with its values.
+
+    Args:
+        checked: ``(content, mark)``: the file's bytes and the mark that
+            spares the schema check of bytes that passed it before
+            (:func:`pfsbench.schemas.check_once`); the other checks run
+            each time.
 
     Raises:
         ConfigError: naming the file, the dotted key and the value.
     """
-    schemas.check(data, SCHEMA, path)
+    if checked is None:
+        schemas.check(data, SCHEMA, path)
+    else:
+        schemas.check_once(data, SCHEMA, path, *checked)
     nsess = len(data['sessions'])
     for i, case in enumerate(data['cases']):
         for j, prov in enumerate(case.get('provenance', ())):
@@ -489,6 +505,10 @@ def delete(directory, name):
         os.remove(path)
     except FileNotFoundError:
         raise _not_found(directory, name, path) from None
+    try:
+        os.remove(_checked_mark(directory, name))
+    except FileNotFoundError:
+        pass
 
     return path
 

@@ -462,8 +462,7 @@ def disturbed_nights(results, key, nights):
     foreign load (some left out as contended): the pooled view leaves
     them out (:func:`pfsbench.gate.judge.samples.recent_nights`)."""
     return {n.session.uuid for n in nights
-            if any(r.contended for r in
-                   results.case_records(n.session.uuid).get(key, ()))}
+            if key in results.contended_cases(n.session.uuid)}
 
 
 def _night_tags(session, records, per_case):

@@ -210,9 +210,9 @@ def history(results, rows, config):
 
 
 def _tags_of(results, uuid, key):
-    session = results.sessions[uuid]
-    return prov.session_tags(session, *prov.case_tags_of(
-        results.case_records(uuid).get(key, ())))
+    case = results.case_summary(uuid).get(key)
+    return prov.session_tags(results.sessions[uuid],
+                             *((case.nodes, case.tags) if case else ()))
 
 
 def _tag_change_near(results, uuids, index, key, reach=2):

@@ -59,6 +59,16 @@ def default_db_path():
     return os.path.join(default_runs_dir(), 'results.db')
 
 
+@dataclass(frozen=True, slots=True)
+class CaseSummary:
+    """What one session's records of a case say besides their figures:
+    whether a repeat was left out as contended, the nodes and the tags
+    (:attr:`Record.tags`) of all of them."""
+    contended: bool
+    nodes: frozenset
+    tags: frozenset
+
+
 @dataclass(slots=True)
 class Record:
     """One executed test case (one repeat of one case in one session)."""
@@ -333,6 +343,7 @@ class Results:
         self.sessions = {}
         self._loaded = {}
         self._loaders = {}
+        self._summaries = {}
         self._figures = {}
         self._records = None
         self._case_records = {}
@@ -343,7 +354,7 @@ class Results:
         self.add_session(*records_of_report(report, source))
 
     def add_session(self, session, records=None, figures=None,
-                    loader=None):
+                    loader=None, summary=None):
         """Add one session.
 
         Args:
@@ -352,6 +363,9 @@ class Results:
             figures: its :func:`session_figures`, if known.
             loader: a callable returning its records, called when first
                 needed.
+            summary: with ``loader``, a callable returning
+                ``[(CaseKey, contended, nodelist, tags), ...]`` of its
+                records without loading them (:meth:`case_summary`).
         """
         if session.uuid in self.sessions:
             return
@@ -361,6 +375,8 @@ class Results:
             self._loaded[session.uuid] = self._in_order(records)
         else:
             self._loaders[session.uuid] = loader
+            if summary is not None:
+                self._summaries[session.uuid] = summary
 
         if figures is not None:
             self._figures[session.uuid] = figures
@@ -410,6 +426,33 @@ class Results:
                 found.setdefault(rec.key, []).append(rec)
 
         return found
+
+    def case_summary(self, uuid):
+        """``{CaseKey: CaseSummary}`` of one session: whether a repeat of
+        the case was left out as contended, its nodes and tags (read by
+        the session's own query while its records are not loaded)."""
+        found = self._summaries.get(uuid)
+        if isinstance(found, dict):
+            return found
+        if found is None or uuid in self._loaded:
+            rows = [(r.key, r.contended, r.nodelist, r.tags)
+                    for r in self._session_records(uuid)]
+        else:
+            rows = found()
+        found = self._summaries[uuid] = {}
+        for key, contended, nodes, tags in rows:
+            was = found.get(key)
+            found[key] = CaseSummary(
+                contended or (was is not None and was.contended),
+                (was.nodes if was else frozenset()).union(nodes),
+                (was.tags if was else frozenset()).union(tags))
+        return found
+
+    def contended_cases(self, uuid):
+        """``{CaseKey}`` of one session: the cases with a repeat left out
+        as contended."""
+        return {key for key, s in self.case_summary(uuid).items()
+                if s.contended}
 
     def series(self):
         """``(Series, inside)``: every case's nights as columns
