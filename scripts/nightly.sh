@@ -18,11 +18,14 @@
 # The night has a window: the partition's extras.nightly_budget_hours
 # (default 2 h) or --budget HOURS.  pfsbench nightly-plan chooses the
 # cases and repeats that fit it, from the durations of earlier nights
-# (first-night estimates before), every family and target first at 2
-# repeats; its plan is OUT/nightly.plan.  The nightly's repeat count is
-# the plan's: 2 where the window holds no more (the default nightly of
-# 6 cases in 2 h); --repeat MAX (default 5) is only the most it may
-# choose.  --nodes N leaves out the cases of more nodes.  --budget 0: no
+# (first-night estimates before), every family and target first at 5
+# repeats, the fewest that keep the page budget on quiet nights
+# (docs/gate-evidence.md); its plan is OUT/nightly.plan.  The nightly's
+# repeat count is the plan's, never below 5 of its own: where the window
+# does not hold every case 5 times, fewer cases at 5 (the default nightly:
+# 4 of 6 cases in 2 h, the others named); --repeat MAX (default 5) is the
+# most it may choose, and below 5 lowers the floor (with a warning).
+# --nodes N leaves out the cases of more nodes.  --budget 0: no
 # window, the tags at --repeat.
 # --plan FILE runs the cases and repeats of a plan that pfsbench
 # nightly-plan --write-plan FILE chose (checked against --system and the

@@ -109,22 +109,23 @@ def test_every_target_gets_its_share_of_a_budget():
             name = f'{family} %.target={target}'
             cases_.append(dict(_case(name, family), target=target))
             seconds[name] = minutes * slow * 60
-    # Every case once is 85 min, twice 170: 80 min at 2 repeats (the
-    # gate's minimum) hold a bandwidth and a metadata case on each target
-    # (fio and mdtest: 35 min) before any target's third family; by
+    # Every case once is 85 min, 5 times 425: 200 min at 5 repeats (the
+    # calibrated floor) hold a bandwidth and a metadata case on each
+    # target (fio and mdtest: 35 min) before any target's third family; by
     # family alone, the cheapest three (17 min) ran and the disk got what
     # was left.
-    repeats, chosen = choose(cases_, seconds, 4800, 5)
+    repeats, chosen = choose(cases_, seconds, 12000, 5)
     got = {(c['target'], c['@file'].split('/')[2]) for c in chosen}
-    assert repeats == 2
+    assert repeats == 5
     for target in ('flash', 'disk', 'nvme'):
         assert (target, 'mdtest') in got and (target, 'fio') in got
-    assert len(chosen) == 6     # dd, a third family, fits nowhere twice
-    # 60 min: every target's first share (fio) and then the metadata
-    # cases that fit, the targets taking turns; not 1 repeat of all.
-    repeats, chosen = choose(cases_, seconds, 3600, 5)
+    assert len(chosen) == 6     # dd, a third family, fits nowhere 5 times
+    # 150 min (30 a repeat): every target's first share (fio) and then
+    # the metadata cases that fit, the targets taking turns; not 1 repeat
+    # of all.
+    repeats, chosen = choose(cases_, seconds, 9000, 5)
     got = {(c['target'], c['@file'].split('/')[2]) for c in chosen}
-    assert repeats == 2
+    assert repeats == 5
     assert {t for t, f in got if f == 'fio'} == {'flash', 'disk', 'nvme'}
     assert {t for t, f in got if f == 'mdtest'} == {'flash', 'nvme'}
 
@@ -191,11 +192,11 @@ def test_coverage_first_bandwidth_and_metadata_on_every_shared_target():
         name = f'{family} %target={target}'
         cases_.append(dict(_case(name, family), target=target))
         seconds[name] = m * 60
-    # 86 min at 2 repeats: both of the scratch's kinds (80 min), then the
+    # 215 min at 5 repeats: both of the scratch's kinds (200 min), then the
     # cheapest tmpfs case; the tmpfs' first three (24 min) left the
     # scratch's bandwidth case (60) no room.
     assert node_targets(part) == {'tmp'}
-    repeats, chosen = choose(cases_, seconds, 86 * 60, 5, node_targets(part))
-    assert repeats == 2
+    repeats, chosen = choose(cases_, seconds, 215 * 60, 5, node_targets(part))
+    assert repeats == 5
     assert [c['display_name'] for c in chosen] == [
         'dd %target=scratch', 'mdtest %target=scratch', 'mdtest %target=tmp']

@@ -118,7 +118,7 @@ def _job_time(the_plan, time, limit, system, driver):
 
 
 def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
-                   repeat=5, runs_dir=None, time=None, scrontab=False,
+                   repeat=budgets.CALIBRATED_REPEATS, runs_dir=None, time=None, scrontab=False,
                    repo=REPO, command_line=None, at='0 2 * * *',
                    budget=None, nodes=None, plan_file=None, write_plan=None):
     """The nightly's job script (or scrontab) for partition ``spec``.
@@ -183,7 +183,8 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
     text = _job_text(spec, system, driver, the_plan, time, time_line,
                      dict(baseline=baseline, target=target, tag=tag,
                           scrontab=scrontab, repo=repo, at=at,
-                          command_line=command_line))
+                          command_line=command_line,
+                          repeat=the_plan.repeat if plan_file else repeat))
     return text, the_plan
 
 
@@ -213,6 +214,8 @@ def _job_text(spec, system, driver, the_plan, time, time_line, job):
          if the_plan.budget else f' (budget: none, {the_plan.why})'
          if the_plan.why else ''),
         *[f'# {NOTE_PREFIX}{line}' for line in the_plan.killed],
+        *[f'# {NOTE_PREFIX}{line}'
+          for line in [budgets.below_calibration(job['repeat'])] if line],
         time_line,
         f'{prefix} --job-name=pfsbench-nightly',
         f'{prefix} --nodes=1',

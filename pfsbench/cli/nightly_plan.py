@@ -10,7 +10,8 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.gate.judge import config as gate_config, sensitivity as sens
 from pfsbench.gate.judge.budget import plan_families, plan_level
 from pfsbench.runs import budget as budgets, cases, planfile
-from pfsbench.runs.budget import MIN_REPEATS, choose, window
+from pfsbench.runs.budget import (CALIBRATED_REPEATS, below_calibration,
+                                  choose, window)
 from pfsbench.runs.estimate import family
 from pfsbench.runs.nights import case_nights
 from pfsbench.runs.planfile import read_plan, selection_name
@@ -35,8 +36,9 @@ DESCRIPTION = (
     "a ReFrame dry run of the selection decides. The plan fits the "
     "nightly's window, the partition's extras.nightly_budget_hours "
     "(default 2) or --budget HOURS: the cases and repeats that fit one "
-    "case at a time (every family and target first, at 2 repeats, the "
-    "gate's minimum; then more repeats), the slowdown each case detects "
+    "case at a time (every family and target first, at 5 repeats, the "
+    "fewest that keep the page budget on quiet nights; then more repeats; "
+    "fewer only by an explicit --repeat), the slowdown each case detects "
     "at those repeats, and the command that runs the plan (--write-plan "
     "FILE: for nightly.sh --plan FILE). --budget 0 (--no-budget) plans "
     "the whole selection at --repeat.")
@@ -58,7 +60,7 @@ def add_arguments(parser):
     parser.add_argument('--tags', action='append', metavar='TAG',
                         help="cases, as reframe -t and nightly.sh --tags "
                              "(repeatable; default: nightly)")
-    parser.add_argument('--repeat', type=int, default=5,
+    parser.add_argument('--repeat', type=int, default=CALIBRATED_REPEATS,
                         metavar='N',
                         help='repeats, as nightly.sh --repeat (at least 1; '
                              'default: %(default)s)')
@@ -194,6 +196,7 @@ def run(args):
           f'at their time limits)')
     for line in sel.killed():
         print(f'warning: {line}')
+    _warn_below_calibration(args.repeat)
     allowed = planfile.job_time_limit(NIGHTLY_JOB)
     if allowed and sel.estimate_s * args.repeat > allowed:
         print(f'warning: the estimate is more than the {_hours(allowed)} '
@@ -204,6 +207,26 @@ def run(args):
                     {c['display_name']: sel.seconds(c) for c in sel.runs},
                     args.repeat)
     return 0
+
+
+def _warn_repeats(asked, repeats, hours, min_samples):
+    """Say what a budgeted night of ``repeats`` (``asked``: --repeat)
+    cannot do: fewer than the floor fit (1 repeat: never a pass), and
+    a --repeat below the calibrated one."""
+    floor = min(CALIBRATED_REPEATS, asked)
+    if repeats < floor:
+        print(f'warning: {repeats} repeat(s): no case fits {hours:g} h '
+              f'{floor} times, and the gate passes a case only on '
+              f'{min_samples} repeats a night (min_samples): this '
+              f'night can find a regression, never a pass; a larger budget')
+    _warn_below_calibration(asked)
+
+
+def _warn_below_calibration(repeat):
+    """Say so when an explicit ``--repeat`` is below the calibrated one."""
+    line = below_calibration(repeat)
+    if line:
+        print(f'warning: {line}')
 
 
 def _check_budget_args(args, part):
@@ -315,18 +338,15 @@ def budget_plan(args, system, part, tags, sel, hours, why):
         raise ConfigError('<command line>', '--budget', hours,
                           f'no case fits ({why}): a larger budget or '
                           f'--nodes')
-    if repeats < MIN_REPEATS <= args.repeat:
-        print(f'warning: {repeats} repeat(s): no case fits {hours:g} h '
-              f'twice, and the gate passes a case only on '
-              f'{config.min_samples} repeats a night (min_samples): this '
-              f'night can find a regression, never a pass; a larger budget')
+    _warn_repeats(args.repeat, repeats, hours, config.min_samples)
     base = (f'scripts/nightly.sh --system {args.system} --baseline NAME '
             f'--target DIR')
     # nightly.sh plans the same within the same window each night, with
     # the nights' durations (more repeats fit once they are known).
     print(f'run it: {base}' +
           ''.join(f' --tags {t}' for t in tags if tags != ['nightly']) +
-          (f' --repeat {args.repeat}' if args.repeat != 5 else '') +
+          (f' --repeat {args.repeat}' if args.repeat != CALIBRATED_REPEATS
+           else '') +
           (f' --budget {hours:g}' if why == '--budget' else '') +
           (f' --nodes {args.nodes}' if args.nodes else ''))
     if args.write_plan:

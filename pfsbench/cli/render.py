@@ -12,6 +12,7 @@ from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
 from pfsbench.runs import planfile
+from pfsbench.runs.budget import CALIBRATED_REPEATS
 from pfsbench.site import validate
 
 HELP = 'render an sbatch script for an experiment'
@@ -161,7 +162,8 @@ def _nightly_arguments(nightly):
     nightly.add_argument('--tags', default='nightly', metavar='TAG',
                          help="the nightly's cases, as nightly.sh --tags "
                               '(default: %(default)s)')
-    nightly.add_argument('--repeat', type=int, default=5, metavar='N',
+    nightly.add_argument('--repeat', type=int, default=CALIBRATED_REPEATS,
+                         metavar='N',
                          help='repeats, as nightly.sh --repeat (default: '
                               '%(default)s)')
     nightly.add_argument('--budget', type=float, metavar='HOURS',

@@ -67,8 +67,25 @@ def node_targets(part):
     return names
 
 
-#: Repeats a case needs for the gate to see its spread within a night.
-MIN_REPEATS = 2
+#: The repeats a nightly plans on its own: the fewest at which unchanged
+#: quiet nights of a whole nightly page within the night's budget
+#: (measured: docs/gate-evidence.md#at-the-nightlys-repeats-2-3-and-5-issue-45).
+#: Fewer only by a user's explicit ``--repeat``.
+CALIBRATED_REPEATS = 5
+
+#: Where the calibration is measured, for the plan's warnings.
+CALIBRATION_DOC = ('docs/gate-evidence.md'
+                   '#at-the-nightlys-repeats-2-3-and-5-issue-45')
+
+
+def below_calibration(repeat):
+    """The warning for a ``--repeat`` below :data:`CALIBRATED_REPEATS`,
+    else None."""
+    if repeat >= CALIBRATED_REPEATS:
+        return None
+    return (f'--repeat {repeat}: {repeat} repeat(s) do not keep the page '
+            f'budget on quiet nights (measured: {CALIBRATED_REPEATS} do; '
+            f'{CALIBRATION_DOC})')
 
 
 #: Families whose cases measure metadata rates (io500 measures both).
@@ -115,13 +132,15 @@ def shares(cases_, seconds, nodes_only=()):
 def choose(cases_, seconds, budget_s, max_repeats, nodes_only=()):
     """The cases and the one repeat count that fit ``budget_s`` one case
     at a time: every case at the most repeats (at least
-    :data:`MIN_REPEATS`, at most ``max_repeats``) that fit; else, at
-    :data:`MIN_REPEATS`, every target's share (:func:`shares`: one case
+    :data:`CALIBRATED_REPEATS`, at most ``max_repeats``) that fit; else, at
+    :data:`CALIBRATED_REPEATS` (``max_repeats`` if a user asked for fewer),
+    every target's share (:func:`shares`: one case
     per family on each target, a bandwidth and a metadata case first) as
     far as it fits, then the other cases, cheapest first (``nodes_only``:
     the targets whose share comes after the shared ones' coverage).  A night of
     fewer repeats than the gate's ``min_samples`` (2) can find a
-    regression but never pass: 1 repeat only when no case fits twice.
+    regression but never pass: 1 repeat only when no case fits at that
+    floor.
 
     Returns:
         ``(repeats, chosen)``, ``chosen`` in the order of ``cases_``.
@@ -129,13 +148,14 @@ def choose(cases_, seconds, budget_s, max_repeats, nodes_only=()):
     def cost(group):
         return sum(seconds[c['display_name']] for c in group)
 
-    for repeats in range(max_repeats, MIN_REPEATS - 1, -1):
+    floor = min(CALIBRATED_REPEATS, max_repeats)
+    for repeats in range(max_repeats, floor - 1, -1):
         if repeats * cost(cases_) <= budget_s:
             return repeats, list(cases_)
     first = shares(cases_, seconds, nodes_only)
     order = first + [c for c in sorted(
         cases_, key=lambda c: seconds[c['display_name']]) if c not in first]
-    for repeats in sorted({min(MIN_REPEATS, max_repeats), 1}, reverse=True):
+    for repeats in sorted({floor, 1}, reverse=True):
         chosen, used = [], 0.0
         for case in order:
             if repeats * (used + seconds[case['display_name']]) <= budget_s:
