@@ -47,7 +47,9 @@ class Receiver(http.server.ThreadingHTTPServer):
 @pytest.fixture
 def receiver():
     server = Receiver()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits out serve_forever's poll: 0.05 s, not 0.5 s.
+    thread = threading.Thread(target=server.serve_forever, daemon=True,
+                              kwargs={'poll_interval': 0.05})
     thread.start()
     yield server
     server.shutdown()
