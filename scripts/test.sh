@@ -24,11 +24,22 @@ case "${1:-}" in
     --fast)
         shift
         scripts/setup.sh --test
-        # No cache: the fast lane reruns everything, and writes nothing.
-        # Two workers (pytest-xdist): pure tests share nothing.  The gate's
-        # rate tests (marker 'rates': hundreds of simulated nights each)
-        # run in the full suite only.
+        # Temporary files in memory: a tmpfs /dev/shm with 1 GiB free,
+        # unless TMPDIR is set.  On disk the tests' SQLite commits wait
+        # on fdatasync: docs/testing.md measures what that costs.
+        if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ] && \
+                [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && \
+                [ "$(df -Pk /dev/shm | awk 'NR == 2 {print $4}')" -ge 1048576 ]
+        then
+            export TMPDIR=/dev/shm
+        fi
+        # No cache: the fast lane reruns everything, and writes nothing
+        # (a passing test's temporary directory is removed).  Two workers
+        # (pytest-xdist): pure tests share nothing.  The gate's rate tests
+        # (marker 'rates': hundreds of simulated nights each) run in the
+        # full suite only.
         exec .venv/bin/python -m pytest -ra -p no:cacheprovider -n 2 \
+            -o tmp_path_retention_policy=failed \
             -m 'not reframe and not slurm and not root and not tool and not rates' \
             "$@" ;;
 esac

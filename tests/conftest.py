@@ -7,6 +7,7 @@ temporary directory, so tests never touch the repository's ``runs/``.  The
 the reason when it cannot.
 """
 
+import fcntl
 import glob
 import json
 import os
@@ -200,9 +201,25 @@ print(json.dumps(described))
 @pytest.fixture(scope='session')
 def described_checks(tmp_path_factory):
     """``{check class: {'loggable': [...], 'perf': [...], 'tool': ...}}``
-    of every check as ReFrame's loader finds it: loaded once per session
-    (seconds of CPU; test_fields and test_spack_tools both read it), with
-    no Spack environment of the caller's."""
+    of every check as ReFrame's loader finds it: loaded once per run
+    (3 s of CPU; test_fields and test_spack_tools both read it), with no
+    Spack environment of the caller's.  Under pytest-xdist the first
+    worker to ask loads it into the run's temporary directory, which the
+    workers share; the others read that."""
+    if 'PYTEST_XDIST_WORKER' not in os.environ:
+        return _describe_checks(tmp_path_factory)
+    shared = tmp_path_factory.getbasetemp().parent / 'described_checks.json'
+    with open(shared.with_suffix('.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not shared.exists():
+            described = _describe_checks(tmp_path_factory)
+            shared.with_suffix('.partial').write_text(json.dumps(described))
+            shared.with_suffix('.partial').rename(shared)
+    return json.loads(shared.read_text())
+
+
+def _describe_checks(tmp_path_factory):
+    """Run :data:`LOADER` in a fresh interpreter: its JSON, read."""
     env = dict(os.environ, PFSBENCH_RUNS=str(tmp_path_factory.mktemp('r')))
     for name in ('PFSBENCH_SPACK_ENV', 'PFSBENCH_SPACK_VIEW', 'SPACK_ENV'):
         env.pop(name, None)

@@ -31,7 +31,10 @@ A test with none of these is *pure*: ``scripts/test.sh --fast`` runs only
 those (``-m "not reframe and not slurm and not root and not tool"``), less
 the few marked ``rates`` by hand (pure, but each simulates hundreds of
 nights to measure a false-alarm rate or a power: the full suite runs them).
-Over-marking is safe (the fast lane merely skips a test the full run still
+A test that starts reframe behind ``main([...])`` where this module cannot
+see it (``render nightly`` lists its plan's cases with ``reframe
+--describe`` once the options pass) carries ``@pytest.mark.reframe`` by
+hand.  Over-marking is safe (the fast lane merely skips a test the full run still
 runs); under-marking shows as a slow fast lane, which ``--durations`` names.
 """
 

@@ -7,6 +7,7 @@ Every import counts, also one inside a function.  Pure: reads the source.
 """
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -67,20 +68,37 @@ def imports_of(path, modules, package=PACKAGE):
     name = module_name(path, package)
     is_pkg = path.name == '__init__.py'
     out = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            out += [(node.lineno, a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ''
-            if node.level:
-                here = name.split('.') if is_pkg else name.split('.')[:-1]
-                here = here[:len(here) - (node.level - 1)]
-                base = '.'.join(here + ([base] if base else []))
-            for alias in node.names:
-                full = f'{base}.{alias.name}'
-                out.append((node.lineno, full if full in modules else base))
+    for line, level, module, names in import_statements(path.read_text(),
+                                                        str(path)):
+        if level is None:
+            out += [(line, n) for n in names]
+            continue
+        base = module
+        if level:
+            here = name.split('.') if is_pkg else name.split('.')[:-1]
+            here = here[:len(here) - (level - 1)]
+            base = '.'.join(here + ([base] if base else []))
+        for alias in names:
+            full = f'{base}.{alias}'
+            out.append((line, full if full in modules else base))
     return [(line, m) for line, m in out
             if m == 'pfsbench' or m.startswith('pfsbench.')]
+
+
+@functools.lru_cache(maxsize=None)
+def import_statements(source, filename):
+    """(line, level, module, names) of every import statement in
+    ``source``, level None for ``import x``: parsed once per source text
+    (this module's tests and test_import_loops' each read the package)."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            found.append((node.lineno, None, None,
+                          tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.lineno, node.level, node.module or '',
+                          tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def package_files(package=PACKAGE):

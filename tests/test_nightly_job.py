@@ -186,6 +186,10 @@ def test_a_nightly_option_is_refused_by_an_experiment(capsys, option,
         f"of render nightly, not of an experiment (E6)"]
 
 
+# A render that gets as far as its plan lists the cases through ``reframe
+# --describe`` (pfsbench/cli/nightly_plan.py): the reframe lane, by hand,
+# as tests/lanes.py cannot see the command behind ``main``.
+@pytest.mark.reframe
 def test_a_repeat_below_the_calibrated_five_is_noted(tmp_path, capsys):
     # 2 repeats page beyond the budget on quiet nights: the job's header
     # and stderr say so; the default 5 says nothing.
@@ -302,6 +306,10 @@ def test_more_nodes_than_the_partition_has_are_refused_by_both(tmp_path,
     assert (code, capsys.readouterr().err.splitlines()) == (2, [why])
 
 
+# A render that gets as far as its plan lists the cases through ``reframe
+# --describe`` (pfsbench/cli/nightly_plan.py): the reframe lane, by hand,
+# as tests/lanes.py cannot see the command behind ``main``.
+@pytest.mark.reframe
 def test_a_refused_render_leaves_the_plan_and_the_job_as_they_were(
         tmp_path, capsys):
     # A refused render rewrote the plan an accepted one had written, so

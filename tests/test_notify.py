@@ -47,7 +47,9 @@ class Receiver(http.server.ThreadingHTTPServer):
 @pytest.fixture
 def receiver():
     server = Receiver()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits out serve_forever's poll: 0.05 s, not 0.5 s.
+    thread = threading.Thread(target=server.serve_forever, daemon=True,
+                              kwargs={'poll_interval': 0.05})
     thread.start()
     yield server
     server.shutdown()
@@ -229,6 +231,9 @@ def test_a_receiver_that_answers_nonsense_is_a_warning(tmp_path, capsys,
         with socket.socket() as sock:
             sock.bind(('127.0.0.1', 0))
             sock.listen(1)
+            # The silent receiver holds the connection until notify has
+            # returned (past its 0.5 s timeout), 2 s at most.
+            returned = threading.Event()
 
             def reply():
                 conn, _ = sock.accept()
@@ -237,13 +242,14 @@ def test_a_receiver_that_answers_nonsense_is_a_warning(tmp_path, capsys,
                     conn.sendall(answer)
                     conn.close()
                 else:
-                    threading.Event().wait(2)
+                    returned.wait(2)
                     conn.close()
             thread = threading.Thread(target=reply, daemon=True)
             thread.start()
             url = f'http://127.0.0.1:{sock.getsockname()[1]}/{SECRET}'
             code, out, err = notify(['--record', str(lost), '--timeout',
                                      '0.5'], capsys, monkeypatch, url)
+            returned.set()
             thread.join()
         assert code == 0 and out == ''
         assert err.startswith('pfsbench notify: warning: the notify URL in '
