@@ -86,6 +86,62 @@ def test_window_level_is_the_plain_bisection_to_the_bit(monkeypatch):
     assert fast == plain
 
 
+def plain_window_level(alpha, ses):
+    """The windows' level as written: 30 bisection steps in log p, each
+    evaluating the bound at the midpoint."""
+    if len(ses) <= 1:
+        return alpha
+    ratios = [round(min(1.0, long / short), 3) if short > 0 else 1.0
+              for short, long in zip(ses, ses[1:])]
+    ses = [1.0]
+    for ratio in ratios:
+        ses.append(ses[-1] * ratio)
+    low, high = alpha / len(ses), alpha
+    for _ in range(30):
+        mid = math.sqrt(low * high)
+        if stats.min_p_bound(mid, ses) > alpha:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+def _window_patterns(rand):
+    """Standard errors of nested windows: the window test's own shape
+    (night noise, within-night variance, the level's) and random
+    ones."""
+    for _ in range(150):
+        n = rand.randint(1, 60)
+        if rand.random() < 0.5:
+            tau2, e = rand.uniform(1e-4, 0.05), rand.uniform(0.0, 0.01)
+            var_mu = rand.choice([0.0, rand.uniform(0.0, 0.01)])
+            ses = [math.sqrt((tau2 + e) / k + var_mu)
+                   for k in range(2, n + 3)]
+        else:
+            ses = [1.0]
+            for _ in range(n):
+                ses.append(ses[-1] * rand.choice(
+                    [1.0, rand.uniform(0.5, 1.0), rand.uniform(0.99, 1.0)]))
+        yield rand.choice([0.05, 0.01, 0.005, 0.002, 0.001, 1e-5]), ses
+
+
+def test_window_level_is_the_30_step_bisection_to_the_bit(monkeypatch):
+    calls = []
+    real = pooled.min_p_bound
+    monkeypatch.setattr(pooled, 'min_p_bound',
+                        lambda p, ses: calls.append(p) or real(p, ses))
+    cases = list(_window_patterns(random.Random(4747)))
+    pooled._window_level.cache_clear()
+    fast = [pooled.window_level(alpha, ses) for alpha, ses in cases]
+    pooled._window_level.cache_clear()
+    plain = [plain_window_level(alpha, ses) for alpha, ses in cases]
+    assert len(set(fast)) > 100
+    assert fast == plain
+    # ... with a third of the bisection's evaluations of the bound or
+    # fewer.
+    assert len(calls) < 10 * len(cases)
+
+
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
@@ -114,6 +170,76 @@ def test_gate_renders_the_same_bytes_as_with_the_plain_rule(tmp_path,
         assert fast_out[form] == plain_out[form], form
 
 
+def plain_night_variance(segments):
+    """The night noise as written: pooled_cv2 over every night, then
+    each segment's log moments, sums and means."""
+    from pfsbench.gate.judge import lookback
+    cv2 = lookback.pooled_cv2([n for seg in segments for n in seg])
+    ss = within = 0.0
+    df = count = 0
+    for seg in segments:
+        if len(seg) < 2:
+            continue
+        pairs = [lookback.log_moments(n, cv2) for n in seg]
+        mean = statistics.fmean(x for x, _ in pairs)
+        ss += sum((x - mean) ** 2 for x, _ in pairs)
+        df += len(seg) - 1
+        within += sum(e or 0.0 for _, e in pairs)
+        count += len(seg)
+    if df < 2:
+        return None
+    return max(0.0, ss / df - within / count), df
+
+
+def plain_without(segments, nights):
+    """The night noise without the window's nights as written: each of
+    ``nights`` removes the first equal night of the segments
+    (``list.remove``)."""
+    rest = [list(seg) for seg in segments]
+    for night in nights:
+        for seg in rest:
+            if night in seg:
+                seg.remove(night)
+                break
+    return plain_night_variance(rest)
+
+
+def _random_segments(rand):
+    from pfsbench.gate.statistics.stats import Moments
+    pool = [Moments(rand.uniform(50, 150), rand.choice(
+        [None, 0.0, rand.uniform(0.1, 40.0)]), rand.choice([1, 2, 3, 5]))
+        for _ in range(6)]
+    segments = []
+    for _ in range(rand.randint(1, 4)):
+        segments.append([rand.choice(pool) if rand.random() < 0.3 else
+                         Moments(rand.uniform(50, 150), rand.choice(
+                             [None, rand.uniform(0.1, 40.0)]),
+                             rand.choice([1, 3, 3, 5]))
+                         for _ in range(rand.randint(1, 12))])
+    flat = [n for seg in segments for n in seg]
+    windows = [rand.sample(flat, rand.randint(1, min(6, len(flat))))
+               for _ in range(4)]
+    windows.append(flat[-3:])
+    windows.append([pool[0], pool[0]])
+    return segments, windows
+
+
+def test_night_noise_without_the_window_is_the_plain_rule_to_the_bit():
+    from pfsbench.gate.judge import lookback
+    rand = random.Random(4700)
+    checked = 0
+    for _ in range(300):
+        segments, windows = _random_segments(rand)
+        assert lookback.night_variance(segments) == \
+            plain_night_variance(segments)
+        without = lookback.NoiseWithout(segments)
+        for nights in windows:
+            assert without(nights) == plain_without(segments, nights), (
+                segments, nights)
+            checked += without(nights) is not None
+    assert checked > 500
+
+
 def test_the_window_takes_out_one_equal_night_of_the_history_each():
     # Constant nights compare equal: a window of two of them leaves the
     # third in the noise, as list.remove did; a copy counts as the night.
@@ -122,18 +248,9 @@ def test_the_window_takes_out_one_equal_night_of_the_history_each():
 
     flat = [Moments(100.0, 1.0, 3) for _ in range(3)]
     moved = [Moments(m, 1.0, 3) for m in (90.0, 110.0, 95.0)]
-    seen = []
-    real = rule.lookback.night_variance
-
-    def spy(segments):
-        seen.append([list(seg) for seg in segments])
-        return real(segments)
-
-    rule.lookback.night_variance = spy
-    try:
-        without = rule._noise_without([flat + moved], 'fallback')
-        without([Moments(100.0, 1.0, 3), flat[1]])
-        assert without([]) == 'fallback'
-    finally:
-        rule.lookback.night_variance = real
-    assert seen == [[[flat[2]] + moved]]
+    without = rule._noise_without([flat + moved], 'fallback')
+    got = without([Moments(100.0, 1.0, 3), flat[1]])
+    assert got == plain_night_variance([[flat[2]] + moved])
+    assert got != plain_night_variance([flat[1:] + moved])
+    assert without([]) == 'fallback'
+    assert rule._noise_without([], 'fallback')([flat[0]]) == 'fallback'
