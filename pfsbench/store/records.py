@@ -62,10 +62,18 @@ def summary_loader(url, uuid, target):
             query += ' AND target = ?'
             args.append(target)
         with open_store(url, create=False, migrate=False) as conn:
-            return [(CaseKey(*row[:4]), bool(row[4]),
-                     tuple(json.loads(row[5])),
-                     tuple(tuple(t) for t in json.loads(row[6])))
-                    for row in conn.execute(query, args)]
+            rows = conn.execute(query, args).fetchall()
+        # Each key, node list and tag text decoded once (a session's
+        # repeats share them).
+        keys, nodes, tags = {}, {}, {}
+        for ident in {row[:4] for row in rows}:
+            keys[ident] = CaseKey(*ident)
+        for text in {row[5] for row in rows}:
+            nodes[text] = tuple(json.loads(text))
+        for text in {row[6] for row in rows}:
+            tags[text] = tuple(tuple(t) for t in json.loads(text))
+        return [(keys[row[:4]], bool(row[4]), nodes[row[5]], tags[row[6]])
+                for row in rows]
     return load
 
 

@@ -344,6 +344,7 @@ class Results:
         self._loaded = {}
         self._loaders = {}
         self._summaries = {}
+        self._contended = {}
         self._figures = {}
         self._records = None
         self._case_records = {}
@@ -450,9 +451,14 @@ class Results:
 
     def contended_cases(self, uuid):
         """``{CaseKey}`` of one session: the cases with a repeat left out
-        as contended."""
-        return {key for key, s in self.case_summary(uuid).items()
-                if s.contended}
+        as contended (taken once: a night judges every case against
+        it)."""
+        found = self._contended.get(uuid)
+        if found is None:
+            found = self._contended[uuid] = frozenset(
+                key for key, s in self.case_summary(uuid).items()
+                if s.contended)
+        return found
 
     def series(self):
         """``(Series, inside)``: every case's nights as columns
