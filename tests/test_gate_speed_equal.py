@@ -142,6 +142,21 @@ def test_window_level_is_the_30_step_bisection_to_the_bit(monkeypatch):
     assert len(calls) < 10 * len(cases)
 
 
+def test_running_median_is_the_min_max_rule_to_the_bit():
+    from pfsbench.gate.statistics.changepoints import median3
+    rand = random.Random(4711)
+    series = [[rand.choice([0.0, -0.0, 1.0, -1.0, rand.gauss(0.0, 1.0)])
+               for _ in range(rand.randint(0, 40))] for _ in range(400)]
+    assert sum(len(s) >= 3 for s in series) > 300
+    for values in series:
+        plain = list(values) if len(values) < 3 else [values[0]] + [
+            max(min(a, b), min(max(a, b), c))
+            for a, b, c in zip(values, values[1:], values[2:])
+        ] + [values[-1]]
+        assert [repr(v) for v in median3(values)] == \
+            [repr(v) for v in plain], values
+
+
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
