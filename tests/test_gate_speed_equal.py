@@ -269,3 +269,26 @@ def test_the_window_takes_out_one_equal_night_of_the_history_each():
     assert got != plain_night_variance([flat[1:] + moved])
     assert without([]) == 'fallback'
     assert rule._noise_without([], 'fallback')([flat[0]]) == 'fallback'
+
+
+def test_night_scale_reads_the_newest_spreads_as_pooled_scale_pools():
+    from pfsbench.gate.judge import samples
+    from pfsbench.gate.statistics.stats import POOL_NIGHTS, pooled_scale
+
+    class Night:
+        def __init__(self, spread):
+            self.value = spread
+
+        def spread(self, var):
+            return self.value
+
+    rand = random.Random(4712)
+    found = 0
+    for _ in range(300):
+        past = [Night(rand.choice([None, math.nan, rand.uniform(0.0, 0.2),
+                                   rand.uniform(0.0, 0.2)]))
+                for _ in range(rand.randint(0, 3 * POOL_NIGHTS))]
+        plain = pooled_scale([n.spread('bw') for n in past])
+        assert samples.night_scale(past, 'bw') == plain
+        found += plain is not None
+    assert found > 100

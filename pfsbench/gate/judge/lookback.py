@@ -208,10 +208,13 @@ def _variance_of(segments):
                   (None if cv2 is None else cv2 / night.n))
                  if x is not None else log_moments(night, cv2)
                  for night, x, own, _ in seg]
-        mean = statistics.fmean(x for x, _ in pairs)
-        ss += sum((x - mean) ** 2 for x, _ in pairs)
+        # fmean of a list, not of a generator: the same fsum, without
+        # a generator counting the values.
+        xs = [x for x, _ in pairs]
+        mean = statistics.fmean(xs)
+        ss += sum([(x - mean) ** 2 for x in xs])
         df += len(seg) - 1
-        within += sum(e or 0.0 for _, e in pairs)
+        within += sum([e or 0.0 for _, e in pairs])
         count += len(seg)
 
     if df < 2:

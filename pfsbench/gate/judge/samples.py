@@ -10,7 +10,7 @@ from collections import defaultdict
 from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate.judge.lookback import split_at_markers
 from pfsbench.gate.statistics import changepoints as cp
-from pfsbench.gate.statistics.stats import (OWN_SCALE,
+from pfsbench.gate.statistics.stats import (OWN_SCALE, POOL_NIGHTS,
                                             moments_from_summaries,
                                             night_moments, pooled_scale)
 
@@ -33,8 +33,18 @@ def night_scale(past, var):
     configuration): what tonight and the baseline's nights of 3 or 4
     repeats measure their wild repeats by, as each history night was
     measured by the nights before it
-    (:func:`~pfsbench.gate.statistics.stats.pooled_scale`)."""
-    return pooled_scale([n.spread(var) for n in past])
+    (:func:`~pfsbench.gate.statistics.stats.pooled_scale`, which pools
+    the newest :data:`~pfsbench.gate.statistics.stats.POOL_NIGHTS`
+    spreads: only those are read)."""
+    spreads = []
+    for night in reversed(past):
+        spread = night.spread(var)
+        if spread is not None and spread == spread:
+            spreads.append(spread)
+            if len(spreads) == POOL_NIGHTS:
+                break
+    spreads.reverse()
+    return pooled_scale(spreads)
 
 
 def iteration_moments(case, var, records):
