@@ -292,3 +292,34 @@ def test_night_scale_reads_the_newest_spreads_as_pooled_scale_pools():
         assert samples.night_scale(past, 'bw') == plain
         found += plain is not None
     assert found > 100
+
+
+def test_a_report_takes_its_case_rows_once_and_renders_the_same(
+        tmp_path, monkeypatch):
+    from pfsbench.gate.judge import rows
+
+    reports = list(synth.nightly_history(12, 3, repeats=3, noise=0.04,
+                                         variables=('write_bw', 'read_bw')))
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    rec, _ = _renders(db, reports)
+    other = dict(rec, results=rec['results'][:2])
+    forms = ('text', 'markdown', 'junit', 'html')
+    plain = {form: render(rec, form, 60) for form in forms}
+    calls = []
+    real = rows.figures_of
+    monkeypatch.setattr(rows, 'figures_of',
+                        lambda found: calls.append(1) or real(found))
+    with rows.rendering(rec):
+        once = {form: render(rec, form, 60) for form in forms}
+        assert len(calls) == 3
+        # Another record inside the block has its own rows.
+        assert len(rows.case_rows(other)) == 1
+    stamp = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00)?')
+    for form in forms:
+        assert stamp.sub('', once[form]) == stamp.sub('', plain[form]), form
+    calls.clear()
+    render(rec, 'text')
+    assert len(calls) == 3
+    rows.case_rows(rec)
+    assert len(calls) == 6
