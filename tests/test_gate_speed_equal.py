@@ -219,17 +219,24 @@ def plain_without(segments, nights):
     return plain_night_variance(rest)
 
 
-def _random_segments(rand):
+def _random_segments(rand, own=False):
+    """Segments of nights, some equal, and windows of their nights; with
+    ``own`` every night has a spread of its own (the usual history)."""
     from pfsbench.gate.statistics.stats import Moments
-    pool = [Moments(rand.uniform(50, 150), rand.choice(
-        [None, 0.0, rand.uniform(0.1, 40.0)]), rand.choice([1, 2, 3, 5]))
-        for _ in range(6)]
+
+    def variance():
+        return rand.choice([None, 0.0, rand.uniform(0.1, 40.0)] if not own
+                           else [0.0, rand.uniform(0.1, 40.0)])
+
+    def count():
+        return rand.choice([1, 2, 3, 5] if not own else [2, 3, 5])
+
+    pool = [Moments(rand.uniform(50, 150), variance(), count())
+            for _ in range(6)]
     segments = []
     for _ in range(rand.randint(1, 4)):
         segments.append([rand.choice(pool) if rand.random() < 0.3 else
-                         Moments(rand.uniform(50, 150), rand.choice(
-                             [None, rand.uniform(0.1, 40.0)]),
-                             rand.choice([1, 3, 3, 5]))
+                         Moments(rand.uniform(50, 150), variance(), count())
                          for _ in range(rand.randint(1, 12))])
     flat = [n for seg in segments for n in seg]
     windows = [rand.sample(flat, rand.randint(1, min(6, len(flat))))
@@ -243,8 +250,8 @@ def test_night_noise_without_the_window_is_the_plain_rule_to_the_bit():
     from pfsbench.gate.judge import lookback
     rand = random.Random(4700)
     checked = 0
-    for _ in range(300):
-        segments, windows = _random_segments(rand)
+    for case in range(600):
+        segments, windows = _random_segments(rand, own=case % 2 == 0)
         assert lookback.night_variance(segments) == \
             plain_night_variance(segments)
         without = lookback.NoiseWithout(segments)
@@ -252,7 +259,7 @@ def test_night_noise_without_the_window_is_the_plain_rule_to_the_bit():
             assert without(nights) == plain_without(segments, nights), (
                 segments, nights)
             checked += without(nights) is not None
-    assert checked > 500
+    assert checked > 1000
 
 
 def test_the_window_takes_out_one_equal_night_of_the_history_each():

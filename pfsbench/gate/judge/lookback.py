@@ -198,8 +198,7 @@ def _variance_of(segments):
                 num += part[0]
                 den += part[1]
     cv2 = num / den if den else None
-    ss = within = 0.0
-    df = count = 0
+    parts = []
     for seg in segments:
         if len(seg) < 2:
             continue
@@ -208,14 +207,23 @@ def _variance_of(segments):
                   (None if cv2 is None else cv2 / night.n))
                  if x is not None else log_moments(night, cv2)
                  for night, x, own, _ in seg]
+        parts.append(([x for x, _ in pairs], [e or 0.0 for _, e in pairs]))
+    return _spread_beyond_own(parts)
+
+
+def _spread_beyond_own(parts):
+    """:func:`night_variance` from each segment's (of 2 nights or more)
+    ``(log means, within-night variances)``."""
+    ss = within = 0.0
+    df = count = 0
+    for xs, es in parts:
         # fmean of a list, not of a generator: the same fsum, without
         # a generator counting the values.
-        xs = [x for x, _ in pairs]
         mean = statistics.fmean(xs)
         ss += sum([(x - mean) ** 2 for x in xs])
-        df += len(seg) - 1
-        within += sum([e or 0.0 for _, e in pairs])
-        count += len(seg)
+        df += len(xs) - 1
+        within += sum(es)
+        count += len(xs)
 
     if df < 2:
         return None
@@ -236,6 +244,13 @@ class NoiseWithout:
         for i, seg in enumerate(self._segments):
             for j, (night, _, _, _) in enumerate(seg):
                 self._where.setdefault(night, []).append((i, j))
+        # Where every night has its own within-night variance, the pooled
+        # one (over the nights left) is not read: each segment's log
+        # means and variances are fixed.
+        self._own = all(x is not None and own is not None
+                        for seg in self._segments for _, x, own, _ in seg)
+        self._columns = [([t[1] for t in seg], [t[2] or 0.0 for t in seg])
+                         for seg in self._segments]
 
     def __call__(self, nights):
         """The variance without ``nights``: each takes out the first
@@ -248,11 +263,15 @@ class NoiseWithout:
             if at < len(places):
                 taken.add(places[at])
                 used[night] = at + 1
-        if not taken:
-            return _variance_of(self._segments)
-        return _variance_of([[t for j, t in enumerate(seg)
-                              if (i, j) not in taken]
-                             for i, seg in enumerate(self._segments)])
+        if not self._own:
+            return _variance_of([[t for j, t in enumerate(seg)
+                                  if (i, j) not in taken]
+                                 for i, seg in enumerate(self._segments)])
+        parts = [(list(xs), list(es)) for xs, es in self._columns]
+        for i, j in sorted(taken, reverse=True):
+            del parts[i][0][j], parts[i][1][j]
+        return _spread_beyond_own([part for part in parts
+                                   if len(part[0]) >= 2])
 
 
 def level(nights, tau2, cv2=None):
