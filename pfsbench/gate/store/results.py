@@ -454,10 +454,17 @@ class Results:
         as contended (taken once: a night judges every case against
         it)."""
         found = self._contended.get(uuid)
-        if found is None:
-            found = self._contended[uuid] = frozenset(
-                key for key, s in self.case_summary(uuid).items()
-                if s.contended)
+        if found is not None:
+            return found
+        summary = self._summaries.get(uuid)
+        query = getattr(summary, 'contended', None)
+        if query is not None and uuid not in self._loaded:
+            # Not yet read: the store's own query for these keys only.
+            found = frozenset(query())
+        else:
+            found = frozenset(key for key, s in
+                              self.case_summary(uuid).items() if s.contended)
+        self._contended[uuid] = found
         return found
 
     def series(self):
