@@ -330,3 +330,26 @@ def test_a_report_takes_its_case_rows_once_and_renders_the_same(
     assert len(calls) == 3
     rows.case_rows(rec)
     assert len(calls) == 6
+
+
+def test_a_night_has_a_variable_where_it_has_its_moments():
+    from pfsbench.gate.store.history import Night
+    from pfsbench.gate.store.series import CaseColumns
+
+    cols = CaseColumns()
+    nights = [{'a': (100.0, [99.0, 100.0, 101.0])},
+              {'b': (7.0, [7.0])},
+              {'a': (90.0, []), 'b': (8.0, [8.0, 8.5])},
+              {'a': (95.0, [95.0])}]
+    for i, per_var in enumerate(nights):
+        cols.append(i, {}, per_var, ())
+    seen = []
+    for j in range(len(nights)):
+        night = Night(None, cols, j)
+        for var in ('a', 'b', 'c'):
+            # Repeats of the variable that night: it has its moments.
+            want = bool(nights[j].get(var, (None, []))[1])
+            seen.append(want)
+            assert night.has(var) == want
+            assert (night.moments(var) is not None) == want
+    assert 0 < sum(seen) < len(seen)

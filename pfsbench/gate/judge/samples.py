@@ -304,8 +304,8 @@ def recent_nights(past, tonight, baseline, var, config, disturbed=()):
         return []
 
     marker = config.lookback_marker
-    history = [(night.session, night.moments(var)) for night in past]
-    history = [(s, n) for s, n in history if n is not None]
+    # The nights with the variable; the moments of the newest few only.
+    history = [(night.session, night) for night in past if night.has(var)]
     values = [s.extras.get(marker) or None for s, _ in history]
     value = tonight.extras.get(marker) or None
     if value and value != (values[-1] if values else None):
@@ -322,4 +322,4 @@ def recent_nights(past, tonight, baseline, var, config, disturbed=()):
     out = [(s.time_start, n) for s, n in history
            if s.time_start > base_end and s.uuid not in base_uuids and
            s.time_start < tonight.time_start and s.uuid not in disturbed]
-    return out[-most:]
+    return [(t, night.moments(var)) for t, night in out[-most:]]
