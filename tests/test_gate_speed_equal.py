@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The gate's fast paths give the same bits as the plain rules they
 replace: the windows' correction (``both_below`` over cached Simpson
-nodes, ``min_p_bound``) equals the rule as written, number for number,
-and a gate over a synthetic history renders the same JSON, JUnit and
-HTML with either (docs/gate-evidence.md, "Speed: a year of nightlies")."""
+nodes, ``min_p_bound``, the windows' level against the 30-step
+bisection), the night noise without a window's nights, the running
+median, the night scale and which nights have a variable equal the
+rules as written, number for number; a gate over a synthetic history
+renders the same JSON, JUnit and HTML with either, and a report's case
+rows taken once render the same (docs/gate-evidence.md, "Speed: a year
+of nightlies")."""
 
 import math
 import random
