@@ -61,8 +61,11 @@ def test_contended_cases_by_query_are_the_records_flags(tmp_path):
     for uuid in uuids:
         assert queried.contended_cases(uuid) == want[uuid]
         assert loaded.contended_cases(uuid) == want[uuid]
-    # The query read the flags, not the records.
+    # The query read the flags, not the records, nor the cases' nodes
+    # and tags.
     assert not queried._loaded and queried._records is None
+    assert not any(isinstance(found, dict)
+                   for found in queried._summaries.values())
 
     class Night:
         def __init__(self, uuid):

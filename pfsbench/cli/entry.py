@@ -38,8 +38,10 @@ def verb_module(verb):
     return importlib.import_module(f'pfsbench.cli.{verb.replace("-", "_")}')
 
 
-def build_parser():
-    """The parser of the whole command, one sub-parser per verb."""
+def build_parser(verbs=None):
+    """The parser of the whole command, one sub-parser per verb (of
+    ``verbs`` only, if given: each verb's module is imported to build
+    its sub-parser)."""
     parser = argparse.ArgumentParser(
         prog='pfsbench',
         description='Parallel-file-system benchmarks: parse tool output, '
@@ -53,7 +55,7 @@ def build_parser():
                         help='show tracebacks for errors (default: off)')
     subparsers = parser.add_subparsers(dest='verb', metavar='VERB')
     subparsers.required = True
-    for verb in VERBS:
+    for verb in VERBS if verbs is None else verbs:
         module = verb_module(verb)
         sub = common.add_subparser(subparsers, verb, help=module.HELP,
                                    description=module.DESCRIPTION,
@@ -63,11 +65,24 @@ def build_parser():
     return parser
 
 
+def _named_verb(argv):
+    """``[verb]`` where the command line names one of :data:`VERBS`
+    before any other word (the top-level options take no value), else
+    ``None``: the parser then holds every verb, for the help and the
+    error that lists them."""
+    for word in argv:
+        if word in ('-h', '--help', '--version'):
+            return None
+        if not word.startswith('-'):
+            return [word] if word in VERBS else None
+    return None
+
+
 def main(argv=None):
     """Run the CLI; return the exit code (0 pass, 1 regression, 2 error,
     3 missing data)."""
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_named_verb(argv))
     args = parser.parse_args(argv)
     args.argv = argv    # verbs that record how they were called use this
     return common.run_verb(args)

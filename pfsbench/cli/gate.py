@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench gate``: the latest run against a baseline, with a verdict."""
 
+import contextlib
 import os
 import sys
 
@@ -8,6 +9,7 @@ from pfsbench.cli import sessions
 from pfsbench.core.errors import MissingData
 from pfsbench.gate.judge import baseline as bl, config as gate_config
 from pfsbench.gate.judge.record import run_gate
+from pfsbench.gate.judge.rows import rendering
 from pfsbench.gate.report import FORMATS, render
 from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.store import db as store_db, spool, triage
@@ -119,14 +121,22 @@ def run(args):
             + (f' by --name {args.name!r}' if args.name else '')
         )
 
-    for fmt in ('json', 'markdown', 'junit', 'html'):
-        path = getattr(args, f'out_{fmt}')
-        if path:
-            write(path, render(record, fmt, max_plots=args.max_plots,
-                               all_figures=args.all_figures, triage=kept))
+    # The reports other than JSON share the record's case rows (taken
+    # once).
+    formats = {args.format} | {f for f in ('markdown', 'junit', 'html')
+                               if getattr(args, f'out_{f}')}
+    with (rendering(record) if formats - {'json'} else
+          contextlib.nullcontext()):
+        for fmt in ('json', 'markdown', 'junit', 'html'):
+            path = getattr(args, f'out_{fmt}')
+            if path:
+                write(path, render(record, fmt, max_plots=args.max_plots,
+                                   all_figures=args.all_figures,
+                                   triage=kept))
 
-    sys.stdout.write(render(record, args.format, max_plots=args.max_plots,
-                            all_figures=args.all_figures, triage=kept))
+        sys.stdout.write(render(record, args.format,
+                                max_plots=args.max_plots,
+                                all_figures=args.all_figures, triage=kept))
     note = spool.overdue(spool.default_dir(
         os.path.dirname(os.path.abspath(args.db)) if args.db
         else default_runs_dir()))

@@ -53,19 +53,37 @@ def summary_loader(url, uuid, target):
     """A function that reads, when first called, what the gate asks of
     session ``uuid``'s cases (of ``target`` only, if given) without their
     figures: ``[(CaseKey, contended, nodelist, tags), ...]``, one per
-    record, from one query (a connection of its own)."""
+    record, from one query (a connection of its own).  Its ``contended``
+    attribute reads only the keys of the cases with a repeat left out as
+    contended (the night's view of the nights before it asks no more)."""
+    where = ' WHERE session = ?' + (
+        '' if target is None else ' AND target = ?')
+    args = [uuid] + ([] if target is None else [target])
+
     def load():
         query = ('SELECT name, rf_system, partition, environ, contended, '
-                 'nodelist, tags FROM pfsbench_cases WHERE session = ?')
-        args = [uuid]
-        if target is not None:
-            query += ' AND target = ?'
-            args.append(target)
+                 'nodelist, tags FROM pfsbench_cases' + where)
         with open_store(url, create=False, migrate=False) as conn:
-            return [(CaseKey(*row[:4]), bool(row[4]),
-                     tuple(json.loads(row[5])),
-                     tuple(tuple(t) for t in json.loads(row[6])))
-                    for row in conn.execute(query, args)]
+            rows = conn.execute(query, args).fetchall()
+        # Each key, node list and tag text decoded once (a session's
+        # repeats share them).
+        keys, nodes, tags = {}, {}, {}
+        for ident in {row[:4] for row in rows}:
+            keys[ident] = CaseKey(*ident)
+        for text in {row[5] for row in rows}:
+            nodes[text] = tuple(json.loads(text))
+        for text in {row[6] for row in rows}:
+            tags[text] = tuple(tuple(t) for t in json.loads(text))
+        return [(keys[row[:4]], bool(row[4]), nodes[row[5]], tags[row[6]])
+                for row in rows]
+
+    def contended():
+        query = ('SELECT DISTINCT name, rf_system, partition, environ FROM '
+                 'pfsbench_cases' + where + ' AND contended <> 0')
+        with open_store(url, create=False, migrate=False) as conn:
+            return [CaseKey(*row) for row in conn.execute(query, args)]
+
+    load.contended = contended
     return load
 
 

@@ -170,19 +170,60 @@ def night_variance(segments):
         ``(tau2, df)``: the variance (>= 0) and its degrees of freedom
         (nights minus segments), or ``None`` with fewer than 2 degrees.
     """
-    cv2 = pooled_cv2([n for seg in segments for n in seg])
-    ss = within = 0.0
-    df = count = 0
+    return _variance_of([[_terms(n) for n in seg] for seg in segments])
+
+
+def _terms(night):
+    """What :func:`night_variance` takes of one night: ``(night, ln mean
+    or None, own within-night variance or None, pooled_cv2's numerator
+    and denominator terms or None)``, each as :func:`log_moments` and
+    :func:`pooled_cv2` compute it."""
+    x = math.log(night.mean) if night.mean > 0 else None
+    own = (night.variance / (night.n * night.mean ** 2)
+           if x is not None and night.n > 1 and night.variance is not None
+           else None)
+    cv2 = ((night.n - 1) * night.variance / night.mean ** 2, night.n - 1) \
+        if night.n > 1 and night.variance is not None and night.mean > 0 \
+        else None
+    return night, x, own, cv2
+
+
+def _variance_of(segments):
+    """:func:`night_variance` of segments of :func:`_terms`: the sums in
+    the order :func:`pooled_cv2` and :func:`log_moments` take them."""
+    num = den = 0.0
+    for seg in segments:
+        for _, _, _, part in seg:
+            if part is not None:
+                num += part[0]
+                den += part[1]
+    cv2 = num / den if den else None
+    parts = []
     for seg in segments:
         if len(seg) < 2:
             continue
 
-        pairs = [log_moments(n, cv2) for n in seg]
-        mean = statistics.fmean(x for x, _ in pairs)
-        ss += sum((x - mean) ** 2 for x, _ in pairs)
-        df += len(seg) - 1
-        within += sum(e or 0.0 for _, e in pairs)
-        count += len(seg)
+        pairs = [(x, own if own is not None else
+                  (None if cv2 is None else cv2 / night.n))
+                 if x is not None else log_moments(night, cv2)
+                 for night, x, own, _ in seg]
+        parts.append(([x for x, _ in pairs], [e or 0.0 for _, e in pairs]))
+    return _spread_beyond_own(parts)
+
+
+def _spread_beyond_own(parts):
+    """:func:`night_variance` from each segment's (of 2 nights or more)
+    ``(log means, within-night variances)``."""
+    ss = within = 0.0
+    df = count = 0
+    for xs, es in parts:
+        # fmean of a list, not of a generator: the same fsum, without
+        # a generator counting the values.
+        mean = statistics.fmean(xs)
+        ss += sum([(x - mean) ** 2 for x in xs])
+        df += len(xs) - 1
+        within += sum(es)
+        count += len(xs)
 
     if df < 2:
         return None
@@ -190,6 +231,47 @@ def night_variance(segments):
     # The spread of the night means around their level minus what the
     # nights' own repeats explain; the rest is the nights' own noise.
     return max(0.0, ss / df - within / count), df
+
+
+class NoiseWithout:
+    """:func:`night_variance` of ``segments`` without some of their
+    nights, each night's terms taken once for every call."""
+
+    def __init__(self, segments):
+        self._segments = [[_terms(n) for n in seg] for seg in segments]
+        # Where each night is, in order: (segment, position) by value.
+        self._where = {}
+        for i, seg in enumerate(self._segments):
+            for j, (night, _, _, _) in enumerate(seg):
+                self._where.setdefault(night, []).append((i, j))
+        # Where every night has its own within-night variance, the pooled
+        # one (over the nights left) is not read: each segment's log
+        # means and variances are fixed.
+        self._own = all(x is not None and own is not None
+                        for seg in self._segments for _, x, own, _ in seg)
+        self._columns = [([t[1] for t in seg], [t[2] or 0.0 for t in seg])
+                         for seg in self._segments]
+
+    def __call__(self, nights):
+        """The variance without ``nights``: each takes out the first
+        equal night of the segments not yet taken (as ``list.remove``
+        would), or ``None`` as :func:`night_variance`."""
+        taken, used = set(), {}
+        for night in nights:
+            places = self._where.get(night, ())
+            at = used.get(night, 0)
+            if at < len(places):
+                taken.add(places[at])
+                used[night] = at + 1
+        if not self._own:
+            return _variance_of([[t for j, t in enumerate(seg)
+                                  if (i, j) not in taken]
+                                 for i, seg in enumerate(self._segments)])
+        parts = [(list(xs), list(es)) for xs, es in self._columns]
+        for i, j in sorted(taken, reverse=True):
+            del parts[i][0][j], parts[i][1][j]
+        return _spread_beyond_own([part for part in parts
+                                   if len(part[0]) >= 2])
 
 
 def level(nights, tau2, cv2=None):

@@ -98,8 +98,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
     sign = 1.0 if direction == 'higher' else -1.0
     cv2 = lookback.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mean_e = statistics.fmean(lookback.log_moments(n, cv2)[1] or 0.0
-                              for n in level_nights)
+    mean_e = statistics.fmean([lookback.log_moments(n, cv2)[1] or 0.0
+                               for n in level_nights])
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
@@ -113,8 +113,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         mu, var_mu = lookback.level(level_nights, tau2, cv2)
         share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
-        d = statistics.fmean(x for x, _ in win) - mu
-        e = statistics.fmean(e for _, e in win)
+        d = statistics.fmean([x for x, _ in win]) - mu
+        e = statistics.fmean([e for _, e in win])
         parts = [(tau2 / k + share * var_mu, max(tau_df, 1)),
                  (e / k + (1 - share) * var_mu, cv2_df)]
         var = sum(v for v, _ in parts)
@@ -170,20 +170,100 @@ def window_level(alpha, ses):
     return _window_level(alpha, ratios)
 
 
+#: Bisection steps of the windows' level (its bracket narrows 2**30-fold
+#: in log p: a few parts in a billion of the level).
+LEVEL_STEPS = 30
+
+#: Secant steps towards the level before a midpoint is evaluated.
+_SECANT_STEPS = 8
+
+#: Below this relative distance from a point whose bound is known, a
+#: step's midpoint is evaluated rather than taken as on that point's
+#: side (the computed bound is monotone far above its rounding there).
+_NEAR = 1e-10
+
+
 @functools.lru_cache(maxsize=4096)
 def _window_level(alpha, ratios):
+    """The bisection's level for the windows of ``ratios``.
+
+    It is the plain bisection, step for step: each step's midpoint goes
+    to the side the bound puts it on.  The bound rises with ``p``, so a
+    midpoint beyond a point already evaluated is on that point's side;
+    the points are placed by the secant method on the level (a few
+    evaluations of the bound instead of one per step), and a midpoint
+    too near them to tell is evaluated itself.  The result is the
+    bisection's to the bit (tests/test_gate_speed_equal.py)."""
     ses = [1.0]
     for ratio in ratios:
         ses.append(ses[-1] * ratio)
+    search = _Bracket(alpha, lambda p: min_p_bound(p, ses))
     low, high = alpha / len(ses), alpha
-    for _ in range(30):
+    for _ in range(LEVEL_STEPS):
         mid = math.sqrt(low * high)
-        if min_p_bound(mid, ses) > alpha:
+        if search.above(mid):
             high = mid
         else:
             low = mid
 
     return low
+
+
+class _Bracket:
+    """Which side of the level ``bound(p) = alpha`` a ``p`` is on, from
+    the nearest points evaluated below and above it."""
+
+    def __init__(self, alpha, bound):
+        self.alpha, self.bound = alpha, bound
+        # (p, bound(p)) of the nearest points below and above the level
+        # (the bound of 0 is 0) and of the last two evaluated.
+        self.below, self.over = (0.0, 0.0), None
+        self.last = [self.below]
+
+    def above(self, p):
+        """Whether ``bound(p) > alpha``."""
+        for _ in range(_SECANT_STEPS):
+            known = self._side(p)
+            if known is not None:
+                return known
+            guess = self._guess()
+            if guess is None:
+                break
+            self._evaluate(guess)
+
+        return self._evaluate(p)
+
+    def _side(self, p):
+        if self.over is not None and p >= self.over[0] * (1.0 + _NEAR):
+            return True
+        if p <= self.below[0] * (1.0 - _NEAR):
+            return False
+        return None
+
+    def _guess(self):
+        """The secant's next point on the level, kept inside the bracket
+        and off its ends, or ``None`` (nothing known above the level, or
+        the bracket too narrow)."""
+        low, high = (self.below[0] * (1.0 + 2 * _NEAR),
+                     math.inf if self.over is None
+                     else self.over[0] * (1.0 - 2 * _NEAR))
+        if self.over is None or low >= high:
+            return None
+        (p0, f0), (p1, f1) = self.last[-2:]
+        if f1 == f0:
+            (p0, f0), (p1, f1) = self.below, self.over
+        guess = p1 + (self.alpha - f1) * (p1 - p0) / (f1 - f0)
+        return min(max(guess, low), high)
+
+    def _evaluate(self, p):
+        value = self.bound(p)
+        over = value > self.alpha
+        if over and (self.over is None or p < self.over[0]):
+            self.over = (p, value)
+        elif not over and p > self.below[0]:
+            self.below = (p, value)
+        self.last = [self.last[-1], (p, value)]
+        return over
 
 
 def cusum_test(level_nights, nights, noise, tolerance, direction, h,

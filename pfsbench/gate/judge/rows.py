@@ -10,6 +10,7 @@ worst figure is the case's *primary* one, and the cases come most severe
 first.
 """
 
+import contextlib
 from dataclasses import dataclass, fields
 
 from pfsbench.core.fields import figure_role
@@ -240,8 +241,29 @@ def var_rows(record):
                   key=lambda r: (ORDER.get(r.verdict, 9), r.case, r.var))
 
 
+#: ``[(record, its case rows)]`` of the records being rendered
+#: (:func:`rendering`).
+_RENDERING = []
+
+
+@contextlib.contextmanager
+def rendering(record):
+    """Within the block, :func:`case_rows` of ``record`` is taken once:
+    a report's parts each ask for it, and rendering reads the record
+    without changing it (the rows are frozen)."""
+    _RENDERING.append((record, case_rows(record)))
+    try:
+        yield
+    finally:
+        _RENDERING.pop()
+
+
 def case_rows(record):
     """One :class:`CaseRow` per compared case, most severe first."""
+    for known, cases in _RENDERING:
+        if known is record:
+            return cases
+
     by_case = {}
     for row in record['results']:
         by_case.setdefault(row['case'], []).append(row)

@@ -4,7 +4,6 @@ out (:func:`judge`, applying :func:`decide` to the change interval), and
 the gate's exit code from the verdicts (:func:`exit_code`).
 """
 
-import collections
 import math
 import statistics
 from dataclasses import dataclass
@@ -567,22 +566,14 @@ def _noise_without(segments, noise):
     after copies 1 -> 2, and what the nights together detect from 31 %
     to 47 %).  The window is
     judged against the noise of the nights outside it."""
+    if not segments:
+        return lambda nights: noise
+    rest = lookback.NoiseWithout(segments)
+
     def without(nights):
-        if not segments or not nights:
+        if not nights:
             return noise
-        # A multiset of the window's nights (Moments hash as they compare):
-        # each takes out one equal night of the segments, as list.remove.
-        left = collections.Counter(nights)
-        rest = []
-        for seg in segments:
-            kept = []
-            for night in seg:
-                if left[night] > 0:
-                    left[night] -= 1
-                else:
-                    kept.append(night)
-            rest.append(kept)
-        return lookback.night_variance(rest) or noise
+        return rest(nights) or noise
 
     return without
 
@@ -605,10 +596,11 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     times = [t for t, _ in recent] + [None]
     alpha = (1.0 - confidence) / 2.0
     most = settings.get('nights', 7)
+    without = _noise_without(segments, noise)
     found = pooled_test(settings['rule'], level, nights, noise,
                            tolerance, direction, alpha, most,
                            settings.get('cusum_h', 5.0),
-                           noise_without=_noise_without(segments, noise))
+                           noise_without=without)
     if found is None:
         return None
 
@@ -617,7 +609,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     count = len(used)
     found['since'] = day(times[found['start']])
     found['detect_inputs'] = detect_inputs(
-        level, count, _noise_without(segments, noise)(used[:-1]),
+        level, count, without(used[:-1]),
         tolerance, direction, most)
     found['detects'] = detects_at(found['detect_inputs'], alpha)
     found['alpha'] = alpha

@@ -10,7 +10,7 @@ from collections import defaultdict
 from pfsbench.core.fields import MEAN_SUFFIX, STDDEV_SUFFIX
 from pfsbench.gate.judge.lookback import split_at_markers
 from pfsbench.gate.statistics import changepoints as cp
-from pfsbench.gate.statistics.stats import (OWN_SCALE,
+from pfsbench.gate.statistics.stats import (OWN_SCALE, POOL_NIGHTS,
                                             moments_from_summaries,
                                             night_moments, pooled_scale)
 
@@ -33,8 +33,18 @@ def night_scale(past, var):
     configuration): what tonight and the baseline's nights of 3 or 4
     repeats measure their wild repeats by, as each history night was
     measured by the nights before it
-    (:func:`~pfsbench.gate.statistics.stats.pooled_scale`)."""
-    return pooled_scale([n.spread(var) for n in past])
+    (:func:`~pfsbench.gate.statistics.stats.pooled_scale`, which pools
+    the newest :data:`~pfsbench.gate.statistics.stats.POOL_NIGHTS`
+    spreads: only those are read)."""
+    spreads = []
+    for night in reversed(past):
+        spread = night.spread(var)
+        if spread is not None and spread == spread:
+            spreads.append(spread)
+            if len(spreads) == POOL_NIGHTS:
+                break
+    spreads.reverse()
+    return pooled_scale(spreads)
 
 
 def iteration_moments(case, var, records):
@@ -294,8 +304,8 @@ def recent_nights(past, tonight, baseline, var, config, disturbed=()):
         return []
 
     marker = config.lookback_marker
-    history = [(night.session, night.moments(var)) for night in past]
-    history = [(s, n) for s, n in history if n is not None]
+    # The nights with the variable; the moments of the newest few only.
+    history = [(night.session, night) for night in past if night.has(var)]
     values = [s.extras.get(marker) or None for s, _ in history]
     value = tonight.extras.get(marker) or None
     if value and value != (values[-1] if values else None):
@@ -312,4 +322,4 @@ def recent_nights(past, tonight, baseline, var, config, disturbed=()):
     out = [(s.time_start, n) for s, n in history
            if s.time_start > base_end and s.uuid not in base_uuids and
            s.time_start < tonight.time_start and s.uuid not in disturbed]
-    return out[-most:]
+    return [(t, night.moments(var)) for t, night in out[-most:]]

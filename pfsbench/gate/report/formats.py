@@ -6,6 +6,7 @@ import json
 
 from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
+from pfsbench.gate.judge.rows import rendering
 
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 
@@ -29,7 +30,17 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
     """
     if fmt == 'json':
         return json.dumps(record, indent=1) + '\n'
+    if fmt not in FORMATS:
+        raise ConfigError('<command line>', 'format', fmt,
+                          f'expected one of {", ".join(FORMATS)}')
 
+    # Each part of a report asks for the case rows: taken once.
+    with rendering(record):
+        return _render(record, fmt, max_plots, all_figures, triage)
+
+
+def _render(record, fmt, max_plots, all_figures, triage):
+    """:func:`render` in a format other than JSON."""
     if fmt == 'text':
         from pfsbench.gate.report.tables import render_text
         return render_text(record, all_figures, triage)
@@ -42,13 +53,9 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
         from pfsbench.gate.report.junit import render_junit
         return render_junit(record)
 
-    if fmt == 'html':
-        from pfsbench.gate.report.html import render_html
-        return render_html(record, max_plots=max_plots,
-                           all_figures=all_figures, triage=triage)
-
-    raise ConfigError('<command line>', 'format', fmt,
-                      f'expected one of {", ".join(FORMATS)}')
+    from pfsbench.gate.report.html import render_html
+    return render_html(record, max_plots=max_plots,
+                       all_figures=all_figures, triage=triage)
 
 
 def load_record(path):

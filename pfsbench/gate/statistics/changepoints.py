@@ -47,15 +47,26 @@ class ChangePoint:
 
 
 def median3(values):
-    """Running median of width 3; the ends are kept."""
+    """Running median of width 3; the ends are kept.  Each is
+    ``max(min(a, b), min(max(a, b), c))``, with the builtins' choice on
+    ties (``min`` keeps the first of equal values, ``max`` too), written
+    out: a year of nights per figure."""
     n = len(values)
     if n < 3:
         return list(values)
 
-    return [values[0]] + [
-        max(min(a, b), min(max(a, b), c))
-        for a, b, c in zip(values, values[1:], values[2:])
-    ] + [values[-1]]
+    out = [values[0]]
+    append = out.append
+    a, b = values[0], values[1]
+    for i in range(2, n):
+        c = values[i]
+        low = b if b < a else a
+        high = b if b > a else a
+        mid = c if c < high else high
+        append(mid if mid > low else low)
+        a, b = b, c
+    append(values[-1])
+    return out
 
 
 def noise_sigma(x):

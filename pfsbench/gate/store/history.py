@@ -72,6 +72,11 @@ class Night:
         ``None``."""
         return self.cols.moments(var, self.j)
 
+    def has(self, var):
+        """Whether the night has ``var`` (its :meth:`moments` are not
+        ``None``)."""
+        return self.cols.has(var, self.j)
+
     def spread(self, var):
         """The night's robust within-night scale of ``var``
         (:func:`~pfsbench.gate.statistics.stats.night_spread`), or

@@ -344,6 +344,7 @@ class Results:
         self._loaded = {}
         self._loaders = {}
         self._summaries = {}
+        self._contended = {}
         self._figures = {}
         self._records = None
         self._case_records = {}
@@ -450,9 +451,21 @@ class Results:
 
     def contended_cases(self, uuid):
         """``{CaseKey}`` of one session: the cases with a repeat left out
-        as contended."""
-        return {key for key, s in self.case_summary(uuid).items()
-                if s.contended}
+        as contended (taken once: a night judges every case against
+        it)."""
+        found = self._contended.get(uuid)
+        if found is not None:
+            return found
+        summary = self._summaries.get(uuid)
+        query = getattr(summary, 'contended', None)
+        if query is not None and uuid not in self._loaded:
+            # Not yet read: the store's own query for these keys only.
+            found = frozenset(query())
+        else:
+            found = frozenset(key for key, s in
+                              self.case_summary(uuid).items() if s.contended)
+        self._contended[uuid] = found
+        return found
 
     def series(self):
         """``(Series, inside)``: every case's nights as columns

@@ -142,12 +142,18 @@ class CaseColumns:
                 cols[2].append(0)
                 self.spreads[var].append(NAN)
 
+    def has(self, var, i):
+        """Whether entry ``i`` has ``var`` (its :meth:`moments` are not
+        ``None``)."""
+        cols = self.columns.get(var)
+        return cols is not None and bool(cols[2][i])
+
     def moments(self, var, i):
         """:class:`~pfsbench.gate.statistics.stats.Moments` of entry ``i``, or
         ``None`` where it lacks ``var``."""
-        cols = self.columns.get(var)
-        if cols is None or not cols[2][i]:
+        if not self.has(var, i):
             return None
+        cols = self.columns[var]
 
         variance = cols[1][i]
         left_out, scale = self.wild.get(var, {}).get(i, ((), ''))
