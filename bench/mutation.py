@@ -53,7 +53,7 @@ ALSO = {
     'store/connect.py': ('tests/test_store.py', 'tests/test_store_roles.py',
                          'tests/test_store_secrets.py'),
     'gate/judge/budget.py': ('tests/test_gate_units.py',),
-    'runs/budget.py': ('tests/test_nightly_plan.py',),
+    'plan/budget.py': ('tests/test_nightly_plan.py',),
 }
 
 #: The fast lane's marker expression (scripts/test.sh --fast).

@@ -18,7 +18,7 @@ from pfsbench.core.errors import ParseError
 from pfsbench.core import jobsteps
 from pfsbench.core.jobsteps import Step
 from pfsbench.parsers import diskstats
-from pfsbench.runs import contention
+from pfsbench.load import contention
 
 DATA = Path(__file__).parent / 'data' / 'diskstats'
 IDLE = (DATA / 'idle-6.18.txt').read_text()

@@ -7,7 +7,7 @@ before the cache drop."""
 
 import pytest
 
-from pfsbench.runs import selection
+from pfsbench.plan import selection
 from pfsbench.commands import mdtest
 
 

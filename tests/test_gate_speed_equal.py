@@ -13,7 +13,7 @@ import statistics
 import pytest
 
 import synth
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.gate.judge import pooled
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
@@ -89,7 +89,7 @@ def test_window_level_is_the_plain_bisection_to_the_bit(monkeypatch):
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'pre')
+    base = baseline.build(results, uuids[:3], 'pre')
     pooled._window_level.cache_clear()
     rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
     stamp = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?'

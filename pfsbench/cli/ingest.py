@@ -6,9 +6,9 @@ import sys
 
 from pfsbench import store
 from pfsbench.core.errors import MissingData
-from pfsbench.gate.judge import baseline as bl
-from pfsbench.gate.store import runreport
-from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.gate.judge import baseline
+from pfsbench.gate.history import runreport
+from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.store import db, runs, spool
 
 HELP = 'load run reports (or a whole runs directory) into the results store'
@@ -132,7 +132,7 @@ def _ingest(conn, args, spool_dir, given, from_runs, counts, clusters):
         _one(conn, report, source, args.system, counts, clusters)
     if args.from_runs:
         for name, data, path in runs.baselines(args.from_runs):
-            bl.validate(data, path)
+            baseline.validate(data, path)
             cluster = args.system or (
                 next(iter(clusters)) if len(clusters) == 1 else
                 next((c.get('system') for c in data['cases']), None))
