@@ -102,7 +102,7 @@ def _package(tmp_path, sources):
 
 
 def test_a_loop_through_a_lazy_import_is_found(tmp_path):
-    # The loop the gate's store had: results imports index at the top,
+    # The loop the gate's history had: results imports index at the top,
     # index imports results inside a function.
     package = _package(tmp_path, {
         'gate/history/results.py': 'from pfsbench.gate.history import index\n',
