@@ -43,7 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: The modules where a silent bug costs most, as globs under pfsbench/.
 MODULES = ('gate/judge/*.py', 'gate/statistics/*.py', 'store/*.py',
-           'runs/*.py', 'site/validate.py')
+           'plan/*.py', 'load/*.py', 'gate/report/summary.py',
+           'site/validate.py')
 
 #: Test files that reach a module through its package's face (``store.
 #: ingest_report``) or a command, beyond those that name it.

@@ -10,7 +10,7 @@ from pfsbench.core.errors import ConfigError
 from pfsbench.site.config import load_system_file
 
 NEW = 'from pfsbench.load.attribution import lustre_job_stats_command'
-OLD = 'from pfsbench.runs.attribution import lustre_job_stats_command'
+OLD = NEW.replace('pfsbench.load', 'pfsbench.runs')
 
 
 def _copied(tmp_path, old, new):
@@ -26,7 +26,7 @@ def test_an_old_import_names_the_file_and_the_new_module(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_system_file(str(path))
     message = str(info.value)
-    assert message.startswith(f'{path}:import: \'pfsbench.runs\': moved: ')
+    assert message.startswith(f"{path}:import: 'pfsbench.runs': moved: ")
     assert 'pfsbench.load.attribution' in message
     assert '\n' not in message
 
