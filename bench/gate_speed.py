@@ -34,14 +34,14 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
+from pfsbench.gate.history.past import history              # noqa: E402
+from pfsbench.gate.history.results import Results                 # noqa: E402
 from pfsbench.gate.judge import baseline                         # noqa: E402
 from pfsbench.gate.judge import config as gate_config            # noqa: E402
+from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
-from pfsbench.gate.history.results import Results                 # noqa: E402
 from pfsbench.store import runs                                 # noqa: E402
 from pfsbench.store.runs import local_store, read_database      # noqa: E402
-from pfsbench.gate.history.past import history              # noqa: E402
-from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 
 
 class Timer:

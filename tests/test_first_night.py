@@ -6,8 +6,8 @@ nightly planned 60 h on example_lustre before any history)."""
 
 import pytest
 
-from pfsbench.plan.selection import Selection, first_night
 from pfsbench.plan import estimate
+from pfsbench.plan.selection import Selection, first_night
 
 GIB = 2 ** 30
 

@@ -11,13 +11,13 @@ import random
 import pytest
 
 from pfsbench import cli
+from pfsbench.gate.history.series import CaseColumns
 from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.judge.rule import judge_nights, tonight_p
 from pfsbench.gate.statistics.stats import (SPREAD_MEDIANS, Moments,
                                             moments, night_spread,
                                             pooled_scale, wild_repeats)
-from pfsbench.gate.history.series import CaseColumns
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'

@@ -11,10 +11,10 @@ import random
 
 import pytest
 
+from pfsbench.gate.history import provenance
 from pfsbench.gate.judge import budget, pooled
 from pfsbench.gate.judge.rule import judge_nights
 from pfsbench.gate.statistics.stats import Moments, t_quantile
-from pfsbench.gate.history import provenance
 from test_gate_lookback import gate_json, night, nights_db, run
 import synth
 

@@ -4,11 +4,11 @@ differences ranked likeliest cause first, variables equal by construction
 collapsed into one figure, one repeats estimate per case."""
 
 import synth
+from pfsbench.gate.history import provenance
 from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import render
-from pfsbench.gate.history import provenance
 from pfsbench.store.runs import read_database
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',

@@ -40,8 +40,8 @@ from pfsbench.checks.probes import (ClientCpuProbe, ForeignJobsProbe,
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.history.results import default_runs_dir
-from pfsbench.runner import DEFAULT_DROP_CACHES
 from pfsbench.load import contention
+from pfsbench.runner import DEFAULT_DROP_CACHES
 # (By name: in the class body below, ``contention`` is a variable.)
 from pfsbench.load.contention import FOREIGN_CPU_SHARE
 from pfsbench.site import (binaries, exclusive, references, rundir, spack,

@@ -6,11 +6,11 @@ import sys
 
 from pfsbench.cli import sessions
 from pfsbench.core.errors import MissingData
+from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.gate.judge import (baseline as judge_baseline,
                                  config as gate_config)
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '

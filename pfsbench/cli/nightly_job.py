@@ -12,9 +12,9 @@ import os
 import shlex
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.render import NOTE_PREFIX
 from pfsbench.plan import budget as budgets, driver as drivers
 from pfsbench.plan.nightly import plan
+from pfsbench.render import NOTE_PREFIX
 from pfsbench.site import validate
 from pfsbench.site.config import (find_partitions, load_site_configuration,
                                   load_system_file, shown_path,

@@ -9,8 +9,8 @@ import re
 import time
 
 from pfsbench.core.errors import ConfigError, MissingData
-from pfsbench.gate.judge import baseline
 from pfsbench.gate.history.results import default_db_path, read_reports
+from pfsbench.gate.judge import baseline
 from pfsbench.store.reframe_db import require_database
 from pfsbench.store.runs import read_database
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pfsbench.core.errors import ConfigError, PfsbenchError
 from pfsbench.gate.history import runreport
-from pfsbench.plan import cases, estimate
 from pfsbench.load.own_share import same_case
+from pfsbench.plan import cases, estimate
 from pfsbench.site import validate
 
 

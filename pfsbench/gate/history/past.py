@@ -7,8 +7,8 @@ the provenance that changed where each step began.
 import statistics
 from collections import defaultdict
 
-from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.history import provenance
+from pfsbench.gate.statistics import changepoints as cp
 
 
 def past_nights(results, current, limit, configs):

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, ResultsError
-from pfsbench.gate.statistics.values import time_problem, value_problem
 from pfsbench.gate.history import runreport
+from pfsbench.gate.statistics.values import time_problem, value_problem
 # CaseKey and Session live in keys (the store's codec decodes into them):
 # imported here, where the gate has always found them.
 from pfsbench.gate.history.keys import (  # noqa: F401

@@ -42,10 +42,10 @@ from collections import Counter, defaultdict
 from pfsbench import __version__, schemas
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
-from pfsbench.gate.statistics.values import (iterations_problem,
-                                             time_problem, value_problem)
 from pfsbench.gate.history.provenance import case_level
 from pfsbench.gate.history.results import USABLE_FAIL_PHASES, CaseKey
+from pfsbench.gate.statistics.values import (iterations_problem,
+                                             time_problem, value_problem)
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'

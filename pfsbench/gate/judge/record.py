@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
+from pfsbench.gate.history import provenance
+from pfsbench.gate.history.past import history, history_means, past_nights
+from pfsbench.gate.history.results import like_tags
 from pfsbench.gate.judge import budget
 from pfsbench.gate.judge.baseline import (case_key, contended_note,
                                          contended_sample, first_difference,
@@ -31,9 +34,6 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
 from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
 from pfsbench.gate.statistics.stats import night_noise
-from pfsbench.gate.history import provenance
-from pfsbench.gate.history.past import history, history_means, past_nights
-from pfsbench.gate.history.results import like_tags
 
 #: ``kind`` and ``format_version`` of the report record
 #: (pfsbench.gate.report.load_record checks both).

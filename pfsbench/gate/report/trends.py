@@ -9,6 +9,7 @@ paged or held (docs/history-pictures.md)."""
 import html
 import math
 
+from pfsbench.gate.history.provenance import differences
 from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
@@ -17,7 +18,6 @@ from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
 from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics.stats import diff_sigma
-from pfsbench.gate.history.provenance import differences
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
