@@ -352,7 +352,7 @@ def replay_whole_fs(records):
     history being the runs before it that the per-client counters left
     uncontended (newest first, as the probe reads its perflog).  Prints a
     row per run; returns the number of quiet runs it marked."""
-    from pfsbench.runs import own_share
+    from pfsbench.load import own_share
     marks = 0
     for i, record in enumerate(records):
         delta = own_share.parse_fs_counters(record.get('fs_counters'))

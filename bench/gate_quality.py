@@ -59,7 +59,7 @@ say).
 
 Results marked ``contended`` (foreign load seen during the case:
 another client's I/O on the device, or, these cases running on the host
-that runs ReFrame, others' work on its CPUs; :mod:`pfsbench.runs.contention`)
+that runs ReFrame, others' work on its CPUs; :mod:`pfsbench.load.contention`)
 are left out as the gate leaves them out, and counted per condition;
 ``--keep-contended`` keeps them (to compare).  A night whose contended
 repeats were left out is judged on the rest; a row of R repeats is
@@ -97,7 +97,7 @@ sys.path.insert(0, REPO)
 
 from pfsbench.gate.judge.baseline import USABLE_FAIL_PHASES     # noqa: E402
 from pfsbench.store.runs import read_database          # noqa: E402
-from pfsbench.gate.judge import lookback as lb                   # noqa: E402
+from pfsbench.gate.judge import lookback                         # noqa: E402
 from pfsbench.gate.judge.config import GateConfig                # noqa: E402
 from pfsbench.gate.judge.rule import (fixed_tolerance_verdict,  # noqa: E402
                                       hold_disturbed, judge, judge_nights)
@@ -319,7 +319,7 @@ def collect(runs, keep_contended=False):
     """``{cond: {var: [[values of session 0], [session 1], ...]}}``.
 
     Results marked ``contended`` (foreign load seen during the case,
-    :mod:`pfsbench.runs.contention`) are left out as the gate leaves them
+    :mod:`pfsbench.load.contention`) are left out as the gate leaves them
     out, unless ``keep_contended``; how many, per condition, is printed
     (and per session in :data:`CONTENDED`).
     """
@@ -423,16 +423,17 @@ def lookback_verdict(nights, others, cur, rng, baseline_nights, tol=0.05,
     # Each night as the gate's history keeps it (its wild repeats left
     # out, pfsbench.gate.statistics.stats.night_moments): a night of 3 or
     # 4 repeats measured by the within-night scale pooled over the
-    # nights before it (pfsbench.gate.store.series), tonight and the
+    # nights before it (pfsbench.gate.history.series), tonight and the
     # level's nights (the baseline's, in the gate) by that of the whole
     # history (pfsbench.gate.judge.samples.night_scale).
     spreads = [night_spread(nights[i]) for i in others]
-    history = [lb.night_moments(nights[i], pooled_scale(spreads[:k]))
+    history = [lookback.night_moments(nights[i], pooled_scale(spreads[:k]))
                for k, i in enumerate(others)]
     scale = pooled_scale(spreads)
-    return judge_nights([lb.night_moments(nights[i], scale)
+    return judge_nights([lookback.night_moments(nights[i], scale)
                          for i in level_ids],
-                        lb.night_moments(cur, scale), [history], tol, 'higher',
+                        lookback.night_moments(cur, scale), [history], tol,
+                        'higher',
                         detect,
                         DEFAULTS.lookback_confidence, 2,
                         DEFAULTS.lookback_outlier_z)
@@ -576,8 +577,8 @@ def report(pools, args):
           'cv of the unthrottled sessions (all repeats):')
     for var in VARIABLES:
         nights = [moments(s) for s in pools['natural'][var]]
-        tau2, df = lb.night_variance([nights])
-        cv2 = lb.pooled_cv2(nights)
+        tau2, df = lookback.night_variance([nights])
+        cv2 = lookback.pooled_cv2(nights)
         bounds = ', '.join(
             f'R={r}: {-math.expm1(-GAP * math.sqrt(tau2 + cv2 / r)):.0%}'
             for r in (3, 5, 10))
@@ -621,8 +622,8 @@ def bound(sessions, repeats, tol=0.05):
     the noise, is the limit).  Normal quantiles: the bound knows the
     noise exactly too."""
     nights = [moments(s) for s in sessions]
-    tau2, _ = lb.night_variance([nights])
-    cv2 = lb.pooled_cv2(nights)
+    tau2, _ = lookback.night_variance([nights])
+    cv2 = lookback.pooled_cv2(nights)
     se = math.sqrt(tau2 + cv2 / repeats)
     at_tol = max(Z99 * se, -math.log1p(-tol)) + Z90 * se
     return (-math.expm1(-GAP * se), -math.expm1(-at_tol), math.sqrt(tau2),
@@ -806,7 +807,7 @@ def lasting_sequence(sessions, loss, repeats, rng, rule, level_nights=5,
         nights[j] = [v * (1.0 - loss) for v in nights[j]]
 
     spreads = [night_spread(n) for n in nights]
-    moments_of = [lb.night_moments(n, pooled_scale(spreads[:k]))
+    moments_of = [lookback.night_moments(n, pooled_scale(spreads[:k]))
                   for k, n in enumerate(nights)]
     # The gate's level (level: baseline): the baseline's nights and the
     # like-for-like nights before its newest session.
@@ -902,7 +903,7 @@ def pooled_table(pools, args, rng):
                           f'{5 + 3 + AFTER_NIGHTS} sessions: no rows')
                 continue
             nights = [moments(x) for x in sessions]
-            tau2, _ = lb.night_variance([nights])
+            tau2, _ = lookback.night_variance([nights])
             marked = CONTENDED.get(cond, {}).get(var)
             scope = cond
 

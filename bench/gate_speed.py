@@ -34,14 +34,14 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 import synth                                               # noqa: E402
-from pfsbench.gate.judge import baseline as bl                   # noqa: E402
+from pfsbench.gate.history.past import history              # noqa: E402
+from pfsbench.gate.history.results import Results                 # noqa: E402
+from pfsbench.gate.judge import baseline                         # noqa: E402
 from pfsbench.gate.judge import config as gate_config            # noqa: E402
+from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 from pfsbench.gate.report import render                    # noqa: E402
-from pfsbench.gate.store.results import Results                 # noqa: E402
 from pfsbench.store import runs                                 # noqa: E402
 from pfsbench.store.runs import local_store, read_database      # noqa: E402
-from pfsbench.gate.store.history import history              # noqa: E402
-from pfsbench.gate.judge.record import compare, run_gate       # noqa: E402
 
 
 class Timer:
@@ -111,8 +111,9 @@ def main():
     first = Results(db)
     for report, source in itertools.islice(runs.reports(work), 5):
         first.add_report(report, source)
-    bl.save(bl.build(first, [s.uuid for s in first.ordered_sessions()],
-                     'speed'), work, force=True)
+    baseline.save(baseline.build(first,
+                                 [s.uuid for s in first.ordered_sessions()],
+                                 'speed'), work, force=True)
     out = os.path.join(work, 'gate')
     argv = [os.path.join(os.path.dirname(sys.executable), 'pfsbench'),
             'gate', '-b', 'speed', '--db', db, '--baseline-dir', work,
@@ -181,7 +182,7 @@ def stages(timer, db, cfg):
     print(f'  {len(results.sessions)} sessions (records read when asked '
           'for)')
     uuids = [s.uuid for s in results.ordered_sessions()]
-    base = timer('record a baseline from the first 5 nights', bl.build,
+    base = timer('record a baseline from the first 5 nights', baseline.build,
                  results, uuids[:5], 'speed')
     rows, missing, _, _ = timer('compare the last night (verdicts)', compare,
                                 base, results, [uuids[-1]], cfg)

@@ -36,7 +36,7 @@ sys.path[:0] = [os.path.join(HERE, '..'), os.path.join(HERE, '..', 'tests')]
 
 import synth  # noqa: E402
 from pfsbench import cli, store  # noqa: E402
-from pfsbench.gate.judge import baseline as bl  # noqa: E402
+from pfsbench.gate.judge import baseline        # noqa: E402
 from pfsbench.gate.judge import config as gate_config  # noqa: E402
 from pfsbench.gate.judge.record import run_gate  # noqa: E402
 from pfsbench.gate.report import render  # noqa: E402
@@ -80,7 +80,7 @@ def gate_record(reports, directory):
     synth.write_database(db, reports)
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'before-upgrade')
+    base = baseline.build(results, uuids[:3], 'before-upgrade')
     return run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
 
 

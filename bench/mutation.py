@@ -43,7 +43,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: The modules where a silent bug costs most, as globs under pfsbench/.
 MODULES = ('gate/judge/*.py', 'gate/statistics/*.py', 'store/*.py',
-           'runs/*.py', 'site/validate.py')
+           'plan/*.py', 'load/*.py', 'gate/report/summary.py',
+           'site/validate.py')
 
 #: Test files that reach a module through its package's face (``store.
 #: ingest_report``) or a command, beyond those that name it.
@@ -53,7 +54,7 @@ ALSO = {
     'store/connect.py': ('tests/test_store.py', 'tests/test_store_roles.py',
                          'tests/test_store_secrets.py'),
     'gate/judge/budget.py': ('tests/test_gate_units.py',),
-    'runs/budget.py': ('tests/test_nightly_plan.py',),
+    'plan/budget.py': ('tests/test_nightly_plan.py',),
 }
 
 #: The fast lane's marker expression (scripts/test.sh --fast).

@@ -74,12 +74,12 @@ sys.path.insert(0, REPO)
 from conftest import reframe_env, slurm_env  # noqa: E402
 from test_mfs import MFS, TARGET, _ForeignWriter  # noqa: E402
 
-from pfsbench.gate.judge import lookback as lb  # noqa: E402
+from pfsbench.gate.judge import lookback        # noqa: E402
 from pfsbench.gate.judge.config import GateConfig  # noqa: E402
 from pfsbench.gate.judge.config import load as gate_config_load  # noqa: E402
 from pfsbench.gate.judge.sensitivity import (  # noqa: E402
     _loss_fraction, smallest_log_loss)
-from pfsbench.runs.contention import (CommandFailed,  # noqa: E402
+from pfsbench.load.contention import (CommandFailed,  # noqa: E402
                                       parse_provenance)
 
 SYSTEM = 'localslurm:mfs'

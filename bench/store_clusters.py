@@ -305,7 +305,7 @@ class Site:
         """Per cluster: its sessions, rows and ReFrame partitions in the
         store, beside what its runs directory holds."""
         from pfsbench import store
-        from pfsbench.gate.store.results import records_of_report
+        from pfsbench.gate.history.results import records_of_report
         from pfsbench.store import runs
 
         facts = {}

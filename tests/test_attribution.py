@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Foreign load attributed to its job or client
-(:mod:`pfsbench.runs.attribution`): Lustre job_stats on the samples Lustre's
+(:mod:`pfsbench.load.attribution`): Lustre job_stats on the samples Lustre's
 manual and Whamcloud's collector publish (tests/data/lustre-job-stats/
 SOURCES.md), the per-client line format, and the verdict naming who."""
 
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from pfsbench.runs import attribution as at
-from pfsbench.runs.contention import CommandFailed
+from pfsbench.load import attribution as at
+from pfsbench.load.contention import CommandFailed
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'lustre-job-stats')
 

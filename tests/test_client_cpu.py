@@ -14,7 +14,7 @@ import warnings
 import pytest
 
 from conftest import REPO, run_reframe
-from pfsbench.runs import contention
+from pfsbench.load import contention
 
 BENCH = REPO / 'bench' / 'gate_quality.py'
 #: /proc/stat as the kernel prints it: two CPUs, the columns user nice

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from pfsbench.commands import diskstats as steps
-from pfsbench.core.errors import ParseError
 from pfsbench.core import jobsteps
+from pfsbench.core.errors import ParseError
 from pfsbench.core.jobsteps import Step
+from pfsbench.load import contention
 from pfsbench.parsers import diskstats
-from pfsbench.runs import contention
 
 DATA = Path(__file__).parent / 'data' / 'diskstats'
 IDLE = (DATA / 'idle-6.18.txt').read_text()

@@ -7,8 +7,8 @@ before the cache drop."""
 
 import pytest
 
-from pfsbench.runs import selection
 from pfsbench.commands import mdtest
+from pfsbench.plan import selection
 
 
 # select(): a case's time limit as its job will ask it ----------------------

@@ -19,7 +19,7 @@ import pytest
 from cappedfs import loop_fs
 from conftest import CONFIG, REPO, reframe_bin, run_reframe
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import contention
+from pfsbench.load import contention
 from pfsbench.site import exclusive, config as siteconfig
 
 STAMPED = str(REPO / 'tests' / 'data' / 'checks' / 'stamped.py')

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""First-night estimates (pfsbench.runs.estimate): a case without history
+"""First-night estimates (pfsbench.plan.estimate): a case without history
 is planned at its work over a conservative rate of its target's file
 system, or its stonewall, not at its time limit (issue 36: the default
 nightly planned 60 h on example_lustre before any history)."""
 
 import pytest
 
-from pfsbench.runs.selection import Selection, first_night
-from pfsbench.runs import estimate
+from pfsbench.plan import estimate
+from pfsbench.plan.selection import Selection, first_night
 
 GIB = 2 ** 30
 
@@ -102,7 +102,7 @@ def test_every_rate_key_is_in_the_target_schema():
 def test_every_target_gets_its_share_of_a_budget():
     # Issue 36: with three targets a 2-hour budget gave the disk Lustre one
     # fio case: the cheapest case of each family, wherever it ran.
-    from pfsbench.runs.budget import choose
+    from pfsbench.plan.budget import choose
     cases_, seconds = [], {}
     for target, slow in (('flash', 1), ('disk', 3), ('nvme', 1)):
         for family, minutes in (('fio', 2), ('dd', 10), ('mdtest', 5)):
@@ -131,7 +131,7 @@ def test_every_target_gets_its_share_of_a_budget():
 
 
 def _select(monkeypatch, part, described, past=None):
-    from pfsbench.runs import selection
+    from pfsbench.plan import selection
     # The listing and the dry run are ReFrame's: here, what they found.
     monkeypatch.setattr(selection.cases, 'describe',
                         lambda *args, **kwargs: described)
@@ -180,7 +180,7 @@ def test_a_first_night_cut_by_a_time_limit_says_the_case_is_killed(
 def test_coverage_first_bandwidth_and_metadata_on_every_shared_target():
     # --nodes 8 left the main scratch (NFS) one metadata case and no
     # bandwidth case while the node-local tmpfs got two.
-    from pfsbench.runs.budget import choose, node_targets
+    from pfsbench.plan.budget import choose, node_targets
     part = {'extras': {'targets': [
         {'name': 'scratch', 'path': '/n', 'fstype': 'nfs'},
         {'name': 'tmp', 'path': '/tmp/x', 'fstype': 'tmpfs',

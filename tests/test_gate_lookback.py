@@ -11,13 +11,13 @@ import random
 import pytest
 
 from pfsbench import cli
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.history.series import CaseColumns
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.judge.rule import judge_nights, tonight_p
 from pfsbench.gate.statistics.stats import (SPREAD_MEDIANS, Moments,
                                             moments, night_spread,
                                             pooled_scale, wild_repeats)
-from pfsbench.gate.store.series import CaseColumns
 import synth
 
 CASE = 'dd_stream_per_node %nodes=1'
@@ -93,8 +93,9 @@ def test_the_far_tail_is_calibrated_where_the_night_noise_is_near_0():
     # measures: 29 of 3000 unchanged nights had p < 0.005 (twice the
     # nominal 15).  The nights' own degrees of freedom keep it under.
     def p_of(nights, tonight):
-        return tonight_p(lb.interval(nights, tonight,
-                                     lb.night_variance([nights]), 0.99),
+        return tonight_p(lookback.interval(
+                             nights, tonight,
+                             lookback.night_variance([nights]), 0.99),
                          'higher')
 
     assert unchanged_tail(5, 0.05, 0.10, 5, 8, 0.005, p_of) <= 15
@@ -138,14 +139,14 @@ def test_a_spread_with_its_tolerance_of_50_percent_is_never_a_traceback():
     assert out['verdict'] == 'inconclusive', out
     assert 'would settle it' in out['reason'] or \
         'will not settle it' in out['reason'], out['reason']
-    assert lb.log_margin(1.0, 'lower') == pytest.approx(math.log(2.0))
-    assert lb.log_margin(0.5, 'higher') == pytest.approx(math.log(2.0))
+    assert lookback.log_margin(1.0, 'lower') == pytest.approx(math.log(2.0))
+    assert lookback.log_margin(0.5, 'higher') == pytest.approx(math.log(2.0))
 
 
 def test_a_tolerance_of_one_on_a_higher_is_better_figure_gives_a_verdict():
     # MB/s with tolerance 1.0 (the schema allows up to 10): detect 2.0, a
     # "loss" to zero or below; ln(1 - 2) raised before.
-    assert lb.log_margin(1.0, 'higher') == math.inf
+    assert lookback.log_margin(1.0, 'higher') == math.inf
     rng = random.Random(7)
     history = [night(rng, 500.0 * math.exp(rng.gauss(0.0, 0.4)), 50.0, 3)
                for _ in range(8)]
@@ -157,9 +158,9 @@ def test_a_tolerance_of_one_on_a_higher_is_better_figure_gives_a_verdict():
 def test_a_noisy_night_weighs_less_in_the_level():
     tight = Moments(100.0, 1.0, 5)
     noisy = Moments(80.0, 30.0 ** 2, 5)
-    mu, _ = lb.level([tight, noisy], 0.0)
+    mu, _ = lookback.level([tight, noisy], 0.0)
     assert math.exp(mu) > 99.0
-    mu_even, _ = lb.level([tight, Moments(80.0, 0.64, 5)], 0.0)
+    mu_even, _ = lookback.level([tight, Moments(80.0, 0.64, 5)], 0.0)
     assert math.exp(mu_even) == pytest.approx(math.sqrt(100.0 * 80.0))
 
 
@@ -167,30 +168,30 @@ def test_the_noise_is_what_the_nights_vary_beyond_their_repeats():
     rng = random.Random(11)
     history = [night(rng, math.exp(rng.gauss(0.0, 0.05)), 0.02, 5)
                for _ in range(200)]
-    tau2, df = lb.night_variance([history])
+    tau2, df = lookback.night_variance([history])
     assert df == 199
     assert math.sqrt(tau2) == pytest.approx(0.05, rel=0.15)
     # Nights that vary only as their repeats do: no night noise.
     flat = [night(rng, 1.0, 0.05, 5) for _ in range(200)]
-    assert math.sqrt(lb.night_variance([flat])[0]) < 0.01
+    assert math.sqrt(lookback.night_variance([flat])[0]) < 0.01
 
 
 def test_a_step_between_segments_does_not_count_as_noise():
     rng = random.Random(5)
     before = [night(rng, 100.0, 0.02, 5) for _ in range(10)]
     after = [night(rng, 60.0, 0.02, 5) for _ in range(10)]
-    split = lb.split_at_markers(before + after, [False] * 10 + [True] +
-                                [False] * 9)
+    split = lookback.split_at_markers(before + after, [False] * 10 + [True] +
+                                      [False] * 9)
     assert [len(s) for s in split] == [10, 10]
-    assert math.sqrt(lb.night_variance(split)[0]) < 0.02
-    assert math.sqrt(lb.night_variance([before + after])[0]) > 0.2
+    assert math.sqrt(lookback.night_variance(split)[0]) < 0.02
+    assert math.sqrt(lookback.night_variance([before + after])[0]) > 0.2
 
 
 def test_outlying_nights_are_left_out():
     rng = random.Random(9)
     history = [night(rng, 100.0, 0.02, 5) for _ in range(10)]
     history[4] = Moments(50.0, 1.0, 5)
-    kept, dropped = lb.drop_outliers(history, 3.5)
+    kept, dropped = lookback.drop_outliers(history, 3.5)
     assert dropped == [history[4]] and len(kept) == 9
     out = judge_nights(history[-5:], night(rng, 100.0, 0.02, 5), [history],
                        0.05, 'higher', 0.10)
@@ -208,7 +209,7 @@ def test_a_night_within_its_own_noise_is_no_outlier():
              for i in range(10)]
     off = Moments(103.0, 25.0, 5)
     history = agree[:6] + [off] + agree[6:]
-    kept, dropped = lb.drop_outliers(history, 3.5)
+    kept, dropped = lookback.drop_outliers(history, 3.5)
     assert dropped == [] and kept == history
     out = judge_nights(history[-5:], Moments(100.0, 25.0, 5), [history],
                        0.05, 'higher', 0.10)
@@ -217,7 +218,7 @@ def test_a_night_within_its_own_noise_is_no_outlier():
     assert out['lookback']['level_nights'] == 5
     # A night far beyond its own noise still goes.
     far = agree[:6] + [Moments(70.0, 12.25, 5)] + agree[6:]
-    assert lb.drop_outliers(far, 3.5)[1] == [far[6]]
+    assert lookback.drop_outliers(far, 3.5)[1] == [far[6]]
 
 
 def test_too_short_a_history_leaves_it_to_the_interval_rule():
@@ -429,18 +430,18 @@ def test_tonights_repeats_measure_its_spread_when_the_level_has_few():
     # level's 1 (t = 63.7) its interval reached +6e10 % on CI-like load.
     level = [Moments(600.0, 30.0 ** 2, 2)]
     tonight = Moments(100.0, 30.0 ** 2, 6)
-    iv = lb.interval(level, tonight, (0.0, 5), 0.99)
+    iv = lookback.interval(level, tonight, (0.0, 5), 0.99)
     assert iv.df == 5.0
-    assert lb.decide(iv, 0.4, 0.8, 'higher')[0] == 'regression'
+    assert lookback.decide(iv, 0.4, 0.8, 'higher')[0] == 'regression'
     # Where the level nights measure the same spread with more repeats,
     # theirs lend the degrees.
     many = [Moments(600.0, 30.0 ** 2, 9)] * 4
     alike = Moments(100.0, 5.0 ** 2, 6)
-    assert lb.interval(many, alike, (0.0, 50), 0.99).df == 32.0
+    assert lookback.interval(many, alike, (0.0, 50), 0.99).df == 32.0
     # But never more than the night means carry: with the night noise
     # near 0 the repeats' degrees made the far tail 2-3 times too heavy
     # (docs/gate-evidence.md, "The far tail").
-    assert lb.interval(many, alike, (0.0, 5), 0.99).df == 5.0
+    assert lookback.interval(many, alike, (0.0, 5), 0.99).df == 5.0
 
 
 def test_one_tool_run_a_night_counts_its_iterations(tmp_path, capsys):
@@ -512,17 +513,17 @@ def test_one_wild_repeat_tonight_neither_hides_nor_fakes_a_loss(
 
 
 def test_a_night_keeps_its_repeats_unless_one_is_wild():
-    assert lb.night_moments(WILD_NIGHT) == moments(
+    assert lookback.night_moments(WILD_NIGHT) == moments(
         [v for v in WILD_NIGHT if v not in (13.8, 39.0)])
     # A broad but ordinary spread (the unthrottled recording's writes,
     # one session) keeps every repeat.
     broad = [129.0, 41.0, 135.0, 317.0, 484.0, 375.0, 168.0, 265.0, 271.0,
              77.0]
-    assert lb.night_moments(broad) == moments(broad)
+    assert lookback.night_moments(broad) == moments(broad)
     # Too few repeats to tell, constants and zeros: all kept.
     for values in ([43.0, 43.1, 13.8], [5.0] * 6, [0.0] * 6,
                    [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]):
-        assert lb.night_moments(values) == moments(values)
+        assert lookback.night_moments(values) == moments(values)
 
 
 def test_five_ordinary_repeats_are_not_made_wild_by_chance():
@@ -533,10 +534,10 @@ def test_five_ordinary_repeats_are_not_made_wild_by_chance():
     night = [100.0, 100.05, 99.95, 103.0, 97.0]
     assert len(wild_repeats(night)) == 2
     assert wild_repeats(night, 0.02) == []
-    assert lb.night_moments(night, 0.02) == moments(night)
+    assert lookback.night_moments(night, 0.02) == moments(night)
     wild = [100.0, 100.05, 99.95, 103.0, 50.0]
     assert [i for i, _, _ in wild_repeats(wild, 0.02)] == [4]
-    assert 'pooled' in lb.night_moments(wild, 0.02).wild_scale
+    assert 'pooled' in lookback.night_moments(wild, 0.02).wild_scale
     # How often it happened: nights of 5 normal repeats (2 % spread),
     # by their own scale alone and floored at the pooled scale of 20 such
     # nights.
@@ -658,29 +659,29 @@ def test_a_short_night_measures_its_repeats_by_the_other_nights():
     # within-night scale of the other nights (0.2 %) can.
     scale = pooled_scale([night_spread(v) for v in SHORT_NIGHTS])
     assert 0.001 < scale < 0.005
-    found = lb.night_moments([43.0, 43.1, 13.8], scale)
+    found = lookback.night_moments([43.0, 43.1, 13.8], scale)
     assert found == moments([43.0, 43.1])
     assert [(i, v) for i, v, _ in found.left_out] == [(2, 13.8)]
     assert found.left_out[0][2] > 100
     assert 'pooled over the figure\'s other nights' in found.wild_scale
     # 4 repeats: at most one left out.
-    assert lb.night_moments([43.0, 12.0, 43.1, 42.9], scale) == moments(
+    assert lookback.night_moments([43.0, 12.0, 43.1, 42.9], scale) == moments(
         [43.0, 43.1, 42.9])
     # Two of 3 (or of 4) beyond the limit: a broad night, not a wild
     # repeat; every repeat kept.
     for values in ([43.0, 13.8, 150.0], [43.0, 13.8, 150.0, 43.1],
                    [43.0, 13.8, 12.0, 43.1]):
-        assert lb.night_moments(values, scale) == moments(values)
+        assert lookback.night_moments(values, scale) == moments(values)
     # Too few nights for a scale (4 with a spread): as before.
     assert pooled_scale([night_spread(v) for v in SHORT_NIGHTS[:4]] +
                         [None, float('nan')]) is None
     # Steady nights of equal repeats: a scale of 0 leaves nothing out.
     assert pooled_scale([night_spread([5.0] * 3)] * 6) == 0.0
-    assert lb.night_moments([5.0, 5.0, 1.0], 0.0) == moments(
+    assert lookback.night_moments([5.0, 5.0, 1.0], 0.0) == moments(
         [5.0, 5.0, 1.0])
     # 1 or 2 repeats, zeros: as before, whatever the scale.
     for values in ([13.8], [43.0, 13.8], [0.0, 43.0, 43.1], [0.0] * 3):
-        assert lb.night_moments(values, scale) == moments(values)
+        assert lookback.night_moments(values, scale) == moments(values)
 
 
 def test_a_short_night_of_ordinary_broad_spread_keeps_its_repeats():
@@ -692,7 +693,7 @@ def test_a_short_night_of_ordinary_broad_spread_keeps_its_repeats():
     scale = pooled_scale([night_spread(v) for v in nights])
     assert scale > 0.2
     for values in nights + [[41.0, 135.0, 484.0], [484.0, 41.0, 317.0]]:
-        assert lb.night_moments(values, scale) == moments(values)
+        assert lookback.night_moments(values, scale) == moments(values)
 
 
 def test_a_history_column_leaves_out_what_tonight_would():
@@ -704,8 +705,8 @@ def test_a_history_column_leaves_out_what_tonight_would():
         cols.append(i, {}, {'read_bw': (sum(values) / 3, values)}, ())
     for i, values in enumerate(nights):
         scale = pooled_scale([night_spread(v) for v in nights[:i]])
-        assert cols.moments('read_bw', i) == lb.night_moments(values,
-                                                              scale)
+        assert cols.moments('read_bw', i) == lookback.night_moments(values,
+                                                                    scale)
         assert cols.spread('read_bw', i) == night_spread(values)
     wild = cols.moments('read_bw', 7)
     assert wild.n == 2 and [v for _, v, _ in wild.left_out] == [13.8]
@@ -756,16 +757,16 @@ def test_repeats_to_settle_counts_the_repeats_degrees_of_freedom():
     level_nights = [moments([1073.0, 1075.0])]
     tonight = moments([190.0, 350.0])
     noise = (0.0, 5)
-    need = lb.repeats_to_settle(level_nights, tonight, noise, 0.8, 0.98,
-                                direction='higher')
+    need = lookback.repeats_to_settle(level_nights, tonight, noise, 0.8, 0.98,
+                                      direction='higher')
     assert need is not None and need > 2
     # And what it promises does settle it: an unchanged night of `need`
     # repeats with the pooled spread excludes a loss of 80 %.
-    cv2 = lb.pooled_cv2(level_nights + [tonight])
+    cv2 = lookback.pooled_cv2(level_nights + [tonight])
     sd = math.sqrt(cv2) * 1074.0
     settled = moments([1074.0 + sd * z for z in
                        (random.Random(1).gauss(0, 1) for _ in range(need))])
-    iv = lb.interval([moments([1073.0, 1075.0])], settled, noise, 0.98)
+    iv = lookback.interval([moments([1073.0, 1075.0])], settled, noise, 0.98)
     assert iv.low > -0.8
 
 
@@ -792,11 +793,11 @@ def test_a_disturbed_night_counts_in_the_noise_no_more_than_the_limit():
     nights = [night(rng, 100.0 * math.exp(rng.gauss(0.0, 0.05)), 0.02, 5)
               for _ in range(12)]
     bad = Moments(40.0, 0.8 ** 2, 5)
-    kept, dropped = lb.drop_outliers(nights + [bad], 3.5, clamp=True)
+    kept, dropped = lookback.drop_outliers(nights + [bad], 3.5, clamp=True)
     assert len(kept) == 13 and dropped[-1] == bad and kept[-1].mean > 80.0
-    clean = lb.night_variance([nights])[0]
-    assert clean < lb.night_variance([kept])[0] < 1.5 * clean
-    assert lb.night_variance([nights + [bad]])[0] > 30 * clean
+    clean = lookback.night_variance([nights])[0]
+    assert clean < lookback.night_variance([kept])[0] < 1.5 * clean
+    assert lookback.night_variance([nights + [bad]])[0] > 30 * clean
     # The level leaves them out.
-    assert lb.drop_outliers(nights + [bad], 3.5)[0] == [
+    assert lookback.drop_outliers(nights + [bad], 3.5)[0] == [
         n for n in nights if n not in dropped]

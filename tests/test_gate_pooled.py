@@ -11,10 +11,10 @@ import random
 
 import pytest
 
+from pfsbench.gate.history import provenance
 from pfsbench.gate.judge import budget, pooled
 from pfsbench.gate.judge.rule import judge_nights
 from pfsbench.gate.statistics.stats import Moments, t_quantile
-from pfsbench.gate.store import provenance as prov
 from test_gate_lookback import gate_json, night, nights_db, run
 import synth
 
@@ -248,10 +248,11 @@ def test_a_case_whose_night_brings_a_named_change_keeps_its_verdict():
 
 
 def test_only_causes_name_a_change():
-    assert prov.named_cause('fs_super_opts') and prov.named_cause('kernel')
-    assert prov.named_cause('lustre_server')
-    assert not prov.named_cause('job_nodelist')
-    assert not prov.named_cause('a_site_extra')
+    assert provenance.named_cause('fs_super_opts')
+    assert provenance.named_cause('kernel')
+    assert provenance.named_cause('lustre_server')
+    assert not provenance.named_cause('job_nodelist')
+    assert not provenance.named_cause('a_site_extra')
 
 
 CASES = [f'dd_stream_per_node %nodes={i}' for i in range(1, 9)]

@@ -22,7 +22,7 @@ import pytest
 
 import synth
 from pfsbench import cli
-from pfsbench.gate.judge import lookback as lb
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.rule import VERDICTS, judge, judge_nights
 from pfsbench.gate.statistics.stats import Moments, moments
 
@@ -232,10 +232,10 @@ nights_st = st.lists(st.builds(
 def test_the_rules_give_a_verdict_for_any_nights(level, history, current,
                                                  direction, markers):
     tonight = current[-1]
-    segments = lb.split_at_markers(history, markers + [False] * 12)
+    segments = lookback.split_at_markers(history, markers + [False] * 12)
     out = judge_nights(level, tonight, segments, 0.05, direction, 0.10,
                        confidence=0.98)
-    if lb.not_positive(level, tonight, segments) and out is not None:
+    if lookback.not_positive(level, tonight, segments) and out is not None:
         # Nights at 0 go to the interval rule, unless 0 stays 0.
         assert out['verdict'] == 'pass' and tonight.mean == 0
     if out is not None:
@@ -280,7 +280,7 @@ def test_a_lower_is_better_figure_at_0_for_weeks_then_0_again_passes():
 def test_a_short_night_by_a_pooled_scale_keeps_most_of_it(values, scale):
     # Whatever the figure's other nights say: fewer than half left out,
     # none of a night of 1 or 2, and a mean among the repeats.
-    night = lb.night_moments(values, scale)
+    night = lookback.night_moments(values, scale)
     assert 2 * night.n > len(values)
     assert night.n == len(values) or len(values) >= 3
     assert min(values) * (1 - 1e-9) <= night.mean <= max(values) * (1 + 1e-9)
@@ -292,7 +292,7 @@ def test_a_short_night_by_a_pooled_scale_keeps_most_of_it(values, scale):
 @given(values=st.lists(st.one_of(st.just(0.0), sizes), min_size=1,
                        max_size=12))
 def test_a_night_without_its_wild_repeats_keeps_most_of_them(values):
-    night = lb.night_moments(values)
+    night = lookback.night_moments(values)
     # Wild means beyond 8 MADs of the median: never half the night.
     assert 2 * night.n > len(values)
     assert min(values) * (1 - 1e-9) <= night.mean <= max(values) * (1 + 1e-9)

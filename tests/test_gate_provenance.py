@@ -4,11 +4,11 @@ differences ranked likeliest cause first, variables equal by construction
 collapsed into one figure, one repeats estimate per case."""
 
 import synth
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.history import provenance
+from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import case_rows
 from pfsbench.gate.report import render
-from pfsbench.gate.store import provenance as prov
 from pfsbench.store.runs import read_database
 
 ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
@@ -16,23 +16,23 @@ ORDERED = {'fs_type': 'ext4', 'fs_super_opts': 'rw;data=ordered',
 
 
 def test_option_change_lists_added_then_removed_options():
-    assert prov.option_change(['rw;data=ordered'],
-                              'rw;nodelalloc;data=journal') == \
+    assert provenance.option_change(['rw;data=ordered'],
+                                    'rw;nodelalloc;data=journal') == \
         '+data=journal +nodelalloc -data=ordered'
     # An option some baseline session had is not new.
-    assert prov.option_change(['rw', 'rw;noatime'], 'rw;noatime') == ''
+    assert provenance.option_change(['rw', 'rw;noatime'], 'rw;noatime') == ''
 
 
 def test_differences_likeliest_first_and_job_ids_ignored():
     after = dict(ORDERED, fs_super_opts='rw;data=journal', kernel='6.18',
                  slurm_job_id='12', node='n2', site_flag='b')
-    changes = prov.differences([dict(ORDERED, site_flag='a')], after)
+    changes = provenance.differences([dict(ORDERED, site_flag='a')], after)
     assert [c.key for c in changes] == ['fs_super_opts', 'kernel',
                                         'site_flag', 'node']
     assert changes[0].describe() == \
         'fs_super_opts: +data=journal -data=ordered (superblock options)'
     assert changes[1].describe() == "kernel: '6.1' -> '6.18' (kernel)"
-    assert prov.differences([ORDERED, ORDERED], dict(ORDERED)) == []
+    assert provenance.differences([ORDERED, ORDERED], dict(ORDERED)) == []
 
 
 def _gate(tmp_path, reports, base_sessions=2):
@@ -40,7 +40,7 @@ def _gate(tmp_path, reports, base_sessions=2):
     synth.write_database(db, reports)
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:base_sessions], 'pre')
+    base = baseline.build(results, uuids[:base_sessions], 'pre')
     # The repeats alone decide (no assumed night noise): these tests are
     # about what the gate names and how it groups figures, on synthetic
     # nights that differ by their repeats only.
@@ -137,7 +137,7 @@ def test_a_server_side_change_is_named_before_the_client_side():
     # extras.server_provenance_command's facts, as a case logs them.
     was = 'filesystem=moosefs; master_version=3.0.117; copies=1'
     now = 'filesystem=moosefs; master_version=3.0.117; copies=2'
-    changes = prov.differences(
+    changes = provenance.differences(
         [dict(ORDERED, server_provenance=was)],
         dict(ORDERED, kernel='6.18', server_provenance=now))
     assert [c.key for c in changes] == ['server_provenance', 'kernel']
@@ -150,13 +150,13 @@ def test_a_server_side_change_is_named_before_the_client_side():
 
 def test_server_facts_that_changed_appeared_or_went():
     was = 'filesystem=moosefs; chunkservers=3; copies=1'
-    assert prov.fact_change(
+    assert provenance.fact_change(
         [was], 'filesystem=moosefs; chunkservers=2; copies=2') == \
         'chunkservers 3 -> 2; copies 1 -> 2'
-    assert prov.fact_change(
+    assert provenance.fact_change(
         [was], 'filesystem=moosefs; copies=1; layout=raid1') == \
         'chunkservers 3 -> None; layout None -> raid1'
     # A command that failed logs no facts: every one of them went.
-    assert prov.fact_change([was], 'unavailable: exit status 1') == \
+    assert provenance.fact_change([was], 'unavailable: exit status 1') == \
         'filesystem moosefs -> None; chunkservers 3 -> None; copies 1 -> None'
-    assert prov.fact_change([was], was) == ''
+    assert provenance.fact_change([was], was) == ''

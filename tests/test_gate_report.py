@@ -10,7 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pfsbench import cli
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge import (baseline as judge_baseline,
+                                 config as gate_config)
 import synth
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
@@ -30,7 +31,7 @@ def gate_last_night(directory, reports, baseline='pre'):
     synth.write_database(db, reports)
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], baseline)
+    base = judge_baseline.build(results, uuids[:3], baseline)
     return (run_gate(base, results, [uuids[-1]], gate_config.GateConfig()),
             uuids)
 

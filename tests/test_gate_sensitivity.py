@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pfsbench import cli
-from pfsbench.gate.judge import sensitivity as sens
+from pfsbench.gate.judge import sensitivity
 from pfsbench.gate.judge.rule import judge, judge_nights
 from pfsbench.gate.statistics.stats import Moments, moments, t_quantile
 import synth
@@ -35,8 +35,8 @@ def test_with_the_level_known_it_is_the_bound_of_the_quality_bench():
     # tau 8.3 %, cv 9.1 %, R = 5: the write bound of docs/gate-evidence.md (28 %),
     # with normal quantiles and a tolerance the bound exceeds.
     se = math.sqrt(0.083 ** 2 + 0.091 ** 2 / 5)
-    out = sens.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'higher', 5,
-                           0.083 ** 2, 0.091 ** 2, 1000)
+    out = sensitivity.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'higher', 5,
+                                  0.083 ** 2, 0.091 ** 2, 1000)
     assert out['detects'] == pytest.approx(-math.expm1(-GAP * se), rel=1e-3)
     assert out['detects'] == pytest.approx(0.28, abs=0.005)
     assert out['blind']
@@ -44,18 +44,18 @@ def test_with_the_level_known_it_is_the_bound_of_the_quality_bench():
 
 def test_a_quiet_figure_detects_its_tolerance_plus_the_power_margin():
     # No noise at all: the change must only pass the tolerance.
-    out = sens.sensitivity(0.0, 10, 0.01, 0.05, 0.10, 'higher', 5, 0.0,
-                           0.0, 5)
+    out = sensitivity.sensitivity(0.0, 10, 0.01, 0.05, 0.10, 'higher', 5, 0.0,
+                                  0.0, 5)
     assert out['detects'] == pytest.approx(0.05)
     assert not out['blind'] and out['repeats_needed'] is None
 
 
 def test_a_lower_is_better_figure_detects_a_growth():
     se = 0.05
-    up = sens.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'lower', 5,
-                          0.0, 0.0, 5)
-    down = sens.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'higher', 5,
-                            0.0, 0.0, 5)
+    up = sensitivity.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'lower', 5,
+                                 0.0, 0.0, 5)
+    down = sensitivity.sensitivity(se * se, None, 0.01, 0.05, 0.10, 'higher',
+                                   5, 0.0, 0.0, 5)
     assert up['detects'] == pytest.approx(math.expm1(GAP * se), rel=1e-3)
     assert up['detects'] > down['detects']
 
@@ -147,8 +147,8 @@ def test_a_blind_figure_names_the_repeats_that_reach_the_target():
     found = out['sensitivity']
     assert found['blind'] and found['detects'] > 0.10
     need = found['repeats_needed']
-    assert need is not None and 3 < need <= sens.MAX_REPEATS
-    assert sens.label(found).startswith(
+    assert need is not None and 3 < need <= sensitivity.MAX_REPEATS
+    assert sensitivity.label(found).startswith(
         f'detects >= {found["detects"]:.0%}: cannot detect the loss it must '
         f'find (10%, lookback.detect); about {need} repeats per night would find it 9 times in '
         '10')
@@ -167,7 +167,7 @@ def test_no_repeat_count_cures_the_night_to_night_noise():
                        0.05, 'higher', 0.10, confidence=0.98)
     found = out['sensitivity']
     assert found['blind'] and found['repeats_needed'] is None
-    assert 'no repeat count would find it' in sens.label(found)
+    assert 'no repeat count would find it' in sensitivity.label(found)
 
 
 def nights_db(tmp_path, levels, cv, seed=2):
@@ -245,7 +245,7 @@ def test_any_series_gets_a_sensitivity_that_grows_with_the_noise(
     assert found['detects'] is None or found['detects'] >= 0.05 - 1e-9
     assert found['blind'] == (found['detects'] is None or
                               found['detects'] > 0.10)
-    assert sens.label(found).startswith('detects')
+    assert sensitivity.label(found).startswith('detects')
 
 
 @settings(max_examples=200, deadline=None)
@@ -256,8 +256,8 @@ def test_any_series_gets_a_sensitivity_that_grows_with_the_noise(
        rule=st.sampled_from(['lookback', 'interval']))
 def test_more_noise_never_buys_more_sensitivity(se2, more, df, direction,
                                                 rule):
-    quiet, noisy = (sens.sensitivity(v, df, 0.01, 0.05, 0.10, direction, 5,
-                                     v, 0.0, 5, rule)
+    quiet, noisy = (sensitivity.sensitivity(v, df, 0.01, 0.05, 0.10,
+                                            direction, 5, v, 0.0, 5, rule)
                     for v in (se2, se2 + more))
     if noisy['detects'] is not None:
         assert quiet['detects'] <= noisy['detects'] + 1e-12

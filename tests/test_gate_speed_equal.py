@@ -17,7 +17,7 @@ import statistics
 import pytest
 
 import synth
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.gate.judge import pooled
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.report import render
@@ -164,7 +164,7 @@ def test_running_median_is_the_min_max_rule_to_the_bit():
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:3], 'pre')
+    base = baseline.build(results, uuids[:3], 'pre')
     pooled._window_level.cache_clear()
     rec = run_gate(base, results, [uuids[-1]], gate_config.GateConfig())
     stamp = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?'

@@ -11,11 +11,11 @@ import pytest
 
 from pfsbench import store
 from pfsbench.core.errors import ConfigError
+from pfsbench.gate.history import provenance
+from pfsbench.gate.history.past import _tags_of
+from pfsbench.gate.history.results import Results, records_of_report
 from pfsbench.gate.judge import baseline
 from pfsbench.gate.judge.record import disturbed_nights
-from pfsbench.gate.store import provenance
-from pfsbench.gate.store.history import _tags_of
-from pfsbench.gate.store.results import Results, records_of_report
 from pfsbench.schemas import validation
 import synth
 

@@ -15,7 +15,7 @@ import pytest
 
 import synth
 from pfsbench import cli
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.sweeps import cpu_var_for
 from pfsbench.gate.report import render
@@ -65,7 +65,7 @@ def record(tmp_path_factory):
     synth.write_database(db, reports)
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    base = bl.build(results, uuids[:1], 'base')
+    base = baseline.build(results, uuids[:1], 'base')
     return run_gate(base, results, uuids[1:], gate_config.GateConfig())
 
 

@@ -11,9 +11,9 @@ import xml.etree.ElementTree as ET
 
 import synth
 from pfsbench import cli, store
+from pfsbench.gate.history.keys import CaseKey
 from pfsbench.gate.report import svg as svgmod
 from pfsbench.gate.report import trends
-from pfsbench.gate.store.keys import CaseKey
 from pfsbench.store import triage
 from pgcluster import pg_cluster, pg_url  # noqa: F401
 

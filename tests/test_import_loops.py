@@ -83,7 +83,7 @@ def test_the_graph_sees_the_package():
     graph = import_graph()
     assert len(graph) > 100
     assert sum(map(len, graph.values())) > 250
-    assert 'pfsbench.gate.store.keys' in graph['pfsbench.store.codec']
+    assert 'pfsbench.gate.history.keys' in graph['pfsbench.store.codec']
 
 
 def _package(tmp_path, sources):
@@ -102,16 +102,16 @@ def _package(tmp_path, sources):
 
 
 def test_a_loop_through_a_lazy_import_is_found(tmp_path):
-    # The loop the gate's store had: results imports index at the top,
+    # The loop the gate's history had: results imports index at the top,
     # index imports results inside a function.
     package = _package(tmp_path, {
-        'gate/store/results.py': 'from pfsbench.gate.store import index\n',
-        'gate/store/index.py':
-            'def f():\n    from pfsbench.gate.store.results import K\n',
+        'gate/history/results.py': 'from pfsbench.gate.history import index\n',
+        'gate/history/index.py':
+            'def f():\n    from pfsbench.gate.history.results import K\n',
         'core/errors.py': '',
     })
     assert loops(import_graph(package)) == [
-        ['pfsbench.gate.store.index', 'pfsbench.gate.store.results']]
+        ['pfsbench.gate.history.index', 'pfsbench.gate.history.results']]
 
 
 def test_a_longer_loop_is_found(tmp_path):

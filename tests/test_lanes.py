@@ -169,7 +169,7 @@ def test_pure_tests_of_this_repository_are_in_no_lane():
 
 def test_the_package_functions_that_start_reframe_are_uses(tmp_path):
     module = _module(tmp_path, 'test_h', '''
-        from pfsbench.runs import cases
+        from pfsbench.plan import cases
 
         def test_listing():
             assert cases.describe(SETTINGS, 'site:part', CHECKS, ['E6'])

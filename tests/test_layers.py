@@ -25,12 +25,13 @@ FLOORS = {
     'pfsbench.commands': 2,             # one argv builder per tool
     'pfsbench.parsers': 3,              # one pure parser per tool output
     'pfsbench.gate.statistics': 4,      # moments, intervals, change points
-    'pfsbench.gate.store': 5,           # perflogs, run reports, history
+    'pfsbench.gate.history': 5,         # run reports, series, provenance
     'pfsbench.papers': 6,               # the source papers' figures
     'pfsbench.store': 6,                # the results store (SQL)
     'pfsbench.site': 7,                 # site config, targets, binaries
     'pfsbench.siteconfig': 7,           # old path kept for site configs
-    'pfsbench.runs': 8,                 # cases, contention, run summary
+    'pfsbench.load': 8,                 # foreign load seen during a run
+    'pfsbench.plan': 9,                 # a nightly's plan
     'pfsbench.gate': 9,                 # the gate package itself
     'pfsbench.gate.judge': 9,           # samples, rule, verdict, record
     'pfsbench.gate.report': 10,         # text, JUnit, HTML of a record
@@ -158,7 +159,7 @@ def test_gate_has_rooms_only():
 
 
 @pytest.mark.parametrize('source, found', [
-    ('from pfsbench.gate.store import results\n', 1),
+    ('from pfsbench.gate.history import results\n', 1),
     ('import pfsbench.cli\n', 1),
     ('def f():\n    from pfsbench.site import config\n', 1),
     ('from .. import site\n', 1),
@@ -166,13 +167,13 @@ def test_gate_has_rooms_only():
 ])
 def test_an_upward_import_is_found(tmp_path, source, found):
     package = tmp_path / 'pfsbench'
-    for room in ('core', 'site', 'cli', 'gate/store'):
+    for room in ('core', 'site', 'cli', 'gate/history'):
         (package / room).mkdir(parents=True)
         (package / room / '__init__.py').write_text('')
     (package / 'gate' / '__init__.py').write_text('')
     (package / '__init__.py').write_text('')
     (package / 'core' / 'errors.py').write_text('')
-    (package / 'gate' / 'store' / 'results.py').write_text('')
+    (package / 'gate' / 'history' / 'results.py').write_text('')
     (package / 'site' / 'config.py').write_text('')
     (package / 'core' / 'values.py').write_text(source)
     problems = upward_imports(package)

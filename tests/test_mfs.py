@@ -20,7 +20,7 @@ import threading
 import pytest
 
 from conftest import CHECKS, REPO, perflog_dicts, run_reframe
-from pfsbench.runs import attribution, contention, own_share
+from pfsbench.load import attribution, contention, own_share
 from test_checks_ior import idle_slurm  # noqa: F401  (a fixture)
 
 MFS = REPO / 'tests' / 'mfs' / 'mfs.sh'

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A nightly's budget (pfsbench.runs.budget) through its public functions:
+"""A nightly's budget (pfsbench.plan.budget) through its public functions:
 the mutants bench/mutation.py found the planner's tests letting through
 (docs/mutation.md)."""
 
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import budget
+from pfsbench.plan import budget
 
 
 def _case(name, fam, target=''):

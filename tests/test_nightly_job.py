@@ -263,7 +263,7 @@ def _check_config(capsys, config):
 ], ids=['unknown', 'itself', 'too-short'])
 def test_check_config_refuses_the_driver_render_nightly_refuses(
         tmp_path, capsys, monkeypatch, mistake, why):
-    # One rule (pfsbench.runs.driver) in both commands: check-config said
+    # One rule (pfsbench.plan.driver) in both commands: check-config said
     # ok for all three.
     monkeypatch.setenv('PFSBENCH_RUNS', str(tmp_path / 'runs'))
     config, _ = _site(tmp_path, extra="'driver_partition': 'service', "

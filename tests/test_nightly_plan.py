@@ -231,7 +231,7 @@ def test_detect_refuses_a_slowdown_that_is_not_one(tmp_path):
 def test_repeated_runs_give_their_cases_durations(tmp_path):
     # nightly.sh runs with --repeat: ReFrame names each case
     # '... %.repeat_no=N', which must still count as that case's history.
-    from pfsbench.runs.selection import history
+    from pfsbench.plan.selection import history
     reports = tmp_path / 'reports'
     reports.mkdir()
     cases = [{'display_name': f'dd_stream_per_node %nodes=1 %.repeat_no={i}',
@@ -257,7 +257,7 @@ NIGHTLY_CASES = {
 
 
 def test_the_nightly_is_one_case_per_family_and_regime():
-    from pfsbench.runs import cases
+    from pfsbench.plan import cases
     listed = cases.describe(str(REPO / 'config' / 'settings.py'),
                             'example_lustre:compute', str(CHECKS),
                             ['^(nightly|weekly)$'])
@@ -362,7 +362,7 @@ def test_a_partitions_night_window_is_its_own(tmp_path):
 
 
 def test_budget_fits_two_hours_on_16_nodes_and_one_hour_smaller(tmp_path):
-    from pfsbench.runs.planfile import read_plan
+    from pfsbench.plan.planfile import read_plan
     found = {}
     for budget in ('2', '1'):
         code, out, err = _plan('--system', 'example_lustre:compute',
@@ -500,7 +500,7 @@ def _case(name, family, minutes):
 
 
 def test_choose_keeps_every_family_before_repeats_and_extra_cases():
-    from pfsbench.runs.budget import choose
+    from pfsbench.plan.budget import choose
     cases_ = [_case('dd', 'dd', 5), _case('ior', 'ior', 15),
               _case('md_easy', 'mdtest', 15), _case('md_small', 'mdtest', 5)]
     seconds = {c['display_name']: c['minutes'] * 60 for c in cases_}
@@ -649,7 +649,7 @@ def test_skip_lines_are_read_whatever_the_count_width():
     # As ReFrame 4.10.4 printed them in dry runs of local:default's 46
     # quick cases (the count padded to the total's width; the first with
     # PATH=/usr/bin:/bin, its reason shortened).
-    from pfsbench.runs.cases import skipped_cases
+    from pfsbench.plan.cases import skipped_cases
     output = (
         "[ DRY      ] mdtest_e17_stride_sync %clients=single %np=1 /20ae77de "
         "@local:default+builtin\n"

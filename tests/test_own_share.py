@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The case's own share of the whole file system's counters, learned from
-its quiet runs (pfsbench.runs.own_share): the history read from its
+its quiet runs (pfsbench.load.own_share): the history read from its
 perflog, the learning, the verdicts naming method and slack."""
 
 import os
 
 import pytest
 
-from pfsbench.runs import own_share
-from pfsbench.runs.own_share import OwnWork, QuietRun
+from pfsbench.load import own_share
+from pfsbench.load.own_share import OwnWork, QuietRun
 
 MIB = 2**20
 

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import REPO
 from pfsbench.commands import ior, mdtest
+from pfsbench.load import contention
 from pfsbench.parsers import text
-from pfsbench.runs import contention
 from pfsbench.site import binaries
 from tool_builds import ior_builds
 

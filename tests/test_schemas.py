@@ -12,7 +12,7 @@ import yaml
 
 from pfsbench import schemas
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.judge import baseline, config as gate_config
 from pfsbench.site.config import extras_value, validate_extras
 
 SCHEMA_FILES = sorted(p.name for p in resources.files('pfsbench.schemas')
@@ -147,7 +147,7 @@ def _baseline_error(path, value):
     else:
         node[path[-1]] = value
     with pytest.raises(ConfigError) as info:
-        bl.validate(data, 'b.json')
+        baseline.validate(data, 'b.json')
     return str(info.value)
 
 
@@ -174,5 +174,5 @@ def test_baseline_messages(path, value, message):
 
 
 def test_good_baseline_and_the_versions_come_from_the_schema():
-    bl.validate(json.loads(json.dumps(GOOD_BASELINE)), 'b.json')
-    assert (bl.FORMAT_VERSION, bl.KIND) == (1, 'pfsbench-baseline')
+    baseline.validate(json.loads(json.dumps(GOOD_BASELINE)), 'b.json')
+    assert (baseline.FORMAT_VERSION, baseline.KIND) == (1, 'pfsbench-baseline')

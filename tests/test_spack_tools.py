@@ -24,7 +24,7 @@ from conftest import CHECKS, REPO
 from pfsbench import cli
 from pfsbench.core import fields, tools as tool_records
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.store import provenance as prov
+from pfsbench.gate.history import provenance
 from pfsbench.site import binaries, spack, extras
 
 DATA = os.path.join(os.path.dirname(__file__), 'data', 'spack')
@@ -258,20 +258,21 @@ def test_gate_names_a_rebuilt_ior():
     after = spack.tool_build(REBUILT_IOR, 'ior')
     old = spack.provenance(INSTALLED)['ior']['hash'][:7]
     new = spack.provenance(REBUILT_IOR)['ior']['hash'][:7]
-    [change] = prov.differences([{fields.TOOL_SPACK_BUILD: before}],
-                                {fields.TOOL_SPACK_BUILD: after})
+    [change] = provenance.differences([{fields.TOOL_SPACK_BUILD: before}],
+                                      {fields.TOOL_SPACK_BUILD: after})
     assert change.describe() == (
         f'tool_spack_build: ior: version 4.0.0 -> 3.3.0, hash {old} -> '
         f'{new} (benchmark build (Spack))')
 
 
 def test_build_change_names_variants_and_packages():
-    assert prov.build_change(
+    assert provenance.build_change(
         ['ior@4.0.0~hdf5~lustre build_system=autotools /aaaaaaaa'],
         'ior@4.0.0~hdf5+lustre build_system=autotools /bbbbbbbb') == \
         'ior: variants ~lustre -> +lustre, hash aaaaaaa -> bbbbbbb'
-    assert prov.build_change(['fio@3.33/t5vb6ty ior@4.0.0/zrvssz4'],
-                             'fio@3.33/t5vb6ty io500@2025.10/sty75m4') == \
+    assert provenance.build_change(
+        ['fio@3.33/t5vb6ty ior@4.0.0/zrvssz4'],
+        'fio@3.33/t5vb6ty io500@2025.10/sty75m4') == \
         '+io500@2025.10; -ior@4.0.0'
     # Nothing parseable: the change falls back to before -> after.
-    assert prov.build_change(['?'], '!') == ''
+    assert provenance.build_change(['?'], '!') == ''

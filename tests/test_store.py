@@ -13,7 +13,7 @@ import pytest
 
 from pfsbench import cli, store
 from pfsbench.core.errors import PfsbenchError
-from pfsbench.gate.store.results import read_reports
+from pfsbench.gate.history.results import read_reports
 import synth
 from pgcluster import pg_cluster, pg_url  # noqa: F401
 

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 import synth
-from pfsbench.gate.store import results as res
+from pfsbench.gate.history import results as res
 from pfsbench.store import codec, runs
 
 

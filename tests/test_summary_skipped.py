@@ -4,7 +4,7 @@ command that builds their tools (scripts/quickstart.sh ends with them)."""
 
 import json
 
-from pfsbench.runs.summary import render_text, skipped_by_family
+from pfsbench.gate.report.summary import render_text, skipped_by_family
 
 
 def _case(name, result, family, part='local:default'):

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Slurm's time formats, read by one function
 (pfsbench.site.validate.time_seconds) for a partition's time_limit, a
---time and the nightly job's ``#SBATCH --time`` (runs.planfile)."""
+--time and the nightly job's ``#SBATCH --time`` (plan.planfile)."""
 
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs.planfile import job_time_limit
+from pfsbench.plan.planfile import job_time_limit
 from pfsbench.site import validate
 
 #: Every format sbatch(1) lists, with the seconds it means.

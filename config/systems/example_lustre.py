@@ -9,7 +9,7 @@ documentation here, e.g. the scratch policy page.
 """
 
 from pfsbench.commands import tracers
-from pfsbench.runs.attribution import lustre_job_stats_command
+from pfsbench.load.attribution import lustre_job_stats_command
 
 site_configuration = {
     'systems': [

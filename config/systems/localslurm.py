@@ -136,7 +136,7 @@ def _mfs_partition():
         }],
         'fs_counters_command': f'{mfs} counters',
         # Per mount session: the case's own mount (m1) told from m2..m4
-        # (pfsbench.runs.attribution); judges instead of the counters.
+        # (pfsbench.load.attribution); judges instead of the counters.
         'fs_clients_command': f'{mfs} clients',
         'server_provenance_command': f'{mfs} provenance',
         'server_cpu_command': f'{mfs} master-cpu',

@@ -39,11 +39,11 @@ from pfsbench.checks.probes import (ClientCpuProbe, ForeignJobsProbe,
                                     TargetDeviceProbe)
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.gate.history.results import default_runs_dir
+from pfsbench.load import contention
 from pfsbench.runner import DEFAULT_DROP_CACHES
-from pfsbench.runs import contention
 # (By name: in the class body below, ``contention`` is a variable.)
-from pfsbench.runs.contention import FOREIGN_CPU_SHARE
+from pfsbench.load.contention import FOREIGN_CPU_SHARE
 from pfsbench.site import (binaries, exclusive, references, rundir, spack,
                            validate)
 from pfsbench.site.config import (check_scratch_dir, extras_value,
@@ -200,7 +200,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, TargetDeviceProbe,
     tool_path = variable(str, value='', loggable=True)
 
     #: Whether foreign load was seen while this case measured (set after
-    #: the run; :mod:`pfsbench.runs.contention`): the gate leaves such results
+    #: the run; :mod:`pfsbench.load.contention`): the gate leaves such results
     #: out of baselines and verdicts.
     contended = variable(typ.Bool, value=False, loggable=True)
 
@@ -208,7 +208,7 @@ class FileSystemCheck(rfm.RunOnlyRegressionTest, TargetDeviceProbe,
     contention = variable(str, value='', loggable=True)
 
     #: Others' work on the host that runs ReFrame during a ``local`` case
-    #: (:func:`pfsbench.runs.contention.client_cpu`: ``foreign_cpus=N
+    #: (:func:`pfsbench.load.contention.client_cpu`: ``foreign_cpus=N
     #: cpus=N seconds=N pressure=N``; empty for a scheduler's nodes;
     #: ``unavailable: why`` when /proc/stat could not be read).
     client_cpu = variable(str, value='', loggable=True)

@@ -5,17 +5,17 @@ it.
 A mixin of :class:`pfsbench.checks.base.FileSystemCheck`.  Two methods, the
 better one judging where the partition declares both:
 
-- **attribution** (:mod:`pfsbench.runs.attribution`): per-job or per-client
+- **attribution** (:mod:`pfsbench.load.attribution`): per-job or per-client
   counters (``extras.fs_job_stats_command``, Lustre job_stats;
   ``extras.fs_clients_command``, one line per client: MooseFS sessions,
   GPFS mmpmon, BeeGFS clientstats).  The case's own clients or job are
   known (its job id, its nodes, its target's mount); everybody else's work
   beyond a slack of a tenth of the case's own marks it, naming them.
 - **whole-file-system counters** (``extras.fs_counters_command``,
-  :mod:`pfsbench.runs.own_share`): the case's own share, learned from its
+  :mod:`pfsbench.load.own_share`): the case's own share, learned from its
   own quiet runs in its perflog (bytes and operations per byte moved, item
   and phase, or task), is subtracted from the total; a fixed bound until it
-  has :data:`pfsbench.runs.own_share.MIN_QUIET_RUNS`.  It judges only where
+  has :data:`pfsbench.load.own_share.MIN_QUIET_RUNS`.  It judges only where
   no attribution command is declared, or where that command failed.
 
 Every case logs which method judged, with its own share and slack
@@ -36,7 +36,7 @@ from reframe.core.logging import getlogger
 from reframe.core.runtime import runtime
 
 from pfsbench.checks.probes import pending, start, take
-from pfsbench.runs import attribution, contention, own_share
+from pfsbench.load import attribution, contention, own_share
 from pfsbench.site.mounts import mount_of, read_mounts
 
 #: Partitions whose foreign-load commands a dry run has shown.
@@ -69,7 +69,7 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
 
     #: The case's work in the units its own share of the whole file
     #: system's counters is learned per (``bytes=N items=N tasks=N``;
-    #: :class:`pfsbench.runs.own_share.OwnWork`), logged where the
+    #: :class:`pfsbench.load.own_share.OwnWork`), logged where the
     #: partition declares ``fs_counters_command``.
     own_work = variable(str, value='', loggable=True)
 
@@ -107,7 +107,7 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         """Metadata operations this case does on the target, an upper
         estimate (the fixed bound, until the case has quiet history);
         None: a few (files opened and closed), within
-        :data:`pfsbench.runs.contention.OPS_SLACK`."""
+        :data:`pfsbench.load.contention.OPS_SLACK`."""
         return None
 
     def metadata_items(self):
@@ -117,14 +117,14 @@ class ServerCountersProbe(rfm.RegressionTestPlugin):
         return None
 
     def work_units(self):
-        """This case's :class:`pfsbench.runs.own_share.OwnWork`."""
+        """This case's :class:`pfsbench.load.own_share.OwnWork`."""
         return own_share.OwnWork(bytes=self.bytes_moved(),
                                  items=self.metadata_items(),
                                  tasks=self.num_tasks or 1)
 
     def quiet_history(self):
         """This case's earlier uncontended runs on this partition, newest
-        first, from its perflog (:func:`pfsbench.runs.own_share.
+        first, from its perflog (:func:`pfsbench.load.own_share.
         quiet_history`); [] where the site logs no perflog file."""
         try:
             site = runtime().site_config

@@ -54,7 +54,7 @@ KIND_PHASES['both'] = KIND_PHASES['dirs'] + KIND_PHASES['files']
 #: Server-side metadata operations one mdtest item may cost per phase, an
 #: upper bound for telling the case's own from foreign ones until the case
 #: has quiet history (:meth:`FileSystemCheck.metadata_ops_done`,
-#: :mod:`pfsbench.runs.own_share`).
+#: :mod:`pfsbench.load.own_share`).
 OPS_PER_ITEM_AND_PHASE = 8
 
 
@@ -342,7 +342,7 @@ class mdtest_check_base(SteppedJob, FileSystemCheck):
         # a lookup, the create or stat itself, an open and attribute calls
         # per item and phase (docs/test-filesystem.md has MooseFS's count).
         # It judges only until the case has quiet history
-        # (pfsbench.runs.own_share).
+        # (pfsbench.load.own_share).
         return OPS_PER_ITEM_AND_PHASE * item_phases(self)
 
     def mount_points(self):

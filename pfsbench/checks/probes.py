@@ -23,7 +23,7 @@ import os
 
 import reframe as rfm
 
-from pfsbench.runs import contention
+from pfsbench.load import contention
 from pfsbench.site import exclusive
 
 
@@ -101,7 +101,7 @@ class ClientCpuProbe(rfm.RegressionTestPlugin):
 
     needs = ('client_cpu', 'client_cpu_share')
 
-    #: :class:`Around` the job: :class:`pfsbench.runs.contention.CpuSample`.
+    #: :class:`Around` the job: :class:`pfsbench.load.contention.CpuSample`.
     client_cpu_samples = None
 
     def job_runs_here(self):
@@ -111,7 +111,7 @@ class ClientCpuProbe(rfm.RegressionTestPlugin):
 
     def serving_processes(self):
         """The processes whose CPU is the case's own I/O's
-        (:data:`pfsbench.runs.contention.SERVING_PROCESSES`)."""
+        (:data:`pfsbench.load.contention.SERVING_PROCESSES`)."""
         return contention.serving_names(self.current_partition.extras)
 
     def sample_client_cpu_before(self):

@@ -8,7 +8,7 @@ import sys
 from pfsbench.cli import sessions
 from pfsbench.cli.common import add_subparser
 from pfsbench.core.errors import MissingData
-from pfsbench.gate.judge import baseline as bl
+from pfsbench.gate.judge import baseline
 
 HELP = 'record, list, show or delete named baselines'
 DESCRIPTION = ('A baseline holds the samples of chosen ReFrame sessions per '
@@ -97,13 +97,13 @@ def run(args):
 
 
 def _record(args):
-    bl.check_name(args.baseline)
+    baseline.check_name(args.baseline)
     results = sessions.load(args)
     uuids = sessions.select_sessions(args, results)
-    data = bl.build(results, uuids, args.baseline,
-                    sessions.compile_name(args),
-                    allow_missing=args.allow_missing)
-    path = bl.save(data, sessions.baseline_dir(args), force=args.force)
+    data = baseline.build(results, uuids, args.baseline,
+                          sessions.compile_name(args),
+                          allow_missing=args.allow_missing)
+    path = baseline.save(data, sessions.baseline_dir(args), force=args.force)
     for case in data.get('missing_cases', ()):
         print(f'pfsbench: warning: baseline {args.baseline!r}: {case}: no '
               'uncontended repeat: not in the baseline (not gated)',
@@ -118,8 +118,8 @@ def _record(args):
 def _list(args):
     directory = sessions.baseline_dir(args)
     rows = []
-    for name in bl.list_names(directory):
-        data = bl.load(directory, name)
+    for name in baseline.list_names(directory):
+        data = baseline.load(directory, name)
         rows.append({'name': name, 'created': data.get('created'),
                      'cases': len(data['cases']),
                      'sessions': [s['uuid'] for s in data['sessions']]})
@@ -138,7 +138,7 @@ def _list(args):
 
 
 def _show(args):
-    data = bl.load(sessions.baseline_dir(args), args.baseline)
+    data = baseline.load(sessions.baseline_dir(args), args.baseline)
     print(f'baseline {data["name"]!r} (format {data["format_version"]}), '
           f'created {data["created"]} from {data["database"]}')
     for s in data['sessions']:
@@ -156,7 +156,7 @@ def _show(args):
 
 
 def _delete(args):
-    path = bl.delete(sessions.baseline_dir(args), args.baseline)
+    path = baseline.delete(sessions.baseline_dir(args), args.baseline)
     print(f'deleted baseline {args.baseline!r} ({path})')
     return 0
 

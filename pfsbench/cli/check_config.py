@@ -13,18 +13,18 @@ import sys
 from pfsbench.commands import diskstats as diskstats_steps
 from pfsbench.core import tools
 from pfsbench.core.errors import ConfigError, ParseError
+from pfsbench.load import attribution, contention, own_share
 from pfsbench.parsers import diskstats
 from pfsbench.parsers.text import probe
-from pfsbench.runs import (attribution, budget as budgets, cases, contention,
-                           driver as drivers, own_share)
-from pfsbench.runs.plan import plan
-from pfsbench.runs.selection import runs_here
+from pfsbench.plan import budget as budgets, cases, driver as drivers
+from pfsbench.plan.nightly import plan
+from pfsbench.plan.selection import runs_here
 from pfsbench.site import binaries, perflog_http, spack, validate
-from pfsbench.site.mounts import target_is_lustre
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
                                   load_system_file, node_scratch_dir,
                                   partition_key, shown_path, system_files,
                                   validate_reference_file)
+from pfsbench.site.mounts import target_is_lustre
 
 HELP = 'validate site configurations and references'
 DESCRIPTION = (
@@ -157,7 +157,7 @@ def check_system(args, systems):
 
 def driver_problems(config_dir, system, part, file):
     """``(problems, note)`` of a partition's ``extras.driver_partition``,
-    checked as ``render nightly`` checks it (:mod:`pfsbench.runs.driver`:
+    checked as ``render nightly`` checks it (:mod:`pfsbench.plan.driver`:
     it exists, is not the measured partition, is Slurm's, and its
     time_limit holds the nightly ``render nightly`` would plan: the
     ``nightly`` tags at 5 repeats within the partition's night window).

@@ -7,11 +7,12 @@ import sys
 
 from pfsbench.cli import sessions
 from pfsbench.core.errors import MissingData
-from pfsbench.gate.judge import baseline as bl, config as gate_config
+from pfsbench.gate.history.results import default_runs_dir
+from pfsbench.gate.judge import (baseline as judge_baseline,
+                                 config as gate_config)
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import rendering
 from pfsbench.gate.report import FORMATS, render
-from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
@@ -101,8 +102,8 @@ def run(args):
         # the baseline is checked before the (slow) database is read.
         sessions.require_source(args)
         directory = sessions.baseline_dir(args)
-        baseline = bl.load(directory, args.baseline)
-        baseline_path = bl.baseline_path(directory, args.baseline)
+        baseline = judge_baseline.load(directory, args.baseline)
+        baseline_path = judge_baseline.baseline_path(directory, args.baseline)
         results = sessions.load(args, window=config.history_sessions)
     uuids = sessions.select_sessions(args, results)
     if not any(results.case_records(u) for u in uuids):
@@ -153,11 +154,11 @@ def from_store(args, url, config):
     store keeps no pages yet: docs/triage.md)."""
     from pfsbench import store
 
-    bl.check_name(args.baseline)
+    judge_baseline.check_name(args.baseline)
     with store.open_store(url, create=False, migrate=False) as conn:
         system = store.choose_system(conn, args.system)
         baseline, where = store.load_baseline(conn, system, args.baseline)
-        bl.validate(baseline, where)
+        judge_baseline.validate(baseline, where)
         newest, newest_since = sessions.window_of(
             args, window=config.history_sessions)
         results = store.read_results(conn, system, newest=newest,

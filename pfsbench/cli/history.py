@@ -7,7 +7,7 @@ import json
 from pfsbench import store
 from pfsbench.cli import common
 from pfsbench.core.errors import MissingData
-from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.store import db, triage
 
 HELP = 'one figure across clusters and targets over time, from the store'

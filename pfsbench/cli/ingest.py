@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``pfsbench ingest``: run reports into the results store."""
 
+import itertools
 import os
 import sys
 
 from pfsbench import store
 from pfsbench.core.errors import MissingData
-from pfsbench.gate.judge import baseline as bl
-from pfsbench.gate.store import runreport
-from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.gate.history import runreport
+from pfsbench.gate.history.results import default_runs_dir
+from pfsbench.gate.judge import baseline
 from pfsbench.store import db, runs, spool
 
 HELP = 'load run reports (or a whole runs directory) into the results store'
@@ -86,8 +87,7 @@ def run(args):
     given = [(runreport.read(path), os.path.abspath(path))
              for path in args.reports]
     since = parse_since(args.since) if args.since else None
-    from_runs = (runs.reports(args.from_runs, since=since)
-                 if args.from_runs else iter(()))
+    from_runs = _from_runs(args, since)
 
     counts = {'added': 0, 'there': 0, 'into': set()}
     clusters = set()
@@ -104,12 +104,10 @@ def run(args):
     except store.StoreDown as err:
         # Not there, or gone mid-way: what is not committed waits.  A
         # refused login (StoreRefused) is no reason to wait: exit 2.
-        kept = [spool.put(spool_dir, report, args.system)
-                for report, _ in given]
-        # Read afresh: the store may have gone mid-way through them.
-        kept += [spool.put(spool_dir, report, args.system)
-                 for report, _ in (runs.reports(args.from_runs, since=since)
-                                   if args.from_runs else ())]
+        # The runs directory's read afresh: the store may have gone
+        # mid-way through them.
+        kept = [spool.put(spool_dir, report, args.system) for report, _ in
+                itertools.chain(given, _from_runs(args, since))]
         print(f'pfsbench: {err}', file=sys.stderr)
         print(f'pfsbench: {len(kept)} report(s) wait in {spool_dir}; the '
               'next ingest loads them', file=sys.stderr)
@@ -118,6 +116,14 @@ def run(args):
     print(f'pfsbench: {counts["added"]} session(s) stored, '
           f'{counts["there"]} already there, in {db.redact(url)}')
     return 0
+
+
+def _from_runs(args, since):
+    """``(report, source)`` of each session of ``--from-runs`` since
+    ``since``, read as they are taken (none without the option)."""
+    if not args.from_runs:
+        return iter(())
+    return runs.reports(args.from_runs, since=since)
 
 
 def _ingest(conn, args, spool_dir, given, from_runs, counts, clusters):
@@ -132,7 +138,7 @@ def _ingest(conn, args, spool_dir, given, from_runs, counts, clusters):
         _one(conn, report, source, args.system, counts, clusters)
     if args.from_runs:
         for name, data, path in runs.baselines(args.from_runs):
-            bl.validate(data, path)
+            baseline.validate(data, path)
             cluster = args.system or (
                 next(iter(clusters)) if len(clusters) == 1 else
                 next((c.get('system') for c in data['cases']), None))

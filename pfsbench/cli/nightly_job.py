@@ -3,18 +3,18 @@
 nightly``): an sbatch script, or a scrontab, that runs the driver
 (``scripts/nightly.sh``: ReFrame, which submits the cases, then the gate)
 on the measured partition's ``extras.driver_partition``, a login or
-service partition (:mod:`pfsbench.runs.driver`), with that partition's
+service partition (:mod:`pfsbench.plan.driver`), with that partition's
 ``access`` (partition, account, QoS) and a time within its ``time_limit``
-that holds the nightly's plan (:mod:`pfsbench.runs.plan`).
+that holds the nightly's plan (:mod:`pfsbench.plan.nightly`).
 """
 
 import os
 import shlex
 
 from pfsbench.core.errors import ConfigError
+from pfsbench.plan import budget as budgets, driver as drivers
+from pfsbench.plan.nightly import plan
 from pfsbench.render import NOTE_PREFIX
-from pfsbench.runs import budget as budgets, driver as drivers
-from pfsbench.runs.plan import plan
 from pfsbench.site import validate
 from pfsbench.site.config import (find_partitions, load_site_configuration,
                                   load_system_file, shown_path,
@@ -148,8 +148,8 @@ def render_nightly(config_dir, spec, baseline, target=None, tag='nightly',
         plan_file: run this plan (nightly-plan --write-plan's) instead.
 
     Returns:
-        ``(text, plan)``: the script and its :class:`pfsbench.runs.plan.Plan`
-        (whose ``text``, if any, the caller writes to its ``file`` once
+        ``(text, plan)``: the script and its
+        :class:`pfsbench.plan.nightly.Plan` (whose ``text``, if any, the caller writes to its ``file`` once
         the script is accepted: nothing is written here).
 
     Raises:

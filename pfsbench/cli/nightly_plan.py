@@ -7,15 +7,15 @@ import os
 import socket
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.judge import config as gate_config, sensitivity as sens
+from pfsbench.gate.judge import config as gate_config, sensitivity
 from pfsbench.gate.judge.budget import plan_families, plan_level
-from pfsbench.runs import budget as budgets, cases, planfile
-from pfsbench.runs.budget import (CALIBRATED_REPEATS, below_calibration,
+from pfsbench.plan import budget as budgets, cases, planfile
+from pfsbench.plan.budget import (CALIBRATED_REPEATS, below_calibration,
                                   choose, window)
-from pfsbench.runs.estimate import family
-from pfsbench.runs.nights import case_nights
-from pfsbench.runs.planfile import read_plan, selection_name
-from pfsbench.runs.selection import select, selects_nothing
+from pfsbench.plan.estimate import family
+from pfsbench.plan.nights import case_nights
+from pfsbench.plan.planfile import read_plan, selection_name
+from pfsbench.plan.selection import select, selects_nothing
 from pfsbench.site import validate
 from pfsbench.site.config import find_partitions, load_site_configuration
 
@@ -293,8 +293,9 @@ def budget_plan(args, system, part, tags, sel, hours, why):
     wall_s = node_s = 0.0
     for case in chosen:
         name = case['display_name']
-        found, var = sens.plan_detects(noise.get(name, {}), repeats, alpha,
-                                       config.lookback_outlier_z)
+        found, var = sensitivity.plan_detects(noise.get(name, {}), repeats,
+                                              alpha,
+                                              config.lookback_outlier_z)
         by = (f'{var} over {len(noise[name][var])} night(s)' if var else
               'default noise')
         print(f'{name:{width}} {case.get("nodes") or 1:5} '
@@ -332,8 +333,8 @@ def budget_plan(args, system, part, tags, sel, hours, why):
           f'({config.night_false_alarms:.0%} a night, Holm over '
           f'{plan_families(planned)} headline figure families: p < '
           f'{alpha:.2g}); smaller ones the night cannot detect; "default '
-          f'noise": nights {sens.DEFAULT_NIGHT_NOISE:.0%} apart, repeats '
-          f'{sens.DEFAULT_REPEAT_NOISE:.0%} (docs/nightly.md)')
+          f'noise": nights {sensitivity.DEFAULT_NIGHT_NOISE:.0%} apart, '
+          f'repeats {sensitivity.DEFAULT_REPEAT_NOISE:.0%} (docs/nightly.md)')
     if not chosen:
         raise ConfigError('<command line>', '--budget', hours,
                           f'no case fits ({why}): a larger budget or '
@@ -408,14 +409,14 @@ def detect_plan(args, system, partition, runs, seconds, repeat):
     print()
     print(f'to find a {args.detect:.0%} slowdown 9 times in 10 at '
           f'{alpha:.0%} false alarms (lookback rule, level of '
-          f'{sens.PLAN_LEVEL_NIGHTS} nights; noise from {db}):')
+          f'{sensitivity.PLAN_LEVEL_NIGHTS} nights; noise from {db}):')
     width = max([len(c['display_name']) for c in runs] + [4])
     print(f'{"case":{width}} {"repeats":>7}  set by')
     chosen = {}
     for case in runs:
         name = case['display_name']
-        plans = sens.plan_case(history.get(name, {}), args.detect, alpha,
-                               config.lookback_outlier_z)
+        plans = sensitivity.plan_case(history.get(name, {}), args.detect,
+                                      alpha, config.lookback_outlier_z)
         reach = [p for p in plans if p.repeats is not None]
         never = [p.var for p in plans if p.repeats is None]
         if not plans:
@@ -425,11 +426,11 @@ def detect_plan(args, system, partition, runs, seconds, repeat):
         if reach:
             worst = reach[0]
             need = worst.repeats
-            shown = (f'> {sens.MAX_REPEATS}' if need > sens.MAX_REPEATS
-                     else str(need))
+            shown = (f'> {sensitivity.MAX_REPEATS}'
+                     if need > sensitivity.MAX_REPEATS else str(need))
             why = (f'{worst.var} (night noise {worst.tau:.1%}, repeats '
                    f'{worst.cv:.1%}, {worst.nights} nights)')
-            chosen[name] = min(need, sens.MAX_REPEATS)
+            chosen[name] = min(need, sensitivity.MAX_REPEATS)
         else:
             shown, why = 'never', ''
         if never:

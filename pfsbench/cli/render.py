@@ -8,11 +8,11 @@ import sys
 from pfsbench.cli import nightly_job, common
 from pfsbench.commands import dd
 from pfsbench.core.errors import ConfigError
+from pfsbench.plan import planfile
+from pfsbench.plan.budget import CALIBRATED_REPEATS
 from pfsbench.render import (EXPERIMENTS, NOTE_PREFIX, JobSite, job_site,
                              points, render)
 from pfsbench.runner import CACHE_DEFEAT_MODES, DEFAULT_DROP_CACHES
-from pfsbench.runs import planfile
-from pfsbench.runs.budget import CALIBRATED_REPEATS
 from pfsbench.site import validate
 
 HELP = 'render an sbatch script for an experiment'

@@ -4,7 +4,7 @@
 import json
 import os
 
-from pfsbench.gate.store.results import default_runs_dir
+from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.site import extras
 from pfsbench.site.config import find_partitions, load_site_configuration
 

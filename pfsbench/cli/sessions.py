@@ -9,8 +9,8 @@ import re
 import time
 
 from pfsbench.core.errors import ConfigError, MissingData
-from pfsbench.gate.judge import baseline as bl
-from pfsbench.gate.store.results import default_db_path, read_reports
+from pfsbench.gate.history.results import default_db_path, read_reports
+from pfsbench.gate.judge import baseline
 from pfsbench.store.reframe_db import require_database
 from pfsbench.store.runs import read_database
 
@@ -64,7 +64,7 @@ def db_path(args):
 
 
 def baseline_dir(args):
-    return args.baseline_dir or bl.baseline_dir(db_path(args))
+    return args.baseline_dir or baseline.baseline_dir(db_path(args))
 
 
 def parse_since(text, now=None):

@@ -4,9 +4,9 @@ check family."""
 
 import sys
 
-from pfsbench.gate.store.results import default_runs_dir
-from pfsbench.gate.store.runreport import latest
-from pfsbench.runs.summary import load_cases, render_text
+from pfsbench.gate.history.results import default_runs_dir
+from pfsbench.gate.history.runreport import latest
+from pfsbench.gate.report.summary import load_cases, render_text
 
 HELP = 'summarise the last ReFrame run (a table per family)'
 DESCRIPTION = (

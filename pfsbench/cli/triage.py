@@ -8,9 +8,9 @@ from pfsbench import notify, store
 from pfsbench.cli.common import add_subparser
 from pfsbench.cli.ingest import configured_store
 from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.gate.report import load_record
 from pfsbench.gate.report.triaged import record_line, tally
-from pfsbench.gate.store.results import default_runs_dir
 from pfsbench.store import db, triage
 
 HELP = 'keep the pages, mark them invalid or acknowledged, count them'

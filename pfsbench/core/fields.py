@@ -96,7 +96,7 @@ def same_case(display_name):
 
 
 #: How a case's ``contention`` text names the foreign sources the per-client
-#: or per-job counters found (pfsbench.runs.attribution.verdict writes
+#: or per-job counters found (pfsbench.load.attribution.verdict writes
 #: ``... from 1 other client (session 4, mount /mnt/m2) ...``); the gate
 #: counts contended repeats per source by it.  Here, below both, so the
 #: gate need not import the probe.

@@ -9,7 +9,7 @@ and ``lineno``).  Seed 000 publishes charts only (axis ticks, no values):
 it has no file.
 
 A site's figures come from the gate's own reading of the results
-(:func:`pfsbench.gate.store.results.session_figures`): the latest session
+(:func:`pfsbench.gate.history.results.session_figures`): the latest session
 holding each case, its mean over the usable repeats (those measured under
 foreign load kept, and counted).  :data:`COMPARISONS` says, per
 experiment, which checks, which parameters and which figure a paper record

@@ -67,15 +67,15 @@ def _same(param_value, record_value):
 
 def site_means(results, session_uuids, name_filter=None):
     """Each case's figures as the gate reads them
-    (:func:`pfsbench.gate.store.results.session_figures` of the latest current
-    session holding it), except that repeats measured under foreign load
+    (:func:`pfsbench.gate.history.results.session_figures` of the latest
+    current session holding it), except that repeats measured under foreign load
     are kept, and counted: beside a paper, a site's figure is its figure,
     marked, where the gate leaves it out of a verdict.
 
     Returns:
         ``{CaseKey: ({var: (mean, values)}, {var: unit}, contended)}``.
     """
-    from pfsbench.gate.store.results import session_figures
+    from pfsbench.gate.history.results import session_figures
 
     start = {u: results.sessions[u].time_start for u in set(session_uuids)}
     latest = {}
@@ -102,7 +102,7 @@ def site_figures(experiment, figures, results, session_uuids,
     Args:
         experiment: ``'E16'``.
         figures: the paper's :class:`Figure` tuple of it.
-        results: the gate's :class:`~pfsbench.gate.store.results.Results`.
+        results: the gate's :class:`~pfsbench.gate.history.results.Results`.
         session_uuids: the sessions that make up the site's run.
         name_filter: optional compiled regex on the case name.
 

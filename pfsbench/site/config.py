@@ -573,11 +573,27 @@ def shown_path(path):
     return path if rel.startswith('..') else rel
 
 
+#: Packages a site file copied from an older pfsbench may import, and
+#: where what it took from them lives now (docs/systems.md, "Upgrading a
+#: site file").
+MOVED = {
+    'pfsbench.runs': 'lustre_job_stats_command is in '
+                     'pfsbench.load.attribution',
+}
+
+
 def _load_module(path):
     name = 'pfsbench_config_' + os.path.basename(path)[:-3]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except ModuleNotFoundError as err:
+        if err.name not in MOVED:
+            raise
+        raise ConfigError(shown_path(path), 'import', err.name,
+                          f'moved: {MOVED[err.name]} (docs/systems.md, '
+                          f'"Upgrading a site file")') from None
     return module
 
 

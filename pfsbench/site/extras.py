@@ -20,7 +20,7 @@ import platform
 import re
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.gate.store.results import RESERVED_SESSION_KEYS
+from pfsbench.gate.history.results import RESERVED_SESSION_KEYS
 from pfsbench.site import spack
 from pfsbench.site.mounts import mount_of, parse_mountinfo
 

@@ -11,7 +11,7 @@ columns named in :mod:`pfsbench.store.columns`).
 - :func:`ingest_report` (:mod:`~pfsbench.store.ingest`) loads one ReFrame
   run report; a session already there is left as it is.
 - :func:`read_results` (:mod:`~pfsbench.store.read`) gives one cluster's
-  sessions as the :class:`~pfsbench.gate.store.results.Results` the gate
+  sessions as the :class:`~pfsbench.gate.history.results.Results` the gate
   judges, the same sessions and records as their run reports give;
   :mod:`~pfsbench.store.series` keeps its history.
 - :mod:`~pfsbench.store.runs` reads a runs directory: what the store

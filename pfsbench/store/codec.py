@@ -14,8 +14,8 @@ import array
 import base64
 import json
 
-from pfsbench.gate.store.keys import CaseKey, Session
-from pfsbench.gate.store.series import CaseColumns, Series
+from pfsbench.gate.history.keys import CaseKey, Session
+from pfsbench.gate.history.series import CaseColumns, Series
 
 
 class Damaged(ValueError):

@@ -4,7 +4,7 @@ targets (``pfsbench history``), and the provenance of its sessions."""
 
 import json
 
-from pfsbench.gate.store.provenance import session_level
+from pfsbench.gate.history.provenance import session_level
 
 
 def _figure_rows(conn, figure, name, systems_, since):
@@ -73,7 +73,7 @@ def provenance_history(conn, figure, *, name=None, systems_=None,
     provenance}]``, oldest first (by start time, then uuid), where
     ``provenance`` is ``{key: str}`` of the session's extras, ReFrame's
     version and host, as the gate compares them
-    (:func:`pfsbench.gate.store.provenance.session_level`).
+    (:func:`pfsbench.gate.history.provenance.session_level`).
     """
     where, args = _figure_rows(conn, figure, name, systems_, since)
     rows = conn.execute(

@@ -8,7 +8,7 @@ import math
 
 from pfsbench.core import fields
 from pfsbench.core.clock import utc_day
-from pfsbench.gate.store.results import (Record, records_of_report,
+from pfsbench.gate.history.results import (Record, records_of_report,
                                          session_figures)
 from pfsbench.store import codec, columns
 from pfsbench.store.connect import now

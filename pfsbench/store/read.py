@@ -3,7 +3,7 @@
 directory, and the clusters the store holds."""
 
 from pfsbench.core.errors import ConfigError, MissingData
-from pfsbench.gate.store.results import Results
+from pfsbench.gate.history.results import Results
 from pfsbench.store.records import (loader, sessions_of,
                                     summary_loader)
 from pfsbench.store.series import synced_series
@@ -41,7 +41,7 @@ def read_results(conn, system, *, newest=None, newest_since=None,
     the sessions of the window, their records loaded from the store when
     first needed (the current night's, the baseline's, those around a
     change point), and the history's
-    :class:`~pfsbench.gate.store.series.Series` of every session of the
+    :class:`~pfsbench.gate.history.series.Series` of every session of the
     cluster.
 
     The series is kept in the store (``pfsbench_series``, one per

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Decoding the store's rows into what the gate reads of a runs
-directory: :class:`~pfsbench.gate.store.results.Session` and
-:class:`~pfsbench.gate.store.results.Record`, as the report reader makes
+directory: :class:`~pfsbench.gate.history.results.Session` and
+:class:`~pfsbench.gate.history.results.Record`, as the report reader makes
 them."""
 
 import dataclasses
 import json
 import sys
 
-from pfsbench.gate.store.results import CaseKey, Record, Session, untimed_of
+from pfsbench.gate.history.results import CaseKey, Record, Session, untimed_of
 from pfsbench.store import columns, schema
 from pfsbench.store.connect import open_store
 

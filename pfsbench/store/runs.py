@@ -96,7 +96,7 @@ def _catch_up(conn, path, rf_conn, uuids):
 def read_database(path, timeout=30.0, since=None, newest=None,
                   newest_since=None):
     """The sessions of a ReFrame results database as the gate's
-    :class:`~pfsbench.gate.store.results.Results`, read from the store
+    :class:`~pfsbench.gate.history.results.Results`, read from the store
     beside it (:func:`local_store`) once what it lacks is ingested.
 
     Args:

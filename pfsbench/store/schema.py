@@ -61,7 +61,7 @@ MIGRATIONS = (
         ' source TEXT NOT NULL,'
         ' ingested TEXT NOT NULL,'
         # What the gate's history reads of the session
-        # (pfsbench.gate.store.results.session_figures, in
+        # (pfsbench.gate.history.results.session_figures, in
         # pfsbench.store.codec), and what it was computed with: the rows below
         # are the data; this is their digest, recomputed where the stamp
         # differs.
@@ -126,7 +126,7 @@ MIGRATIONS = (
     )),
     (2, 'series: the history as columns, per cluster and target', (
         # A cache of what the gate computes from the rows above (the
-        # pfsbench.gate.store.series.Series of one cluster's sessions,
+        # pfsbench.gate.history.series.Series of one cluster's sessions,
         # every target or one, in pfsbench.store.codec): the gate reads a
         # year of nights from it in a second instead of building it
         # again from every session (half a minute).  ``scope`` is the

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The kept series: each cluster's history as the gate reads it (a
-:class:`~pfsbench.gate.store.series.Series` per cluster and target, in
+:class:`~pfsbench.gate.history.series.Series` per cluster and target, in
 ``pfsbench_series``), brought up to date with the sessions stored since
 and written back by a role that may write it."""
 
 import contextlib
 import json
 
-from pfsbench.gate.store.keys import CaseKey, Session
-from pfsbench.gate.store.results import session_figures
-from pfsbench.gate.store.series import SERIES_FORMAT, Series
+from pfsbench.gate.history.keys import CaseKey, Session
+from pfsbench.gate.history.results import session_figures
+from pfsbench.gate.history.series import SERIES_FORMAT, Series
 from pfsbench.store import codec, columns
 from pfsbench.store.connect import now
 from pfsbench.store.ingest import FIGURES, FIGURES_STAMP

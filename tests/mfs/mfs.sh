@@ -526,7 +526,7 @@ cmd_counters() {
 }
 
 # Prints one line per mount session, for extras.fs_clients_command
-# (pfsbench.runs.attribution; docs/test-filesystem.md):
+# (pfsbench.load.attribution; docs/test-filesystem.md):
 #   source=<session id> mount=<mount point> bytes=N metadata_ops=N
 # metadata_ops: the master's operation counters of that mount point's
 # session (session_ops: cumulative across the master's hourly restart; the

@@ -42,10 +42,10 @@ from collections import Counter, defaultdict
 from pfsbench import __version__, schemas
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, PfsbenchError
+from pfsbench.gate.history.provenance import case_level
+from pfsbench.gate.history.results import USABLE_FAIL_PHASES, CaseKey
 from pfsbench.gate.statistics.values import (iterations_problem,
                                              time_problem, value_problem)
-from pfsbench.gate.store.provenance import case_level
-from pfsbench.gate.store.results import USABLE_FAIL_PHASES, CaseKey
 
 #: The schema of a baseline file (``pfsbench/schemas/``).
 SCHEMA = 'baseline.json'
@@ -142,7 +142,7 @@ def contended_note(samples):
                          for s in samples)
     plural = 's' if len(samples) != 1 else ''
     # Per foreign source the per-client or per-job counters named
-    # (pfsbench.runs.attribution writes them, fields reads them): who
+    # (pfsbench.load.attribution writes them, fields reads them): who
     # contended how many repeats.
     by_source = Counter(
         name for s in samples
@@ -313,7 +313,7 @@ def build(results, session_uuids, name, name_filter=None,
     """Build a baseline from the chosen sessions.
 
     Args:
-        results: a :class:`pfsbench.gate.store.results.Results`.
+        results: a :class:`pfsbench.gate.history.results.Results`.
         session_uuids: uuids of the sessions to take samples from.
         name: the baseline's name.
         name_filter: optional compiled regex; only cases whose name matches

@@ -2,8 +2,8 @@
 """The gate's report record: :func:`compare` judges every variable of
 every baseline case (:mod:`pfsbench.gate.judge.rule`) on the samples of
 :mod:`pfsbench.gate.judge.samples`, and :func:`run_gate` adds the history
-(:mod:`pfsbench.gate.store.history`) and what changed since the baseline
-(:mod:`pfsbench.gate.store.provenance`) into the one record that every output
+(:mod:`pfsbench.gate.history.past`) and what changed since the baseline
+(:mod:`pfsbench.gate.history.provenance`) into the one record that every output
 format renders (pfsbench.gate.report).
 """
 
@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
+from pfsbench.gate.history import provenance
+from pfsbench.gate.history.past import history, history_means, past_nights
+from pfsbench.gate.history.results import like_tags
 from pfsbench.gate.judge import budget
 from pfsbench.gate.judge.baseline import (case_key, contended_note,
                                          contended_sample, first_difference,
@@ -31,9 +34,6 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
 from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
 from pfsbench.gate.statistics.stats import night_noise
-from pfsbench.gate.store import provenance
-from pfsbench.gate.store.history import history, history_means, past_nights
-from pfsbench.gate.store.results import like_tags
 
 #: ``kind`` and ``format_version`` of the report record
 #: (pfsbench.gate.report.load_record checks both).
@@ -77,7 +77,7 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
 
     Args:
         baseline: a validated baseline dict.
-        results: the loaded :class:`~pfsbench.gate.store.results.Results`.
+        results: the loaded :class:`~pfsbench.gate.history.results.Results`.
         session_uuids: the sessions that make up "the current run".
         config: a :class:`~pfsbench.gate.judge.config.GateConfig`.
         name_filter: optional compiled regex on the case name.
@@ -482,7 +482,7 @@ def case_changes(baseline, case, session, records):
 
 def names_a_cause(baseline, case, session, records):
     """Whether a provenance difference of one case since its baseline
-    names a cause (:func:`pfsbench.gate.store.provenance.named_cause`):
+    names a cause (:func:`pfsbench.gate.history.provenance.named_cause`):
     other nodes than the baseline's do not (a cluster's nightly job lands
     on others most nights), nor do keys the ranks do not know."""
     return any(provenance.named_cause(c.key)
@@ -491,7 +491,7 @@ def names_a_cause(baseline, case, session, records):
 
 def changes_brought(baseline, case, session, records, previous):
     """The changes tonight brings to a case: provenance keys that name a
-    cause (:func:`pfsbench.gate.store.provenance.named_cause`), differ
+    cause (:func:`pfsbench.gate.history.provenance.named_cause`), differ
     from the baseline's and did not already differ so on the case's
     previous night in the history.
 
@@ -500,7 +500,7 @@ def changes_brought(baseline, case, session, records, previous):
             (none since the baseline: every named change is tonight's).
 
     Returns:
-        :class:`~pfsbench.gate.store.provenance.Change` list.
+        :class:`~pfsbench.gate.history.provenance.Change` list.
     """
     before, per_case = provenance.baseline_tags(baseline, case)
     changes = [c for c in provenance.differences(

@@ -14,7 +14,7 @@ import contextlib
 from dataclasses import dataclass, fields
 
 from pfsbench.core.fields import figure_role
-from pfsbench.gate.store import provenance
+from pfsbench.gate.history import provenance
 
 #: Order in which verdicts are listed: what needs attention first.
 ORDER = {'regression': 0, 'inconclusive': 1, 'improvement': 2, 'pass': 3,
@@ -164,7 +164,7 @@ class CaseRow(CaseIdentity):
 
     primary: Figure
     others: tuple
-    #: :class:`pfsbench.gate.store.provenance.Change` list, likeliest first.
+    #: :class:`pfsbench.gate.history.provenance.Change` list, likeliest first.
     changes: tuple
 
     @property

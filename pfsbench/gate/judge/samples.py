@@ -29,7 +29,7 @@ def wild_entries(night, session, found):
 
 def night_scale(past, var):
     """The pooled within-night scale of ``var`` over a case's nights
-    before tonight (:func:`pfsbench.gate.store.history.past_nights`, its
+    before tonight (:func:`pfsbench.gate.history.past.past_nights`, its
     configuration): what tonight and the baseline's nights of 3 or 4
     repeats measure their wild repeats by, as each history night was
     measured by the nights before it
@@ -123,10 +123,10 @@ def like_for_like(past, tonight, tonight_like, names, limit):
     ``target_fstype``, or a session extra).
 
     Args:
-        past: :func:`pfsbench.gate.store.history.past_nights` of the case
-            (:class:`~pfsbench.gate.store.history.Night` list), oldest first.
-        tonight: the current :class:`~pfsbench.gate.store.results.Session`.
-        tonight_like: :func:`pfsbench.gate.store.results.like_tags` of its
+        past: :func:`pfsbench.gate.history.past.past_nights` of the case
+            (:class:`~pfsbench.gate.history.past.Night` list), oldest first.
+        tonight: the current :class:`~pfsbench.gate.history.results.Session`.
+        tonight_like: :func:`pfsbench.gate.history.results.like_tags` of its
             records.
         names: ``lookback.match``.
         limit: ``lookback.nights``.
@@ -177,7 +177,7 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
 
     Args:
         past: :func:`like_for_like` nights of the case.
-        tonight: the current :class:`~pfsbench.gate.store.results.Session`.
+        tonight: the current :class:`~pfsbench.gate.history.results.Session`.
         baseline: the baseline dict.
         perfvar: the baseline case's ``perfvars[var]``.
         var: the variable.

@@ -89,7 +89,7 @@ def cpu_var_for(var, names):
 def _latest_cases(results, session_uuids, name_filter):
     """``{CaseKey: (session, config, {var: (mean, values)})}`` of the
     latest current session holding each case (usable, uncontended
-    repeats; :meth:`pfsbench.gate.store.results.Results.figures`)."""
+    repeats; :meth:`pfsbench.gate.history.results.Results.figures`)."""
     start = {u: results.sessions[u].time_start for u in set(session_uuids)}
     latest = {}
     for uuid in sorted(start, key=start.get):
@@ -123,7 +123,7 @@ def sweeps(results, session_uuids, name_filter=None):
     """Every scaling sweep of the current sessions.
 
     Args:
-        results: the loaded :class:`~pfsbench.gate.store.results.Results`.
+        results: the loaded :class:`~pfsbench.gate.history.results.Results`.
         session_uuids: the sessions that make up "the current run".
         name_filter: optional compiled regex on the case name.
 

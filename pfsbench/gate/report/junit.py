@@ -11,7 +11,7 @@ improvements have no child, and their figures go to the suite's
 counted in the ``contended_samples`` property and named first in
 ``<system-out>``; so are the repeats the nights left out as wild (the
 ``wild_repeats`` property).  Every message ends with what changed in the case's
-provenance since the baseline (pfsbench.gate.store.provenance).
+provenance since the baseline (pfsbench.gate.history.provenance).
 """
 
 import socket

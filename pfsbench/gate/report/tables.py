@@ -4,12 +4,12 @@
 import datetime
 
 from pfsbench.core.fields import figure_role
+from pfsbench.gate.history.provenance import Change, detail_of, rank_of
 from pfsbench.gate.judge.baseline import contended_note
 from pfsbench.gate.judge.rows import case_rows, common_changes
 from pfsbench.gate.judge.sensitivity import short_label
 from pfsbench.gate.report import sweeps, triaged
 from pfsbench.gate.statistics.stats import WILD_REASON
-from pfsbench.gate.store.provenance import Change, detail_of, rank_of
 
 
 def pct(value):

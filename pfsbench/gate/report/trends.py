@@ -9,6 +9,7 @@ paged or held (docs/history-pictures.md)."""
 import html
 import math
 
+from pfsbench.gate.history.provenance import differences
 from pfsbench.gate.judge.config import GateConfig
 from pfsbench.gate.report import svg
 from pfsbench.gate.report.html import _CSS
@@ -17,7 +18,6 @@ from pfsbench.gate.report.svg import COLOURS, fmt as _fmt
 from pfsbench.gate.report.triaged import MARK_WORDS
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics.stats import diff_sigma
-from pfsbench.gate.store.provenance import differences
 
 #: Lines drawn in one plot (one colour each); more are listed, not drawn.
 MAX_LINES = len(COLOURS)
@@ -130,7 +130,7 @@ def _case_of(row):
 def _provenance_flags(plot, label, found, provenance, row):
     """A flag at each session whose provenance differs from the previous
     session's on the line (the keys the gate compares:
-    pfsbench.gate.store.provenance.differences)."""
+    pfsbench.gate.history.provenance.differences)."""
     before = None
     for r in found:
         tags = provenance.get(r['session'])

@@ -21,7 +21,7 @@ module looks for everybody else, so that such a result is marked
   server stats, ``mmpmon``, ``beegfs-ctl --serverstats``, MooseFS's servers):
   sampled before and after the case; what exceeds the case's own bytes and
   operations beyond a slack is other users' load, wherever their jobs run
-  (:mod:`pfsbench.runs.own_share`: the own share learned from the case's
+  (:mod:`pfsbench.load.own_share`: the own share learned from the case's
   quiet runs, a fixed bound before it has any).  The probes above stay:
   they see what a local target does.
 - **Busy client CPUs**, for cases whose job runs on the host that runs
@@ -358,7 +358,7 @@ def foreign_jobs(nodelist, own_jobids, squeue='squeue'):
 FS_COUNTER_NAMES = ('read_bytes', 'write_bytes', 'metadata_ops')
 #: Metadata operations beyond the case's own fixed bound below this share
 #: of them, or this many, are noise (the suite's own lookups, statfs, the
-#: job's shell; :mod:`pfsbench.runs.own_share` learns these once the case
+#: job's shell; :mod:`pfsbench.load.own_share` learns these once the case
 #: has quiet history, and has slacks of its own).
 OPS_SLACK_FRACTION = 0.10
 OPS_SLACK = 2000

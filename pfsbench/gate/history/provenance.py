@@ -228,9 +228,9 @@ def session_level(session):
     version and host, as ``{key: str}``.
 
     Args:
-        session: a :class:`pfsbench.gate.store.results.Session` or its
-            :meth:`~pfsbench.gate.store.results.Session.as_dict` (as a baseline
-            file keeps it).
+        session: a :class:`pfsbench.gate.history.results.Session` or its
+            :meth:`~pfsbench.gate.history.results.Session.as_dict` (as a
+            baseline file keeps it).
     """
     if isinstance(session, dict):
         extras = session.get('extras') or {}
@@ -256,7 +256,7 @@ def case_level(nodelist=(), case_tags=()):
     Args:
         nodelist: the nodes the case ran on (every repeat).
         case_tags: ``((field, value), ...)`` of the case's records
-            (:attr:`pfsbench.gate.store.results.Record.tags`); several values
+            (:attr:`pfsbench.gate.history.results.Record.tags`); several values
             of one field are joined with `` | ``.
     """
     values = defaultdict(set)

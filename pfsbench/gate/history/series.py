@@ -9,7 +9,7 @@ Transposing a year of 500 cases from 365 files cost more than the rest
 of the gate, so :class:`Series` keeps the transpose itself, as
 ``array`` columns (one per case and variable: night means, variances,
 sample counts) that load in milliseconds, with the sessions' own
-:class:`~pfsbench.gate.store.results.Session` objects.  A new session is
+:class:`~pfsbench.gate.history.results.Session` objects.  A new session is
 appended; a session deleted from the store is dropped; anything else
 (an older session added late, another format) rebuilds it.
 
@@ -191,7 +191,7 @@ class Series:
     def add(self, session, figures):
         """Append a session newer than every other (see
         :meth:`newest_key`) with its
-        :func:`~pfsbench.gate.store.results.session_figures`."""
+        :func:`~pfsbench.gate.history.results.session_figures`."""
         position = len(self.uuids)
         self.uuids.append(session.uuid)
         self.sessions[session.uuid] = session

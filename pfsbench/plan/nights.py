@@ -4,9 +4,9 @@ sees them: the noise ``nightly-plan`` sizes repeats and detection by."""
 
 import math
 
+from pfsbench.gate.history.results import USABLE_FAIL_PHASES
 from pfsbench.gate.statistics.stats import (night_moments, night_spread,
                                             pooled_scale)
-from pfsbench.gate.store.results import USABLE_FAIL_PHASES
 from pfsbench.store.runs import read_database
 
 

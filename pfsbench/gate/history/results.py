@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 from pfsbench.core import fields
 from pfsbench.core.errors import ConfigError, MissingData, ResultsError
+from pfsbench.gate.history import runreport
 from pfsbench.gate.statistics.values import time_problem, value_problem
-from pfsbench.gate.store import runreport
 # CaseKey and Session live in keys (the store's codec decodes into them):
 # imported here, where the gate has always found them.
-from pfsbench.gate.store.keys import (  # noqa: F401
+from pfsbench.gate.history.keys import (  # noqa: F401
     CaseKey, Session, parse_params, parse_setvars)
-from pfsbench.gate.store.series import Series
+from pfsbench.gate.history.series import Series
 
 #: Major run-report data version this module understands.
 REPORT_DATA_MAJOR = '4'
@@ -469,7 +469,7 @@ class Results:
 
     def series(self):
         """``(Series, inside)``: every case's nights as columns
-        (:class:`~pfsbench.gate.store.series.Series`, from the results
+        (:class:`~pfsbench.gate.history.series.Series`, from the results
         store where it keeps them) and, per position of its sessions,
         whether the session is one of these results' (the store's may
         hold more)."""

@@ -39,7 +39,7 @@ import statistics
 from dataclasses import dataclass
 
 from pfsbench.core.fields import CASE_TAG_FIELDS, CONTENDED, same_case
-from pfsbench.runs import contention
+from pfsbench.load import contention
 
 #: Quiet runs needed before the history judges (fewer: the fixed bound):
 #: the median of three is not moved by one odd run.
@@ -57,7 +57,7 @@ SPREAD_FACTOR = 5.0
 #: chunkservers wrote 32-64 MiB more than the case in 4 of 18 quiet dd runs
 #: whose clients had all been idle (server-side chunk work, its chunk is
 #: 64 MiB; docs/test-filesystem.md).  Operations: idle mounts' housekeeping,
-#: as for the per-client counters (:data:`pfsbench.runs.attribution.
+#: as for the per-client counters (:data:`pfsbench.load.attribution.
 #: SLACK_MIN_OPS`).
 MIN_BYTES = 64 * 2**20
 MIN_OPS = 500
@@ -110,7 +110,7 @@ class OwnWork:
 
 def measured(delta, measure):
     """Bytes (read plus written) or metadata operations of a
-    :func:`pfsbench.runs.contention.fs_counters_delta`."""
+    :func:`pfsbench.load.contention.fs_counters_delta`."""
     if measure == 'bytes':
         return delta['read_bytes'] + delta['write_bytes']
     return delta['metadata_ops']
@@ -328,7 +328,7 @@ def judge(delta, work, learned, fixed_bytes, fixed_ops):
     with every case).
 
     Args:
-        delta: :func:`pfsbench.runs.contention.fs_counters_delta`.
+        delta: :func:`pfsbench.load.contention.fs_counters_delta`.
         work: this run's :class:`OwnWork`.
         learned: :func:`learn`'s, or None: the fixed bound judges.
         fixed_bytes: the case's own bytes as it counts them (the fixed

@@ -2,7 +2,7 @@
 """The identities the history keeps: a test case's :class:`CaseKey` and a
 ReFrame :class:`Session`.
 
-They sit apart from :mod:`pfsbench.gate.store.results` (which reads them
+They sit apart from :mod:`pfsbench.gate.history.results` (which reads them
 out of ReFrame's reports) so that the store's codec
 (:mod:`pfsbench.store.codec`), which decodes into them, needs nothing
 else of the results reader.

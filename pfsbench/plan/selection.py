@@ -3,7 +3,7 @@
 the one estimate of ``pfsbench nightly-plan`` and ``pfsbench render
 nightly`` (the cases ``reframe --describe`` lists, less those a dry run
 skips; each at its median in earlier runs, else its first-night estimate,
-:mod:`pfsbench.runs.estimate`)."""
+:mod:`pfsbench.plan.estimate`)."""
 
 import concurrent.futures
 import os
@@ -13,9 +13,9 @@ import statistics
 from dataclasses import dataclass
 
 from pfsbench.core.errors import ConfigError, PfsbenchError
-from pfsbench.gate.store import runreport
-from pfsbench.runs import cases, estimate
-from pfsbench.runs.own_share import same_case
+from pfsbench.gate.history import runreport
+from pfsbench.load.own_share import same_case
+from pfsbench.plan import cases, estimate
 from pfsbench.site import validate
 
 
@@ -79,7 +79,7 @@ class Selection:
     #: ``{display_name: seconds}`` of each case's time limit, capped.
     limits: dict
     #: ``{display_name: (seconds, how)}`` of each case without history:
-    #: its work at its target's rates (:mod:`pfsbench.runs.estimate`),
+    #: its work at its target's rates (:mod:`pfsbench.plan.estimate`),
     #: never above its time limit.
     first: dict
     #: ``{display_name: (seconds, limit, whose)}`` of each case whose
@@ -158,7 +158,7 @@ def case_target(case, part):
 
 def first_night(case, part, limit, assume_s=DEFAULT_ASSUME_S):
     """``(seconds, how)`` of a case without history on partition
-    ``part`` (:func:`pfsbench.runs.estimate.first_night_seconds`)."""
+    ``part`` (:func:`pfsbench.plan.estimate.first_night_seconds`)."""
     target = case_target(case, part)
     return estimate.first_night_seconds(
         case, estimate.rates(target), assume_s,

@@ -2,14 +2,14 @@
 """What a nightly runs on a partition, and what it costs: the plan
 ``pfsbench render nightly`` sizes its driver job by and ``pfsbench
 check-config`` checks the driver partition against (the same selection
-and estimate as ``pfsbench nightly-plan``: :mod:`pfsbench.runs.selection`,
-:mod:`pfsbench.runs.budget`)."""
+and estimate as ``pfsbench nightly-plan``: :mod:`pfsbench.plan.selection`,
+:mod:`pfsbench.plan.budget`)."""
 
 from dataclasses import dataclass
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import budget as budgets, planfile, selection
-from pfsbench.runs.driver import hours
+from pfsbench.plan import budget as budgets, planfile, selection
+from pfsbench.plan.driver import hours
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,14 @@ class Plan:
     file: str = None
     #: The budget it was chosen within, hours, or None.
     budget: float = None
-    #: Where the budget comes from (:func:`pfsbench.runs.budget.window`).
+    #: Where the budget comes from (:func:`pfsbench.plan.budget.window`).
     why: str = ''
     #: The text to write to :attr:`file` (a budget's plan), or None: the
     #: file is given (``--plan``) or there is none.  Written only once the
-    #: job is accepted (:func:`pfsbench.runs.planfile.write_atomically`).
+    #: job is accepted (:func:`pfsbench.plan.planfile.write_atomically`).
     text: str = None
     #: One line per case whose first-night estimate its time limit cuts
-    #: (:meth:`pfsbench.runs.selection.Selection.killed`).
+    #: (:meth:`pfsbench.plan.selection.Selection.killed`).
     killed: tuple = ()
 
     @property

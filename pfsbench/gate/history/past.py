@@ -7,8 +7,8 @@ the provenance that changed where each step began.
 import statistics
 from collections import defaultdict
 
+from pfsbench.gate.history import provenance
 from pfsbench.gate.statistics import changepoints as cp
-from pfsbench.gate.store import provenance as prov
 
 
 def past_nights(results, current, limit, configs):
@@ -64,7 +64,7 @@ class Night:
 
     @property
     def like(self):
-        """:func:`pfsbench.gate.store.results.like_tags` of the night."""
+        """:func:`pfsbench.gate.history.results.like_tags` of the night."""
         return self.cols.likes[self.cols.like_ids[self.j]]
 
     def moments(self, var):
@@ -216,8 +216,8 @@ def history(results, rows, config):
 
 def _tags_of(results, uuid, key):
     case = results.case_summary(uuid).get(key)
-    return prov.session_tags(results.sessions[uuid],
-                             *((case.nodes, case.tags) if case else ()))
+    return provenance.session_tags(results.sessions[uuid],
+                                   *((case.nodes, case.tags) if case else ()))
 
 
 def _tag_change_near(results, uuids, index, key, reach=2):
@@ -234,8 +234,8 @@ def _tag_change_near(results, uuids, index, key, reach=2):
         if k < 1 or k >= len(uuids):
             continue
 
-        diff = prov.differences([_tags_of(results, uuids[k - 1], key)],
-                                _tags_of(results, uuids[k], key))
+        diff = provenance.differences([_tags_of(results, uuids[k - 1], key)],
+                                      _tags_of(results, uuids[k], key))
         if diff:
             return uuids[k], {c.key: [c.before[0], c.after] for c in diff}
 

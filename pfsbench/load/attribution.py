@@ -2,7 +2,7 @@
 """Who else is on the file system: foreign load attributed to its job or
 client.
 
-The whole file system's counters (:mod:`pfsbench.runs.contention`) can only
+The whole file system's counters (:mod:`pfsbench.load.contention`) can only
 subtract an estimate of the case's own work; foreign work of the same size
 hides under an estimate that is too high.  A parallel file system's servers
 count per job or per client, and so does MooseFS's master per mount
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 # The reader of verdict()'s names lives below the gate: core.fields.
 from pfsbench.core.fields import sources_named  # noqa: F401
-from pfsbench.runs.contention import CommandFailed, run_site_command
+from pfsbench.load.contention import CommandFailed, run_site_command
 
 #: Foreign work above this share of the case's own marks it ...
 SLACK_FRACTION = 0.10

@@ -3,7 +3,7 @@
 metadata items) over a conservative rate of its target's file system, or
 its stonewall where the case has one (``pfsbench nightly-plan``, ``render
 nightly``).  A first night is planned on these; from then on the median of
-the case's own runs replaces them (:func:`pfsbench.runs.selection.history`).
+the case's own runs replaces them (:func:`pfsbench.plan.selection.history`).
 
 Pure arithmetic on what ``reframe --describe`` lists of a case (its sizes,
 counts, nodes) and on the partition's config; no ReFrame import.

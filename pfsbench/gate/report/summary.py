@@ -9,7 +9,7 @@ cases show their failure reason below the table.
 import os
 import re
 
-from pfsbench.gate.store import runreport
+from pfsbench.gate.history import runreport
 from pfsbench.site.binaries import BUILD_ADVICE
 from pfsbench.site.config import shown_path
 

@@ -4,7 +4,7 @@ may use, and the cases and repeats that fit (every target's share first:
 docs/nightly.md)."""
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs.estimate import family
+from pfsbench.plan.estimate import family
 from pfsbench.site.config import extras_value
 
 
