@@ -337,8 +337,8 @@ def test_a_report_takes_its_case_rows_once_and_renders_the_same(
 
 
 def test_a_night_has_a_variable_where_it_has_its_moments():
-    from pfsbench.gate.store.history import Night
-    from pfsbench.gate.store.series import CaseColumns
+    from pfsbench.gate.history.past import Night
+    from pfsbench.gate.history.series import CaseColumns
 
     cols = CaseColumns()
     nights = [{'a': (100.0, [99.0, 100.0, 101.0])},
