@@ -342,15 +342,22 @@ def build(results, session_uuids, name, name_filter=None,
         'format_version': FORMAT_VERSION,
         'kind': KIND,
         'name': name,
-        'created': datetime.datetime.now(
-            datetime.timezone.utc).isoformat(timespec='seconds'),
-        'pfsbench_version': __version__,
+        **written_stamp(),
         'database': results.source,
         'sessions': [s.as_dict() for s in sessions],
         'cases': samples.finished_cases(),
         'contended_samples': samples.contended,
         **({'missing_cases': [case for case, _, _ in lost]} if lost else {}),
     }
+
+
+def written_stamp():
+    """When, in UTC to the second, and by which pfsbench a document (a
+    baseline, a gate record) was written: its ``created`` and
+    ``pfsbench_version``."""
+    return {'created': datetime.datetime.now(
+                datetime.timezone.utc).isoformat(timespec='seconds'),
+            'pfsbench_version': __version__}
 
 
 def first_difference(old, new):

@@ -7,13 +7,11 @@ every baseline case (:mod:`pfsbench.gate.judge.rule`) on the samples of
 format renders (pfsbench.gate.report).
 """
 
-import datetime
 import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 
-from pfsbench import __version__
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.history import provenance
 from pfsbench.gate.history.past import history, history_means, past_nights
@@ -21,7 +19,7 @@ from pfsbench.gate.history.results import like_tags
 from pfsbench.gate.judge import budget
 from pfsbench.gate.judge.baseline import (case_key, contended_note,
                                          contended_sample, first_difference,
-                                         unusable_reason)
+                                         unusable_reason, written_stamp)
 from pfsbench.gate.judge.lookback import night_moments, not_positive
 from pfsbench.gate.judge.rows import VarRow
 from pfsbench.gate.judge.rule import (VERDICTS, exit_code,
@@ -598,9 +596,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
     record = {
         'kind': REPORT_KIND,
         'format_version': REPORT_FORMAT_VERSION,
-        'created': datetime.datetime.now(
-            datetime.timezone.utc).isoformat(timespec='seconds'),
-        'pfsbench_version': __version__,
+        **written_stamp(),
         'source': results.source,
         'baseline': {'name': baseline['name'], 'path': baseline_path,
                      'created': baseline.get('created'),

@@ -163,7 +163,8 @@ def t_quantile(p, df):
 
 
 def welch_df(a, na, b, nb):
-    """Welch-Satterthwaite degrees of freedom.
+    """Welch-Satterthwaite degrees of freedom of two means: Satterthwaite's
+    (:func:`satterthwaite_df`) for two parts.
 
     Args:
         a: variance of the first mean (s1**2/n1, or its log-scale analogue).
@@ -174,15 +175,7 @@ def welch_df(a, na, b, nb):
     Returns:
         The effective degrees of freedom (``inf`` if both variances are 0).
     """
-    num = (a + b) ** 2
-    den = 0.0
-    if a > 0:
-        den += a * a / (na - 1)
-
-    if b > 0:
-        den += b * b / (nb - 1)
-
-    return math.inf if den == 0.0 else num / den
+    return satterthwaite_df(((a, na - 1), (b, nb - 1)))
 
 
 def satterthwaite_df(parts):
