@@ -155,3 +155,5 @@ def test_an_unwritable_mark_checks_each_time(tmp_path, monkeypatch):
     baseline.load(str(tmp_path), 'b')
     baseline.load(str(tmp_path), 'b')
     assert checks == [path, path]
+    # Nothing of the failed mark stays beside the baseline.
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith('.tmp')]

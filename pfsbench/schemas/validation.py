@@ -66,12 +66,18 @@ def check_once(document, ref, file, content, mark):
         pass
 
     check(document, ref, file)
+    # A temporary of this process's own, removed if the mark cannot be
+    # put in place: nothing of it stays beside the file.
+    temporary = f'{mark}.{os.getpid()}.tmp'
     try:
-        with open(mark + '.tmp', 'w') as fp:
+        with open(temporary, 'w') as fp:
             fp.write(digest + '\n')
-        os.replace(mark + '.tmp', mark)
+        os.replace(temporary, mark)
     except OSError:
-        pass
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
 
 
 @functools.lru_cache(maxsize=None)
