@@ -12,7 +12,7 @@ import sys
 
 from pfsbench.commands import diskstats as diskstats_steps
 from pfsbench.core import tools
-from pfsbench.core.errors import ConfigError, ParseError
+from pfsbench.core.errors import ConfigError, ParseError, shown_path
 from pfsbench.load import attribution, contention, own_share
 from pfsbench.parsers import diskstats
 from pfsbench.parsers.text import probe
@@ -22,7 +22,7 @@ from pfsbench.plan.selection import runs_here
 from pfsbench.site import binaries, perflog_http, spack, validate
 from pfsbench.site.config import (check_scratch_dir, find_partitions,
                                   load_system_file, node_scratch_dir,
-                                  partition_key, shown_path, system_files,
+                                  partition_key, system_files,
                                   validate_reference_file)
 from pfsbench.site.mounts import target_is_lustre
 

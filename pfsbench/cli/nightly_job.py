@@ -11,14 +11,13 @@ that holds the nightly's plan (:mod:`pfsbench.plan.nightly`).
 import os
 import shlex
 
-from pfsbench.core.errors import ConfigError
+from pfsbench.core.errors import ConfigError, shown_path
 from pfsbench.plan import budget as budgets, driver as drivers
 from pfsbench.plan.nightly import plan
 from pfsbench.render import NOTE_PREFIX
 from pfsbench.site import validate
 from pfsbench.site.config import (find_partitions, load_site_configuration,
-                                  load_system_file, shown_path,
-                                  system_files)
+                                  load_system_file, system_files)
 
 #: <repo>, beside this package.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(

@@ -2,7 +2,15 @@
 """Domain errors.  Every message names the file, the field and the value,
 never a password (:func:`pfsbench.core.secrets.scrub`)."""
 
+import os
+
 from pfsbench.core import secrets
+
+
+def shown_path(path):
+    """A path as messages show it: relative when below the working dir."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith('..') else rel
 
 
 class PfsbenchError(Exception):

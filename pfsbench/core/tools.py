@@ -11,6 +11,10 @@ Imports nothing of pfsbench: the parsers and the site modules read it.
 
 import dataclasses
 
+#: What to do about a tool the suite builds but this site lacks: the
+#: sentence every skip and run summary begins with.
+BUILD_ADVICE = "build it with the suite's Spack environment"
+
 #: How a check finds a tool's binary.
 #: The check variable ``tool_binary``, else the partition's Spack view
 #: (``bin``, ``sbin``), else ``PATH``

@@ -14,6 +14,7 @@ import re
 import shutil
 
 from pfsbench.core import tools
+from pfsbench.core.tools import BUILD_ADVICE
 from pfsbench.parsers import text
 from pfsbench.site import spack
 
@@ -28,9 +29,6 @@ def package_of(tool):
 
 #: How the advice for a missing tool starts (``pfsbench summary`` looks
 #: for it in skip reasons).
-BUILD_ADVICE = "build it with the suite's Spack environment"
-
-
 def build_hint(tool):
     """What to do about a missing ``tool``: the sentence every skip ends
     with."""

@@ -68,7 +68,7 @@ import stat
 
 from pfsbench import schemas
 from pfsbench.core import yamlfile
-from pfsbench.core.errors import ConfigError
+from pfsbench.core.errors import ConfigError, shown_path
 from pfsbench.site import references, rundir, validate
 
 #: The schema of a partition's ``extras`` (``pfsbench/schemas/``).
@@ -565,12 +565,6 @@ def check_scratch_dir(path, source, field, must_exist=True):
         raise ConfigError(source, field, path, foreign)
 
     return real
-
-
-def shown_path(path):
-    """A path as messages show it: relative when below the working dir."""
-    rel = os.path.relpath(path)
-    return path if rel.startswith('..') else rel
 
 
 #: Packages a site file copied from an older pfsbench may import, and

@@ -9,9 +9,9 @@ cases show their failure reason below the table.
 import os
 import re
 
+from pfsbench.core.errors import shown_path
+from pfsbench.core.tools import BUILD_ADVICE
 from pfsbench.gate.history import runreport
-from pfsbench.site.binaries import BUILD_ADVICE
-from pfsbench.site.config import shown_path
 
 #: A SKIP line of ReFrame's log: ``... SKIP ... /<hashcode> @<partition>+
 #: <environ> [<reason>]`` (the run report keeps no skip reason).
