@@ -63,6 +63,9 @@ ALSO = {
     'store/reframe_db.py': ('tests/test_store_runs.py',),
     'store/spool.py': ('tests/test_store.py',),
     'store/baselines.py': ('tests/test_store.py',),
+    'runs/nights.py': ('tests/test_nightly_plan.py',),
+    'runs/plan.py': ('tests/test_nightly_job.py',
+                     'tests/test_nightly_plan.py'),
 }
 
 #: The fast lane's marker expression (scripts/test.sh --fast).
