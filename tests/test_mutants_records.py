@@ -4,6 +4,7 @@ functions: the mutants bench/mutation.py found the store's tests letting
 through (docs/mutation.md).  SQLite only: pure and fast."""
 
 import json
+import os
 
 import pytest
 
@@ -11,15 +12,35 @@ from pfsbench.core import fields
 from pfsbench.gate.store.results import CaseKey, read_reports
 from pfsbench.store import ingest, records
 from pfsbench.store.connect import open_store
+from pfsbench.store.db import StoreDown
 import synth
 
 DAY = 86400.0
 
 
-def _report(t, system='local', target='/mnt/a', **kwargs):
-    return synth.session({'dd %n=1': [1.0, 2.0]}, time_start=t, repeats=2,
-                         system=system,
-                         loggable={fields.TARGET_PATH: target}, **kwargs)
+def _report(t, system='local', target='/mnt/a', session_uuid=None,
+            **kwargs):
+    """Two repeats of a case: the first passes, the second fails, was
+    contended, ran 3 iterations on other nodes and left two figures
+    untimed."""
+    given = {fields.TARGET_PATH: target, fields.ITERATIONS: 3,
+             fields.CONTENDED: True, fields.CONTENTION: 'foreign io',
+             fields.UNTIMED: 'b a'}
+    cases = [synth.make_testcase(
+        session_uuid, 0, 0, 'dd %n=1', {'bw': (1.0, 'MB/s'),
+                                       'lat': (float('inf'), 's')},
+        system=system, repeat=0, time=t + 1,
+        loggable={fields.TARGET_PATH: target}),
+        synth.make_testcase(
+        session_uuid, 0, 1, 'dd %n=1', {'bw': (2.0, 'MB/s')},
+        system=system, repeat=1, result='fail', fail_phase='sanity',
+        fail_reason='no output', time=t + 2, nodelist=('n2', 'n3'),
+        loggable=given),
+        synth.make_testcase(session_uuid, 0, 2, 'mdtest', {}, system=system,
+                            repeat=2, time=t + 3,
+                            loggable={fields.TARGET_PATH: target})]
+    return synth.make_report(cases, time_start=t, session_uuid=session_uuid,
+                             **kwargs)
 
 
 @pytest.fixture
@@ -66,11 +87,17 @@ def test_records_of_are_the_reports_records_in_any_chunk(stored, tmp_path):
         whole = records.records_of(conn, uuids)
         by_one = records.records_of(conn, uuids, chunk=1)
         by_two = records.records_of(conn, uuids, chunk=2)
-    assert all(len(expected[u]) == 2 for u in uuids)
+    assert all(len(expected[u]) == 3 for u in uuids)
+    assert [r.key.name for r in expected['a-same-second'] if not r.perf] == [
+        'mdtest']
     assert whole == by_one == by_two == expected
     # Shared, as the report reader shares them.
-    first, second = whole['a-same-second']
+    first, second = whole['a-same-second'][0], whole['b-late-ingested'][0]
     assert first.key is second.key and first.nodelist is second.nodelist
+    assert first.config is second.config
+    assert first.tags is whole['a-same-second'][2].tags
+    assert [r.fail_phase for r in whole['a-same-second']] == [
+        '', 'sanity', '']
 
 
 def test_records_of_a_target_keep_only_its_cases(stored):
@@ -79,7 +106,7 @@ def test_records_of_a_target_keep_only_its_cases(stored):
         got = records.records_of(conn, ['a-same-second', 'b-late-ingested'],
                                  target='/mnt/b')
     assert [len(got[u]) for u in ('a-same-second', 'b-late-ingested')] == \
-        [2, 0]
+        [3, 0]
     assert all(dict(r.tags)[fields.TARGET_PATH] == '/mnt/b'
                for r in got['a-same-second'])
 
@@ -95,7 +122,7 @@ def test_a_store_before_the_untimed_column_times_every_figure(stored):
                      (records.schema.UNTIMED_COLUMN,))
         conn.commit()
         got = records.records_of(conn, ['b-late-ingested'])
-    assert [r.untimed for r in got['b-late-ingested']] == [(), ()]
+    assert [r.untimed for r in got['b-late-ingested']] == [(), (), ()]
 
 
 def test_the_loaders_read_one_session_when_called(stored):
@@ -104,9 +131,16 @@ def test_the_loaders_read_one_session_when_called(stored):
     summary = records.summary_loader(url, 'a-same-second', None)
     of_target = records.summary_loader(url, 'a-same-second', '/mnt/a')
     got = load()
-    assert [r.session for r in got] == ['a-same-second'] * 2
+    assert [r.session for r in got] == ['a-same-second'] * 3
     key = CaseKey('dd %n=1', 'local', 'default', 'builtin')
     tags = ((fields.TARGET_PATH, '/mnt/b'),)
-    assert summary() == [(key, False, ('n1',), tags)] * 2
+    assert summary() == [(key, False, ('n1',), tags),
+                         (key, True, ('n2', 'n3'), tags),
+                         (CaseKey('mdtest', 'local', 'default', 'builtin'),
+                          False, ('n1',), tags)]
     assert of_target() == []
     assert records.loader(url, 'a-same-second', '/mnt/a')() == []
+    gone = url + '.gone'
+    with pytest.raises(StoreDown):
+        records.loader(gone, 'a-same-second', None)()
+    assert not os.path.exists(gone)
