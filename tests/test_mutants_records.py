@@ -118,6 +118,11 @@ def test_a_store_before_the_untimed_column_times_every_figure(stored):
         conn.commit()
         assert {r.untimed for r in records.records_of(
             conn, ['b-late-ingested'])['b-late-ingested']} == {('x', 'y')}
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version > ?',
+                     (records.schema.UNTIMED_COLUMN,))
+        conn.commit()
+        assert {r.untimed for r in records.records_of(
+            conn, ['b-late-ingested'])['b-late-ingested']} == {('x', 'y')}
         conn.execute('DELETE FROM pfsbench_migrations WHERE version >= ?',
                      (records.schema.UNTIMED_COLUMN,))
         conn.commit()
