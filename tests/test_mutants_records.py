@@ -145,7 +145,24 @@ def test_the_loaders_read_one_session_when_called(stored):
                           False, ('n1',), tags)]
     assert of_target() == []
     assert records.loader(url, 'a-same-second', '/mnt/a')() == []
+    assert len(records.summary_loader(url, 'a-same-second', '/mnt/b')()) \
+        == 3
     gone = url + '.gone'
-    with pytest.raises(StoreDown):
-        records.loader(gone, 'a-same-second', None)()
-    assert not os.path.exists(gone)
+    for made in (records.loader, records.summary_loader):
+        with pytest.raises(StoreDown):
+            made(gone, 'a-same-second', None)()
+        assert not os.path.exists(gone)
+
+
+def test_the_loaders_read_a_store_as_it_is(stored):
+    # A reader's role may not migrate: the loaders read an older store.
+    url, _ = stored
+    with open_store(url) as conn:
+        conn.execute('DELETE FROM pfsbench_migrations WHERE version = ?',
+                     (records.schema.VERSION,))
+        conn.commit()
+    assert len(records.loader(url, 'a-same-second', None)()) == 3
+    assert len(records.summary_loader(url, 'a-same-second', None)()) == 3
+    with open_store(url, migrate=False) as conn:
+        assert records.schema.applied_version(conn) == \
+            records.schema.VERSION - 1
