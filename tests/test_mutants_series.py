@@ -4,6 +4,8 @@ the mutants bench/mutation.py found the store's tests letting through
 (docs/mutation.md).  SQLite only: pure and fast."""
 
 import json
+import sqlite3
+import time
 
 from pfsbench.core import fields
 from pfsbench.store import codec, ingest, records, series
@@ -153,3 +155,23 @@ def test_refresh_series_of_a_store_without_the_table_is_nothing(tmp_path):
         assert series.refresh_series(conn, 'alpha') == 0
         got = _sync(conn)
     assert got.uuids == ['alpha-01']
+
+
+def test_writing_it_waits_at_most_half_a_second_for_another_writer(
+        tmp_path):
+    path = str(tmp_path / 's.sqlite')
+    with open_store(path, timeout=5.0) as conn:
+        _ingest(conn, 1)
+        holder = sqlite3.connect(path)
+        holder.execute('BEGIN IMMEDIATE')
+        try:
+            start = time.monotonic()
+            got = _sync(conn)
+            waited = time.monotonic() - start
+        finally:
+            holder.rollback()
+            holder.close()
+        assert got.uuids == ['alpha-01']       # read, not kept
+        assert _kept(conn) == {}
+        assert 0.4 < waited < 1.4, waited
+        assert conn.execute('PRAGMA busy_timeout').fetchone()[0] == 5000
