@@ -67,6 +67,7 @@ def test_a_type_it_does_not_keep_is_named():
     ('{"\\u0000q": [1]}', "unknown tag '\\x00q'"),
     ('{"\\u0000a": ["b", ""]}', "array of type 'b'"),
     ('{"\\u0000a": ["d", "not base64!"]}', None),
+    ('{"\\u0000a": ["d", "AAAA!AAAA8D8="]}', None),     # 1.0 but for '!'
     ('{"\\u0000a": ["d"]}', None),
     ('{"\\u0000K": ["too", "few"]}', None),
     ('{"\\u0000S": {"uuid": "u"}}', None),
