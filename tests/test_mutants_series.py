@@ -175,3 +175,19 @@ def test_writing_it_waits_at_most_half_a_second_for_another_writer(
         assert _kept(conn) == {}
         assert 0.4 < waited < 1.4, waited
         assert conn.execute('PRAGMA busy_timeout').fetchone()[0] == 5000
+
+
+def test_by_default_a_new_night_is_written_and_no_night_is_an_empty_series(
+        tmp_path):
+    with open_store(str(tmp_path / 's.sqlite')) as conn:
+        empty = series.synced_series(conn, 'alpha', None, {}, {}, 100, True)
+        assert isinstance(empty, series.Series) and empty.uuids == []
+        _ingest(conn, 1)
+        sessions, stamps = records.sessions_of(conn, 'alpha')
+        series.synced_series(conn, 'alpha', None, sessions, stamps, 100,
+                             True)
+        _ingest(conn, 2)
+        sessions, stamps = records.sessions_of(conn, 'alpha')
+        series.synced_series(conn, 'alpha', None, sessions, stamps, 100,
+                             True)
+        assert _kept(conn)[('alpha', None)] == (2, 'alpha-02')
