@@ -6,6 +6,7 @@ store's tests letting through (docs/mutation.md).  Pure and fast."""
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -118,12 +119,15 @@ def test_a_locked_database_waits_its_timeout_and_names_the_lock(db, tmp_path):
          'time.sleep(30)'], stdout=subprocess.PIPE, text=True)
     try:
         holder.stdout.readline()
+        start = time.monotonic()
         with pytest.raises(ResultsError) as err:
             with reframe_db.opened(db, timeout=0.2):
                 pass
+        waited = time.monotonic() - start
     finally:
         holder.kill()
         holder.wait()
     assert str(err.value) == (
         f'{db}: locked: another process (a ReFrame session storing its '
         f'report?) holds {lock} for more than 0.2 s; retry later')
+    assert 0.2 <= waited < 0.9, waited          # tried every 0.1 s
