@@ -191,3 +191,26 @@ def test_by_default_a_new_night_is_written_and_no_night_is_an_empty_series(
         series.synced_series(conn, 'alpha', None, sessions, stamps, 100,
                              True)
         assert _kept(conn)[('alpha', None)] == (2, 'alpha-02')
+
+
+def test_the_figures_kept_at_ingest_are_read_where_this_pfsbench_kept_them(
+        tmp_path):
+    with open_store(str(tmp_path / 's.sqlite')) as conn:
+        for night in (1, 2, 3):
+            _ingest(conn, night)
+        blobs = dict(conn.execute('SELECT uuid, figures FROM '
+                                  'pfsbench_sessions'))
+        for uuid, figures, stamp in (
+                ('alpha-01', 'damaged', ingest.FIGURES_STAMP),
+                ('alpha-02', blobs['alpha-03'], ingest.FIGURES_STAMP),
+                ('alpha-03', blobs['alpha-01'], 'another pfsbench')):
+            conn.execute('UPDATE pfsbench_sessions SET figures = ?, '
+                         'figures_stamp = ? WHERE uuid = ?',
+                         (figures, stamp, uuid))
+        conn.commit()
+        got = _sync(conn, keep=False)
+    (key, columns), = got.cases.items()
+    assert key == records.CaseKey('dd %n=1', 'alpha', 'default', 'builtin')
+    # night 1 from its rows, night 2 as kept (night 3's), night 3 from its
+    # rows (kept by another pfsbench)
+    assert list(columns.columns['write_bw'][0]) == [1.5, 3.5, 3.5]
