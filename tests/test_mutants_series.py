@@ -214,3 +214,16 @@ def test_the_figures_kept_at_ingest_are_read_where_this_pfsbench_kept_them(
     # night 1 from its rows, night 2 as kept (night 3's), night 3 from its
     # rows (kept by another pfsbench)
     assert list(columns.columns['write_bw'][0]) == [1.5, 3.5, 3.5]
+
+
+def test_a_cluster_whose_sessions_are_all_gone_keeps_an_empty_series(
+        tmp_path):
+    with open_store(str(tmp_path / 's.sqlite')) as conn:
+        _ingest(conn, 1)
+        _sync(conn)
+        for table in ('figures', 'cases'):
+            conn.execute(f'DELETE FROM pfsbench_{table}')
+        conn.execute('DELETE FROM pfsbench_sessions')
+        conn.commit()
+        assert _sync(conn).uuids == []
+        assert _kept(conn) == {('alpha', None): (0, '')}
