@@ -8,7 +8,7 @@ import sqlite3
 import time
 
 from pfsbench.core import fields
-from pfsbench.store import codec, ingest, records, series
+from pfsbench.store import codec, db, ingest, records, series
 from pfsbench.store.connect import open_store
 import synth
 
@@ -227,3 +227,50 @@ def test_a_cluster_whose_sessions_are_all_gone_keeps_an_empty_series(
         conn.commit()
         assert _sync(conn).uuids == []
         assert _kept(conn) == {('alpha', None): (0, '')}
+
+
+class _AsPostgres(db.Connection):
+    """A SQLite store that answers as a PostgreSQL one for the series'
+    write: the role's privileges on it (``privileged``), ``SET LOCAL``
+    statements kept in :attr:`set_local`."""
+
+    def __init__(self, url, privileged):
+        super().__init__(url)
+        self.privileged = privileged
+        self.set_local = []
+
+    def sql(self, statement):
+        return statement
+
+    def execute(self, statement, params=()):
+        if 'has_table_privilege' in statement:
+            assert statement == (
+                "SELECT has_table_privilege('pfsbench_series', 'INSERT') "
+                "AND has_table_privilege('pfsbench_series', 'UPDATE')")
+            return self.conn.execute('SELECT ?', (self.privileged,))
+        if statement.startswith('SET LOCAL'):
+            self.set_local.append(statement)
+            return self.conn.execute('SELECT 1')
+        return super().execute(statement, params)
+
+
+def test_a_postgresql_role_writes_the_series_only_with_its_privileges(
+        tmp_path):
+    url = str(tmp_path / 's.sqlite')
+    with open_store(url) as conn:
+        _ingest(conn, 1)
+    for privileged, kept in ((False, {}),
+                             (True, {('alpha', None): (1, 'alpha-01')})):
+        conn = _AsPostgres(url, privileged)
+        try:
+            conn.postgres = True
+            sessions, stamps = records.sessions_of(conn, 'alpha')
+            got = series.synced_series(conn, 'alpha', None, sessions,
+                                       stamps, 100, True)
+            conn.postgres = False
+            assert got.uuids == ['alpha-01']
+            assert _kept(conn) == kept
+            assert conn.set_local == (
+                ["SET LOCAL lock_timeout = '500ms'"] if privileged else [])
+        finally:
+            conn.close()
