@@ -15,9 +15,10 @@ import synth
 DAY = 86400.0
 
 
-def _ingest(conn, night, system='alpha', target='/a'):
+def _ingest(conn, night, system='alpha', target='/a', cases=('dd %n=1',)):
     ingest.ingest_report(conn, synth.session(
-        {'dd %n=1': [float(night), night + 1.0]}, time_start=night * DAY,
+        {name: [float(night), night + 1.0] for name in cases},
+        time_start=night * DAY,
         repeats=2, system=system, session_uuid=f'{system}-{night:02}',
         loggable={fields.TARGET_PATH: target}), 'r')
 
@@ -197,7 +198,7 @@ def test_the_figures_kept_at_ingest_are_read_where_this_pfsbench_kept_them(
         tmp_path):
     with open_store(str(tmp_path / 's.sqlite')) as conn:
         for night in (1, 2, 3):
-            _ingest(conn, night)
+            _ingest(conn, night, cases=('dd %n=1', 'ior'))
         blobs = dict(conn.execute('SELECT uuid, figures FROM '
                                   'pfsbench_sessions'))
         for uuid, figures, stamp in (
@@ -209,11 +210,13 @@ def test_the_figures_kept_at_ingest_are_read_where_this_pfsbench_kept_them(
                          (figures, stamp, uuid))
         conn.commit()
         got = _sync(conn, keep=False)
-    (key, columns), = got.cases.items()
-    assert key == records.CaseKey('dd %n=1', 'alpha', 'default', 'builtin')
-    # night 1 from its rows, night 2 as kept (night 3's), night 3 from its
-    # rows (kept by another pfsbench)
-    assert list(columns.columns['write_bw'][0]) == [1.5, 3.5, 3.5]
+    assert sorted(k.name for k in got.cases) == ['dd %n=1', 'ior']
+    for name in ('dd %n=1', 'ior'):
+        columns = got.cases[records.CaseKey(name, 'alpha', 'default',
+                                            'builtin')]
+        # night 1 from its rows, night 2 as kept (night 3's), night 3
+        # from its rows (kept by another pfsbench)
+        assert list(columns.columns['write_bw'][0]) == [1.5, 3.5, 3.5]
 
 
 def test_a_cluster_whose_sessions_are_all_gone_keeps_an_empty_series(
