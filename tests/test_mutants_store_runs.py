@@ -5,6 +5,7 @@ tests letting through (docs/mutation.md).  SQLite only: pure and fast."""
 
 import json
 import os
+import sqlite3
 
 import pytest
 
@@ -107,6 +108,13 @@ def test_a_database_of_one_or_two_clusters_reads_their_history(tmp_path):
                     system=lambda night: ('hawk', 'vulcan')[night - 1])
     got = runs.read_database(one)
     both = runs.read_database(two)
+    # Each database's history is kept under its cluster, or every
+    # cluster's.
+    for db, system in ((one, 'hawk'), (two, '*')):
+        with sqlite3.connect(runs.local_store(db)) as conn:
+            assert [s for s, in conn.execute(
+                'SELECT system FROM pfsbench_series')] == [system]
+        conn.close()
     assert sorted({k.system for k in got.series()[0].cases}) == ['hawk']
     assert sorted({k.system for k in both.series()[0].cases}) == \
         ['hawk', 'vulcan']
