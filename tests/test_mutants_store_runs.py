@@ -119,3 +119,23 @@ def test_a_database_of_one_or_two_clusters_reads_their_history(tmp_path):
     assert sorted({k.system for k in both.series()[0].cases}) == \
         ['hawk', 'vulcan']
     assert len(both.sessions) == 2
+
+
+def test_a_session_read_names_its_database_and_the_kept_series_lags(
+        tmp_path):
+    db = _database(tmp_path / 'results.db', [1, 2])
+    got = runs.read_database(db)
+    assert got.sessions['night-01'].source == f'{db}[night-01]'
+
+    def kept():
+        with sqlite3.connect(runs.local_store(db)) as conn:
+            found = conn.execute('SELECT sessions FROM pfsbench_series'
+                                 ).fetchall()
+        conn.close()
+        return found
+    assert kept() == [(2,)]
+    synth.write_database(db, [synth.session(
+        {'c %nodes=1': [9.0, 9.0]}, time_start=3 * DAY, repeats=2,
+        session_uuid='night-03')])
+    assert len(runs.read_database(db).sessions) == 3
+    assert kept() == [(2,)]       # a new night: read, the series not rewritten
