@@ -5,6 +5,7 @@ letting through (docs/mutation.md).  Pure and fast."""
 
 import json
 import os
+import time
 
 import pytest
 
@@ -90,3 +91,35 @@ def test_a_spooled_file_that_is_not_json_is_named(tmp_path):
     with pytest.raises(ResultsError) as err:
         spool.read(str(tmp_path / 'gone.json'))
     assert 'gone.json: spooled report unreadable: [Errno 2]' in str(err.value)
+
+
+def test_a_report_is_written_beside_its_name_under_a_hidden_one(
+        tmp_path, monkeypatch):
+    # Renamed within its directory (one file system: atomic), under a
+    # name waiting() does not list.
+    moves = []
+    replace = os.replace
+
+    def spy(src, dst):
+        moves.append((src, dst))
+        replace(src, dst)
+    monkeypatch.setattr(spool.os, 'replace', spy)
+    path = spool.put(str(tmp_path), _report('u'))
+    (src, dst), = moves
+    assert dst == path
+    assert os.path.dirname(src) == str(tmp_path)
+    assert os.path.basename(src).startswith('.spool-')
+
+
+def test_overdue_is_by_the_hour_in_utc(tmp_path, monkeypatch):
+    monkeypatch.setenv('TZ', 'EST+5')
+    time.tzset()
+    try:
+        old = spool.put(str(tmp_path), _report('old'))
+        os.utime(old, (86400.0, 86400.0))
+        line = spool.overdue(str(tmp_path), now=86400.0 + 36 * HOUR + 5)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert line is not None and ' since 1970-01-02 00:00 UTC (1.5 days)' \
+        in line
