@@ -6,7 +6,7 @@ through (docs/mutation.md).  SQLite only: pure and fast."""
 import pytest
 
 from pfsbench.core import fields
-from pfsbench.store import history, ingest
+from pfsbench.store import db, history, ingest
 from pfsbench.store.connect import open_store
 import synth
 
@@ -84,3 +84,43 @@ def test_provenance_history_of_the_figures_sessions(conn):
                                      'hostname': 'vm'}}
     assert [g['session'] for g in history.provenance_history(
         conn, 'bw', systems_=['vulcan'], since='1970-01-03')] == ['vulcan-2']
+
+
+def test_sessions_of_the_same_second_are_in_uuid_order(tmp_path):
+    with open_store(str(tmp_path / 's.sqlite')) as conn:
+        for uuid, system in (('b-second', 'alpha'), ('a-first', 'zeta')):
+            ingest.ingest_report(conn, synth.session(
+                {'dd': 1.0}, time_start=DAY, repeats=1, session_uuid=uuid,
+                system=system, var='bw'), 'r')
+        got = history.provenance_history(conn, 'bw')
+    assert [g['session'] for g in got] == ['a-first', 'b-second']
+
+
+class _AsPostgres(db.Connection):
+    """A SQLite store that answers as PostgreSQL for the history's
+    substring test (``strpos``; SQLite's ``instr`` refused)."""
+
+    def __init__(self, url):
+        super().__init__(url)
+        self.conn.create_function('strpos', 2,
+                                  lambda text, part: text.find(part) + 1)
+        self.postgres = True
+
+    def sql(self, statement):
+        assert 'instr(' not in statement
+        return statement
+
+
+def test_a_case_name_is_a_substring_on_postgresql_too(conn, tmp_path):
+    url = conn.url
+    pg = _AsPostgres(url)
+    try:
+        got = history.figure_history(pg, 'bw', name='or b')
+        sessions = history.provenance_history(pg, 'bw', name='dd')
+    finally:
+        pg.close()
+    assert [(r['session'], r['name']) for r in got] == [
+        ('hawk-1', 'ior b'), ('hawk-2', 'ior b'), ('vulcan-2', 'ior b'),
+        ('hawk-3', 'ior b')]
+    assert [s['session'] for s in sessions] == ['hawk-1', 'hawk-2',
+                                                'vulcan-2']
