@@ -4,6 +4,7 @@ public functions: the mutants bench/mutation.py found the store's tests
 letting through (docs/mutation.md).  SQLite only: pure and fast."""
 
 import sqlite3
+import time
 
 import pytest
 
@@ -99,3 +100,15 @@ def test_figure_pages_of_every_night_and_without_the_table(conn):
     assert triage.figure_pages(conn, 'bw', ['hawk']) == []
     assert conn.execute('SELECT COUNT(*) FROM pfsbench_sessions'
                         ).fetchone()[0] == 3        # rolled back, usable
+
+
+def test_figure_pages_reach_past_the_records_90_nights(conn):
+    base = 86400 * 10
+    pages = [(time.strftime('%Y-%m-%d', time.gmtime(base + n * 86400)),
+              f's{n}', 'ior', 'bw', 'paged', None)
+             for n in range(triage.RECORD_NIGHTS + 2)]
+    triage.keep_pages(conn, 'zeta', pages, 't')
+    assert len(triage.record(conn, 'zeta')['pages']) == \
+        triage.RECORD_NIGHTS
+    assert len(triage.figure_pages(conn, 'bw', ['zeta'])) == \
+        triage.RECORD_NIGHTS + 2
