@@ -145,3 +145,45 @@ def test_the_store_named_and_its_password_warned_of(monkeypatch, capsys):
     db.named_url(None)
     assert capsys.readouterr().err.startswith(
         'pfsbench: warning: PFSBENCH_STORE holds a password, ')
+
+
+def test_a_postgresql_store_that_does_not_answer_is_down():
+    url = 'postgresql://ann@127.0.0.1:1/db'
+    with pytest.raises(db.StoreDown) as err:
+        db.Connection(url, timeout=2)
+    assert str(err.value).startswith(
+        f'{url}: the results store does not answer: ')
+    assert 'refused' in str(err.value)
+
+
+def test_postgresql_needs_psycopg(monkeypatch):
+    monkeypatch.setitem(__import__('sys').modules, 'psycopg', None)
+    with pytest.raises(ConfigError) as err:
+        db.Connection('postgresql://ann@h/db')
+    assert str(err.value) == (
+        "<store URL>:store: 'postgresql://ann@h/db': PostgreSQL needs "
+        "psycopg 3 (pip install 'psycopg[binary]')")
+
+
+def test_a_postgresql_statements_error_by_what_to_do(tmp_path):
+    import psycopg
+    with db.Connection(str(tmp_path / 's.sqlite')) as conn:
+        conn.postgres, conn.role = True, 'ann'
+        assert conn.sql('a = ? AND b = ?') == 'a = %s AND b = %s'
+        lost = psycopg.OperationalError('server closed the connection\nx')
+        denied = psycopg.errors.InsufficientPrivilege(
+            'permission denied for table pfsbench_series')
+        other = psycopg.errors.UniqueViolation('duplicate key')
+        assert conn.is_down(lost) and not conn.is_down(denied)
+        assert not conn.is_down(other)
+        got = [conn.error(e) for e in (lost, denied, other)]
+        conn.postgres = False
+    assert [type(g) for g in got] == [db.StoreDown, db.StoreRefused,
+                                      ResultsError]
+    where = str(tmp_path / 's.sqlite')
+    assert str(got[0]) == (f'{where}: the results store stopped answering: '
+                           'server closed the connection')
+    assert str(got[1]).startswith(
+        f"{where}: the results store refused role 'ann': permission denied "
+        "for table pfsbench_series; grant it")
+    assert str(got[2]) == f'{where}: duplicate key'
