@@ -163,11 +163,14 @@ def run_module(dest, module, tests, jobs):
     configure(dest, module, tests)
     cmd = [sys.executable, '-m', 'mutmut', 'run', '--max-children', str(jobs)]
     # Every mutant's run imports tests/conftest.py again and leaves by
-    # os._exit: one Hypothesis home for them all, inside the copy, removed
-    # with it even when a run is killed.
-    home = dest / 'hypothesis-home'
+    # os._exit: one Hypothesis home for them all, and the temporary
+    # directory of the runs (pytest's, a mutant's stray files), inside the
+    # copy, removed with it even when a run is killed.
+    home, scratch = dest / 'hypothesis-home', dest / 'tmp'
     home.mkdir()
-    env = dict(os.environ, PFSBENCH_HYPOTHESIS_HOME=str(home))
+    scratch.mkdir()
+    env = dict(os.environ, PFSBENCH_HYPOTHESIS_HOME=str(home),
+               TMPDIR=str(scratch))
     done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True,
                           check=False, env=env)
     if done.returncode != 0:
