@@ -120,3 +120,23 @@ def test_a_first_night_is_its_work_and_overhead_never_above_its_limit():
         _fio(100, nodes=20), R, 300, scope='node',
         extras={'max_bytes_per_stream': 50 * MIB}) == (61.0,
                                                        'work at test rates')
+
+
+#: Rates whose aggregate bound a second stream already crosses.
+R2 = Rates(stream_mib_s=100, node_mib_s=300, aggregate_mib_s=150,
+           metadata_ops_s=50)
+
+
+def test_what_a_case_leaves_out_counts_as_one():
+    # 100 MiB a stream: 1 s a stream alone, 2 streams 200 MiB / 150 MiB/s
+    assert estimate.work_seconds(_fio(100), R2) == 2.0
+    assert estimate.work_seconds(_fio(100, nodes=0, streams_per_node=0,
+                                      processes=0), R2) == 2.0
+    assert estimate.work_seconds(_fio(100, nodes=2), R2) == 2 * 200 / 150
+    assert estimate.work_seconds(_fio(100, streams_per_node=2), R2) == \
+        2 * 200 / 150
+    assert estimate.work_seconds(_fio(100, processes=2), R2) == 2 * 200 / 150
+    assert estimate.work_seconds(_fio(100, nodes=2, streams_per_node=2),
+                                 R2) == 2 * 400 / 150
+    md = {'display_name': 'mdtest', 'items_per_task': 10}
+    assert estimate.work_seconds(md, R) == 10 * 4 / 50
