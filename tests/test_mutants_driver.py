@@ -86,3 +86,13 @@ def test_the_nightly_must_fit_the_night_and_the_time_limit():
     del login['time_limit']
     assert driver.time_limit(system, login, 'f')[0] is None
     assert driver.check_holds(80000, 'x', system, login, 'f', 3) is None
+
+
+def test_hours_and_a_bad_time_limit_named():
+    assert driver.hours(1620) == '0.5 h'
+    system, _ = _system(login={'time_limit': 'soon'})
+    login = system['partitions'][1]
+    with pytest.raises(ConfigError) as err:
+        driver.check_holds(60, 'x', system, login, 'site.py', 3)
+    assert str(err.value).startswith(
+        "site.py:systems[hawk].partitions[login].time_limit: 'soon': ")
