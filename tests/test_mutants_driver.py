@@ -96,3 +96,20 @@ def test_hours_and_a_bad_time_limit_named():
         driver.check_holds(60, 'x', system, login, 'site.py', 3)
     assert str(err.value).startswith(
         "site.py:systems[hawk].partitions[login].time_limit: 'soon': ")
+
+
+def test_what_a_partition_or_system_leaves_out_is_refused_by_name():
+    with pytest.raises(ConfigError) as err:
+        driver.driver_partition({'name': 'hawk'}, {'name': 'cpu'}, 'f')
+    assert str(err.value).startswith(f'f:{KEY}: None: required by render')
+    with pytest.raises(ConfigError) as err:
+        driver.driver_partition({'name': 'hawk'}, {
+            'name': 'cpu', 'extras': {'driver_partition': 'login'}}, 'f')
+    assert str(err.value) == (f"f:{KEY}: 'login': no such partition in "
+                              "hawk; known: ")
+    system, cpu = _system()
+    del system['partitions'][1]['access']
+    with pytest.raises(ConfigError) as err:
+        driver.driver_partition(system, cpu, 'f')
+    assert str(err.value).startswith(
+        'f:systems[hawk].partitions[login].access: []: names no')
