@@ -30,8 +30,10 @@ Usage: nice -n 10 python3 bench/mutation.py [--modules gate/judge/budget.py
 
 import argparse
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,7 +56,17 @@ ALSO = {
     'store/connect.py': ('tests/test_store.py', 'tests/test_store_roles.py',
                          'tests/test_store_secrets.py'),
     'gate/judge/budget.py': ('tests/test_gate_units.py',),
-    'plan/budget.py': ('tests/test_nightly_plan.py',),
+    'runs/budget.py': ('tests/test_nightly_plan.py',),
+    'store/records.py': ('tests/test_store.py', 'tests/test_store_runs.py'),
+    'store/read.py': ('tests/test_store.py', 'tests/test_store_runs.py',
+                      'tests/test_history_html.py'),
+    'store/history.py': ('tests/test_store.py', 'tests/test_history_html.py'),
+    'store/reframe_db.py': ('tests/test_store_runs.py',),
+    'store/spool.py': ('tests/test_store.py',),
+    'store/baselines.py': ('tests/test_store.py',),
+    'runs/nights.py': ('tests/test_nightly_plan.py',),
+    'runs/plan.py': ('tests/test_nightly_job.py',
+                     'tests/test_nightly_plan.py'),
 }
 
 #: The fast lane's marker expression (scripts/test.sh --fast).
@@ -92,7 +104,11 @@ def tests_of(module):
         rf'|from {re.escape(package)} import \(?[\w\s,]*\b{stem}\b')
     found = {str(p.relative_to(REPO)) for p in (REPO / 'tests').glob('test_*.py')
              if names.search(p.read_text())}
-    return sorted(found | set(ALSO.get(module, ())))
+    found |= set(ALSO.get(module, ()))
+    if not found:
+        sys.exit(f'mutation: error: {module}: no test file names it; add '
+                 f'it to ALSO in {__file__} or give --tests')
+    return sorted(found)
 
 
 def copy_checkout(dest):
@@ -147,8 +163,17 @@ def run_module(dest, module, tests, jobs):
     copy_checkout(dest)
     configure(dest, module, tests)
     cmd = [sys.executable, '-m', 'mutmut', 'run', '--max-children', str(jobs)]
+    # Every mutant's run imports tests/conftest.py again and leaves by
+    # os._exit: one Hypothesis home for them all, and the temporary
+    # directory of the runs (pytest's, a mutant's stray files), inside the
+    # copy, removed with it even when a run is killed.
+    home, scratch = dest / 'hypothesis-home', dest / 'tmp'
+    home.mkdir()
+    scratch.mkdir()
+    env = dict(os.environ, PFSBENCH_HYPOTHESIS_HOME=str(home),
+               TMPDIR=str(scratch))
     done = subprocess.run(cmd, cwd=dest, capture_output=True, text=True,
-                          check=False)
+                          check=False, env=env)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).strip().splitlines()[-15:]
         print(f'mutation: mutmut failed on {module}:', *tail, sep='\n  ',
@@ -211,6 +236,8 @@ def main():
     print(f'{"module":34} {"mutants":>7} {"killed":>6} {"survived":>8} '
           f'{"timeout":>7} {"no test":>7} {"score":>6} {"wall s":>7}')
     top = Path(tempfile.mkdtemp(prefix='pfsbench-mutation-'))
+    # A run stopped by kill removes its copies as one that ends does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         for module in mods:
             tests = (['tests'] if args.fast_lane else args.tests

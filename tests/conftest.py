@@ -35,9 +35,16 @@ LOCALSLURM = REPO / 'tests' / 'localslurm' / 'localslurm.sh'
 
 # Hypothesis caches what it learns of the code under .hypothesis/ in the
 # working directory, the checkout (even with database=None): in a directory
-# of its own, removed at exit, instead; for every property test.
-_HYPOTHESIS_HOME = tempfile.TemporaryDirectory(prefix='pfsbench-hypothesis-')
-set_hypothesis_home_dir(_HYPOTHESIS_HOME.name)
+# of its own instead, for every property test.  It is removed when the
+# session ends (pytest_unconfigure), which also runs in a process that
+# leaves by os._exit without running atexit (mutmut's mutant runs, each
+# importing this file again); PFSBENCH_HYPOTHESIS_HOME names one that its
+# owner removes (bench/mutation.py), for a run killed before its end.
+_HYPOTHESIS_HOME = (None if os.environ.get('PFSBENCH_HYPOTHESIS_HOME')
+                    else tempfile.TemporaryDirectory(
+                        prefix='pfsbench-hypothesis-'))
+set_hypothesis_home_dir(os.environ.get('PFSBENCH_HYPOTHESIS_HOME')
+                        or _HYPOTHESIS_HOME.name)
 
 
 def fixture_dir(tool):
@@ -337,6 +344,11 @@ def pytest_configure(config):
     import lanes
     for lane, why in lanes.LANES.items():
         config.addinivalue_line('markers', f'{lane}: {why}')
+
+
+def pytest_unconfigure(config):
+    if _HYPOTHESIS_HOME is not None:
+        _HYPOTHESIS_HOME.cleanup()
 
 
 def pytest_collection_modifyitems(config, items):
