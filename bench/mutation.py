@@ -56,7 +56,7 @@ ALSO = {
     'store/connect.py': ('tests/test_store.py', 'tests/test_store_roles.py',
                          'tests/test_store_secrets.py'),
     'gate/judge/budget.py': ('tests/test_gate_units.py',),
-    'runs/budget.py': ('tests/test_nightly_plan.py',),
+    'plan/budget.py': ('tests/test_nightly_plan.py',),
     'store/records.py': ('tests/test_store.py', 'tests/test_store_runs.py'),
     'store/read.py': ('tests/test_store.py', 'tests/test_store_runs.py',
                       'tests/test_history_html.py'),
@@ -64,8 +64,8 @@ ALSO = {
     'store/reframe_db.py': ('tests/test_store_runs.py',),
     'store/spool.py': ('tests/test_store.py',),
     'store/baselines.py': ('tests/test_store.py',),
-    'runs/nights.py': ('tests/test_nightly_plan.py',),
-    'runs/plan.py': ('tests/test_nightly_job.py',
+    'plan/nights.py': ('tests/test_nightly_plan.py',),
+    'plan/nightly.py': ('tests/test_nightly_job.py',
                      'tests/test_nightly_plan.py'),
 }
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The cases a run would select (pfsbench.runs.cases) through its public
+"""The cases a run would select (pfsbench.plan.cases) through its public
 functions, ReFrame's process stood in for by its recorded shape: the
 mutants bench/mutation.py found the planner's tests letting through
 (docs/mutation.md).  Pure and fast."""
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import cases
+from pfsbench.plan import cases
 
 SKIPS = ('[     SKIP ] ( 7/46) ior_check %nodes=2 /0123abcd '
          '@hawk:cpu+gnu [needs 2 nodes, the partition has 1]\n'

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from pfsbench.gate.store.keys import CaseKey, Session
-from pfsbench.gate.store.series import CaseColumns, Series
+from pfsbench.gate.history.keys import CaseKey, Session
+from pfsbench.gate.history.series import CaseColumns, Series
 from pfsbench.store import codec
 
 SESSION = Session(uuid='u1', time_start=1.5, time_end=2.5,

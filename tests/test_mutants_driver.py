@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The nightly's driver partition (pfsbench.runs.driver) through its
+"""The nightly's driver partition (pfsbench.plan.driver) through its
 public functions: the mutants bench/mutation.py found the planner's tests
 letting through (docs/mutation.md).  Pure and fast."""
 
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import driver
+from pfsbench.plan import driver
 
 KEY = 'systems[hawk].partitions[cpu].extras.driver_partition'
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A first night's estimate of a case (pfsbench.runs.estimate) through
+"""A first night's estimate of a case (pfsbench.plan.estimate) through
 its public functions: the mutants bench/mutation.py found the planner's
 tests letting through (docs/mutation.md).  Pure arithmetic, fast."""
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from pfsbench.runs import estimate
-from pfsbench.runs.estimate import MIB, Rates
+from pfsbench.plan import estimate
+from pfsbench.plan.estimate import MIB, Rates
 
 #: Rates in which each bound of a pass can be made the slowest.
 R = Rates(stream_mib_s=100, node_mib_s=300, aggregate_mib_s=1000,

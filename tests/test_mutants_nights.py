@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Each case's nights as nightly-plan sizes them (pfsbench.runs.nights)
+"""Each case's nights as nightly-plan sizes them (pfsbench.plan.nights)
 through case_nights: the mutants bench/mutation.py found the planner's
 tests letting through (docs/mutation.md).  SQLite only: pure and fast."""
 
 from pfsbench.core import fields
 from pfsbench.gate.judge.config import GateConfig, Override
 from pfsbench.gate.statistics.stats import night_moments
-from pfsbench.runs.nights import case_nights
+from pfsbench.plan.nights import case_nights
 import synth
 
 DAY = 86400.0

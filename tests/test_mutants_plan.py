@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What a nightly runs and costs (pfsbench.runs.plan) through plan(),
+"""What a nightly runs and costs (pfsbench.plan.nightly) through plan(),
 the selection (ReFrame's listing) stood in for: the mutants
 bench/mutation.py found the planner's tests letting through
 (docs/mutation.md).  Pure and fast."""
@@ -7,9 +7,9 @@ bench/mutation.py found the planner's tests letting through
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import plan as plans
-from pfsbench.runs import planfile
-from pfsbench.runs.selection import Selection
+from pfsbench.plan import nightly as plans
+from pfsbench.plan import planfile
+from pfsbench.plan.selection import Selection
 
 RUNS = [{'display_name': 'a', 'nodes': 1, 'target': 'scratch'},
         {'display_name': 'b', 'nodes': 4, 'target': 'local'},

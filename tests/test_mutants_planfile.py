@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A nightly's plan file and a job's time limit (pfsbench.runs.planfile)
+"""A nightly's plan file and a job's time limit (pfsbench.plan.planfile)
 through its public functions: the mutants bench/mutation.py found the
 planner's tests letting through (docs/mutation.md).  Pure and fast."""
 
@@ -8,7 +8,7 @@ import os
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import planfile
+from pfsbench.plan import planfile
 
 CASES = [{'display_name': 'ior %nodes=2 %api=posix'},
          {'display_name': 'dd'}]

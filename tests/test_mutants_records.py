@@ -9,7 +9,7 @@ import os
 import pytest
 
 from pfsbench.core import fields
-from pfsbench.gate.store.results import CaseKey, read_reports
+from pfsbench.gate.history.results import CaseKey, read_reports
 from pfsbench.store import ingest, records
 from pfsbench.store.connect import open_store
 from pfsbench.store.db import StoreDown

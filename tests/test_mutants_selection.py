@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a nightly's tags select and what each case costs
-(pfsbench.runs.selection) through its public functions, ReFrame's listing
+(pfsbench.plan.selection) through its public functions, ReFrame's listing
 and dry run stood in for: the mutants bench/mutation.py found the
 planner's tests letting through (docs/mutation.md).  Pure and fast."""
 
@@ -9,8 +9,8 @@ import json
 import pytest
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.runs import selection
-from pfsbench.runs.estimate import MIB
+from pfsbench.plan import selection
+from pfsbench.plan.estimate import MIB
 import synth
 
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The summary of a run report (pfsbench.runs.summary) through
+"""The summary of a run report (pfsbench.gate.report.summary) through
 render_text and skipped_by_family: the mutants bench/mutation.py found
 the planner's tests letting through (docs/mutation.md).  Pure and fast."""
 
 import json
 
-from pfsbench.runs import summary
+from pfsbench.gate.report import summary
 import synth
 
 UUID = '0123456789abcdef'
