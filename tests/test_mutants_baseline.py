@@ -10,52 +10,52 @@ from types import SimpleNamespace
 import pytest
 
 from pfsbench.core.errors import ConfigError, MissingData
-from pfsbench.gate.judge import baseline as bl
+from pfsbench.gate.judge import baseline
 
 
 def test_baselines_live_beside_the_database(tmp_path):
-    assert bl.baseline_dir(str(tmp_path / 'runs' / 'results.db')) == \
+    assert baseline.baseline_dir(str(tmp_path / 'runs' / 'results.db')) == \
         str(tmp_path / 'runs' / 'baselines')
     here = os.getcwd()
-    assert bl.baseline_dir('results.db') == os.path.join(here, 'baselines')
+    assert baseline.baseline_dir('results.db') == os.path.join(here, 'baselines')
 
 
 def test_finite_is_a_measurement():
-    assert bl.finite(1.5) and bl.finite(0)
-    assert not bl.finite(float('nan')) and not bl.finite(True)
-    assert not bl.finite(None)
+    assert baseline.finite(1.5) and baseline.finite(0)
+    assert not baseline.finite(float('nan')) and not baseline.finite(True)
+    assert not baseline.finite(None)
 
 
 def test_a_contended_sample_names_case_session_and_contention():
     record = SimpleNamespace(key='c @s:p+e', session='u1',
                              contention='2 foreign jobs')
-    assert bl.contended_sample(record) == {
+    assert baseline.contended_sample(record) == {
         'case': 'c @s:p+e', 'session': 'u1', 'contention': '2 foreign jobs'}
 
 
 def test_first_difference_is_the_first_key_in_sorted_order():
-    assert bl.first_difference({'b': 1, 'c': 2}, {'b': 1, 'c': 3}) == \
+    assert baseline.first_difference({'b': 1, 'c': 2}, {'b': 1, 'c': 3}) == \
         ('c', 2, 3)
-    assert bl.first_difference({'b': 1}, {'a': 0, 'b': 1}) == ('a', None, 0)
-    assert bl.first_difference({'a': 0, 'b': 1}, {'b': 1}) == ('a', 0, None)
-    assert bl.first_difference({'a': 1}, {'a': 1}) == ('?', {'a': 1},
-                                                       {'a': 1})
+    assert baseline.first_difference({'b': 1}, {'a': 0, 'b': 1}) == ('a', None, 0)
+    assert baseline.first_difference({'a': 0, 'b': 1}, {'b': 1}) == ('a', 0, None)
+    assert baseline.first_difference({'a': 1}, {'a': 1}) == ('?', {'a': 1},
+                                                             {'a': 1})
 
 
 def test_save_writes_the_file_in_its_key_order_and_refuses_to_overwrite(
         tmp_path):
     base = {'name': 'b1', 'zeta': [1, 2], 'alpha': {'y': 1, 'x': 2}}
     directory = str(tmp_path / 'baselines')
-    path = bl.save(base, directory)
+    path = baseline.save(base, directory)
     assert path == os.path.join(directory, 'b1.json')
     with open(path) as fp:
         assert fp.read() == json.dumps(base, indent=1) + '\n'
     assert os.listdir(directory) == ['b1.json']
-    with pytest.raises(bl.BaselineExists) as refused:
-        bl.save(dict(base, zeta=[3]), directory)
+    with pytest.raises(baseline.BaselineExists) as refused:
+        baseline.save(dict(base, zeta=[3]), directory)
     assert str(refused.value) == (
         f"{path}: baseline 'b1' exists; delete it first or pass --force")
-    bl.save(dict(base, zeta=[3]), directory, force=True)
+    baseline.save(dict(base, zeta=[3]), directory, force=True)
     with open(path) as fp:
         assert json.load(fp)['zeta'] == [3]
     assert os.listdir(directory) == ['b1.json']
@@ -63,16 +63,16 @@ def test_save_writes_the_file_in_its_key_order_and_refuses_to_overwrite(
 
 def test_load_names_a_missing_baseline_and_the_known_ones(tmp_path):
     directory = str(tmp_path)
-    bl.save({'name': 'b2'}, directory)
-    bl.save({'name': 'a1'}, directory)
+    baseline.save({'name': 'b2'}, directory)
+    baseline.save({'name': 'a1'}, directory)
     (tmp_path / 'not a name.json').write_text('{}')
     missing = os.path.join(directory, 'zz.json')
     with pytest.raises(MissingData) as refused:
-        bl.load(directory, 'zz')
+        baseline.load(directory, 'zz')
     assert str(refused.value) == \
         f"{missing}: baseline 'zz' not found (known: a1, b2)"
     with pytest.raises(MissingData) as refused:
-        bl.load(str(tmp_path / 'none'), 'zz')
+        baseline.load(str(tmp_path / 'none'), 'zz')
     assert str(refused.value).endswith("baseline 'zz' not found (known: "
                                        'none)')
 
@@ -80,21 +80,21 @@ def test_load_names_a_missing_baseline_and_the_known_ones(tmp_path):
 def test_load_names_a_file_that_is_not_json(tmp_path):
     (tmp_path / 'b.json').write_text('{"name": ')
     with pytest.raises(ConfigError) as refused:
-        bl.load(str(tmp_path), 'b')
+        baseline.load(str(tmp_path), 'b')
     assert str(refused.value).startswith(
         f"{tmp_path / 'b.json'}:<json>: None: not JSON: ")
 
 
 def test_delete_removes_the_file_and_its_mark(tmp_path):
     directory = str(tmp_path)
-    path = bl.save({'name': 'b'}, directory)
+    path = baseline.save({'name': 'b'}, directory)
     (tmp_path / '.b.checked').write_text('x')
-    assert bl.delete(directory, 'b') == path
+    assert baseline.delete(directory, 'b') == path
     assert os.listdir(directory) == []
-    bl.save({'name': 'c'}, directory)
-    assert bl.delete(directory, 'c') == os.path.join(directory, 'c.json')
+    baseline.save({'name': 'c'}, directory)
+    assert baseline.delete(directory, 'c') == os.path.join(directory, 'c.json')
     with pytest.raises(MissingData) as refused:
-        bl.delete(directory, 'c')
+        baseline.delete(directory, 'c')
     assert str(refused.value).endswith("baseline 'c' not found (known: "
                                        'none)')
 
@@ -120,7 +120,7 @@ def _refused(change):
     data = _good()
     change(data)
     with pytest.raises(ConfigError) as refused:
-        bl.validate(data, 'b.json')
+        baseline.validate(data, 'b.json')
     return str(refused.value)
 
 
@@ -130,11 +130,11 @@ def _pv(data):
 
 def test_validate_accepts_a_good_baseline_with_or_without_its_mark(
         tmp_path):
-    bl.validate(_good(), 'b.json')
+    baseline.validate(_good(), 'b.json')
     mark = str(tmp_path / '.b.checked')
     text = json.dumps(_good()).encode()
-    bl.validate(_good(), 'b.json', (text, mark))
-    bl.validate(_good(), 'b.json', (text, mark))
+    baseline.validate(_good(), 'b.json', (text, mark))
+    baseline.validate(_good(), 'b.json', (text, mark))
 
 
 def test_validate_names_each_bad_index_count_and_value():
@@ -169,15 +169,15 @@ def test_validate_names_each_bad_index_count_and_value():
 @pytest.mark.parametrize('name', ['', '-a', 'a b', 'a' * 101, None])
 def test_check_name_refuses_what_no_file_name_is(name):
     with pytest.raises(ConfigError) as refused:
-        bl.check_name(name)
+        baseline.check_name(name)
     assert str(refused.value) == (
         f"<command line>:baseline: {name!r}: a baseline name is 1-100 "
         "letters, digits, '.', '_' or '-', starting with a letter or digit")
 
 
 def test_check_name_accepts_a_name():
-    assert bl.check_name('a' * 100) == 'a' * 100
-    assert bl.check_name('9.b_c-d') == '9.b_c-d'
+    assert baseline.check_name('a' * 100) == 'a' * 100
+    assert baseline.check_name('9.b_c-d') == '9.b_c-d'
 
 
 def _record(**more):
@@ -211,4 +211,4 @@ LIVE = SimpleNamespace(dry_run=False)
     (_record(), LIVE, ''),
 ])
 def test_unusable_reason_of_each_kind_of_record(record, session, why):
-    assert bl.unusable_reason(record, session) == why
+    assert baseline.unusable_reason(record, session) == why

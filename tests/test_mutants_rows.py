@@ -3,8 +3,8 @@
 public functions, one test per mutant that bench/mutation.py found the
 rest of the fast lane letting through (docs/mutation.md)."""
 
+from pfsbench.gate.history.provenance import Change
 from pfsbench.gate.judge import rows
-from pfsbench.gate.store.provenance import Change
 
 
 def _row(case='a', var='write_bw', verdict='pass', base=(1.0, 2.0),

@@ -4,7 +4,7 @@ its public functions, one test per mutant that bench/mutation.py found the
 rest of the fast lane letting through (docs/mutation.md).
 
 The sessions are a stand-in for
-:class:`pfsbench.gate.store.results.Results` with what ``sweeps`` reads:
+:class:`pfsbench.gate.history.results.Results` with what ``sweeps`` reads:
 ``sessions[uuid].time_start``, ``figures(uuid)`` (per case, its
 configuration and ``{var: (mean, samples)}``) and ``case_records(uuid)``
 (per case, records whose ``perf`` gives each variable's unit)."""
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from pfsbench.gate.history.keys import CaseKey
 from pfsbench.gate.judge import sweeps
-from pfsbench.gate.store.keys import CaseKey
 
 
 class _Results:
