@@ -85,9 +85,11 @@ def test_hold_disturbed_holds_a_regression_under_load():
     row = _row(lookback={'level_nights': 4})
     assert hold_disturbed(row, 2, 3, False) is True
     assert row['verdict'] == 'inconclusive'
-    assert row['reason'].startswith(
-        'held: foreign load seen on 2 of 5 repeat(s) of this case tonight')
-    assert row['reason'].endswith('; the whole interval is a loss')
+    assert row['reason'] == (
+        'held: foreign load seen on 2 of 5 repeat(s) of this case tonight '
+        '(left out as contended) and no cause changed since the baseline '
+        '(other nodes name none): the loss is the load\'s until a night '
+        'without it confirms it; the whole interval is a loss')
     assert row['lookback'] == {'level_nights': 4, 'disturbed': 2}
 
 
