@@ -436,3 +436,54 @@ def test_judge_nights_at_zero():
     assert judge_nights([], zero, [[zero] * 3], 0.05, 'higher', 0.1) is None
     assert judge_nights([zero], one, [[zero] * 3], 0.05, 'higher',
                         0.1) is None
+
+
+def test_judge_on_the_tolerance_no_repeats_settle_it():
+    out = judge([0.9, 1.0, 1.1], [0.6, 0.75, 0.9], 0.25, 'higher')
+    assert (out['verdict'], out['repeats_needed']) == ('inconclusive', None)
+    assert out['reason'] == (
+        'the 95% interval [-50.5%, +13.6%] contains the tolerance -25.0%: '
+        'noise is larger than the tolerance; the change sits on the '
+        'tolerance; more repeats will not settle it')
+
+
+def test_judge_keeps_every_note():
+    out = judge(BASE, [100.0], 0.3, 'higher', nights=(0.001, 4, 1),
+                moments=(Moments(100.0, 1.0, 10), Moments(100.0, 1.0, 12)))
+    assert out['reason'] == (
+        'the 95% interval excludes a change worse than -30.0%; interval '
+        'widened to the night-to-night noise of the history; samples: 10 '
+        'baseline and 12 current tool iterations (from each run\'s mean '
+        'and standard deviation)')
+    out = judge([100.0], STEADY, 0.3, 'higher', nights=(0.001, 4, 1),
+                nights_assumed=True)
+    assert out['reason'] == (
+        'the 95% interval excludes a change worse than -30.0%; interval '
+        'widened to the night-to-night noise assumed (3%) until the '
+        'history holds 5 nights; one baseline sample, spread taken from '
+        'the other side')
+
+
+def test_judge_names_1000_repeats_and_more():
+    # A current mean found by bisection where exactly 1000 repeats a side
+    # settle the night.
+    m = 95.07516479492188
+    out = judge(BASE, [m * 0.99, m, m * 1.01], 0.05, 'higher')
+    assert out['repeats_needed'] == 1000
+    assert out['reason'].endswith(
+        'about 1000 repeats per side would settle it')
+
+
+def test_judge_a_short_inconclusive_night_has_no_short_note():
+    out = judge([90.0, 110.0, 95.0, 105.0, 100.0], [96.0], 0.05, 'higher')
+    assert out['verdict'] == 'inconclusive'
+    assert out['reason'].endswith(
+        'about 440 repeats per side would settle it; one current sample, '
+        'spread taken from the other side')
+
+
+def test_judge_zero_now_without_a_positive_baseline():
+    for base in ([], [-1.0, 1.0]):
+        out = judge(base, [0.0, 0.0], 0.05, 'lower')
+        assert (out['reason'], out['change']) == ('0 now: nothing is lower',
+                                                  0.0)
