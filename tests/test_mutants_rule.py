@@ -15,7 +15,8 @@ from pfsbench.gate.judge.rule import (decide, exit_code, figure_p,
                                       pooled_reason,
                                       tonight_p, tonight_se)
 from pfsbench.gate.statistics.stats import (Moments, RatioInterval, moments,
-                                            min_p_bound,
+                                            min_p_bound, ratio_interval,
+                                            ratio_interval_moments,
                                             t_cdf, t_quantile)
 
 
@@ -487,3 +488,15 @@ def test_judge_zero_now_without_a_positive_baseline():
         out = judge(base, [0.0, 0.0], 0.05, 'lower')
         assert (out['reason'], out['change']) == ('0 now: nothing is lower',
                                                   0.0)
+
+
+def test_judge_takes_the_confidence_asked():
+    cur = [96.0, 93.0, 99.0, 92.0, 96.0]
+    out = judge(BASE, cur, 0.05, 'higher', confidence=0.8)
+    assert (out['low'], out['high']) == (
+        pytest.approx(ratio_interval(BASE, cur, 0.8).low),
+        pytest.approx(ratio_interval(BASE, cur, 0.8).high))
+    pair = (Moments(100.0, 4.0, 5), Moments(95.0, 4.0, 5))
+    out = judge(BASE, cur, 0.05, 'higher', confidence=0.8, moments=pair)
+    assert out['low'] == pytest.approx(
+        ratio_interval_moments(*pair, 0.8).low)
