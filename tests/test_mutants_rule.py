@@ -500,3 +500,15 @@ def test_judge_takes_the_confidence_asked():
     out = judge(BASE, cur, 0.05, 'higher', confidence=0.8, moments=pair)
     assert out['low'] == pytest.approx(
         ratio_interval_moments(*pair, 0.8).low)
+
+
+def test_judge_sensitivity_inputs_and_an_infinite_df():
+    for direction in ('higher', 'lower'):
+        inputs = judge(BASE, STEADY, 0.05, direction)['sensitivity'][
+            'inputs']
+        assert (inputs['direction'], inputs['rule']) == (direction,
+                                                         'interval')
+    # No spread on either side: a point, whose df is none.
+    out = judge([5.0, 5.0], [4.0, 4.0], 0.05, 'higher')
+    assert (out['verdict'], out['df']) == ('regression', None)
+    assert out['low'] == pytest.approx(-0.2)
