@@ -512,3 +512,67 @@ def test_judge_sensitivity_inputs_and_an_infinite_df():
     out = judge([5.0, 5.0], [4.0, 4.0], 0.05, 'higher')
     assert (out['verdict'], out['df']) == ('regression', None)
     assert out['low'] == pytest.approx(-0.2)
+
+
+def _lasting(level, days=5):
+    """``days`` nights at ``level`` since 2026-09-21 (UTC), as
+    judge_nights' ``recent``."""
+    steady = (1.0, 1.01, 0.99, 1.005, 0.995)
+    return [(1.79e9 + i * 86400.0, moments([level * x for x in steady]))
+            for i in range(days)]
+
+
+@pytest.mark.parametrize('rule, how', [
+    ('window', 'one-sided p = 6.8e-07, corrected over 5 overlapping '
+               'window(s) of the newest nights by the null distribution of '
+               'their smallest; interval [-10.1%, -6.0%]'),
+    ('cusum', 'a one-sided CUSUM of 36.7 night errors'),
+])
+def test_judge_nights_pooled_nights_decide(rule, how):
+    nights, _ = _history()
+    tonight = moments([0.92, 0.92 * 1.05, 0.92 * 0.95])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.92),
+                       pooled={'rule': rule, 'nights': 7})
+    assert out['verdict'] == 'regression'
+    assert out['pooled']['decided'] is True
+    assert out['reason'].startswith(
+        'the 6 nights since 2026-09-21 together: a lasting change of -8.1% '
+        f'beyond -5.0% ({how}); the shift began on 2026-09-21; tonight\'s '
+        'spread is 2.6 times')
+
+
+def test_judge_nights_tonight_alone_decides():
+    nights, _ = _history()
+    tonight = moments([0.8, 0.81, 0.79, 0.8, 0.8])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.8),
+                       pooled={'rule': 'window', 'nights': 7})
+    assert out['verdict'] == 'regression'
+    assert out['pooled']['decided'] is False
+    assert out['reason'].startswith('the whole 95% interval [')
+
+
+def test_judge_nights_repeats_per_night_in_the_worse_direction():
+    nights, _ = _history()
+    tonight = moments([1.0, 1.3, 0.7])
+    got = {d: judge_nights(nights[-5:], tonight, [nights], 0.05, d, 0.10)
+           for d in ('higher', 'lower')}
+    assert got['higher']['repeats_needed'] == 5
+    assert got['lower']['repeats_needed'] == 6
+    assert 'about 6 repeats per night would settle it' in \
+        got['lower']['reason']
+
+
+def test_judge_nights_night_noise_alone_too_large():
+    wide = [moments([x, x * 1.01, x * 0.99])
+            for x in (1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.7, 1.25)]
+    out = judge_nights(wide[-5:], moments([0.95, 0.96, 0.94]), [wide], 0.05,
+                       'higher', 0.10)
+    assert (out['verdict'], out['repeats_needed']) == ('inconclusive', None)
+    assert out['reason'] == (
+        'the 95% interval [-47.1%, +68.0%] can neither rule out a loss of '
+        '-10.0% nor show one beyond -5.0%: the night-to-night noise alone '
+        'is too large: more repeats will not settle it; more level nights '
+        'or a larger detect will; tonight against 5 level night(s), '
+        'night-to-night noise 22.3% from 8 like-for-like night(s)')
