@@ -9,12 +9,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from pfsbench.gate.judge import lookback
 from pfsbench.gate.judge.rule import (decide, exit_code, figure_p,
                                       fixed_tolerance_verdict,
                                       hold_disturbed, judge, judge_nights,
                                       pooled_reason,
                                       tonight_p, tonight_se)
-from pfsbench.gate.statistics.stats import (Moments, RatioInterval, moments,
+from pfsbench.gate.statistics.stats import (Moments, RatioInterval, f_sf,
+                                            moments,
                                             min_p_bound, ratio_interval,
                                             ratio_interval_moments,
                                             t_cdf, t_quantile)
@@ -576,3 +578,17 @@ def test_judge_nights_night_noise_alone_too_large():
         'is too large: more repeats will not settle it; more level nights '
         'or a larger detect will; tonight against 5 level night(s), '
         'night-to-night noise 22.3% from 8 like-for-like night(s)')
+
+
+@pytest.mark.parametrize('ratio, grew', [(6.0, True), (5.6, False)])
+def test_judge_nights_spread_test_has_the_level_nights_df(ratio, grew):
+    # F(2, 20) at 1 %: 5.85 (df 15: 6.36; df 30: 5.39); 20 = 5 level
+    # nights of 5 repeats less one each.
+    nights, _ = _history()
+    cv2 = lookback.pooled_cv2(nights[-5:])
+    assert f_sf(ratio, 2, 20) < 0.01 if grew else f_sf(ratio, 2, 20) > 0.01
+    tonight = Moments(1.0, ratio * cv2, 3)
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10)
+    assert (out['spread_change'] is not None) == grew
+    if grew:
+        assert out['spread_change'] == pytest.approx(math.sqrt(ratio))
