@@ -592,3 +592,48 @@ def test_judge_nights_spread_test_has_the_level_nights_df(ratio, grew):
     assert (out['spread_change'] is not None) == grew
     if grew:
         assert out['spread_change'] == pytest.approx(math.sqrt(ratio))
+
+
+@pytest.mark.parametrize('most, first', [(7, '2026-09-21'),
+                                         (4, '2026-09-23')])
+def test_judge_nights_pooled_record(most, first):
+    nights, _ = _history()
+    tonight = moments([0.92, 0.92 * 1.05, 0.92 * 0.95])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.92),
+                       pooled={'rule': 'window', 'nights': most})
+    assert sorted(out) == ['change', 'df', 'high', 'lookback', 'low',
+                           'pooled', 'reason', 'repeats_needed',
+                           'sensitivity', 'spread_change', 'verdict']
+    count = min(most, 6)
+    pooled = out['pooled']
+    assert (pooled['rule'], pooled['count'], pooled['nights'],
+            pooled['first'], pooled['since']) == ('window', count, count,
+                                                  first, first)
+    assert pooled['alpha'] == pytest.approx(0.025)
+    assert pooled['regression'] is True
+    assert pooled['low'] < pooled['change'] < pooled['high'] < -0.05
+    assert 0.0 < pooled['detects'] < 0.1
+    look = out['lookback']
+    assert (look['level_nights'], look['history_nights'], look['outliers'],
+            look['df'], look['detect']) == (5, 12, 0, 11, 0.10)
+    # The figure's p: tonight's and the pooled nights', corrected once.
+    assert 0.0 < look['p'] <= 2 * pooled['p']
+    sens = out['sensitivity']['inputs']
+    assert (sens['rule'], sens['level_nights']) == ('lookback', 5)
+    assert sens['tau2'] == pytest.approx(look['night_cv'] ** 2)
+    # Without the pooled nights' settings, or with the rule off: tonight
+    # alone, no pooled record.
+    for settings in (None, {'rule': 'off'}, {}):
+        alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                             0.10, recent=_lasting(0.92), pooled=settings)
+        assert 'pooled' not in alone
+        assert alone['verdict'] != 'regression'
+
+
+def test_fixed_tolerance_of_a_small_positive_baseline():
+    assert fixed_tolerance_verdict([0.5], [0.4], 0.1, 'higher') == \
+        'regression'
+    assert fixed_tolerance_verdict([0.5], [0.4], 0.1, 'lower') == 'pass'
+    assert fixed_tolerance_verdict([0.5], [0.6], 0.1, 'lower') == \
+        'regression'
