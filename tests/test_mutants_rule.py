@@ -637,3 +637,17 @@ def test_fixed_tolerance_of_a_small_positive_baseline():
     assert fixed_tolerance_verdict([0.5], [0.4], 0.1, 'lower') == 'pass'
     assert fixed_tolerance_verdict([0.5], [0.6], 0.1, 'lower') == \
         'regression'
+
+
+def test_judge_nights_without_a_level_night():
+    nights, _ = _history()
+    out = judge_nights([], moments([1.0, 1.01]), [nights], 0.05, 'higher',
+                       0.10)
+    cv = out['lookback'].pop('night_cv')
+    assert cv == pytest.approx(0.0061, abs=1e-4)
+    assert out == {
+        'verdict': 'inconclusive', 'reason': 'no night to take the level '
+        'from', 'change': None, 'low': None, 'high': None, 'df': None,
+        'repeats_needed': None, 'spread_change': None, 'sensitivity': None,
+        'lookback': {'level_nights': 0, 'history_nights': 12,
+                     'outliers': 0, 'df': 11, 'detect': 0.1}}
