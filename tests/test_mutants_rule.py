@@ -651,3 +651,11 @@ def test_judge_nights_without_a_level_night():
         'repeats_needed': None, 'spread_change': None, 'sensitivity': None,
         'lookback': {'level_nights': 0, 'history_nights': 12,
                      'outliers': 0, 'df': 11, 'detect': 0.1}}
+
+
+def test_judge_small_baselines():
+    assert judge(BASE, STEADY, 0.05, 'higher')['sensitivity']['inputs'][
+        'level_nights'] == 1
+    out = judge([0.5, 0.5], [0.0, 0.0], 0.05, 'lower')
+    assert (out['reason'], out['change']) == ('0 now: nothing is lower',
+                                              -1.0)
