@@ -352,3 +352,23 @@ def test_wild_scale_text():
     assert wild_scale_text([1.0, 2.0, 3.0], 0.0123) == (
         'the within-night scale pooled over the figure\'s other nights '
         '(1.23 %; limit 16)')
+
+
+def test_small_samples_at_their_bounds():
+    assert moments([1.0, 3.0]) == Moments(2.0, 2.0, 2)
+    assert night_spread([1.0, math.exp(0.1)]) == pytest.approx(
+        0.05 / SPREAD_MEDIANS[2])
+    assert diff_sigma([0.0, 2.0, 6.0, 12.0, 20.0]) == pytest.approx(
+        1.4826 * 2.0 / math.sqrt(2.0))
+    with pytest.raises(NotEnoughSamples, match=(
+            'need at least 2 samples on one side to estimate the spread, '
+            'got 1 baseline and 1 current')):
+        ratio_interval_moments(Moments(1.0, None, 1), Moments(1.0, None, 1))
+
+
+def test_night_noise_of_small_means_and_its_df():
+    small = [0.5, 0.55, 0.52, 0.5, 0.51]
+    sigma = diff_sigma([math.log(v) for v in small])
+    assert night_noise(small) == (pytest.approx(sigma * sigma), 1.0)
+    eight = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 100.1, 99.8]
+    assert night_noise(eight)[1] == 3
