@@ -267,25 +267,25 @@ def test_judge_below_the_night_floor_takes_no_night_noise():
     assert out['sensitivity']['inputs']['level_nights'] == 3
 
 
-def test_judge_one_sample_borrows_the_spread():
-    out = judge(BASE, [80.0], 0.05, 'higher')
+SHORT = ('judged with the spread of one repeat as {} know it, the whole '
+         'interval beyond the tolerance')
+
+
+@pytest.mark.parametrize('base, cur, least, notes', [
+    (BASE, [80.0], 2, 'one current sample, spread taken from the other '
+     'side; 1 current sample(s) where the gate needs 2: ' +
+     SHORT.format('the baseline\'s repeats')),
+    ([100.0], [80.0, 80.5, 79.5], 4, 'one baseline sample, spread taken '
+     'from the other side; 3 current sample(s) where the gate needs 4: ' +
+     SHORT.format('tonight\'s repeats')),
+    ([100.0], [80.0, 80.5, 79.5], 3, 'one baseline sample, spread taken '
+     'from the other side'),
+])
+def test_judge_one_sample_borrows_the_spread(base, cur, least, notes):
+    out = judge(base, cur, 0.05, 'higher', min_samples=least)
     assert out['verdict'] == 'regression'
-    assert out['reason'] == (
-        'the whole 95% interval lies beyond -5.0%; one current sample, '
-        'spread taken from the other side; 1 current sample(s) where the '
-        'gate needs 2: judged with the spread of one repeat as the '
-        'baseline\'s repeats know it, the whole interval beyond the '
-        'tolerance')
-    out = judge([100.0], [80.0, 80.5, 79.5], 0.05, 'higher', min_samples=4)
-    assert out['reason'] == (
-        'the whole 95% interval lies beyond -5.0%; one baseline sample, '
-        'spread taken from the other side; 3 current sample(s) where the '
-        'gate needs 4: judged with the spread of one repeat as tonight\'s '
-        'repeats know it, the whole interval beyond the tolerance')
-    out = judge([100.0], [80.0, 80.5, 79.5], 0.05, 'higher', min_samples=3)
-    assert out['reason'] == (
-        'the whole 95% interval lies beyond -5.0%; one baseline sample, '
-        'spread taken from the other side')
+    assert out['reason'] == \
+        f'the whole 95% interval lies beyond -5.0%; {notes}'
 
 
 def test_judge_a_short_pass_is_inconclusive():
