@@ -1,0 +1,359 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The lookback rule's parts (pfsbench.gate.judge.lookback) by hand on
+small nights: a night's log moments, the pooled spread, outlying nights
+and their clamp, the night noise with and without some nights, the
+level, the degrees of freedom, the verdict at its thresholds, the
+repeats that would settle a night (docs/mutation.md)."""
+
+import math
+import statistics
+
+import pytest
+
+from pfsbench.core.errors import NotEnoughSamples
+from pfsbench.gate.judge import lookback
+from pfsbench.gate.statistics.stats import (Moments, RatioInterval, f_sf,
+                                            t_quantile)
+
+
+def _n(mean, cv=0.02, n=5):
+    return Moments(mean, (cv * mean) ** 2, n)
+
+
+def test_log_moments_of_a_night():
+    assert lookback.log_moments(_n(4.0, 0.1, 5)) == (
+        pytest.approx(math.log(4.0)), pytest.approx(0.01 / 5))
+    one = Moments(4.0, None, 1)
+    assert lookback.log_moments(one) == (math.log(4.0), None)
+    assert lookback.log_moments(one, 0.04) == (math.log(4.0), 0.04)
+    assert lookback.log_moments(Moments(4.0, None, 2), 0.04)[1] == 0.02
+
+
+def test_not_positive_counts_every_night_read():
+    zero = Moments(0.0, 0.0, 3)
+    assert lookback.not_positive([_n(1.0)], _n(1.0), [[_n(1.0)]]) == 0
+    assert lookback.not_positive([zero], zero, [[zero, _n(1.0)], [zero]]) \
+        == 4
+    assert lookback.not_positive([], Moments(-1.0, 0.0, 2), []) == 1
+
+
+def test_pooled_cv2_by_degrees_of_freedom():
+    nights = [_n(10.0, 0.1, 3), _n(20.0, 0.2, 5), Moments(5.0, None, 1),
+              Moments(-1.0, 1.0, 4)]
+    assert lookback.pooled_cv2(nights) == pytest.approx(
+        (2 * 0.01 + 4 * 0.04) / 6)
+    assert lookback.pooled_cv2([Moments(5.0, None, 1)]) is None
+    assert lookback.pooled_cv2([Moments(5.0, 1.0, 1)]) is None
+
+
+def _steady(count, outlier=None):
+    nights = [_n(100.0 * (1 + 0.01 * ((i % 3) - 1))) for i in range(count)]
+    if outlier is not None:
+        nights[-1] = _n(outlier)
+    return nights
+
+
+def test_drop_outliers_needs_8_nights():
+    assert lookback.MIN_NIGHTS_FOR_OUTLIERS == 8
+    seven = _steady(7, outlier=200.0)
+    assert lookback.drop_outliers(seven, 3.5) == (seven, [])
+    eight = _steady(8, outlier=200.0)
+    kept, dropped = lookback.drop_outliers(eight, 3.5)
+    assert kept == eight[:-1]
+    assert dropped == [eight[-1]]
+    assert lookback.drop_outliers(eight, None) == (eight, [])
+
+
+def test_drop_outliers_at_the_limit():
+    eight = _steady(8, outlier=200.0)
+    logs = [math.log(n.mean) for n in eight]
+    med = statistics.median(logs)
+    scale = 1.4826 * statistics.median(abs(x - med) for x in logs)
+    z = (math.log(200.0) - med) / scale
+    assert lookback.drop_outliers(eight, z * 1.0001)[1] == []
+    assert lookback.drop_outliers(eight, z * 0.9999)[1] == [eight[-1]]
+    low = _steady(8, outlier=50.0)
+    assert lookback.drop_outliers(low, 3.5)[1] == [low[-1]]
+
+
+def test_drop_outliers_clamps_for_the_noise():
+    eight = _steady(8, outlier=200.0)
+    logs = [math.log(n.mean) for n in eight]
+    med = statistics.median(logs)
+    scale = 1.4826 * statistics.median(abs(x - med) for x in logs)
+    kept, dropped = lookback.drop_outliers(eight, 3.5, clamp=True)
+    assert dropped == [eight[-1]]
+    assert kept[:-1] == eight[:-1]
+    ratio = math.exp(med + 3.5 * scale) / 200.0
+    assert kept[-1].mean == pytest.approx(math.exp(med + 3.5 * scale))
+    assert kept[-1].variance == pytest.approx(eight[-1].variance * ratio ** 2)
+    assert kept[-1].n == 5
+    low = _steady(8, outlier=50.0)
+    logs = [math.log(n.mean) for n in low]
+    med = statistics.median(logs)
+    scale = max(1.4826 * statistics.median(abs(x - med) for x in logs),
+                math.sqrt(0.0004 / 5))
+    kept, _ = lookback.drop_outliers(low, 3.5, clamp=True)
+    assert kept[-1].mean == pytest.approx(math.exp(med - 3.5 * scale))
+    one = _steady(8)
+    one[-1] = Moments(200.0, None, 1)
+    kept, _ = lookback.drop_outliers(one, 3.5, clamp=True)
+    assert kept[-1].variance is None
+
+
+def test_drop_outliers_floor_is_the_nights_own_spread():
+    # Nights that agree exactly: the scale is their repeats' spread.
+    same = [_n(100.0, 0.1)] * 7 + [_n(103.0, 0.1)]
+    assert lookback.drop_outliers(same, 3.5)[1] == []
+    flat = [Moments(100.0, 0.0, 5)] * 7 + [Moments(103.0, 0.0, 5)]
+    assert lookback.drop_outliers(flat, 3.5) == (flat, [])
+
+
+def _tau2(segments):
+    ss = within = 0.0
+    df = count = 0
+    for seg in segments:
+        xs = [math.log(n.mean) for n in seg]
+        es = [n.variance / (n.n * n.mean ** 2) for n in seg]
+        mean = statistics.fmean(xs)
+        ss += sum((x - mean) ** 2 for x in xs)
+        df += len(xs) - 1
+        within += sum(es)
+        count += len(xs)
+    return max(0.0, ss / df - within / count), df
+
+
+def test_night_variance_by_hand():
+    a = [_n(100.0), _n(110.0), _n(95.0)]
+    b = [_n(50.0), _n(52.0)]
+    assert lookback.night_variance([a, b]) == (
+        pytest.approx(_tau2([a, b])[0]), 3)
+    assert lookback.night_variance([a, b])[0] > 0
+    # A segment of one night adds nothing; fewer than 2 df: none.
+    assert lookback.night_variance([a, [_n(1.0)]]) == \
+        lookback.night_variance([a])
+    assert lookback.night_variance([b, b[:1]]) is None
+    # Nights closer than their repeats: 0, never negative.
+    close = [_n(100.0, 0.2), _n(100.1, 0.2), _n(99.9, 0.2)]
+    assert lookback.night_variance([close]) == (0.0, 2)
+
+
+def test_night_variance_of_one_sample_nights():
+    nights = [Moments(100.0, None, 1), Moments(130.0, None, 1),
+              _n(80.0, 0.1, 3), Moments(0.0, 0.0, 3)]
+    xs = [math.log(v) for v in (100.0, 130.0, 80.0)]
+    es = [0.01, 0.01, 0.01 / 3]
+    mean = statistics.fmean(xs)
+    ss = sum((x - mean) ** 2 for x in xs)
+    tau2, df = lookback.night_variance([nights[:3]])
+    assert df == 2
+    assert tau2 == pytest.approx(ss / 2 - sum(es) / 3)
+    bare = [Moments(100.0, None, 1), Moments(130.0, None, 1),
+            Moments(80.0, None, 1)]
+    assert lookback.night_variance([bare]) == (pytest.approx(ss / 2), 2)
+
+
+def test_noise_without_is_the_noise_of_the_rest():
+    a = [_n(100.0), _n(110.0), _n(95.0), _n(104.0)]
+    b = [_n(50.0), _n(52.0), _n(49.0)]
+    without = lookback.NoiseWithout([a, b])
+    assert without([]) == lookback.night_variance([a, b])
+    assert without([a[1]]) == lookback.night_variance(
+        [[a[0], a[2], a[3]], b])
+    assert without([a[1], b[0]]) == lookback.night_variance(
+        [[a[0], a[2], a[3]], b[1:]])
+    assert without([b[0], b[1]]) == lookback.night_variance([a])
+    assert without([_n(7.0)]) == lookback.night_variance([a, b])
+    # Equal nights: one taken per time named.
+    same = [_n(100.0), _n(100.0), _n(110.0), _n(90.0)]
+    assert lookback.NoiseWithout([same])([same[0]]) == \
+        lookback.night_variance([same[1:]])
+    assert lookback.NoiseWithout([same])([same[0], same[0]]) == \
+        lookback.night_variance([same[2:]])
+    assert lookback.NoiseWithout([same])([same[0]] * 3) == \
+        lookback.night_variance([same[2:]])
+
+
+def test_noise_without_nights_of_one_sample():
+    a = [_n(100.0), Moments(110.0, None, 1), _n(95.0), _n(104.0, 0.1)]
+    without = lookback.NoiseWithout([a])
+    assert without([]) == lookback.night_variance([a])
+    assert without([a[3]]) == lookback.night_variance([a[:3]])
+    assert without([a[0], a[1]]) == lookback.night_variance([a[2:]])
+    assert without([a[0], a[1], a[2]]) is None
+
+
+def test_level_by_inverse_variance():
+    nights = [_n(100.0, 0.1, 4), _n(120.0, 0.2, 4)]
+    w = [1 / (0.001 + 0.01 / 4), 1 / (0.001 + 0.04 / 4)]
+    mu, var = lookback.level(nights, 0.001)
+    assert mu == pytest.approx((w[0] * math.log(100.0) +
+                                w[1] * math.log(120.0)) / sum(w))
+    assert var == pytest.approx(1 / sum(w))
+    one = [Moments(100.0, None, 1), Moments(120.0, None, 1)]
+    assert lookback.level(one, 0.0, 0.01) == (
+        pytest.approx(math.log(math.sqrt(100.0 * 120.0))),
+        pytest.approx(0.005))
+    # No variance at all: equal weights of 1e12.
+    assert lookback.level(one, 0.0) == (
+        pytest.approx(math.log(math.sqrt(100.0 * 120.0))),
+        pytest.approx(0.5e-12))
+
+
+def test_change_df():
+    assert lookback.change_df([(1.0, 4), (1.0, 4)], 10) == 8.0
+    assert lookback.change_df([(1.0, 4), (1.0, 4)], 5) == 5.0
+    assert lookback.change_df([(1.0, 3), (2.0, 7)], 100) == \
+        math.floor(10 * 9.0 / (1 / 3 + 4 / 7)) / 10
+    assert lookback.change_df([(0.0, 3), (0.0, 5)], 100) == 100
+    assert lookback.change_df([(1.0, 0.3), (0.0, 1)], 100) == 1.0
+    assert lookback.change_df([(1.0, 4), (1.0, 4)], 0) == 1.0
+    assert lookback.change_df([(0.0, 3), (0.0, 5)], math.inf) == math.inf
+
+
+def test_interval_refuses():
+    with pytest.raises(NotEnoughSamples,
+                       match='^no night to take the level from$'):
+        lookback.interval([], _n(1.0), (0.01, 5))
+    for level, cur in (([_n(1.0)], Moments(0.0, 0.0, 3)),
+                       ([_n(1.0), Moments(-1.0, 0.0, 3)], _n(1.0))):
+        with pytest.raises(NotEnoughSamples,
+                           match='^means must be positive for a ratio$'):
+            lookback.interval(level, cur, (0.01, 5))
+
+
+def test_interval_by_hand():
+    level = [_n(100.0, 0.02, 5), _n(102.0, 0.02, 5), _n(98.0, 0.02, 5)]
+    cur = _n(90.0, 0.02, 5)
+    tau2, tau_df = 0.0004, 6
+    iv = lookback.interval(level, cur, (tau2, tau_df), 0.9)
+    e = 0.0004 / 5
+    mu, var_mu = lookback.level(level, tau2, 0.0004)
+    share = tau2 / (tau2 + e)
+    parts = [(tau2 + share * var_mu, 6), (e + (1 - share) * var_mu, 12)]
+    df = lookback.change_df(parts, tau_df)
+    half = t_quantile(0.95, df) * math.sqrt(sum(v for v, _ in parts))
+    d = math.log(90.0) - mu
+    assert iv == RatioInterval(
+        pytest.approx(math.expm1(d)), pytest.approx(math.expm1(d - half)),
+        pytest.approx(math.expm1(d + half)), 0.9, df,
+        pytest.approx(var_mu), pytest.approx(e), 3, 5, '', True)
+    assert df == 6.0
+
+
+def test_interval_tonight_never_narrower_than_the_level():
+    level = [_n(100.0, 0.05, 5)] * 3
+    tight = lookback.interval(level, _n(100.0, 0.001, 5), (0.0, 4))
+    assert tight.cv2_cur == pytest.approx(0.0025 / 5)
+    one = lookback.interval(level, Moments(100.0, None, 1), (0.0, 4))
+    assert one.cv2_cur == pytest.approx(0.0025)
+    flat = lookback.interval([Moments(100.0, 0.0, 5)] * 2,
+                             Moments(90.0, 0.0, 5), (0.0, 4))
+    assert flat.low == pytest.approx(-0.1, abs=1e-5)
+    assert flat.high == pytest.approx(-0.1, abs=1e-5)
+
+
+def test_spread_grew_at_its_level():
+    night = _n(100.0, 0.1, 5)
+    ratio = 0.01 / 0.002
+    p = f_sf(ratio, 4, 20)
+    assert lookback.spread_grew(night, 0.002, 20, alpha=p * 1.001)
+    assert not lookback.spread_grew(night, 0.002, 20, alpha=p * 0.999)
+    assert not lookback.spread_grew(Moments(100.0, None, 1), 0.002, 20)
+    assert not lookback.spread_grew(Moments(100.0, None, 3), 0.002, 20)
+    assert not lookback.spread_grew(night, 0.0, 20)
+    assert not lookback.spread_grew(night, 0.002, 0)
+    assert lookback.spread_grew(_n(100.0, 0.3, 5), 0.002, 1, alpha=0.5)
+    assert not lookback.spread_grew(_n(100.0, 0.045, 5), 0.002, 20)
+    assert lookback.spread_grew(_n(100.0, 0.2, 5), 0.002, 20)
+
+
+def _iv(change, low, high):
+    return RatioInterval(change, low, high, 0.95, 10.0, 0.0, 0.0, 3, 5)
+
+
+@pytest.mark.parametrize('iv, verdict', [
+    (_iv(-0.2, -0.3, -0.1), 'regression'),
+    (_iv(-0.05, -0.11, -0.01), 'inconclusive'),  # change at -tol
+    (_iv(-0.06, -0.11, 0.0), 'inconclusive'),    # high at 0: not a loss
+    (_iv(-0.06, -0.11, -0.01), 'regression'),
+    (_iv(0.2, 0.1, 0.3), 'improvement'),
+    (_iv(0.05, 0.01, 0.1), 'pass'),
+    (_iv(0.06, 0.0, 0.1), 'pass'),
+    (_iv(0.0, -0.1, 0.1), 'pass'),                # low at -detect
+    (_iv(0.0, -0.11, 0.1), 'inconclusive'),
+])
+def test_decide_higher(iv, verdict):
+    threshold = -0.05 if verdict in ('regression', 'improvement') else -0.1
+    assert lookback.decide(iv, 0.05, 0.1, 'higher') == (verdict, threshold)
+
+
+@pytest.mark.parametrize('iv, verdict', [
+    (_iv(0.2, 0.1, 0.3), 'regression'),
+    (_iv(-0.2, -0.3, -0.1), 'improvement'),
+    (_iv(0.0, -0.1, 0.1), 'pass'),
+    (_iv(0.0, -0.1, 0.11), 'inconclusive'),
+])
+def test_decide_lower(iv, verdict):
+    threshold = 0.05 if verdict in ('regression', 'improvement') else 0.1
+    assert lookback.decide(iv, 0.05, 0.1, 'lower') == (verdict, threshold)
+
+
+def test_decide_names_a_bad_direction():
+    with pytest.raises(ValueError, match="got 'up'"):
+        lookback.decide(_iv(0.0, -0.1, 0.1), 0.05, 0.1, 'up')
+
+
+def test_log_margin():
+    assert lookback.log_margin(0.1, 'lower') == pytest.approx(math.log(1.1))
+    assert lookback.log_margin(0.1, 'higher') == pytest.approx(
+        -math.log(0.9))
+    assert lookback.log_margin(1.0, 'higher') == math.inf
+    assert lookback.log_margin(2.0, 'lower') == pytest.approx(math.log(3.0))
+
+
+def test_repeats_to_settle_by_hand():
+    level = [_n(100.0, 0.1, 3)] * 4
+    cur = _n(100.0, 0.1, 3)
+    need = lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1, 0.95)
+    assert 3 < need < 100
+    margin = -math.log(0.9)
+
+    def half(r):
+        nights = [Moments(100.0, 0.01 * 1e4, r)] * 4
+        _, var_mu = lookback.level(nights, 0.0001, 0.01)
+        df = lookback.change_df([(0.0001, 10),
+                                 (0.01 / r + var_mu, (r - 1) * 5)], 10)
+        return t_quantile(0.975, df) * math.sqrt(0.0001 + 0.01 / r + var_mu)
+
+    assert half(need) < margin <= half(need - 1)
+    assert lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1, 0.95,
+                                      max_repeats=need - 1) == need
+    # Lower-is-better: the margin is ln(1.1), a little smaller.
+    lower = lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1, 0.95,
+                                       direction='lower')
+    assert (need, lower) == (6, 8)
+    assert lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.5,
+                                      0.95) == 2
+    # The night noise alone is too large.
+    assert lookback.repeats_to_settle(level, cur, (0.01, 10), 0.1,
+                                      0.95) is None
+
+
+def test_repeats_to_settle_at_the_night_noise_bound():
+    level = [_n(100.0, 0.01, 3)] * 4
+    cur = _n(100.0, 0.01, 3)
+    margin = -math.log(0.9)
+    tau2 = (margin / t_quantile(0.975, 10)) ** 2 / 1.25
+    assert lookback.repeats_to_settle(level, cur, (tau2 * 1.001, 10), 0.1,
+                                      0.95) is None
+    assert lookback.repeats_to_settle(level, cur, (tau2 * 0.9, 10), 0.1,
+                                      0.95) is not None
+
+
+def test_split_at_markers():
+    assert lookback.split_at_markers([1, 2, 3, 4, 5],
+                                     [True, False, True, True, False]) == \
+        [[1, 2], [3], [4, 5]]
+    assert lookback.split_at_markers([1, 2], [False, False]) == [[1, 2]]
+    assert lookback.split_at_markers([], []) == []
