@@ -2,7 +2,10 @@
 """The cases a run would select (pfsbench.plan.cases) through its public
 functions, ReFrame's process stood in for by its recorded shape: the
 mutants bench/mutation.py found the planner's tests letting through
-(docs/mutation.md).  Pure and fast."""
+(docs/mutation.md).  Pure and fast: ``describe``, ``dry_run_skips`` and
+``reframe_command`` are imported by name, as tests/lanes.py puts a test
+naming ``cases.describe`` in the ``reframe`` lane, outside the fast lane
+bench/mutation.py gives a module; here no ReFrame runs."""
 
 import os
 import subprocess
@@ -12,6 +15,8 @@ import pytest
 
 from pfsbench.core.errors import ConfigError
 from pfsbench.plan import cases
+from pfsbench.plan.cases import describe, dry_run_skips
+from pfsbench.plan.cases import reframe_command as this_reframe
 
 SKIPS = ('[     SKIP ] ( 7/46) ior_check %nodes=2 /0123abcd '
          '@hawk:cpu+gnu [needs 2 nodes, the partition has 1]\n'
@@ -36,18 +41,18 @@ def reframe(monkeypatch):
 
 
 def test_the_reframe_of_this_python():
-    assert cases.reframe_command() == os.path.join(
+    assert this_reframe() == os.path.join(
         os.path.dirname(sys.executable), 'reframe')
 
 
 def test_describe_runs_reframe_on_the_selection(reframe, monkeypatch):
     monkeypatch.delenv('PFSBENCH_RUNS', raising=False)
     calls = reframe('[{"display_name": "dd"}]')
-    assert cases.describe('s.py', 'hawk:cpu', 'checks', ('E1', 'io|md'),
+    assert describe('s.py', 'hawk:cpu', 'checks', ('E1', 'io|md'),
                           {'X': '1'}, ('-P', 'target=a,b')) == [
         {'display_name': 'dd'}]
     (cmd, env), = calls
-    assert cmd == [cases.reframe_command(), '-C', 's.py', '--system',
+    assert cmd == [this_reframe(), '-C', 's.py', '--system',
                    'hawk:cpu', '-c', 'checks', '-R', '--describe', '-P',
                    'target=a,b', '-t', '^E1$', '-t', 'io|md']
     assert (env['RFM_RESOLVE_MODULE_CONFLICTS'], env['RFM_COLORIZE'],
@@ -67,7 +72,7 @@ def test_describe_runs_reframe_on_the_selection(reframe, monkeypatch):
 def test_describe_refused_says_why(reframe, out, err, code, why):
     reframe(out, err, code)
     with pytest.raises(ConfigError) as error:
-        cases.describe('s.py', 'hawk:cpu', 'checks')
+        describe('s.py', 'hawk:cpu', 'checks')
     assert str(error.value) == (f"s.py:--system: 'hawk:cpu': reframe cannot "
                                 f"list the cases: {why}")
 
@@ -81,14 +86,14 @@ def test_the_skipped_cases_and_why():
 
 def test_a_dry_run_gives_its_skips_or_says_why(reframe):
     calls = reframe(SKIPS, '', 1)
-    assert cases.dry_run_skips('s.py', 'h:p', 'c', ['t']) == \
+    assert dry_run_skips('s.py', 'h:p', 'c', ['t']) == \
         cases.skipped_cases(SKIPS)
     assert calls[0][0][8:] == ['--dry-run', '-t', '^t$']
     reframe('', '', 0)
-    assert cases.dry_run_skips('s.py', 'h:p', 'c') == {}
+    assert dry_run_skips('s.py', 'h:p', 'c') == {}
     reframe('', 'an Error here', 1)
     with pytest.raises(ConfigError) as err:
-        cases.dry_run_skips('s.py', 'h:p', 'c')
+        dry_run_skips('s.py', 'h:p', 'c')
     assert str(err.value) == ("s.py:--system: 'h:p': reframe cannot dry-run "
                               "the cases: an Error here")
 
@@ -142,3 +147,25 @@ def test_the_tool_of_a_case():
     assert cases.case_tool({'tool': 'ior'}) == 'ior'
     assert cases.case_tool({'tool': ''}) is None
     assert cases.case_tool({}) is None
+
+
+def test_a_dry_run_runs_reframe_on_the_selection(reframe, monkeypatch):
+    monkeypatch.setenv('PFSBENCH_TEST_KEPT', 'yes')
+    calls = reframe('', '', 0)
+    assert dry_run_skips('s.py', 'hawk:cpu', 'checks', ['E1'],
+                         {'PFSBENCH_DRY_RUN_TOOLS': 'check'},
+                         ['-P', 'target=a,b']) == {}
+    (cmd, env), = calls
+    assert cmd == [this_reframe(), '-C', 's.py', '--system', 'hawk:cpu',
+                   '-c', 'checks', '-R', '--dry-run', '-P', 'target=a,b',
+                   '-t', '^E1$']
+    # the caller's environment, and the listing's own settings on top
+    assert (env['PFSBENCH_DRY_RUN_TOOLS'], env['PFSBENCH_TEST_KEPT'],
+            env['RFM_COLORIZE']) == ('check', 'yes', 'n')
+
+
+def test_a_case_without_its_file_is_named_by_its_class():
+    assert cases.helper_tools({'display_name': 'mdtest_io500_phases %x=1'},
+                              LUSTRE) == {'pfind'}
+    assert cases.helper_tools({'display_name': 'ior_lustre_stripe_bandwidth'},
+                              LUSTRE) == {'lfs'}

@@ -81,3 +81,23 @@ def test_a_wild_repeat_is_measured_by_the_nights_before(tmp_path):
     got = case_nights(db, 'hawk', 'cpu', {'ior'}, GateConfig())['ior']['bw']
     assert [m.n for m in got] == [4, 4, 4, 4, 4, 3]
     assert [v for _, v, _ in got[-1].left_out] == [100.0]
+
+
+def test_each_figure_is_measured_by_its_own_nights_before(tmp_path):
+    # bw's nights are quiet, lat's broad: bw's wild repeat tonight is wild
+    # by bw's own spread, not by one pooled with lat's.
+    nights = []
+    for i in range(6):
+        bw = (10.0, 10.5, 100.0 if i == 5 else 11.0)
+        cases = [synth.make_testcase(
+            f'n{i}', 0, r, 'ior', {'bw': (b, 'MB/s'), 'lat': (lat, 's')},
+            system='hawk', partition='cpu', repeat=r)
+            for r, (b, lat) in enumerate(zip(bw, (1.0, 5.0, 25.0)))]
+        nights.append(synth.make_report(cases, time_start=(i + 1) * DAY,
+                                        session_uuid=f'n{i}'))
+    path = str(tmp_path / 'results.db')
+    synth.write_database(path, nights)
+    got = case_nights(path, 'hawk', 'cpu', {'ior'}, GateConfig())['ior']
+    assert [m.n for m in got['bw']] == [3, 3, 3, 3, 3, 2]
+    assert [v for _, v, _ in got['bw'][-1].left_out] == [100.0]
+    assert [m.n for m in got['lat']] == [3] * 6

@@ -5,6 +5,7 @@ and dry run stood in for: the mutants bench/mutation.py found the
 planner's tests letting through (docs/mutation.md).  Pure and fast."""
 
 import json
+import os
 
 import pytest
 
@@ -123,10 +124,14 @@ def reframe(monkeypatch, tmp_path):
 
     def describe(settings, spec, checks, tags, args=()):
         state['calls'].append(('describe', settings, spec, tags, args))
+        state['describe'] = (settings, spec, checks, tags, args)
         return state['listed']
 
     def dry_run(settings, spec, checks, tags, env, args):
         state['calls'].append(('dry', env, args))
+        state['dry'] = (settings, spec, checks, tags, env, args)
+        if isinstance(state['skips'], Exception):
+            raise state['skips']
         return state['skips']
     monkeypatch.setattr(selection.cases, 'describe', describe)
     monkeypatch.setattr(selection.cases, 'dry_run_skips', dry_run)
@@ -191,3 +196,81 @@ def test_select_refuses_nothing_selected_or_everything_skipped(reframe,
     assert str(err.value).endswith(
         'would be skipped there: r2; pfsbench check-config --system h:p '
         'names what is missing')
+
+
+CHECKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    selection.__file__))), os.pardir, 'reframe-checks')
+
+
+def test_the_listing_and_the_dry_run_see_the_same_selection(reframe,
+                                                            tmp_path):
+    reframe['listed'] = [{'display_name': 'a', 'time_limit': 60}]
+    selection.select('/cfg', 'hawk:cpu', {'name': 'hawk'}, PART, ['E1'],
+                     str(tmp_path))
+    checks = os.path.normpath(CHECKS)
+    assert os.path.isdir(checks)
+    targets = ['-P', 'target=scratch,local']
+    assert reframe['describe'] == ('/cfg/settings.py', 'hawk:cpu', checks,
+                                   ['E1'], targets)
+    assert reframe['dry'] == ('/cfg/settings.py', 'hawk:cpu', checks,
+                              ['E1'], None, targets)
+
+
+def test_nothing_listed_is_said_before_a_failed_dry_run(reframe, tmp_path):
+    reframe['skips'] = ConfigError('s', 'f', 'v', 'the dry run failed')
+    with pytest.raises(ConfigError) as err:
+        selection.select('/cfg', 'h:p', SYSTEM, PART, ['x'], str(tmp_path))
+    assert 'selects no case on h:p' in str(err.value)
+
+
+def test_a_bad_partition_time_limit_is_named(reframe, tmp_path):
+    reframe['listed'] = [{'display_name': 'a', 'time_limit': 60}]
+    with pytest.raises(ConfigError) as err:
+        selection.select('/cfg', 'hawk:cpu', SYSTEM,
+                         dict(PART, time_limit='soon'), ['E1'],
+                         str(tmp_path))
+    assert str(err.value).startswith("hawk:cpu:time_limit: 'soon': ")
+
+
+def test_a_limit_at_the_cap_is_the_checks_and_an_estimate_at_it_fits(
+        reframe, tmp_path):
+    reframe['listed'] = [{'display_name': 'a', 'time_limit': 600},
+                         {'display_name': 'b', 'time_limit': 300}]
+    sel = selection.select('/cfg', 'hawk:cpu', SYSTEM,
+                           dict(PART, time_limit='10m'), ['E1'],
+                           str(tmp_path), assume_s=600)
+    assert sel.limits == {'a': 600, 'b': 300}
+    # 'a' asks exactly the cap: the check's own limit; its estimate, equal
+    # to the limit, is not cut
+    assert sel.over_limit == {'b': (600, 300, "the check's time_limit")}
+    assert sel.first == {'a': (600, 'assumed'), 'b': (300, 'assumed')}
+
+
+def test_select_reads_the_history_of_its_system_and_partition(reframe,
+                                                              tmp_path):
+    reports = tmp_path / 'reports'
+    reports.mkdir()
+
+    def case(took, **kwargs):
+        tc = synth.make_testcase('u', 0, 0, 'a', {}, **kwargs)
+        tc['time_total'] = took
+        return tc
+    _report(reports / 'run-report-1.json', [
+        case(10.0, system='hawk', partition='cpu'),
+        case(20.0, system='other', partition='cpu'),
+        case(30.0, system='hawk', partition='gpu')])
+    reframe['listed'] = [{'display_name': 'a', 'time_limit': 600}]
+    sel = selection.select('/cfg', 'hawk:cpu', SYSTEM, PART, ['E1'],
+                           str(tmp_path))
+    assert sel.past == {'a': [10.0]}
+
+
+def test_an_unreadable_report_does_not_end_the_history(tmp_path):
+    reports = tmp_path / 'reports'
+    reports.mkdir()
+    (reports / 'run-report-0.json').write_text('{')
+    tc = synth.make_testcase('u', 0, 0, 'dd', {}, system='hawk',
+                             partition='cpu')
+    tc['time_total'] = 5.0
+    _report(reports / 'run-report-1.json', [tc])
+    assert selection.history(str(tmp_path), 'hawk', 'cpu') == {'dd': [5.0]}
