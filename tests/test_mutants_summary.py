@@ -146,3 +146,79 @@ def test_a_summary_without_the_log_blames_a_missing_tool(tmp_path):
         '  build the tools for hawk:gpu: spack -e spack-repo/environments/'
         'hawk/gpu install (docs/spack.md)\n')
     assert '  1 case(s) skip (reasons: the SKIP lines of the run)' in text
+
+
+def _family(tmp_path, cases, log=None, **info):
+    """The summary of a report of ``cases`` (the session's own log
+    ``log``), ``session_info`` updated with ``info`` (``None``: left
+    out)."""
+    (tmp_path / 'reports').mkdir()
+    report = synth.make_report(cases, session_uuid=UUID)
+    report['session_info'].update(info)
+    for key in [k for k, v in info.items() if v is None]:
+        del report['session_info'][key]
+    path = tmp_path / 'reports' / 'run-report-1.json'
+    path.write_text(json.dumps(report))
+    if log is not None:
+        (tmp_path / 'reframe.log').write_bytes(log)
+    return summary.render_text(str(path))
+
+
+def test_reasons_are_counted_and_a_failure_without_one_is_bare(tmp_path):
+    text = _family(tmp_path, [
+        _case('x_check %n=1', {}, result='fail', fail_reason='boom'),
+        _case('x_check %n=2', {}, result='fail', fail_reason='boom'),
+        _case('x_check %n=3', {}, result='fail')])
+    assert text.splitlines()[1:5] == [
+        '', 'x_check on hawk:cpu', '  2 case(s) fail: boom',
+        '  1 case(s) fail']
+
+
+def test_six_cases_are_columns_and_seven_rows(tmp_path):
+    text = _family(tmp_path, [_case(f'f_check %s={i}', {'bw': (1.0, 'B')})
+                              for i in range(6)])
+    assert text.splitlines()[3].split() == [
+        'figure', 'unit', 's=0', 's=1', 's=2', 's=3', 's=4', 's=5']
+
+
+def test_a_figure_keeps_its_digits_by_its_size(tmp_path):
+    text = _family(tmp_path, [
+        _case('v_check %n=1', {'bw': (1.25, 'B'), 'ops': (1234.5, 'op/s'),
+                               'lat': (0.0125, 's')}),
+        _case('v_check %n=2', {'bw': (-1.75, 'B'), 'ops': (99.94, 'op/s'),
+                               'lat': (-0.5, 's')})])
+    assert [ln.split() for ln in text.splitlines()[3:]] == [
+        ['figure', 'unit', 'n=1', 'n=2'], ['pass', 'pass'],
+        ['bw', 'B', '1.25', '-1.75'], ['ops', 'op/s', '1234', '99.9'],
+        ['lat', 's', '0.013', '-0.5']]
+
+
+def test_the_labels_of_a_sweep(tmp_path):
+    text = _family(tmp_path, [
+        _case('s_check %Xs=1 %o=a=b %k=same', {'bw': (1.0, 'B')}),
+        _case('s_check %Xs=2 %o=c=d %k=same', {'bw': (2.0, 'B')},
+              partition='gpu')])
+    lines = text.splitlines()
+    assert lines[2] == 's_check on hawk:cpu, hawk:gpu'
+    assert lines[3].split('  ')[3:] == ['Xs=1 o=a=b @hawk:cpu',
+                                        'Xs=2 o=c=d @hawk:gpu']
+
+
+def test_a_report_without_its_skip_count_says_0(tmp_path):
+    text = _family(tmp_path, [_case('a_check', {'bw': (1.0, 'B')})],
+                   num_skipped=None)
+    assert text.startswith('pfsbench summary of session 01234567: 1 '
+                           'case(s), 0 failure(s), 0 skipped (')
+
+
+def test_a_log_not_in_utf8_still_gives_its_reasons(tmp_path):
+    log = (b'session 0123456789abcdef \xff\n[     SKIP ] ( 1/1) d_check '
+           b'/aaaaaaaa @hawk:cpu+builtin [needs \xfe2 nodes]\n')
+    text = _family(tmp_path, [_skip('d_check', 'aaaaaaaa', 'dd')], log=log)
+    assert '  1 case(s) skip: needs \ufffd2 nodes' in text
+
+
+def test_a_skipped_case_without_its_file_has_no_family():
+    skipped = _case('d_check', {}, result='skip')
+    skipped.pop('filename', None)
+    assert summary.skipped_by_family([skipped]) == {'': (1, ['hawk:cpu'])}
