@@ -244,6 +244,11 @@ def test_a_limit_at_the_cap_is_the_checks_and_an_estimate_at_it_fits(
     # to the limit, is not cut
     assert sel.over_limit == {'b': (600, 300, "the check's time_limit")}
     assert sel.first == {'a': (600, 'assumed'), 'b': (300, 'assumed')}
+    longer = selection.select('/cfg', 'hawk:cpu', SYSTEM,
+                              dict(PART, time_limit='10m'), ['E1'],
+                              str(tmp_path), assume_s=700)
+    assert longer.over_limit == {'a': (700, 600, "the check's time_limit"),
+                                 'b': (700, 300, "the check's time_limit")}
 
 
 def test_select_reads_the_history_of_its_system_and_partition(reframe,
