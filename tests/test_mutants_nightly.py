@@ -6,9 +6,7 @@ let through (docs/mutation.md).  Pure and fast."""
 
 import pytest
 
-from pfsbench.core.errors import ConfigError
 from pfsbench.plan import nightly as plans
-from pfsbench.plan import planfile
 from pfsbench.plan.selection import Selection
 
 #: A bandwidth case on each of two targets, the second of scope node.
@@ -91,15 +89,3 @@ def test_a_case_fits_on_as_many_nodes_as_it_needs(selected):
     assert [ln for ln in one.text.splitlines()
             if ln.startswith('case')] == ['case b']
 
-
-def test_an_unknown_case_names_every_tag_of_the_plan(selected, tmp_path):
-    selected['runs'] = [_case('a', 'scratch')]
-    selected['seconds'] = {'a': 10}
-    path = tmp_path / 'plan'
-    path.write_text('system hawk:cpu\nrepeat 1\ntag io\ntag md\ncase z\n')
-    with pytest.raises(ConfigError) as err:
-        plans.plan('/cfg', 'hawk:cpu', {}, PART, ['E1'], 2, '/runs',
-                   plan_file=str(path))
-    assert str(err.value) == (f"{path}:case: 'z': not among the cases tags "
-                              f"io, md run on hawk:cpu")
-    assert planfile.read_plan(str(path))[2] == ['io', 'md']

@@ -97,9 +97,10 @@ def test_a_plan_file_gives_its_cases_and_repeats(selected, tmp_path):
                    plan_file=str(path))
     assert str(err.value) == (f"{path}:system: 'hawk:cpu': the plan is for "
                               f"another partition than --system hawk:gpu")
-    path.write_text('system hawk:cpu\nrepeat 1\ntag io\ncase a\ncase z\n')
+    path.write_text('system hawk:cpu\nrepeat 1\ntag io\ntag md\ncase a\n'
+                    'case z\n')
     with pytest.raises(ConfigError) as err:
         plans.plan('/cfg', 'hawk:cpu', {}, PART, ['E1'], 2, '/runs',
                    plan_file=str(path))
     assert str(err.value) == (f"{path}:case: 'z': not among the cases tags "
-                              f"io run on hawk:cpu")
+                              f"io, md run on hawk:cpu")
