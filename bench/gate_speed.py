@@ -134,18 +134,45 @@ def main():
 #: Run in the measured process: the CLI as its console script runs it,
 #: writing the peak memory of its own image at exit.  The rusage of a
 #: child counts the image it was started from (this bench's, up to a
-#: few hundred MiB): a process's own peak is its ``VmHWM``.
+#: few hundred MiB): a process's own peak is its ``VmHWM``.  A child
+#: the CLI forks (``--jobs``) shares its parent's pages until it writes
+#: them: it adds the pages it made its own, counted as it exits
+#: (``Private_*`` of its ``smaps_rollup``; they only grow while it
+#: runs), to the parent's peak up to its end (``VmHWM`` as it is
+#: reaped).  The children run one after the other.
 _PEAK = """
-import atexit, sys
+import atexit, os, sys
+def hwm():
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith('VmHWM:'):
+                return line.split()[1]
 def peak():
     try:
-        with open('/proc/self/status') as status:
-            for line in status:
-                if line.startswith('VmHWM:'):
-                    sys.stderr.write('peak-kib ' + line.split()[1] + chr(10))
+        sys.stderr.write('peak-kib ' + hwm() + chr(10))
     except OSError:
         pass
+reap = os.waitpid
+def reaped(pid, options):
+    found = reap(pid, options)
+    sys.stderr.write('reaped-kib ' + hwm() + chr(10))
+    return found
+os.waitpid = reaped
+def own_pages():
+    real = os._exit
+    def leave(code):
+        try:
+            with open('/proc/self/smaps_rollup') as rollup:
+                kib = sum(int(line.split()[1]) for line in rollup
+                          if line.startswith('Private_'))
+            sys.stderr.write('child-kib %d' % kib + chr(10))
+            sys.stderr.flush()
+        except OSError:
+            pass
+        real(code)
+    os._exit = leave
 atexit.register(peak)
+os.register_at_fork(after_in_child=own_pages)
 from pfsbench.cli.entry import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -163,14 +190,25 @@ def process(label, argv):
         _, status, use = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     dt = time.perf_counter() - t0
-    peak = use.ru_maxrss
+    peak, children, reaped = use.ru_maxrss, [], []
     for line in err.splitlines():
         if line.startswith('peak-kib '):
             peak = int(line.split()[1])
+        elif line.startswith('child-kib '):
+            children.append(int(line.split()[1]))
+        elif line.startswith('reaped-kib '):
+            reaped.append(int(line.split()[1]))
         else:
             print(line, file=sys.stderr)
+    forks = ''
+    if children and len(children) == len(reaped):
+        forked = max(c + r for c, r in zip(children, reaped))
+        forks = (f', {len(children)} forked children (their own '
+                 f'{"+".join(f"{c / 2**10:.0f}" for c in children)} MiB):'
+                 f' at most {max(peak, forked) / 2**10:.0f} MiB together')
     print(f'{label:55} {dt:8.2f} s  (CPU {use.ru_utime + use.ru_stime:6.2f}'
-          f' s, peak RSS {peak / 2**10:.0f} MiB)', flush=True)
+          f' s with its children, peak RSS {peak / 2**10:.0f} MiB{forks})',
+          flush=True)
     return proc.returncode
 
 

@@ -13,6 +13,8 @@ from pfsbench.gate.judge import (baseline as judge_baseline,
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import rendering
 from pfsbench.gate.report import FORMATS, render
+from pfsbench.gate.statistics.forked import default_jobs
+from pfsbench.site import validate
 from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
@@ -79,6 +81,10 @@ def add_arguments(parser):
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report, one per case, the most '
              'severe first (default: %(default)s)')
+    parser.add_argument(
+        '--jobs', metavar='N', type=int, default=None,
+        help='processes that judge the cases and seek change points, the '
+             'same report (default: the cores this process may use)')
     out.add_argument(
         '--all-figures', action='store_true',
         help='list every figure of a case, not only its worst one; '
@@ -87,6 +93,8 @@ def add_arguments(parser):
 
 
 def run(args):
+    jobs = default_jobs() if args.jobs is None else \
+        validate.positive_int(args.jobs, '<command line>', '--jobs')
     config = gate_config.load(args.config)
     # --db names the runs directory: it wins over $PFSBENCH_STORE and a
     # store the settings name (the nightly judges from it when the store
@@ -115,7 +123,7 @@ def run(args):
     record = run_gate(baseline, results, uuids, config,
                       name_filter=sessions.compile_name(args),
                       with_history=not args.no_history,
-                      baseline_path=baseline_path)
+                      baseline_path=baseline_path, jobs=jobs)
     if not record['results'] and not record['missing']:
         raise MissingData(
             f'baseline {args.baseline!r}: no test case selected'

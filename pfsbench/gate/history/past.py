@@ -5,10 +5,12 @@ the provenance that changed where each step began.
 """
 
 import statistics
+from array import array
 from collections import defaultdict
 
 from pfsbench.gate.history import provenance
 from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.statistics.forked import ordered_map
 
 
 def past_nights(results, current, limit, configs):
@@ -164,9 +166,10 @@ def _merged(uuids, times, pos, use, cols):
     return out
 
 
-def history(results, rows, config):
+def history(results, rows, config, jobs=1):
     """Per-session means of every compared variable, with change points
-    (failed and contended records left out).
+    (failed and contended records left out; ``jobs`` processes seek them,
+    each for a contiguous part of ``rows``).
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
@@ -175,36 +178,40 @@ def history(results, rows, config):
     """
     ordered = results.ordered_sessions()[-config.history_sessions:]
     series, keys = _series(results, {r.case for r in rows}, ordered)
+
+    # Each figure's means as one array: a forked child reads them
+    # without copying the pages of the points' dicts.
+    means = [array('d', [p['mean'] for p in series[row.case].get(row.var,
+                                                                 [])])
+             for row in rows]
+
+    def part_steps(part):
+        return [_steps(means[i], rows[i].tolerance, config) for i in part]
+
+    steps = [found for part in ordered_map(part_steps, range(len(rows)),
+                                           jobs)
+             for found in part]
     out = []
-    for row in rows:
+    for row, found in zip(rows, steps):
         points = series[row.case].get(row.var, [])
         uuids = [p['session'] for p in points]
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}
         changes = []
-        means = [p['mean'] for p in points]
-        if len(means) >= 2 * config.changepoint_min_segment and \
-                all(m > 0 for m in means):
-            min_change = config.changepoint_min_change
-            if min_change is None:
-                min_change = row.tolerance
-
-            for c in cp.detect(means, threshold=config.changepoint_threshold,
-                               min_segment=config.changepoint_min_segment,
-                               min_change=min_change):
-                before = results.sessions[uuids[c.index - 1]]
-                after = results.sessions[uuids[c.index]]
-                at, diff = _tag_change_near(results, uuids, c.index,
-                                            keys.get(row.case))
-                changes.append({
-                    'index': c.index, 'session': after.uuid,
-                    'time': after.time_start, 'previous_session':
-                    before.uuid, 'before': c.before, 'after': c.after,
-                    'change': c.change, 'score': c.score,
-                    'tags_changed': diff,
-                    'tags_changed_at': at,
-                })
+        for c in found:
+            before = results.sessions[uuids[c.index - 1]]
+            after = results.sessions[uuids[c.index]]
+            at, diff = _tag_change_near(results, uuids, c.index,
+                                        keys.get(row.case))
+            changes.append({
+                'index': c.index, 'session': after.uuid,
+                'time': after.time_start, 'previous_session':
+                before.uuid, 'before': c.before, 'after': c.after,
+                'change': c.change, 'score': c.score,
+                'tags_changed': diff,
+                'tags_changed_at': at,
+            })
 
         out.append({'case': row.case, 'check': row.check,
                     'var': row.var, 'unit': row.unit,
@@ -212,6 +219,20 @@ def history(results, rows, config):
                     'changepoints': changes})
 
     return out
+
+
+def _steps(means, tolerance, config):
+    """The change points of one figure's ``means`` (none where the
+    series is too short or not positive)."""
+    if len(means) < 2 * config.changepoint_min_segment or \
+            not all(m > 0 for m in means):
+        return []
+    min_change = config.changepoint_min_change
+    if min_change is None:
+        min_change = tolerance
+    return cp.detect(means, threshold=config.changepoint_threshold,
+                     min_segment=config.changepoint_min_segment,
+                     min_change=min_change)
 
 
 def _tags_of(results, uuid, key):

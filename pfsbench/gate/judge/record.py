@@ -31,6 +31,7 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          session_means, wild_entries)
 from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
+from pfsbench.gate.statistics.forked import ordered_map
 from pfsbench.gate.statistics.stats import night_noise
 
 #: ``kind`` and ``format_version`` of the report record
@@ -70,7 +71,8 @@ class CaseNight:
         return self.session.uuid
 
 
-def compare(baseline, results, session_uuids, config, name_filter=None):
+def compare(baseline, results, session_uuids, config, name_filter=None,
+            jobs=1):
     """Compare the current sessions with a baseline.
 
     Args:
@@ -79,6 +81,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         session_uuids: the sessions that make up "the current run".
         config: a :class:`~pfsbench.gate.judge.config.GateConfig`.
         name_filter: optional compiled regex on the case name.
+        jobs: processes judging the cases, each a contiguous part of them
+            (:func:`~pfsbench.gate.statistics.forked.ordered_map`).
 
     Returns:
         ``(rows, missing, new_cases, contended)``: one
@@ -96,33 +100,29 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
              if name_filter is None or name_filter.search(c['name'])]
     keys = {case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
-    past = {}
     lookback = config.rule == 'lookback'
-    if lookback or (config.night_noise and config.sample_unit == 'repeat'):
-        past = past_nights(results, current,
-                           max(config.history_sessions,
-                               config.lookback_nights if lookback else 0),
-                           {k: c.get('config', {}) for k, c in keys.items()})
+    wants_past = lookback or (config.night_noise and
+                              config.sample_unit == 'repeat')
+    if wants_past:
+        results.series()            # read once, before the parts fork
 
-    rows, missing, contended = [], [], []
-    causes = {}
-    for key in sorted(keys):
-        night = case_night(baseline, results, key, keys[key],
-                           current.get(key), past.get(key, []), config,
-                           missing, contended)
-        if night is None:
-            continue
+    def judge_part(part):
+        past = {}
+        if wants_past:
+            past = past_nights(
+                results, {k: current[k] for k in part if k in current},
+                max(config.history_sessions,
+                    config.lookback_nights if lookback else 0),
+                {k: keys[k].get('config', {}) for k in part})
+        return judge_cases(baseline, results, keys, part, current, past,
+                           config)
 
-        first = len(rows)
-        for var in sorted(night.case['perfvars']):
-            row = judge_var(baseline, night, var, config, missing)
-            if row is not None:
-                rows.append(row)
-
-        if any(r['verdict'] == 'regression' for r in rows[first:]):
-            brought = night_brings(baseline, results, night)
-            if brought:
-                causes[str(key)] = brought
+    rows, missing, contended, causes = [], [], [], {}
+    for found in ordered_map(judge_part, sorted(keys), jobs):
+        rows += found[0]
+        missing += found[1]
+        contended += found[2]
+        causes.update(found[3])
 
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
@@ -147,6 +147,29 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
     return rows, missing, new_cases, contended
 
 
+def judge_cases(baseline, results, keys, part, current, past, config):
+    """The row dicts of the cases ``part`` (keys of ``keys``, in order):
+    ``(rows, missing, contended, causes)`` as :func:`compare` adds them
+    up, each case judged on its own."""
+    rows, missing, contended, causes = [], [], [], {}
+    for key in part:
+        night = case_night(baseline, results, key, keys[key],
+                           current.get(key), past.get(key, []), config,
+                           missing, contended)
+        if night is None:
+            continue
+
+        first = len(rows)
+        for var in sorted(night.case['perfvars']):
+            row = judge_var(baseline, night, var, config, missing)
+            if row is not None:
+                rows.append(row)
+
+        if any(r['verdict'] == 'regression' for r in rows[first:]):
+            brought = night_brings(baseline, results, night)
+            if brought:
+                causes[str(key)] = brought
+    return rows, missing, contended, causes
 
 
 def case_night(baseline, results, key, case, current, case_nights, config,
@@ -565,15 +588,18 @@ def night_families(rows):
 
 
 def run_gate(baseline, results, session_uuids, config, name_filter=None,
-             with_history=True, baseline_path=''):
-    """Compare, collect history and change points, and build the record.
+             with_history=True, baseline_path='', jobs=1):
+    """Compare, collect history and change points, and build the record
+    (``jobs`` processes judge the cases and seek the change points,
+    :func:`~pfsbench.gate.statistics.forked.ordered_map`: the same
+    record).
 
     Returns:
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
     rows, missing, new_cases, contended = compare(
-        baseline, results, session_uuids, config, name_filter)
+        baseline, results, session_uuids, config, name_filter, jobs)
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1
@@ -586,7 +612,7 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                    'blind': sum(s['blind'] for s in found),
                    'power': POWER}
 
-    hist = history(results, rows, config) if with_history else []
+    hist = history(results, rows, config, jobs) if with_history else []
     # The coverage the headers name: the lookback rule's where it judged
     # every variable (each reason names its own).
     judged = [r for r in rows if r.verdict != 'ignored']
