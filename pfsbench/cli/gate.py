@@ -123,7 +123,7 @@ def run(args):
     record = run_gate(baseline, results, uuids, config,
                       name_filter=sessions.compile_name(args),
                       with_history=not args.no_history,
-                      baseline_path=baseline_path, jobs=jobs)
+                      baseline_path=baseline_path, jobs=jobs, lazy=True)
     if not record['results'] and not record['missing']:
         raise MissingData(
             f'baseline {args.baseline!r}: no test case selected'

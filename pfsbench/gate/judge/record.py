@@ -588,11 +588,13 @@ def night_families(rows):
 
 
 def run_gate(baseline, results, session_uuids, config, name_filter=None,
-             with_history=True, baseline_path='', jobs=1):
+             with_history=True, baseline_path='', jobs=1, lazy=False):
     """Compare, collect history and change points, and build the record
     (``jobs`` processes judge the cases and seek the change points,
     :func:`~pfsbench.gate.statistics.forked.ordered_map`: the same
-    record).
+    record; ``lazy``: the history's points made when first read,
+    :class:`~pfsbench.gate.history.past.Points`, which
+    :func:`pfsbench.gate.report.render` writes as JSON lists).
 
     Returns:
         The report record (a JSON-serialisable dict) that every format
@@ -612,7 +614,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                    'blind': sum(s['blind'] for s in found),
                    'power': POWER}
 
-    hist = history(results, rows, config, jobs) if with_history else []
+    hist = history(results, rows, config, jobs, lazy) if with_history \
+        else []
     # The coverage the headers name: the lookback rule's where it judged
     # every variable (each reason names its own).
     judged = [r for r in rows if r.verdict != 'ignored']

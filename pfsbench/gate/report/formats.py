@@ -5,6 +5,7 @@
 import json
 
 from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.history.past import plain
 from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
 from pfsbench.gate.judge.rows import rendering
 
@@ -29,7 +30,7 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
         The rendered text.
     """
     if fmt == 'json':
-        return json.dumps(record, indent=1) + '\n'
+        return json.dumps(record, indent=1, default=plain) + '\n'
     if fmt not in FORMATS:
         raise ConfigError('<command line>', 'format', fmt,
                           f'expected one of {", ".join(FORMATS)}')
