@@ -13,7 +13,7 @@ import synth
 from pfsbench.cli import entry
 from pfsbench.gate.judge import baseline, config as gate_config, pooled
 from pfsbench.gate.judge.record import run_gate
-from pfsbench.gate.report import render
+from pfsbench.gate.report import render, render_all
 from pfsbench.gate.statistics import changepoints as cp, forked
 from pfsbench.store.runs import read_database
 
@@ -54,6 +54,22 @@ def test_the_gate_in_parts_renders_what_one_process_renders(tmp_path):
         for form in ('json', 'text', 'junit', 'html'):
             assert _STAMP.sub('', render(parts, form, 60)) == \
                 _STAMP.sub('', render(one, form, 60)), (jobs, form)
+
+
+def test_reports_rendered_in_parts_are_each_as_rendered_alone(tmp_path):
+    reports = list(synth.nightly_history(20, 3, repeats=3, noise=0.04,
+                                         step_night=15, step=-0.15,
+                                         variables=('write_bw',)))
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    record = _record(db, reports, 1)
+    fmts = ['html', 'json', 'text', 'junit', 'markdown', 'text']
+    alone = [render(record, fmt, 5) for fmt in fmts]
+    assert len(set(alone)) == 5
+    for jobs in (1, 2, 4):
+        assert render_all(record, fmts, jobs, max_plots=5) == alone, jobs
+        assert render_all(record, fmts[2:4], jobs, max_plots=5) == \
+            alone[2:4]
 
 
 def test_parts_are_contiguous_and_near_equal():

@@ -12,7 +12,7 @@ from pfsbench.gate.judge import (baseline as judge_baseline,
                                  config as gate_config)
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import rendering
-from pfsbench.gate.report import FORMATS, render
+from pfsbench.gate.report import FORMATS, render_all
 from pfsbench.gate.statistics.forked import default_jobs
 from pfsbench.site import validate
 from pfsbench.store import db as store_db, spool, triage
@@ -134,18 +134,17 @@ def run(args):
     # once).
     formats = {args.format} | {f for f in ('markdown', 'junit', 'html')
                                if getattr(args, f'out_{f}')}
+    files = [(fmt, getattr(args, f'out_{fmt}'))
+             for fmt in ('json', 'markdown', 'junit', 'html')
+             if getattr(args, f'out_{fmt}')]
     with (rendering(record) if formats - {'json'} else
           contextlib.nullcontext()):
-        for fmt in ('json', 'markdown', 'junit', 'html'):
-            path = getattr(args, f'out_{fmt}')
-            if path:
-                write(path, render(record, fmt, max_plots=args.max_plots,
-                                   all_figures=args.all_figures,
-                                   triage=kept))
-
-        sys.stdout.write(render(record, args.format,
-                                max_plots=args.max_plots,
-                                all_figures=args.all_figures, triage=kept))
+        texts = render_all(record, [fmt for fmt, _ in files] + [args.format],
+                           jobs, max_plots=args.max_plots,
+                           all_figures=args.all_figures, triage=kept)
+    for (_, path), text in zip(files, texts):
+        write(path, text)
+    sys.stdout.write(texts[-1])
     note = spool.overdue(spool.default_dir(
         os.path.dirname(os.path.abspath(args.db)) if args.db
         else default_runs_dir()))
