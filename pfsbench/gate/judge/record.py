@@ -96,6 +96,17 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
         ConfigError: a case ran with a different configuration than in the
             baseline (``-S`` variables, task counts), or a unit changed.
     """
+    return _compare(baseline, results, session_uuids, config, name_filter,
+                    jobs)[:4]
+
+
+def _compare(baseline, results, session_uuids, config, name_filter=None,
+             jobs=1, beside=None):
+    """:func:`compare`, and ``beside(rows)`` of the judged rows
+    (:class:`~pfsbench.gate.judge.rows.VarRow`, before the night's
+    labels: it must not read a reason or sensitivity) computed here while
+    a child labels them: ``(rows, missing, new_cases, contended,
+    beside's result or None)``."""
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
     keys = {case_key(c): c for c in cases}
@@ -127,7 +138,15 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
     found = budget.apply(rows, config.night_false_alarms, causes)
-    budget.label_detects(rows, found)
+    tasks = [lambda: budget.label_detects(rows, found)]
+    if beside is not None:
+        judged = [VarRow(**row) for row in rows]
+        tasks = [lambda: beside(judged), lambda: _labels(rows, found)]
+    done = [out for part in ordered_map(
+        lambda part: [task() for task in part], tasks, jobs)
+        for out in part]
+    if beside is not None:
+        _relabel(rows, done[1])
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -144,7 +163,33 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
                         for key in results.case_records(uuid)
                         if key not in keys and
                         (name_filter is None or name_filter.search(key.name))})
-    return rows, missing, new_cases, contended
+    return rows, missing, new_cases, contended, \
+        done[0] if beside is not None else None
+
+
+def _labels(rows, found):
+    """:func:`~pfsbench.gate.judge.budget.label_detects` of ``rows``
+    (changed in place): what it set, row by row (:func:`_relabel`)."""
+    budget.label_detects(rows, found)
+    return [(row.get('sensitivity'), row.get('reason'),
+             (row.get('pooled') or {}).get('detects', _UNSET))
+            for row in rows]
+
+
+#: A row's pooled view without ``detects``.
+_UNSET = '<unset>'
+
+
+def _relabel(rows, labels):
+    """Set what :func:`_labels` found on ``rows`` (the parent's copy of
+    rows a child labelled)."""
+    for row, (sensitivity, reason, detects) in zip(rows, labels):
+        if sensitivity is not None:
+            row['sensitivity'] = sensitivity
+        if reason is not None:
+            row['reason'] = reason
+        if detects != _UNSET:
+            row['pooled']['detects'] = detects
 
 
 def judge_cases(baseline, results, keys, part, current, past, config):
@@ -600,8 +645,11 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
-    rows, missing, new_cases, contended = compare(
-        baseline, results, session_uuids, config, name_filter, jobs)
+    # The history reads no label: it is sought while a child labels.
+    rows, missing, new_cases, contended, hist = _compare(
+        baseline, results, session_uuids, config, name_filter, jobs,
+        lambda judged: history(results, judged, config, jobs, lazy)
+        if with_history else [])
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1
@@ -614,8 +662,6 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                    'blind': sum(s['blind'] for s in found),
                    'power': POWER}
 
-    hist = history(results, rows, config, jobs, lazy) if with_history \
-        else []
     # The coverage the headers name: the lookback rule's where it judged
     # every variable (each reason names its own).
     judged = [r for r in rows if r.verdict != 'ignored']
