@@ -72,6 +72,9 @@ def main():
     parser.add_argument('--stages', action='store_true',
                         help='also time each stage in this process '
                         '(default: off)')
+    parser.add_argument('--jobs', type=int, default=None,
+                        help="the gate's --jobs (default: its own, the "
+                        'cores it may use)')
     parser.add_argument('--keep-store', action='store_true',
                         help='keep the store a previous run wrote (default: '
                         'remove it, so the first read ingests every '
@@ -118,7 +121,7 @@ def main():
     argv = [os.path.join(os.path.dirname(sys.executable), 'pfsbench'),
             'gate', '-b', 'speed', '--db', db, '--baseline-dir', work,
             '--session', 'latest', '--junit', out + '.xml', '--html',
-            out + '.html']
+            out + '.html'] + (['--jobs', str(args.jobs)] if args.jobs else [])
     print('$ ' + ' '.join(argv[1:]))
     code = process('pfsbench gate, first: ingests every session', argv)
     print(f'  exit code {code}')
@@ -138,26 +141,18 @@ def main():
 #: the CLI forks (``--jobs``) shares its parent's pages until it writes
 #: them: it adds the pages it made its own, counted as it exits
 #: (``Private_*`` of its ``smaps_rollup``; they only grow while it
-#: runs), to the parent's peak up to its end (``VmHWM`` as it is
-#: reaped).  The children run one after the other.
+#: runs).  The peak together is at most the parent's and every child's
+#: own added up (as if all ran at once: some run one after the other).
 _PEAK = """
 import atexit, os, sys
-def hwm():
-    with open('/proc/self/status') as status:
-        for line in status:
-            if line.startswith('VmHWM:'):
-                return line.split()[1]
 def peak():
     try:
-        sys.stderr.write('peak-kib ' + hwm() + chr(10))
+        with open('/proc/self/status') as status:
+            for line in status:
+                if line.startswith('VmHWM:'):
+                    sys.stderr.write('peak-kib ' + line.split()[1] + chr(10))
     except OSError:
         pass
-reap = os.waitpid
-def reaped(pid, options):
-    found = reap(pid, options)
-    sys.stderr.write('reaped-kib ' + hwm() + chr(10))
-    return found
-os.waitpid = reaped
 def own_pages():
     real = os._exit
     def leave(code):
@@ -190,22 +185,20 @@ def process(label, argv):
         _, status, use = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     dt = time.perf_counter() - t0
-    peak, children, reaped = use.ru_maxrss, [], []
+    peak, children = use.ru_maxrss, []
     for line in err.splitlines():
         if line.startswith('peak-kib '):
             peak = int(line.split()[1])
         elif line.startswith('child-kib '):
             children.append(int(line.split()[1]))
-        elif line.startswith('reaped-kib '):
-            reaped.append(int(line.split()[1]))
         else:
             print(line, file=sys.stderr)
     forks = ''
-    if children and len(children) == len(reaped):
-        forked = max(c + r for c, r in zip(children, reaped))
+    if children:
         forks = (f', {len(children)} forked children (their own '
                  f'{"+".join(f"{c / 2**10:.0f}" for c in children)} MiB):'
-                 f' at most {max(peak, forked) / 2**10:.0f} MiB together')
+                 f' at most {(peak + sum(children)) / 2**10:.0f} MiB '
+                 'together')
     print(f'{label:55} {dt:8.2f} s  (CPU {use.ru_utime + use.ru_stime:6.2f}'
           f' s with its children, peak RSS {peak / 2**10:.0f} MiB{forks})',
           flush=True)

@@ -74,7 +74,7 @@ def test_reports_rendered_in_parts_are_each_as_rendered_alone(tmp_path):
 
 def test_parts_are_contiguous_and_near_equal():
     items = list(range(11))
-    assert forked.parts_of(items, 3) == [items[:4], items[4:8], items[8:]]
+    assert forked.parts_of(items, 3) == [items[:3], items[3:7], items[7:]]
     assert forked.parts_of(items, 1) == [items]
     assert forked.parts_of(items[:2], 5) == [[0], [1]]
     assert forked.parts_of([], 4) == []

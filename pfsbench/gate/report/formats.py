@@ -42,8 +42,9 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
 
 
 #: The formats in the order :func:`render_all` hands them out, the
-#: longest to render last: the last part, a child's, is HTML alone.
-_BY_COST = ('text', 'markdown', 'junit', 'json', 'html')
+#: longest to render first: the first part, this process's, is HTML
+#: alone.
+_BY_COST = ('html', 'json', 'junit', 'markdown', 'text')
 
 
 def render_all(record, fmts, jobs=1, **options):

@@ -27,12 +27,13 @@ def default_jobs():
 
 def parts_of(items, jobs):
     """``items`` cut into ``min(jobs, len(items))`` contiguous parts of
-    near-equal length, the longer ones first (none when no items)."""
+    near-equal length, the longer ones last (the first, this process's,
+    has the least besides; none when no items)."""
     count = max(1, min(int(jobs), len(items))) if items else 0
     size, extra = divmod(len(items), count) if count else (0, 0)
     parts, start = [], 0
     for i in range(count):
-        end = start + size + (1 if i < extra else 0)
+        end = start + size + (1 if i >= count - extra else 0)
         parts.append(items[start:end])
         start = end
     return parts
