@@ -6,7 +6,7 @@ import os
 import sys
 
 from pfsbench.cli import sessions
-from pfsbench.core.errors import MissingData
+from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.gate.judge import (baseline as judge_baseline,
                                  config as gate_config)
@@ -14,7 +14,6 @@ from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import rendering
 from pfsbench.gate.report import FORMATS, render_all
 from pfsbench.gate.statistics.forked import default_jobs
-from pfsbench.site import validate
 from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
@@ -93,8 +92,10 @@ def add_arguments(parser):
 
 
 def run(args):
-    jobs = default_jobs() if args.jobs is None else \
-        validate.positive_int(args.jobs, '<command line>', '--jobs')
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError('<command line>', '--jobs', args.jobs,
+                          'expected a whole number of at least 1')
+    jobs = default_jobs() if args.jobs is None else args.jobs
     config = gate_config.load(args.config)
     # --db names the runs directory: it wins over $PFSBENCH_STORE and a
     # store the settings name (the nightly judges from it when the store
