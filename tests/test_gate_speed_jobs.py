@@ -78,6 +78,12 @@ def test_parts_are_contiguous_and_near_equal():
     assert forked.parts_of(items, 1) == [items]
     assert forked.parts_of(items[:2], 5) == [[0], [1]]
     assert forked.parts_of([], 4) == []
+    # A first share: the rest in near-equal parts, none empty.
+    assert forked.parts_of(items, 2, first=1 / 3) == [items[:4], items[4:]]
+    assert forked.parts_of(items, 3, first=0.0) == \
+        [items[:1], items[1:6], items[6:]]
+    assert forked.parts_of(items[:3], 3, first=1.0) == [[0], [1], [2]]
+    assert forked.parts_of(items, 1, first=0.2) == [items]
 
 
 def _tagged(part):

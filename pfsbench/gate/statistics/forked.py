@@ -25,11 +25,17 @@ def default_jobs():
         return max(1, os.cpu_count() or 1)
 
 
-def parts_of(items, jobs):
+def parts_of(items, jobs, first=None):
     """``items`` cut into ``min(jobs, len(items))`` contiguous parts of
     near-equal length, the longer ones last (the first, this process's,
-    has the least besides; none when no items)."""
+    has the least besides; none when no items); ``first``: the share of
+    the items in the first part (at least one item, and one for each
+    other part)."""
     count = max(1, min(int(jobs), len(items))) if items else 0
+    if first is not None and count > 1:
+        head = min(len(items) - count + 1,
+                   max(1, round(len(items) * first)))
+        return [items[:head]] + parts_of(items[head:], count - 1)
     size, extra = divmod(len(items), count) if count else (0, 0)
     parts, start = [], 0
     for i in range(count):
@@ -39,12 +45,12 @@ def parts_of(items, jobs):
     return parts
 
 
-def ordered_map(fn, items, jobs):
-    """``[fn(part) for part in parts_of(items, jobs)]``, the parts after
-    the first each in a forked child while this process computes the
-    first.  ``fn``'s results must pickle; ``jobs`` 1 (or a system
+def ordered_map(fn, items, jobs, first=None):
+    """``[fn(part) for part in parts_of(items, jobs, first)]``, the parts
+    after the first each in a forked child while this process computes
+    the first.  ``fn``'s results must pickle; ``jobs`` 1 (or a system
     without ``fork``) computes every part here."""
-    parts = parts_of(list(items), jobs)
+    parts = parts_of(list(items), jobs, first)
     if len(parts) <= 1 or not hasattr(os, 'fork'):
         return [fn(part) for part in parts]
 
