@@ -132,3 +132,13 @@ def test_jobs_below_one_is_a_clear_error(capsys):
     err = capsys.readouterr().err
     assert '--jobs' in err and 'Traceback' not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_default_is_the_cores_this_process_may_use(monkeypatch):
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {3})
+    assert forked.default_jobs() == 1
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {0, 1, 5})
+    assert forked.default_jobs() == 3
+    monkeypatch.delattr(os, 'sched_getaffinity')
+    monkeypatch.setattr(os, 'cpu_count', lambda: None)
+    assert forked.default_jobs() == 1
