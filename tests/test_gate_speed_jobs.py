@@ -6,6 +6,7 @@ one process raises it, and a child that dies costs only time
 
 import os
 import re
+import time
 
 import pytest
 
@@ -112,6 +113,21 @@ def test_the_first_error_in_the_parts_order_is_raised():
         forked.ordered_map(fails, range(12), 3)
     with pytest.raises(ValueError, match='item 7'):
         forked.ordered_map(fails, [0, 1, 2, 4, 5, 6, 7, 8], 2)
+
+
+def test_an_error_here_ends_the_children_at_once():
+    parent = os.getpid()
+
+    def slow_child(part):
+        if os.getpid() != parent:
+            time.sleep(60)
+            return part
+        raise ValueError('here')
+
+    started = time.monotonic()
+    with pytest.raises(ValueError, match='here'):
+        forked.ordered_map(slow_child, range(4), 2)
+    assert time.monotonic() - started < 20
 
 
 def test_a_child_that_dies_costs_only_time():

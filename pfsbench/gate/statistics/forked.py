@@ -14,6 +14,7 @@ where its error, if any, is raised as one process would raise it.
 import gc
 import os
 import pickle
+import signal
 import sys
 
 
@@ -63,6 +64,11 @@ def ordered_map(fn, items, jobs, first=None):
         gc.unfreeze()
     try:
         first = fn(parts[0])
+    except BaseException:
+        # This part's error ends the map: the children's parts are moot.
+        for pid, _ in children:
+            os.kill(pid, signal.SIGTERM)
+        raise
     finally:
         outs = [_collect(*child) for child in children]
     return [first] + [fn(part) if out is _FAILED else out
