@@ -72,6 +72,9 @@ def main():
     parser.add_argument('--stages', action='store_true',
                         help='also time each stage in this process '
                         '(default: off)')
+    parser.add_argument('--jobs', type=int, default=None,
+                        help="the gate's --jobs (default: its own, the "
+                        'cores it may use)')
     parser.add_argument('--keep-store', action='store_true',
                         help='keep the store a previous run wrote (default: '
                         'remove it, so the first read ingests every '
@@ -118,7 +121,7 @@ def main():
     argv = [os.path.join(os.path.dirname(sys.executable), 'pfsbench'),
             'gate', '-b', 'speed', '--db', db, '--baseline-dir', work,
             '--session', 'latest', '--junit', out + '.xml', '--html',
-            out + '.html']
+            out + '.html'] + (['--jobs', str(args.jobs)] if args.jobs else [])
     print('$ ' + ' '.join(argv[1:]))
     code = process('pfsbench gate, first: ingests every session', argv)
     print(f'  exit code {code}')
@@ -134,9 +137,14 @@ def main():
 #: Run in the measured process: the CLI as its console script runs it,
 #: writing the peak memory of its own image at exit.  The rusage of a
 #: child counts the image it was started from (this bench's, up to a
-#: few hundred MiB): a process's own peak is its ``VmHWM``.
+#: few hundred MiB): a process's own peak is its ``VmHWM``.  A child
+#: the CLI forks (``--jobs``) shares its parent's pages until it writes
+#: them: it adds the pages it made its own, counted as it exits
+#: (``Private_*`` of its ``smaps_rollup``; they only grow while it
+#: runs).  The peak together is at most the parent's and every child's
+#: own added up (as if all ran at once: some run one after the other).
 _PEAK = """
-import atexit, sys
+import atexit, os, sys
 def peak():
     try:
         with open('/proc/self/status') as status:
@@ -145,7 +153,21 @@ def peak():
                     sys.stderr.write('peak-kib ' + line.split()[1] + chr(10))
     except OSError:
         pass
+def own_pages():
+    real = os._exit
+    def leave(code):
+        try:
+            with open('/proc/self/smaps_rollup') as rollup:
+                kib = sum(int(line.split()[1]) for line in rollup
+                          if line.startswith('Private_'))
+            sys.stderr.write('child-kib %d' % kib + chr(10))
+            sys.stderr.flush()
+        except OSError:
+            pass
+        real(code)
+    os._exit = leave
 atexit.register(peak)
+os.register_at_fork(after_in_child=own_pages)
 from pfsbench.cli.entry import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -163,14 +185,23 @@ def process(label, argv):
         _, status, use = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     dt = time.perf_counter() - t0
-    peak = use.ru_maxrss
+    peak, children = use.ru_maxrss, []
     for line in err.splitlines():
         if line.startswith('peak-kib '):
             peak = int(line.split()[1])
+        elif line.startswith('child-kib '):
+            children.append(int(line.split()[1]))
         else:
             print(line, file=sys.stderr)
+    forks = ''
+    if children:
+        forks = (f', {len(children)} forked children (their own '
+                 f'{"+".join(f"{c / 2**10:.0f}" for c in children)} MiB):'
+                 f' at most {(peak + sum(children)) / 2**10:.0f} MiB '
+                 'together')
     print(f'{label:55} {dt:8.2f} s  (CPU {use.ru_utime + use.ru_stime:6.2f}'
-          f' s, peak RSS {peak / 2**10:.0f} MiB)', flush=True)
+          f' s with its children, peak RSS {peak / 2**10:.0f} MiB{forks})',
+          flush=True)
     return proc.returncode
 
 

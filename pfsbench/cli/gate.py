@@ -2,17 +2,19 @@
 """``pfsbench gate``: the latest run against a baseline, with a verdict."""
 
 import contextlib
+import gc
 import os
 import sys
 
 from pfsbench.cli import sessions
-from pfsbench.core.errors import MissingData
+from pfsbench.core.errors import ConfigError, MissingData
 from pfsbench.gate.history.results import default_runs_dir
 from pfsbench.gate.judge import (baseline as judge_baseline,
                                  config as gate_config)
 from pfsbench.gate.judge.record import run_gate
 from pfsbench.gate.judge.rows import rendering
-from pfsbench.gate.report import FORMATS, render
+from pfsbench.gate.report import FORMATS, render_all
+from pfsbench.gate.statistics.forked import default_jobs
 from pfsbench.store import db as store_db, spool, triage
 
 HELP = ('compare the latest run with a baseline: regression, inconclusive, '
@@ -79,6 +81,10 @@ def add_arguments(parser):
         '--max-plots', metavar='N', type=int, default=60,
         help='history plots in the HTML report, one per case, the most '
              'severe first (default: %(default)s)')
+    parser.add_argument(
+        '--jobs', metavar='N', type=int, default=None,
+        help='processes that judge the cases and seek change points, the '
+             'same report (default: the cores this process may use)')
     out.add_argument(
         '--all-figures', action='store_true',
         help='list every figure of a case, not only its worst one; '
@@ -87,6 +93,31 @@ def add_arguments(parser):
 
 
 def run(args):
+    if args.jobs is not None and args.jobs < 1:
+        raise ConfigError('<command line>', '--jobs', args.jobs,
+                          'expected a whole number of at least 1')
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    # The command reads a year of history and keeps nearly all of it to
+    # the end: the collector's passes over it were 3 % of its time
+    # (docs/gate-evidence.md, "Speed: a year of nightlies").
+    with _collector_off():
+        return _run(args, jobs)
+
+
+@contextlib.contextmanager
+def _collector_off():
+    """Python's cyclic garbage collector off within the block."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _run(args, jobs):
+    """:func:`run` with ``--jobs`` checked."""
     config = gate_config.load(args.config)
     # --db names the runs directory: it wins over $PFSBENCH_STORE and a
     # store the settings name (the nightly judges from it when the store
@@ -115,7 +146,7 @@ def run(args):
     record = run_gate(baseline, results, uuids, config,
                       name_filter=sessions.compile_name(args),
                       with_history=not args.no_history,
-                      baseline_path=baseline_path)
+                      baseline_path=baseline_path, jobs=jobs, lazy=True)
     if not record['results'] and not record['missing']:
         raise MissingData(
             f'baseline {args.baseline!r}: no test case selected'
@@ -126,18 +157,17 @@ def run(args):
     # once).
     formats = {args.format} | {f for f in ('markdown', 'junit', 'html')
                                if getattr(args, f'out_{f}')}
+    files = [(fmt, getattr(args, f'out_{fmt}'))
+             for fmt in ('json', 'markdown', 'junit', 'html')
+             if getattr(args, f'out_{fmt}')]
     with (rendering(record) if formats - {'json'} else
           contextlib.nullcontext()):
-        for fmt in ('json', 'markdown', 'junit', 'html'):
-            path = getattr(args, f'out_{fmt}')
-            if path:
-                write(path, render(record, fmt, max_plots=args.max_plots,
-                                   all_figures=args.all_figures,
-                                   triage=kept))
-
-        sys.stdout.write(render(record, args.format,
-                                max_plots=args.max_plots,
-                                all_figures=args.all_figures, triage=kept))
+        texts = render_all(record, [fmt for fmt, _ in files] + [args.format],
+                           jobs, max_plots=args.max_plots,
+                           all_figures=args.all_figures, triage=kept)
+    for (_, path), text in zip(files, texts):
+        write(path, text)
+    sys.stdout.write(texts[-1])
     note = spool.overdue(spool.default_dir(
         os.path.dirname(os.path.abspath(args.db)) if args.db
         else default_runs_dir()))

@@ -5,10 +5,13 @@ the provenance that changed where each step began.
 """
 
 import statistics
+from array import array
 from collections import defaultdict
+from collections.abc import Sequence
 
 from pfsbench.gate.history import provenance
 from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.statistics.forked import ordered_map
 
 
 def past_nights(results, current, limit, configs):
@@ -127,15 +130,77 @@ def _series(results, cases, sessions):
         uuids = [series.uuids[p] for p in at]
         when = [times[p] for p in at]
         for var, (means, _, counts) in cols.columns.items():
-            ms, ns = means.tolist(), counts.tolist()
             if len(use) != len(pos):
-                ms, ns = [ms[j] for j in use], [ns[j] for j in use]
-
-            out[name][var] = [{'session': u, 'time': t, 'mean': m, 'n': n}
-                              for u, t, m, n in zip(uuids, when, ms, ns)
-                              if n]
+                means = array(means.typecode, [means[j] for j in use])
+                counts = array(counts.typecode, [counts[j] for j in use])
+            # Copies: the record does not change with the series.
+            out[name][var] = Points(uuids, when, means[:], counts[:])
 
     return out, keys
+
+
+class Points(Sequence):
+    """A figure's history points, ``{'session', 'time', 'mean', 'n'}``
+    each, the nights with a count only, oldest first: a list's view of
+    the series' columns, its dicts made when first read (the reports
+    read the few they plot; JSON writes it as the list,
+    :func:`plain`)."""
+
+    __slots__ = ('_columns', '_made', 'means')
+
+    def __init__(self, uuids, times, means, counts):
+        kept = [j for j, n in enumerate(counts) if n]
+        if len(kept) != len(counts):
+            uuids, times = [uuids[j] for j in kept], [times[j] for j in kept]
+            means = array(means.typecode, [means[j] for j in kept])
+            counts = array(counts.typecode, [counts[j] for j in kept])
+        #: The means as an array of doubles (a change-point search reads
+        #: them without the dicts).
+        self.means = means
+        self._columns = (uuids, times, counts)
+        self._made = None
+
+    @property
+    def uuids(self):
+        """The points' sessions, oldest first."""
+        return self._columns[0]
+
+    def _points(self):
+        if self._made is None:
+            uuids, times, counts = self._columns
+            self._made = [{'session': u, 'time': t, 'mean': m, 'n': n}
+                          for u, t, m, n in zip(uuids, times, self.means,
+                                                counts)]
+        return self._made
+
+    def __len__(self):
+        return len(self.means)
+
+    def __getitem__(self, index):
+        return self._points()[index]
+
+    def __iter__(self):
+        return iter(self._points())
+
+    def __eq__(self, other):
+        return list(self) == (list(other) if isinstance(other, Points)
+                              else other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return repr(self._points())
+
+    def __reduce__(self):
+        return list, (self._points(),)
+
+
+def plain(obj):
+    """``json.dumps``' ``default``: :class:`Points` as its list."""
+    if isinstance(obj, Points):
+        return obj._points()
+    raise TypeError(f'Object of type {type(obj).__name__} is not JSON '
+                    'serializable')
 
 
 def _merged(uuids, times, pos, use, cols):
@@ -164,9 +229,12 @@ def _merged(uuids, times, pos, use, cols):
     return out
 
 
-def history(results, rows, config):
+def history(results, rows, config, jobs=1, lazy=False):
     """Per-session means of every compared variable, with change points
-    (failed and contended records left out).
+    (failed and contended records left out; ``jobs`` processes seek them,
+    each for a contiguous part of ``rows``).  ``lazy``: each figure's
+    points are :class:`Points`, made when first read (JSON writes them
+    with :func:`plain`), else lists.
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
@@ -175,43 +243,71 @@ def history(results, rows, config):
     """
     ordered = results.ordered_sessions()[-config.history_sessions:]
     series, keys = _series(results, {r.case for r in rows}, ordered)
+
+    # Each figure's means as one array: a forked child reads them
+    # without copying the pages of the points' dicts.
+    means = [_means(series[row.case].get(row.var, [])) for row in rows]
+
+    def part_steps(part):
+        return [_steps(means[i], rows[i].tolerance, config) for i in part]
+
+    # This process also builds the points and reads the tags at the
+    # steps (about half the search's time over a year of nights): it
+    # seeks a third of them.
+    steps = [found for part in ordered_map(part_steps, range(len(rows)),
+                                           jobs, first=1 / 3)
+             for found in part]
     out = []
-    for row in rows:
+    for row, found in zip(rows, steps):
         points = series[row.case].get(row.var, [])
-        uuids = [p['session'] for p in points]
+        uuids = points.uuids if isinstance(points, Points) else \
+            [p['session'] for p in points]
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}
         changes = []
-        means = [p['mean'] for p in points]
-        if len(means) >= 2 * config.changepoint_min_segment and \
-                all(m > 0 for m in means):
-            min_change = config.changepoint_min_change
-            if min_change is None:
-                min_change = row.tolerance
-
-            for c in cp.detect(means, threshold=config.changepoint_threshold,
-                               min_segment=config.changepoint_min_segment,
-                               min_change=min_change):
-                before = results.sessions[uuids[c.index - 1]]
-                after = results.sessions[uuids[c.index]]
-                at, diff = _tag_change_near(results, uuids, c.index,
-                                            keys.get(row.case))
-                changes.append({
-                    'index': c.index, 'session': after.uuid,
-                    'time': after.time_start, 'previous_session':
-                    before.uuid, 'before': c.before, 'after': c.after,
-                    'change': c.change, 'score': c.score,
-                    'tags_changed': diff,
-                    'tags_changed_at': at,
-                })
+        for c in found:
+            before = results.sessions[uuids[c.index - 1]]
+            after = results.sessions[uuids[c.index]]
+            at, diff = _tag_change_near(results, uuids, c.index,
+                                        keys.get(row.case))
+            changes.append({
+                'index': c.index, 'session': after.uuid,
+                'time': after.time_start, 'previous_session':
+                before.uuid, 'before': c.before, 'after': c.after,
+                'change': c.change, 'score': c.score,
+                'tags_changed': diff,
+                'tags_changed_at': at,
+            })
 
         out.append({'case': row.case, 'check': row.check,
                     'var': row.var, 'unit': row.unit,
-                    'points': points, 'baseline': band,
+                    'points': points if lazy else list(points),
+                    'baseline': band,
                     'changepoints': changes})
 
     return out
+
+
+def _means(points):
+    """The means of ``points`` as an array of doubles."""
+    if isinstance(points, Points):
+        return points.means
+    return array('d', [p['mean'] for p in points])
+
+
+def _steps(means, tolerance, config):
+    """The change points of one figure's ``means`` (none where the
+    series is too short or not positive)."""
+    if len(means) < 2 * config.changepoint_min_segment or \
+            not all(m > 0 for m in means):
+        return []
+    min_change = config.changepoint_min_change
+    if min_change is None:
+        min_change = tolerance
+    return cp.detect(means, threshold=config.changepoint_threshold,
+                     min_segment=config.changepoint_min_segment,
+                     min_change=min_change)
 
 
 def _tags_of(results, uuid, key):

@@ -31,6 +31,7 @@ from pfsbench.gate.judge.samples import (iteration_moments, like_for_like,
                                          session_means, wild_entries)
 from pfsbench.gate.judge.sensitivity import POWER
 from pfsbench.gate.judge.sweeps import sweeps
+from pfsbench.gate.statistics.forked import ordered_map
 from pfsbench.gate.statistics.stats import night_noise
 
 #: ``kind`` and ``format_version`` of the report record
@@ -70,7 +71,8 @@ class CaseNight:
         return self.session.uuid
 
 
-def compare(baseline, results, session_uuids, config, name_filter=None):
+def compare(baseline, results, session_uuids, config, name_filter=None,
+            jobs=1):
     """Compare the current sessions with a baseline.
 
     Args:
@@ -79,6 +81,8 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         session_uuids: the sessions that make up "the current run".
         config: a :class:`~pfsbench.gate.judge.config.GateConfig`.
         name_filter: optional compiled regex on the case name.
+        jobs: processes judging the cases, each a contiguous part of them
+            (:func:`~pfsbench.gate.statistics.forked.ordered_map`).
 
     Returns:
         ``(rows, missing, new_cases, contended)``: one
@@ -92,42 +96,57 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
         ConfigError: a case ran with a different configuration than in the
             baseline (``-S`` variables, task counts), or a unit changed.
     """
+    return _compare(baseline, results, session_uuids, config, name_filter,
+                    jobs)[:4]
+
+
+def _compare(baseline, results, session_uuids, config, name_filter=None,
+             jobs=1, beside=None):
+    """:func:`compare`, and ``beside(rows)`` of the judged rows
+    (:class:`~pfsbench.gate.judge.rows.VarRow`, before the night's
+    labels: it must not read a reason or sensitivity) computed here while
+    a child labels them: ``(rows, missing, new_cases, contended,
+    beside's result or None)``."""
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
     keys = {case_key(c): c for c in cases}
     current = select_current(results, session_uuids, set(keys))
-    past = {}
     lookback = config.rule == 'lookback'
-    if lookback or (config.night_noise and config.sample_unit == 'repeat'):
-        past = past_nights(results, current,
-                           max(config.history_sessions,
-                               config.lookback_nights if lookback else 0),
-                           {k: c.get('config', {}) for k, c in keys.items()})
+    wants_past = lookback or (config.night_noise and
+                              config.sample_unit == 'repeat')
+    if wants_past:
+        results.series()            # read once, before the parts fork
 
-    rows, missing, contended = [], [], []
-    causes = {}
-    for key in sorted(keys):
-        night = case_night(baseline, results, key, keys[key],
-                           current.get(key), past.get(key, []), config,
-                           missing, contended)
-        if night is None:
-            continue
+    def judge_part(part):
+        past = {}
+        if wants_past:
+            past = past_nights(
+                results, {k: current[k] for k in part if k in current},
+                max(config.history_sessions,
+                    config.lookback_nights if lookback else 0),
+                {k: keys[k].get('config', {}) for k in part})
+        return judge_cases(baseline, results, keys, part, current, past,
+                           config)
 
-        first = len(rows)
-        for var in sorted(night.case['perfvars']):
-            row = judge_var(baseline, night, var, config, missing)
-            if row is not None:
-                rows.append(row)
-
-        if any(r['verdict'] == 'regression' for r in rows[first:]):
-            brought = night_brings(baseline, results, night)
-            if brought:
-                causes[str(key)] = brought
+    rows, missing, contended, causes = [], [], [], {}
+    for found in ordered_map(judge_part, sorted(keys), jobs):
+        rows += found[0]
+        missing += found[1]
+        contended += found[2]
+        causes.update(found[3])
 
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
     found = budget.apply(rows, config.night_false_alarms, causes)
-    budget.label_detects(rows, found)
+    tasks = [lambda: budget.label_detects(rows, found)]
+    if beside is not None:
+        judged = [VarRow(**row) for row in rows]
+        tasks = [lambda: beside(judged), lambda: _labels(rows, found)]
+    done = [out for part in ordered_map(
+        lambda part: [task() for task in part], tasks, jobs)
+        for out in part]
+    if beside is not None:
+        _relabel(rows, done[1])
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -144,9 +163,58 @@ def compare(baseline, results, session_uuids, config, name_filter=None):
                         for key in results.case_records(uuid)
                         if key not in keys and
                         (name_filter is None or name_filter.search(key.name))})
-    return rows, missing, new_cases, contended
+    return rows, missing, new_cases, contended, \
+        done[0] if beside is not None else None
 
 
+def _labels(rows, found):
+    """:func:`~pfsbench.gate.judge.budget.label_detects` of ``rows``
+    (changed in place): what it set, row by row (:func:`_relabel`)."""
+    budget.label_detects(rows, found)
+    return [(row.get('sensitivity'), row.get('reason'),
+             (row.get('pooled') or {}).get('detects', _UNSET))
+            for row in rows]
+
+
+#: A row's pooled view without ``detects``.
+_UNSET = '<unset>'
+
+
+def _relabel(rows, labels):
+    """Set what :func:`_labels` found on ``rows`` (the parent's copy of
+    rows a child labelled)."""
+    for row, (sensitivity, reason, detects) in zip(rows, labels):
+        if sensitivity is not None:
+            row['sensitivity'] = sensitivity
+        if reason is not None:
+            row['reason'] = reason
+        if detects != _UNSET:
+            row['pooled']['detects'] = detects
+
+
+def judge_cases(baseline, results, keys, part, current, past, config):
+    """The row dicts of the cases ``part`` (keys of ``keys``, in order):
+    ``(rows, missing, contended, causes)`` as :func:`compare` adds them
+    up, each case judged on its own."""
+    rows, missing, contended, causes = [], [], [], {}
+    for key in part:
+        night = case_night(baseline, results, key, keys[key],
+                           current.get(key), past.get(key, []), config,
+                           missing, contended)
+        if night is None:
+            continue
+
+        first = len(rows)
+        for var in sorted(night.case['perfvars']):
+            row = judge_var(baseline, night, var, config, missing)
+            if row is not None:
+                rows.append(row)
+
+        if any(r['verdict'] == 'regression' for r in rows[first:]):
+            brought = night_brings(baseline, results, night)
+            if brought:
+                causes[str(key)] = brought
+    return rows, missing, contended, causes
 
 
 def case_night(baseline, results, key, case, current, case_nights, config,
@@ -565,15 +633,23 @@ def night_families(rows):
 
 
 def run_gate(baseline, results, session_uuids, config, name_filter=None,
-             with_history=True, baseline_path=''):
-    """Compare, collect history and change points, and build the record.
+             with_history=True, baseline_path='', jobs=1, lazy=False):
+    """Compare, collect history and change points, and build the record
+    (``jobs`` processes judge the cases and seek the change points,
+    :func:`~pfsbench.gate.statistics.forked.ordered_map`: the same
+    record; ``lazy``: the history's points made when first read,
+    :class:`~pfsbench.gate.history.past.Points`, which
+    :func:`pfsbench.gate.report.render` writes as JSON lists).
 
     Returns:
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
-    rows, missing, new_cases, contended = compare(
-        baseline, results, session_uuids, config, name_filter)
+    # The history reads no label: it is sought while a child labels.
+    rows, missing, new_cases, contended, hist = _compare(
+        baseline, results, session_uuids, config, name_filter, jobs,
+        lambda judged: history(results, judged, config, jobs, lazy)
+        if with_history else [])
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1
@@ -586,7 +662,6 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
                    'blind': sum(s['blind'] for s in found),
                    'power': POWER}
 
-    hist = history(results, rows, config) if with_history else []
     # The coverage the headers name: the lookback rule's where it judged
     # every variable (each reason names its own).
     judged = [r for r in rows if r.verdict != 'ignored']

@@ -7,6 +7,7 @@ Every renderer takes the record built by
 :func:`pfsbench.gate.judge.record.run_gate` and returns a string.
 """
 
-from pfsbench.gate.report.formats import FORMATS, load_record, render
+from pfsbench.gate.report.formats import (FORMATS, load_record, render,
+                                          render_all)
 
-__all__ = ['FORMATS', 'load_record', 'render']
+__all__ = ['FORMATS', 'load_record', 'render', 'render_all']

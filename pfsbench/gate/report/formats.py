@@ -5,8 +5,10 @@
 import json
 
 from pfsbench.core.errors import ConfigError, MissingData
+from pfsbench.gate.history.past import plain
 from pfsbench.gate.judge.record import REPORT_FORMAT_VERSION, REPORT_KIND
 from pfsbench.gate.judge.rows import rendering
+from pfsbench.gate.statistics.forked import ordered_map
 
 FORMATS = ('text', 'json', 'markdown', 'junit', 'html')
 
@@ -29,7 +31,7 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
         The rendered text.
     """
     if fmt == 'json':
-        return json.dumps(record, indent=1) + '\n'
+        return json.dumps(record, indent=1, default=plain) + '\n'
     if fmt not in FORMATS:
         raise ConfigError('<command line>', 'format', fmt,
                           f'expected one of {", ".join(FORMATS)}')
@@ -37,6 +39,27 @@ def render(record, fmt, max_plots=60, all_figures=False, triage=None):
     # Each part of a report asks for the case rows: taken once.
     with rendering(record):
         return _render(record, fmt, max_plots, all_figures, triage)
+
+
+#: The formats in the order :func:`render_all` hands them out, the
+#: longest to render first: the first part, this process's, is HTML
+#: alone.
+_BY_COST = ('html', 'json', 'junit', 'markdown', 'text')
+
+
+def render_all(record, fmts, jobs=1, **options):
+    """``[render(record, fmt, **options) for fmt in fmts]``, ``jobs``
+    processes rendering contiguous parts of them
+    (:func:`~pfsbench.gate.statistics.forked.ordered_map`), the longest
+    apart: the same texts."""
+    order = sorted(range(len(fmts)), key=lambda i: _BY_COST.index(fmts[i]))
+
+    def render_part(part):
+        return [render(record, fmts[i], **options) for i in part]
+
+    texts = dict(zip(order, (text for part in ordered_map(
+        render_part, order, jobs) for text in part)))
+    return [texts[i] for i in range(len(fmts))]
 
 
 def _render(record, fmt, max_plots, all_figures, triage):
