@@ -101,6 +101,38 @@ def test_ordered_map_keeps_the_order_and_forks_the_later_parts():
         assert found[0][0][1] == os.getpid()
 
 
+def test_meanwhile_runs_here_on_the_first_part_while_children_compute(
+        tmp_path):
+    flag = tmp_path / 'meanwhile-ran'
+
+    def waits_for_meanwhile(part):
+        # A child's part waits (at most 10 s) for this process's
+        # meanwhile to have run: it must run before they are collected.
+        if os.getpid() == here:
+            return [(x, True) for x in part]
+        deadline = time.monotonic() + 10.0
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return [(x, flag.exists()) for x in part]
+
+    here = os.getpid()
+    for jobs in (1, 3):
+        if flag.exists():
+            flag.unlink()
+        seen = []
+
+        def meanwhile(part, result):
+            seen.append((os.getpid(), list(part), result))
+            flag.touch()
+
+        found = forked.ordered_map(waits_for_meanwhile, range(9), jobs,
+                                   meanwhile=meanwhile)
+        assert [x for part in found for x, _ in part] == list(range(9))
+        assert all(ok for part in found for _, ok in part), jobs
+        first = forked.parts_of(list(range(9)), jobs)[0]
+        assert seen == [(here, first, found[0])], jobs
+
+
 def test_the_first_error_in_the_parts_order_is_raised():
     def fails(part):
         bad = [x for x in part if x % 4 == 3]

@@ -251,35 +251,34 @@ def history(results, rows, config, jobs=1, lazy=False):
     def part_steps(part):
         return [_steps(means[i], rows[i].tolerance, config) for i in part]
 
-    # This process also builds the points and reads the tags at the
-    # steps (about half the search's time over a year of nights): it
-    # seeks a third of them.
-    steps = [found for part in ordered_map(part_steps, range(len(rows)),
-                                           jobs, first=1 / 3)
-             for found in part]
-    out = []
-    for row, found in zip(rows, steps):
-        points = series[row.case].get(row.var, [])
+    def changes_of(i, found):
+        points = series[rows[i].case].get(rows[i].var, [])
         uuids = points.uuids if isinstance(points, Points) else \
             [p['session'] for p in points]
+        return [_change(results, uuids, c, keys.get(rows[i].case))
+                for c in found]
+
+    # This process seeks a third of the steps, then reads the tags at
+    # them while the children seek theirs (the figures mostly step at the
+    # same few sessions, whose tags it has then read), and builds the
+    # points.
+    early = {}
+
+    def tags_meanwhile(part, found):
+        early.update((i, changes_of(i, steps_i))
+                     for i, steps_i in zip(part, found))
+
+    steps = [found for part in ordered_map(part_steps, range(len(rows)),
+                                           jobs, first=1 / 3,
+                                           meanwhile=tags_meanwhile)
+             for found in part]
+    out = []
+    for i, (row, found) in enumerate(zip(rows, steps)):
+        points = series[row.case].get(row.var, [])
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}
-        changes = []
-        for c in found:
-            before = results.sessions[uuids[c.index - 1]]
-            after = results.sessions[uuids[c.index]]
-            at, diff = _tag_change_near(results, uuids, c.index,
-                                        keys.get(row.case))
-            changes.append({
-                'index': c.index, 'session': after.uuid,
-                'time': after.time_start, 'previous_session':
-                before.uuid, 'before': c.before, 'after': c.after,
-                'change': c.change, 'score': c.score,
-                'tags_changed': diff,
-                'tags_changed_at': at,
-            })
-
+        changes = early[i] if i in early else changes_of(i, found)
         out.append({'case': row.case, 'check': row.check,
                     'var': row.var, 'unit': row.unit,
                     'points': points if lazy else list(points),
@@ -287,6 +286,20 @@ def history(results, rows, config, jobs=1, lazy=False):
                     'changepoints': changes})
 
     return out
+
+
+def _change(results, uuids, c, key):
+    """The history's record of the change point ``c`` of a figure whose
+    points are of the sessions ``uuids``: where it began and the tags
+    that changed near it."""
+    before = results.sessions[uuids[c.index - 1]]
+    after = results.sessions[uuids[c.index]]
+    at, diff = _tag_change_near(results, uuids, c.index, key)
+    return {'index': c.index, 'session': after.uuid,
+            'time': after.time_start, 'previous_session': before.uuid,
+            'before': c.before, 'after': c.after, 'change': c.change,
+            'score': c.score, 'tags_changed': diff,
+            'tags_changed_at': at}
 
 
 def _means(points):

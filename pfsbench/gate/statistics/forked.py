@@ -46,14 +46,21 @@ def parts_of(items, jobs, first=None):
     return parts
 
 
-def ordered_map(fn, items, jobs, first=None):
+def ordered_map(fn, items, jobs, first=None, meanwhile=None):
     """``[fn(part) for part in parts_of(items, jobs, first)]``, the parts
     after the first each in a forked child while this process computes
     the first.  ``fn``'s results must pickle; ``jobs`` 1 (or a system
-    without ``fork``) computes every part here."""
+    without ``fork``) computes every part here.  ``meanwhile(part,
+    result)``, if given, runs in this process on the first part and its
+    result before the children's are collected (work of this process's
+    that needs the first part's result: it runs while they still
+    compute)."""
     parts = parts_of(list(items), jobs, first)
     if len(parts) <= 1 or not hasattr(os, 'fork'):
-        return [fn(part) for part in parts]
+        done = [fn(part) for part in parts]
+        if meanwhile is not None and parts:
+            meanwhile(parts[0], done[0])
+        return done
 
     # The collector leaves the objects of now alone: a child that
     # traversed them would copy every page they are on.
@@ -64,6 +71,8 @@ def ordered_map(fn, items, jobs, first=None):
         gc.unfreeze()
     try:
         first = fn(parts[0])
+        if meanwhile is not None:
+            meanwhile(parts[0], first)
     except BaseException:
         # This part's error ends the map: the children's parts are moot.
         for pid, _ in children:
