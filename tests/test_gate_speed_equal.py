@@ -161,6 +161,67 @@ def test_running_median_is_the_min_max_rule_to_the_bit():
             [repr(v) for v in plain], values
 
 
+def plain_detect(values, threshold=5.0, min_segment=3, min_change=0.0,
+                 sigma_floor=1e-4):
+    """The change points as the rule reads: each split's score from its
+    index, its counts as ints."""
+    from pfsbench.gate.statistics import changepoints as cp
+    x = cp.median3([math.log(v) for v in values])
+    if len(values) < 2 * min_segment:
+        return []
+    sigma = max(cp.noise_sigma(x), sigma_floor)
+    prefix = [0.0]
+    for v in x:
+        prefix.append(prefix[-1] + v)
+    found = []
+
+    def search(lo, hi):
+        ks = range(lo + min_segment, hi - min_segment + 1)
+        if not ks:
+            return
+        n, base, total = hi - lo, prefix[lo], prefix[hi] - prefix[lo]
+        scores = [((k - lo) * total - n * (prefix[k] - base)) ** 2 /
+                  ((k - lo) * (hi - k)) for k in ks]
+        k = ks[scores.index(max(scores))]
+        nl, nr = k - lo, hi - k
+        step = (prefix[hi] - prefix[k]) / nr - (prefix[k] - base) / nl
+        best = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
+        if best <= threshold or abs(math.expm1(step)) < min_change:
+            return
+        found.append((k, best))
+        search(lo, k)
+        search(k, hi)
+
+    search(0, len(values))
+    return cp._refit(sorted(found), x)
+
+
+def test_change_points_are_the_plain_search_to_the_bit():
+    from pfsbench.gate.statistics import changepoints as cp
+    rand = random.Random(4712)
+    series = []
+    for _ in range(300):
+        n = rand.randint(0, 120)
+        steps = {rand.randrange(max(n, 1)): rand.uniform(-0.5, 0.5)
+                 for _ in range(rand.randint(0, 4))}
+        level, values = 1.0, []
+        for i in range(n):
+            level *= math.exp(steps.get(i, 0.0))
+            values.append(level * math.exp(rand.gauss(0.0, 0.05)))
+        series.append(values)
+    # Ties: constant stretches and a symmetric step.
+    series += [[1.0] * 40, [1.0] * 20 + [2.0] * 20,
+               [1.0, 2.0] * 20, [2.0] * 10 + [1.0] * 20 + [2.0] * 10]
+    found = 0
+    for values in series:
+        for segment, change in ((3, 0.0), (5, 0.05), (1, 0.0)):
+            fast = cp.detect(values, 5.0, segment, change)
+            found += len(fast)
+            assert fast == plain_detect(values, 5.0, segment, change), \
+                (values, segment)
+    assert found > 300
+
+
 def _renders(db, reports):
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]

@@ -20,6 +20,7 @@ No dependency beyond the stdlib; a series of 365 nights takes well under
 a millisecond per level.
 """
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -109,16 +110,21 @@ def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
     found = []
 
     def search(lo, hi):
-        ks = range(lo + min_segment, hi - min_segment + 1)
-        if not ks:
+        n = hi - lo
+        splits = _splits(n, min_segment)
+        if not splits:
             return
 
         # T^2 sigma^2 = (nl S - n Sl)^2 / (nl nr n) with Sl the left sum
-        # and S the segment's: no square root nor division per split.
-        n, base, total = hi - lo, prefix[lo], prefix[hi] - prefix[lo]
-        scores = [((k - lo) * total - n * (prefix[k] - base)) ** 2 /
-                  ((k - lo) * (hi - k)) for k in ks]
-        best_k = ks[scores.index(max(scores))]
+        # and S the segment's: no square root nor division per split;
+        # each split's counts as the floats the products convert them to
+        # (_splits), its left sum read in step.
+        base, total = prefix[lo], prefix[hi] - prefix[lo]
+        size = float(n)
+        scores = [(nl * total - size * (sums - base)) ** 2 / product
+                  for (nl, product), sums in zip(splits,
+                                                 prefix[lo + min_segment:])]
+        best_k = lo + min_segment + scores.index(max(scores))
         nl, nr = best_k - lo, hi - best_k
         best_step = (prefix[hi] - prefix[best_k]) / nr - \
             (prefix[best_k] - base) / nl
@@ -133,6 +139,17 @@ def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
 
     search(0, n)
     return _refit(sorted(found), x)
+
+
+@functools.lru_cache(maxsize=256)
+def _splits(n, min_segment):
+    """The splits of a segment of ``n`` values with at least
+    ``min_segment`` on each side: ``((nl, nl * nr), ...)`` as floats
+    (exact: the counts are far below 2**53, and an int meets a float in
+    an arithmetic operation as this float), by left count.  A year of
+    nights has the same few segment lengths in every figure."""
+    return tuple((float(nl), float(nl * (n - nl)))
+                 for nl in range(min_segment, n - min_segment + 1))
 
 
 def _refit(splits, x):
