@@ -183,14 +183,15 @@ def plain_detect(values, threshold=5.0, min_segment=3, min_change=0.0,
         scores = [((k - lo) * total - n * (prefix[k] - base)) ** 2 /
                   ((k - lo) * (hi - k)) for k in ks]
         k = ks[scores.index(max(scores))]
-        nl, nr = k - lo, hi - k
-        step = (prefix[hi] - prefix[k]) / nr - (prefix[k] - base) / nl
-        best = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
-        if best <= threshold or abs(math.expm1(step)) < min_change:
-            return
-        found.append((k, best))
-        search(lo, k)
-        search(k, hi)
+        left = (prefix[k] - base) / (k - lo)
+        right = (prefix[hi] - prefix[k]) / (hi - k)
+        best = abs(right - left) / (
+            sigma * math.sqrt(1.0 / (k - lo) + 1.0 / (hi - k)))
+        if not (best <= threshold or
+                abs(math.expm1(right - left)) < min_change):
+            found.append((k, best))
+            search(lo, k)
+            search(k, hi)
 
     search(0, len(values))
     return cp._refit(sorted(found), x)
