@@ -88,22 +88,33 @@ class Failing(db.Connection):
         return super().execute(statement, params)
 
 
+def a_view_dropped_is_written_again(conn, view):
+    """A current store writes nothing; one ``view`` dropped is written
+    again; then every view is dropped."""
+    assert views.missing(conn) == []
+    assert views.ensure(conn, False) is False
+    conn.execute(f'DROP VIEW {view}')
+    conn.commit()
+    assert views.missing(conn) == [view]
+    assert views.ensure(conn, False) is True
+    assert views.missing(conn) == []
+    drop_views(conn)
+
+
+def drop_views(conn):
+    for statement in views.DROP:
+        conn.execute(statement)
+    conn.commit()
+    assert views.missing(conn) == list(views.NAMES)
+
+
 def test_the_views_are_written_where_migrated_or_missing(tmp_path):
     path = str(tmp_path / 's.sqlite')
     with store.open_store(path) as conn:
-        assert views.missing(conn) == []
         conn.execute('SELECT 1 FROM pfsbench_v_nights')
         assert views.ensure(conn, False) is False
         assert views.ensure(conn, True) is True
-        conn.execute('DROP VIEW pfsbench_v_sessions')
-        conn.commit()
-        assert views.missing(conn) == ['pfsbench_v_sessions']
-        assert views.ensure(conn, False) is True
-        assert views.missing(conn) == []
-        for statement in views.DROP:
-            conn.execute(statement)
-        conn.commit()
-        assert views.missing(conn) == list(views.NAMES)
+        a_view_dropped_is_written_again(conn, 'pfsbench_v_sessions')
     with Failing(path) as conn:         # another ingest's views, or none
         with pytest.raises(sqlite3.OperationalError):
             views.ensure(conn, True)
@@ -121,9 +132,7 @@ def test_the_views_are_written_where_migrated_or_missing(tmp_path):
 def test_a_store_that_may_not_write_leaves_its_views(tmp_path):
     path = str(tmp_path / 's.sqlite')
     with store.open_store(path) as conn:
-        for statement in views.DROP:
-            conn.execute(statement)
-        conn.commit()
+        drop_views(conn)
     with db.Connection(path) as conn:
         conn.conn.close()
         conn.conn = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
@@ -137,15 +146,7 @@ def test_a_store_that_may_not_write_leaves_its_views(tmp_path):
 def test_a_postgresql_store_keeps_its_views(mutation_pg):
     role = mutation_pg.rsplit('/', 1)[1] + '_reader'
     with store.open_store(mutation_pg) as conn:
-        assert views.missing(conn) == []
-        assert views.ensure(conn, False) is False
-        conn.execute('DROP VIEW pfsbench_v_pages')
-        conn.commit()
-        assert views.missing(conn) == ['pfsbench_v_pages']
-        assert views.ensure(conn, False) is True
-        assert views.missing(conn) == []
-        for statement in views.DROP:
-            conn.execute(statement)
+        a_view_dropped_is_written_again(conn, 'pfsbench_v_pages')
         conn.execute(f'CREATE ROLE {role} NOLOGIN')
         conn.commit()
         try:
