@@ -69,6 +69,10 @@ def test_an_mdts_data_on_mdt_bytes_and_its_operations():
      "'c': line 3: 'samples 1': expected 'name: value'"),
     ('job_stats:\n- snapshot_time: 1\n',
      "'c': a job_stats entry without job_id"),
+    ('job_stats:\n- snapshot_time: 1\n- job_id: y\n',
+     "'c': a job_stats entry without job_id"),
+    ('job_stats:\n- snapshot_time: 1\nobdfilter.a.job_stats=\n',
+     "'c': a job_stats entry without job_id"),
     ('mdt.a.job_stats=x\n', "'c': line 1: 'mdt.a.job_stats=x': expected "
                             "'job_stats:' after '='"),
     ('hello\n', "'c': no job_stats section in its output"),
@@ -83,6 +87,12 @@ def test_bad_job_stats_say_where_and_what(text, says):
     assert str(err.value) == says
 
 
+def test_the_command_is_named_as_given():
+    with pytest.raises(CommandFailed) as err:
+        at.parse_job_stats('hello\n')
+    assert str(err.value) == "'': no job_stats section in its output"
+
+
 def test_headers_prefixes_and_blank_lines():
     text = ('mds1: mdt.fs-MDT0000.job_stats=\n'
             'mds1: job_stats:\n'
@@ -95,6 +105,10 @@ def test_headers_prefixes_and_blank_lines():
             'mds2: - job_id: 812\n'
             'mds2:   close:   { samples: 2, unit: reqs }\n')
     assert at.parse_job_stats(text, 'pdsh')['812'].metadata_ops == 7
+    osts = ''.join(f'obdfilter.fs-OST000{n}.job_stats=\njob_stats:\n'
+                   f'- job_id: 812\n  write_bytes: {{ samples: 1, '
+                   f'unit: bytes, sum: {n + 4} }}\n' for n in (1, 2))
+    assert at.parse_job_stats(osts)['812'].bytes == 5 + 6
     # Empty sections count: a server without jobs is not an error.
     assert at.parse_job_stats('obdfilter.a.job_stats=job_stats:\n') == {}
     assert at.parse_job_stats('job_stats:\n') == {}
@@ -110,6 +124,8 @@ def test_client_lines_in_full_and_their_errors():
         '5': at.SourceCounters('5', 3, 0)}
     assert at.parse_client_lines('source=6 bytes=2 read_bytes=9\n', 'c')[
         '6'].bytes == 2
+    assert at.parse_client_lines('source=7 mount=/m/a=b\n', 'c')[
+        '7'].mount == '/m/a=b'
     for text, says in (
             ('mount=/m\n', "'c': 'mount=/m': expected source=<name>"),
             ('source= bytes=1\n', "'c': 'source= bytes=1': expected "
@@ -172,15 +188,16 @@ def clients(**work):
 
 def test_the_split_and_its_description():
     before = clients(own=(10, 10, {'mount': '/m'}), a=(0, 0, {}),
-                     idle=(5, 5, {}))
+                     idle=(5, 5, {}), own2=(0, 0, {'mount': '/m'}))
     after = clients(own=(30, 15, {'mount': '/m'}), a=(7, 1, {'mount': '/x'}),
-                    idle=(5, 5, {}), b=(0, 2, {}))
+                    idle=(5, 5, {}), b=(0, 2, {}),
+                    own2=(1, 1, {'mount': '/m'}))
     att = at.attribute(before, after, at.Own(mounts=frozenset({'/m'})))
-    assert (att.own_bytes, att.own_ops) == (20, 5)
+    assert (att.own_bytes, att.own_ops) == (21, 6)
     assert {n: f[:2] for n, f in att.foreign.items()} == {'a': (7, 1),
                                                           'b': (0, 2)}
     assert (att.foreign_bytes(), att.foreign_ops()) == (7, 3)
-    assert at.describe(att) == ('own bytes=20 metadata_ops=5; a (/x) '
+    assert at.describe(att) == ('own bytes=21 metadata_ops=6; a (/x) '
                                 'bytes=7 metadata_ops=1; b bytes=0 '
                                 'metadata_ops=2')
     assert at.describe(None) == ''
@@ -192,7 +209,7 @@ def test_the_split_and_its_description():
 
 
 def test_the_slack_and_its_floors():
-    assert at.slack(1000) == 100
+    assert at.slack(1000) == 100 and at.slack(0) == 0
     assert at.slack(1000, 0.5, 600) == 600
     assert at.slack(1000, 0.5, 400) == 500
     assert (at.SLACK_FRACTION, at.SLACK_MIN_BYTES, at.SLACK_MIN_OPS,
@@ -221,6 +238,9 @@ def test_operations_beyond_their_slack_name_who():
         'm: foreign metadata: 50k operations from 2 other jobs (812.0; '
         'j9, job 9) during the case; its own 10k (slack 1000)')
     assert named == ['812.0', 'j9']
+    assert verdict_of({'a': (0, 9999, {})}, own_ops=99500)[0] == (
+        'm: foreign metadata: 9999 operations from 1 other client (a) during '
+        'the case; its own 100k (slack 9950)')
     # A job beside a client: clients.
     text, _ = verdict_of({'a': (0, 9000, {'job': '1'}), 'b': (0, 999, {})},
                          own_ops=20000, fraction=0.25)
@@ -250,4 +270,9 @@ def test_bytes_beyond_their_slack_and_the_minor_sources():
                            '(slack 500); foreign I/O: 80 MiB from 2 other '
                            'clients (a; b) during')
     assert named == ['b', 'a']
+    # Bytes name first, then operations: each sentence by its own measure.
+    both, named = verdict_of({'a': (50 * MIB, 600, {}),
+                              'b': (40 * MIB, 700, {})})
+    assert '(b; a) during' in both and 'from 2 other clients (a; b)' in both
+    assert named == ['a', 'b']
     assert at.verdict(None, 'm') == '' and at.marking_sources(None) == []

@@ -17,6 +17,7 @@ import pytest
 from pfsbench.load import contention
 from pfsbench.load.contention import (CommandFailed, CpuSample,
                                       DeviceCounters, FsCounters)
+from pfsbench.site.mounts import read_mounts
 
 DATA = pathlib.Path(__file__).resolve().parent / 'data'
 DISKSTATS = DATA / 'diskstats' / 'idle-6.18.txt'
@@ -41,6 +42,9 @@ def test_a_target_on_a_block_device_has_its_number():
     assert contention.target_device('/home/x', mounts) == '254:1'
     assert contention.target_device('/mnt/nfs/x', mounts) is None
     assert contention.target_device('/x', []) is None
+    # Without mounts given, this machine's.
+    assert contention.target_device('/') == contention.target_device(
+        '/', read_mounts())
 
 
 def test_foreign_io_is_what_the_device_moved_beyond_the_slack():
@@ -134,6 +138,10 @@ def test_serving_tasks_are_the_named_processes_and_kernel_threads(
                                   ['mfschunkserver']}), str(proc)) == {
         (10, 500): 40, (11, 600): 7, (13, 800): 10}
     assert contention.serving_tasks(['x'], str(tmp_path / 'none')) == {}
+    # Without a directory given, this machine's /proc: this process.
+    with open('/proc/self/stat') as fp:
+        name = contention.parse_pid_stat(fp.read())[0]
+    assert os.getpid() in {pid for pid, _ in contention.serving_tasks([name])}
     assert contention.serving_names({}) == contention.SERVING_PROCESSES
     assert contention.SERVING_PROCESSES == (
         'mfsmount', 'mmfsd', 'ceph-fuse', 'glusterfs')
@@ -278,6 +286,16 @@ def test_a_site_command_runs_in_a_shell_and_says_why_it_failed(tmp_path):
             contention.run_site_command(command, timeout=0.2)
         assert str(err.value) == says
     assert contention.COMMAND_TIMEOUT_S == 60
+
+
+def test_a_site_command_that_cannot_start(monkeypatch):
+    def run(*args, **kwargs):
+        raise OSError(7, 'Argument list too long')
+
+    monkeypatch.setattr(contention.subprocess, 'run', run)
+    with pytest.raises(CommandFailed) as err:
+        contention.run_site_command('x')
+    assert str(err.value) == "'x': Argument list too long"
 
 
 def test_fs_counters_sampled_and_their_delta():
