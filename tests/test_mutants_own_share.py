@@ -83,6 +83,10 @@ def test_the_perflogs_of_a_check_newest_first(tmp_path, monkeypatch):
                                    None, fields, 'c') == [
         str(tmp_path / 'l' / 'sys' / 'part' / 'c.log')]
     assert own_share.perflog_paths(None, '.', fields, 'c') == []
+    two = own_share.perflog_paths(
+        [{'type': 'filelog', 'basedir': 'a'}, {'type': 'syslog'},
+         {'type': 'filelog', 'basedir': 'b'}], '/p', fields, 'c')
+    assert two == ['/p/a/sys/part/c.log', '/p/b/sys/part/c.log']
     assert own_share.perflog_paths(
         [{'type': 'filelog', 'prefix': '%(check_system)d'}], '.', fields,
         'c') == []
@@ -116,6 +120,16 @@ def test_the_quiet_runs_read_and_those_left_out(tmp_path):
     assert len(own_share.quiet_history(
         [perflog(tmp_path / 'many.log', [line(n) for n in range(30)])],
         CASE, {})) == own_share.QUIET_RUNS_USED == 20
+
+
+def test_a_perflog_holding_bytes_that_are_not_utf8(tmp_path):
+    """A tool's text in a field may hold any byte: the line is read with
+    U+FFFD for it, the header too."""
+    path = tmp_path / 'bad.log'
+    path.write_bytes(HEADER.encode() + b'|note\xff\n' +
+                     line(1).encode() + b'|\xfe\xff\n' +
+                     line(2).encode() + b'|ok\n')
+    assert ops_of(own_share.quiet_history([str(path)], CASE, {})) == [2, 1]
 
 
 def test_a_long_perflog_is_read_whole_from_its_end(tmp_path):
@@ -215,6 +229,12 @@ def test_the_learned_share_at_its_slacks():
         "foreign I/O (read 0 MiB, written 1200 MiB; this case's own "
         "1000 MiB, slack 200 MiB), 1001 foreign metadata operations (11k "
         "in all; this case's own 10k, slack 1000)")
+    big = Learned(runs=3, bytes=share, ops=Share(99500.0, 99500.0, 'task',
+                                                 0.0, 0.1))
+    assert own_share.judge(dict(at_slack, metadata_ops=99500 + 9951), work,
+                           big, None, None)[0].endswith(
+        "9951 foreign metadata operations (109k in all; this case's own "
+        '100k, slack 9950)')
     # The floors: 64 MiB and 500 operations.
     tiny = Learned(runs=3, bytes=Share(0.0, 0.0, 'task', 0.0, 0.1),
                    ops=Share(0.0, 0.0, 'task', 0.0, 0.1))
