@@ -153,7 +153,12 @@ def test_a_cpu_sample_reads_the_host_and_the_serving_tasks(tmp_path):
                                    'cpu1 1\ncpu2 1\n')
     (tmp_path / 'pressure').write_text('some avg10=0 total=5000\n')
     tick = os.sysconf('SC_CLK_TCK')
+    # The case's own CPU is its system time too: spend some first.
+    deadline = os.times().elapsed + 5
+    while os.times().system == 0 and os.times().elapsed < deadline:
+        os.stat('/')
     before = os.times()
+    assert before.system > 0
     got = contention.sample_cpu(str(tmp_path / 'stat'),
                                 str(tmp_path / 'pressure'),
                                 ('mfsmount',), str(proc))
@@ -304,6 +309,9 @@ def test_fs_counters_sampled_and_their_delta():
                                                       '')
     assert contention.sample_fs_counters('exit 1') == (
         None, "'exit 1': exit status 1")
+    assert contention.sample_fs_counters('echo read_bytes x') == (
+        None, "'echo read_bytes x': 'read_bytes x': expected 'read_bytes "
+              "<non-negative integer>'")
     before, after = FsCounters(1, 2, 3), FsCounters(11, 2, 5)
     delta = contention.fs_counters_delta(before, after)
     assert delta == {'read_bytes': 10, 'write_bytes': 0, 'metadata_ops': 2}
@@ -321,6 +329,10 @@ def test_provenance_lines_are_keys_and_the_rest():
         'fs.version': '2.1 beta', 'server_os': 'Debian'}
     for bad, says in (('a/b 1\n', "'c': 'a/b 1': expected '<key> <value>' "
                                   'with a word as key'),
+                      ('_ 1\n', "'c': '_ 1': expected '<key> <value>' "
+                                 'with a word as key'),
+                      ('. 1\n', "'c': '. 1': expected '<key> <value>' "
+                                 'with a word as key'),
                       ('\n \n', "'c': printed nothing")):
         with pytest.raises(CommandFailed) as err:
             contention.parse_provenance(bad, 'c')
