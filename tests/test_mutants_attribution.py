@@ -117,11 +117,11 @@ def test_headers_prefixes_and_blank_lines():
 def test_client_lines_in_full_and_their_errors():
     got = at.parse_client_lines(
         '  # x\nsource=4 mount=/m host=n1 job=9 read_bytes=5 '
-        'write_bytes=7 metadata_ops=9 other=1\nsource=5 read_bytes=3\n',
-        'cmd')
+        'write_bytes=7 metadata_ops=9 other=1\nsource=5 read_bytes=3\n'
+        'source=6 write_bytes=2\n', 'cmd')
     assert got == {
         '4': at.SourceCounters('4', 12, 9, mount='/m', host='n1', job='9'),
-        '5': at.SourceCounters('5', 3, 0)}
+        '5': at.SourceCounters('5', 3, 0), '6': at.SourceCounters('6', 2, 0)}
     assert at.parse_client_lines('source=6 bytes=2 read_bytes=9\n', 'c')[
         '6'].bytes == 2
     assert at.parse_client_lines('source=7 mount=/m/a=b\n', 'c')[
@@ -156,6 +156,8 @@ def test_the_method_and_its_sample():
     assert (sorted(jobs), why) == (['bash.0', 'mythbackend.0'], '')
     assert at.sample({'fs_clients_command': 'exit 2'}) == (
         None, "'exit 2': exit status 2")
+    assert at.sample({'fs_clients_command': 'echo bytes=1'}) == (
+        None, "'echo bytes=1': 'bytes=1': expected source=<name>")
     assert at.lustre_job_stats_command('m', 'o', 'clush -w') == (
         "clush -w m 'lctl get_param mdt.*.job_stats'; "
         "clush -w o 'lctl get_param obdfilter.*.job_stats'")
@@ -238,6 +240,10 @@ def test_operations_beyond_their_slack_name_who():
         'm: foreign metadata: 50k operations from 2 other jobs (812.0; '
         'j9, job 9) during the case; its own 10k (slack 1000)')
     assert named == ['812.0', 'j9']
+    # A Slurm job is named by its id, a digit-named client as a session.
+    assert verdict_of({'812': (0, 501, {'job': '812'})})[0] == (
+        'm: foreign metadata: 501 operations from 1 other job (812) during '
+        'the case; its own 0 (slack 500)')
     assert verdict_of({'a': (0, 9999, {})}, own_ops=99500)[0] == (
         'm: foreign metadata: 9999 operations from 1 other client (a) during '
         'the case; its own 100k (slack 9950)')
