@@ -91,8 +91,9 @@ def test_the_perflogs_of_a_check_newest_first(tmp_path, monkeypatch):
         [{'type': 'filelog', 'prefix': '%(check_system)d'}], '.', fields,
         'c') == []
     assert own_share.perflog_paths(
-        [{'type': 'filelog', 'prefix': '%(check_system)s%'}], '.', fields,
-        'c') == []
+        [{'type': 'filelog', 'prefix': '%(check_system)s%'},
+         {'type': 'filelog', 'basedir': 'b'}], '/p', fields, 'c') == [
+        '/p/b/sys/part/c.log']
 
 
 def test_the_quiet_runs_read_and_those_left_out(tmp_path):
