@@ -1,15 +1,44 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The store's connection (pfsbench.store.db) through its public
 functions: the mutants bench/mutation.py found the store's tests letting
-through (docs/mutation.md).  SQLite, and PostgreSQL only as far as no
-server is needed: pure and fast."""
+through (docs/mutation.md).  SQLite, and PostgreSQL as far as no
+server is needed: pure and fast.  The tests of a PostgreSQL server
+(:func:`mutation_pg`) run where ``PFSBENCH_MUTATION_PG`` names one, as a
+mutation run of the fast lane gives it; elsewhere they skip, and the root
+lane's tests of the store run on a throw-away cluster."""
 
+import os
 import sqlite3
+import time
 
 import pytest
 
 from pfsbench.core.errors import ConfigError, ResultsError
 from pfsbench.store import db
+
+#: A running PostgreSQL server's URL (its password in ``PGPASSFILE``, as
+#: a site keeps it) for the PostgreSQL tests of a mutation run, whose
+#: lane starts no cluster (docs/mutation.md, "store/db.py").
+PG_SERVER = 'PFSBENCH_MUTATION_PG'
+
+
+@pytest.fixture
+def mutation_pg():
+    """A fresh database on ``$PFSBENCH_MUTATION_PG``'s server, dropped
+    after the test; skips where the variable is not set."""
+    server = os.environ.get(PG_SERVER)
+    if not server:
+        pytest.skip(f'{PG_SERVER} names no PostgreSQL server '
+                    '(docs/mutation.md)')
+    import psycopg
+    name = f'pfsbench_mut_{os.getpid()}_{time.monotonic_ns()}'
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE {name}')
+    try:
+        yield server.rsplit('/', 1)[0] + '/' + name
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE {name} WITH (FORCE)')
 
 
 def test_a_sqlite_url_is_its_path_and_the_directory_is_made(tmp_path):
@@ -187,3 +216,55 @@ def test_a_postgresql_statements_error_by_what_to_do(tmp_path):
         f"{where}: the results store refused role 'ann': permission denied "
         "for table pfsbench_series; grant it")
     assert str(got[2]) == f'{where}: duplicate key'
+
+
+def _user(url):
+    return url.split('//')[1].split('@')[0]
+
+
+def test_a_postgresql_store_logs_in_as_its_role(mutation_pg):
+    with db.Connection(mutation_pg, timeout=7.9) as conn:
+        assert (conn.postgres, conn.where, conn.role) == (
+            True, mutation_pg, _user(mutation_pg))
+        assert conn.execute('SHOW application_name').fetchone() == (
+            'pfsbench',)
+        assert conn.conn.info.get_parameters()['connect_timeout'] == '7'
+        assert conn.execute('SELECT ?::int + ?::int', (2, 3)).fetchone() == (
+            5,)
+    with db.Connection(mutation_pg, timeout=0.5) as conn:
+        assert conn.conn.info.get_parameters()['connect_timeout'] == '1'
+    with db.Connection(mutation_pg) as conn:
+        assert conn.conn.info.get_parameters()['connect_timeout'] == '10'
+
+
+def test_a_postgresql_store_copies_rows_in_their_columns(mutation_pg):
+    with db.Connection(mutation_pg) as conn:
+        conn.execute('CREATE TABLE t (a integer, b text, c float8)')
+        conn.insert_rows('t', ('c', 'a', 'b'), [])
+        conn.insert_rows('t', ('c', 'a', 'b'), [(0.5, 1, 'x'),
+                                                (None, 2, 'y z')])
+        conn.executemany('INSERT INTO t (a, b) VALUES (?, ?)', [(3, 'w')])
+        assert conn.execute('SELECT a, b, c FROM t ORDER BY a').fetchall() \
+            == [(1, 'x', 0.5), (2, 'y z', None), (3, 'w', None)]
+        conn.commit()
+    with pytest.raises(ResultsError) as err:
+        with db.Connection(mutation_pg) as conn:
+            conn.execute('INSERT INTO t (a) VALUES (?)', (4,))
+            conn.execute('SELECT nosuch FROM t')
+    assert str(err.value).startswith(
+        f'{mutation_pg}: column "nosuch" does not exist')
+    with db.Connection(mutation_pg) as conn:      # rolled back
+        assert conn.execute('SELECT COUNT(*) FROM t').fetchone() == (3,)
+
+
+def test_a_postgresql_login_refused_names_its_role(mutation_pg):
+    url = mutation_pg.replace(f'//{_user(mutation_pg)}@',
+                              '//pfsbench_nobody@')
+    with pytest.raises(db.StoreRefused) as err:
+        db.Connection(url)
+    # libpq's words: the passfile holds no password for that role.
+    assert str(err.value).startswith(
+        f"{url}: the results store refused role 'pfsbench_nobody': "
+        'connection failed: ')
+    assert 'no password supplied; give its password in PGPASSFILE' in str(
+        err.value)
