@@ -659,3 +659,25 @@ def test_judge_small_baselines():
     out = judge([0.5, 0.5], [0.0, 0.0], 0.05, 'lower')
     assert (out['reason'], out['change']) == ('0 now: nothing is lower',
                                               -1.0)
+
+
+def test_judge_nights_spread_test_counts_nights_of_two_repeats():
+    # Five level nights of 2 repeats: 5 degrees of freedom; F(2, 5) at
+    # 1 % is 13.27.
+    nights, _ = _history()
+    level = [Moments(1.0, 1e-4, 2)] * 5
+    assert f_sf(20.0, 2, 5) < 0.01
+    out = judge_nights(level, Moments(1.0, 20.0 * 1e-4, 3), [nights], 0.05,
+                       'higher', 0.10)
+    assert out['spread_change'] == pytest.approx(math.sqrt(20.0))
+
+
+def test_judge_nights_counts_the_outliers_of_every_segment_and_the_level():
+    # Twelve level nights (enough to look for outliers) and two segments,
+    # one outlying night in each.
+    nights, _ = _history()
+    nights[-1] = moments([3.0, 3.05, 2.95, 3.02, 2.98])
+    out = judge_nights(nights, moments([1.0, 1.01, 0.99, 1.0, 1.0]),
+                       [nights, list(nights)], 0.05, 'higher', 0.10)
+    assert out['lookback']['outliers'] == 3
+    assert out['lookback']['level_nights'] == 11
