@@ -681,3 +681,15 @@ def test_judge_nights_counts_the_outliers_of_every_segment_and_the_level():
                        [nights, list(nights)], 0.05, 'higher', 0.10)
     assert out['lookback']['outliers'] == 3
     assert out['lookback']['level_nights'] == 11
+
+
+def test_judge_nights_pools_7_nights_by_default_and_no_rule_is_off():
+    nights, _ = _history()
+    tonight = moments([0.92, 0.92 * 1.05, 0.92 * 0.95])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.92, days=9),
+                       pooled={'rule': 'window'})
+    assert out['pooled']['count'] == 7
+    alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                         0.10, recent=_lasting(0.92), pooled={'nights': 7})
+    assert 'pooled' not in alone
