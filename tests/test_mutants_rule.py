@@ -693,3 +693,19 @@ def test_judge_nights_pools_7_nights_by_default_and_no_rule_is_off():
     alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
                          0.10, recent=_lasting(0.92), pooled={'nights': 7})
     assert 'pooled' not in alone
+
+
+
+def test_judge_nights_figure_p_takes_tonight_as_the_shortest_window():
+    # Tonight far below the nights before it, which are a little low: the
+    # figure's p is tonight's corrected over its window and the pooled
+    # nights' (more than the doubled smaller p, less than theirs).
+    nights, _ = _history()
+    tonight = moments([0.8, 0.808, 0.792, 0.8, 0.8])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.97),
+                       pooled={'rule': 'window', 'nights': 7})
+    alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                         0.10)
+    assert 0.0 < 2.0 * alone['lookback']['p'] < out['lookback']['p'] < \
+        out['pooled']['p']
