@@ -544,12 +544,18 @@ def test_judge_nights_pooled_nights_decide(rule, how):
         'spread is 2.6 times')
 
 
-def test_judge_nights_tonight_alone_decides():
+def _judged_with(tonight, recent, pooled):
+    """judge_nights of ``tonight`` over :func:`_history`'s last 5 nights,
+    with the pooled nights' ``recent`` and settings."""
     nights, _ = _history()
+    return judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                        0.10, recent=recent, pooled=pooled)
+
+
+def test_judge_nights_tonight_alone_decides():
     tonight = moments([0.8, 0.81, 0.79, 0.8, 0.8])
-    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
-                       recent=_lasting(0.8),
-                       pooled={'rule': 'window', 'nights': 7})
+    out = _judged_with(tonight, _lasting(0.8),
+                       {'rule': 'window', 'nights': 7})
     assert out['verdict'] == 'regression'
     assert out['pooled']['decided'] is False
     assert out['reason'].startswith('the whole 95% interval [')
@@ -695,17 +701,13 @@ def test_judge_nights_pools_7_nights_by_default_and_no_rule_is_off():
     assert 'pooled' not in alone
 
 
-
 def test_judge_nights_figure_p_takes_tonight_as_the_shortest_window():
     # Tonight far below the nights before it, which are a little low: the
     # figure's p is tonight's corrected over its window and the pooled
     # nights' (more than the doubled smaller p, less than theirs).
-    nights, _ = _history()
     tonight = moments([0.8, 0.808, 0.792, 0.8, 0.8])
-    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
-                       recent=_lasting(0.97),
-                       pooled={'rule': 'window', 'nights': 7})
-    alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
-                         0.10)
+    out = _judged_with(tonight, _lasting(0.97),
+                       {'rule': 'window', 'nights': 7})
+    alone = _judged_with(tonight, None, None)
     assert 0.0 < 2.0 * alone['lookback']['p'] < out['lookback']['p'] < \
         out['pooled']['p']
