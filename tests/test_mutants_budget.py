@@ -233,3 +233,30 @@ def test_label_detects_puts_a_blind_figures_remedy_first_unless_held():
     assert [r['reason'] for r in rows] == [
         'skip', 'why', f'{blind}; why', f'why; {blind}', f'why; {blind}',
         f'why; {blind}', 'ok']
+
+
+def test_plan_families_count_each_cases_headline_families():
+    # The rate twins are one family, a diagnostic figure none.
+    assert budget.plan_families({'c1': {
+        'write_bw': [1.0], 'write_bw_sum': [1.0], 'read_bw': [1.0],
+        'write_repeat_spread': [1.0]}}) == 2
+    assert budget.plan_families({'c': {'create_rate': []}}) == 1
+    assert budget.plan_families({'c': {'create_rate': [], 'stat_rate': [],
+                                        'write_bw': []}}) == 3
+    # A case without nights, or with diagnostic figures only, is taken to
+    # have a rate's read and write phases.
+    assert budget.plan_families({'c': {}}) == 2
+    assert budget.plan_families({'c': {'write_repeat_spread': []}}) == 2
+    # The same figure on two cases is two families.
+    assert budget.plan_families({'a': {'create_rate': []},
+                                 'b': {'create_rate': []},
+                                 'c': {}}) == 4
+    assert budget.plan_families({}) == 0
+
+
+def test_plan_level_is_holms_first_bound():
+    assert budget.plan_level({'a': {'create_rate': []},
+                              'b': {'stat_rate': [], 'write_bw': []},
+                              'c': {}}, 0.25) == 0.25 / 5
+    assert budget.plan_level({'c': {'create_rate': []}}, 0.05) == 0.05
+    assert budget.plan_level({}, 0.05) == 0.05

@@ -163,6 +163,33 @@ def test_the_loaders_read_a_store_as_it_is(stored):
         conn.commit()
     assert len(records.loader(url, 'a-same-second', None)()) == 3
     assert len(records.summary_loader(url, 'a-same-second', None)()) == 3
+    assert len(records.summary_loader(url, 'a-same-second',
+                                      None).contended()) == 1
     with open_store(url, migrate=False) as conn:
         assert records.schema.applied_version(conn) == \
             records.schema.VERSION - 1
+
+
+def test_the_summary_loader_names_a_sessions_contended_cases_once(stored):
+    url, _ = stored
+    key = CaseKey('dd %n=1', 'local', 'default', 'builtin')
+    assert records.summary_loader(url, 'a-same-second',
+                                  None).contended() == [key]
+    assert records.summary_loader(url, 'a-same-second',
+                                  '/mnt/b').contended() == [key]
+    assert records.summary_loader(url, 'a-same-second',
+                                  '/mnt/a').contended() == []
+    assert records.summary_loader(url, 'b-late-ingested',
+                                  None).contended() == [key]
+    with open_store(url) as conn:
+        conn.execute("UPDATE pfsbench_cases SET contended = 0 "
+                     "WHERE session = 'b-late-ingested'")
+        conn.commit()
+    assert records.summary_loader(url, 'b-late-ingested',
+                                  None).contended() == []
+    assert records.summary_loader(url, 'a-same-second',
+                                  None).contended() == [key]
+    gone = url + '.gone'
+    with pytest.raises(StoreDown):
+        records.summary_loader(gone, 'a-same-second', None).contended()
+    assert not os.path.exists(gone)

@@ -116,3 +116,79 @@ def test_from_dict_takes_the_role_from_name_and_unit():
     assert rows.VarRow.from_dict(_row(var='write_bw')).role == 'headline'
     assert rows.VarRow.from_dict(_row(var='x', unit='%',
                                       role='headline')).role == 'headline'
+
+
+def test_rendering_takes_a_records_rows_once_and_only_its_own():
+    record = {'results': [_row('a'), _row('b', verdict='regression')]}
+    other = {'results': [_row('c')]}
+    with rows.rendering(record):
+        once = rows.case_rows(record)
+        assert [c.case for c in once] == ['b', 'a']
+        assert rows.case_rows(record) is once
+        assert [c.case for c in rows.case_rows(other)] == ['c']
+    again = rows.case_rows(record)
+    assert again == once and again is not once
+    try:
+        with rows.rendering(record):
+            raise KeyError('stop')
+    except KeyError:
+        pass
+    assert rows.case_rows(record) is not rows.case_rows(record)
+
+
+def test_a_changes_detail_is_what_it_describes():
+    record = {'results': [_row()],
+              'changes': {'a': [{'key': 'fs_super_opts', 'label': 'opts',
+                                 'before': ['a'], 'after': 'b',
+                                 'detail': '+data=journal'}]}}
+    (case,) = rows.case_rows(record)
+    assert case.changes_text() == 'fs_super_opts: +data=journal (opts)'
+
+
+def test_common_changes_are_those_of_the_first_case_all_share():
+    one, two = ({'key': 'k1', 'after': 1}, {'key': 'k2', 'after': 2})
+    record = {'results': [_row('a'), _row('b'), _row('c')],
+              'changes': {'a': [one], 'b': [one, two], 'c': [two, one]}}
+    cases = rows.case_rows(record)
+    assert [c.case for c in cases] == ['a', 'b', 'c']
+    assert [c.key for c in rows.common_changes(cases)] == ['k1']
+
+
+def test_figures_of_names_equal_samples_by_the_shortest_name():
+    same = dict(base=(1.0, 2.0), cur=(3.0, 4.0))
+    found = rows.figures_of([_row(var='a_long', **same),
+                             _row(var='ccc', **same),
+                             _row(var='bb', **same),
+                             _row(var='other', cur=(3.0, 4.5))])
+    assert [(f.var, f.aliases) for f in found] == [
+        ('bb', ('ccc', 'a_long')), ('other', ())]
+    assert found[0].names == 'bb (= ccc, a_long)'
+
+
+def test_figures_of_never_joins_zero_or_ignored_samples():
+    zeros = dict(base=(0.0, 0.0), cur=(0.0, 0.0))
+    found = rows.figures_of([_row(var='x_spread', **zeros),
+                             _row(var='y_spread', **zeros),
+                             _row(var='p', verdict='ignored'),
+                             _row(var='q', verdict='ignored')])
+    assert sorted((f.var, f.aliases) for f in found) == [
+        ('p', ()), ('q', ()), ('x_spread', ()), ('y_spread', ())]
+
+
+def test_a_diagnostic_figure_comes_after_every_headline_one():
+    found = rows.figures_of([
+        _row(var='write_repeat_spread', verdict='regression', change=-0.5,
+             cur=(1.0, 1.0)),
+        _row(var='write_bw', verdict='pass', cur=(1.1, 1.0))])
+    assert [(f.var, f.role) for f in found] == [
+        ('write_bw', 'headline'), ('write_repeat_spread', 'diagnostic')]
+
+
+def test_as_dict_keeps_only_the_optional_parts_given():
+    plain = rows.VarRow.from_dict(_row()).as_dict()
+    assert not {'night_noise', 'lookback', 'spread_change', 'sensitivity',
+                'wild_repeats', 'pooled'} & set(plain)
+    full = rows.VarRow.from_dict(_row(lookback={'p': 0.1},
+                                      spread_change=0.2)).as_dict()
+    assert full['lookback'] == {'p': 0.1} and full['spread_change'] == 0.2
+    assert 'pooled' not in full

@@ -544,12 +544,18 @@ def test_judge_nights_pooled_nights_decide(rule, how):
         'spread is 2.6 times')
 
 
-def test_judge_nights_tonight_alone_decides():
+def _judged_with(tonight, recent, pooled):
+    """judge_nights of ``tonight`` over :func:`_history`'s last 5 nights,
+    with the pooled nights' ``recent`` and settings."""
     nights, _ = _history()
+    return judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                        0.10, recent=recent, pooled=pooled)
+
+
+def test_judge_nights_tonight_alone_decides():
     tonight = moments([0.8, 0.81, 0.79, 0.8, 0.8])
-    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
-                       recent=_lasting(0.8),
-                       pooled={'rule': 'window', 'nights': 7})
+    out = _judged_with(tonight, _lasting(0.8),
+                       {'rule': 'window', 'nights': 7})
     assert out['verdict'] == 'regression'
     assert out['pooled']['decided'] is False
     assert out['reason'].startswith('the whole 95% interval [')
@@ -659,3 +665,49 @@ def test_judge_small_baselines():
     out = judge([0.5, 0.5], [0.0, 0.0], 0.05, 'lower')
     assert (out['reason'], out['change']) == ('0 now: nothing is lower',
                                               -1.0)
+
+
+def test_judge_nights_spread_test_counts_nights_of_two_repeats():
+    # Five level nights of 2 repeats: 5 degrees of freedom; F(2, 5) at
+    # 1 % is 13.27.
+    nights, _ = _history()
+    level = [Moments(1.0, 1e-4, 2)] * 5
+    assert f_sf(20.0, 2, 5) < 0.01
+    out = judge_nights(level, Moments(1.0, 20.0 * 1e-4, 3), [nights], 0.05,
+                       'higher', 0.10)
+    assert out['spread_change'] == pytest.approx(math.sqrt(20.0))
+
+
+def test_judge_nights_counts_the_outliers_of_every_segment_and_the_level():
+    # Twelve level nights (enough to look for outliers) and two segments,
+    # one outlying night in each.
+    nights, _ = _history()
+    nights[-1] = moments([3.0, 3.05, 2.95, 3.02, 2.98])
+    out = judge_nights(nights, moments([1.0, 1.01, 0.99, 1.0, 1.0]),
+                       [nights, list(nights)], 0.05, 'higher', 0.10)
+    assert out['lookback']['outliers'] == 3
+    assert out['lookback']['level_nights'] == 11
+
+
+def test_judge_nights_pools_7_nights_by_default_and_no_rule_is_off():
+    nights, _ = _history()
+    tonight = moments([0.92, 0.92 * 1.05, 0.92 * 0.95])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher', 0.10,
+                       recent=_lasting(0.92, days=9),
+                       pooled={'rule': 'window'})
+    assert out['pooled']['count'] == 7
+    alone = judge_nights(nights[-5:], tonight, [nights], 0.05, 'higher',
+                         0.10, recent=_lasting(0.92), pooled={'nights': 7})
+    assert 'pooled' not in alone
+
+
+def test_judge_nights_figure_p_takes_tonight_as_the_shortest_window():
+    # Tonight far below the nights before it, which are a little low: the
+    # figure's p is tonight's corrected over its window and the pooled
+    # nights' (more than the doubled smaller p, less than theirs).
+    tonight = moments([0.8, 0.808, 0.792, 0.8, 0.8])
+    out = _judged_with(tonight, _lasting(0.97),
+                       {'rule': 'window', 'nights': 7})
+    alone = _judged_with(tonight, None, None)
+    assert 0.0 < 2.0 * alone['lookback']['p'] < out['lookback']['p'] < \
+        out['pooled']['p']

@@ -101,6 +101,7 @@ def test_choose_takes_the_most_repeats_that_fit():
     total = sum(SECONDS.values())
     assert budget.choose(CASES, SECONDS, 8 * total, 8) == (8, CASES)
     assert budget.choose(CASES, SECONDS, 6 * total, 8) == (6, CASES)
+    assert budget.choose(CASES, SECONDS, 7 * total, 8) == (7, CASES)
     assert budget.choose(CASES, SECONDS, 5 * total, 8) == (5, CASES)
     assert budget.choose(CASES, SECONDS, 5 * total, 5) == (5, CASES)
     # Fewer than the calibrated 5 only when the user asks (--repeat N).

@@ -372,3 +372,49 @@ def test_night_noise_of_small_means_and_its_df():
     assert night_noise(small) == (pytest.approx(sigma * sigma), 1.0)
     eight = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 100.1, 99.8]
     assert night_noise(eight)[1] == 3
+
+
+def test_satterthwaite_counts_a_part_of_one_degree():
+    # (1 + 1)^2 / (1/1 + 1/1) = 2: a part of df 1 is a part.
+    assert satterthwaite_df([(1.0, 1), (1.0, 1)]) == pytest.approx(2.0)
+
+
+def test_moments_from_summaries_of_two_iterations_have_a_variance():
+    # Runs of one iteration at 1 and 3: mean 2, variance (1 + 1) / 1.
+    assert moments_from_summaries([1.0, 3.0], [0.0, 0.0], [1, 1]) == \
+        Moments(2.0, 2.0, 2)
+
+
+def test_ratio_interval_moments_of_means_below_one():
+    got = ratio_interval_moments(Moments(0.5, 0.01, 4), Moments(0.25, 0.01, 4))
+    assert got.change == pytest.approx(-0.5)
+    assert got.confidence == 0.95 and got.low < -0.5 < got.high
+    for base, cur in ((Moments(0.0, 1.0, 4), Moments(1.0, 1.0, 4)),
+                      (Moments(1.0, 1.0, 4), Moments(0.0, 1.0, 4))):
+        with pytest.raises(NotEnoughSamples, match='means must be positive'):
+            ratio_interval_moments(base, cur)
+
+
+def test_floor_by_nights_of_a_large_change_and_one_baseline_session():
+    # A 50 % gain measured tightly: its own half-width (about 0.01 in
+    # logs) is what the floor compares with, not where the change sits.
+    iv = ratio_interval([10.0, 10.1, 9.9], [15.0, 15.1, 14.9])
+    wide = floor_by_nights(iv, 0.01, 6)
+    half = t_quantile(0.975, 6) * math.sqrt(0.01 * 2.0)
+    d = math.log1p(iv.change)
+    assert wide.night_floor and half < d
+    assert wide.low == pytest.approx(math.expm1(d - half))
+    assert wide.high == pytest.approx(math.expm1(d + half))
+
+
+def test_a_short_night_half_wild_is_broad_not_wild():
+    assert wild_repeats([1.0, math.exp(0.001), math.exp(3), math.exp(-3)],
+                        scale=0.01) == []
+    (wild,) = wild_repeats([1.0, math.exp(0.001), math.exp(0.002),
+                            math.exp(3)], scale=0.01)
+    assert wild[0] == 3
+
+
+def test_repeats_to_settle_gives_up_beyond_1000_by_default():
+    iv = RatioInterval(-0.0501, -0.07, -0.03, 0.95, 4, 1e-4, 1e-4, 3, 3)
+    assert repeats_to_settle(iv, -0.05) == 1001
