@@ -101,6 +101,16 @@ def test_ordered_map_keeps_the_order_and_forks_the_later_parts():
         assert found[0][0][1] == os.getpid()
 
 
+def test_ordered_map_cuts_at_the_first_share_and_maps_nothing_to_nothing():
+    # The first share sets this process's part (it does other work
+    # beside it); no items map to no parts, forked or not.
+    sizes = forked.ordered_map(len, range(10), 2, first=0.2)
+    assert sizes == [2, 8]
+    assert forked.ordered_map(len, range(10), 2) == [5, 5]
+    assert forked.ordered_map(len, [], 2) == []
+    assert forked.ordered_map(len, [], 1) == []
+
+
 def test_meanwhile_runs_here_on_the_first_part_while_children_compute(
         tmp_path):
     flag = tmp_path / 'meanwhile-ran'
