@@ -1,0 +1,392 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The gate's report record (pfsbench.gate.judge.record) through
+``run_gate`` and ``compare`` on small synthetic ReFrame databases: each
+test pins what a reader of the record relies on (docs/mutation.md,
+gate/judge/record.py)."""
+
+import itertools
+import re
+
+import pytest
+
+import synth
+from pfsbench.core import fields
+from pfsbench.core.errors import ConfigError
+from pfsbench.gate.judge import baseline as judge_baseline
+from pfsbench.gate.judge.config import GateConfig, Override
+from pfsbench.gate.judge.record import (REPORT_FORMAT_VERSION, REPORT_KIND,
+                                        UNTIMED_REASON, compare,
+                                        night_families, run_gate)
+from pfsbench.store.runs import read_database
+
+DAY = 86400.0
+T0 = 1.7e9
+A, B, C = 'a %nodes=1', 'b %nodes=1', 'c %nodes=1'
+
+
+def key(name):
+    return f'{name} @local:default+builtin'
+
+
+def nights(count, tonight, extras=None, **kwargs):
+    """``count`` ordinary nights of cases A and B, then ``tonight``
+    (``{name: values}``)."""
+    out = []
+    for t in range(count):
+        out.append(synth.session(
+            {A: [100.0 + t % 3, 101.0, 99.0], B: [50.0, 50.5 + t % 2, 49.5]},
+            time_start=T0 + t * DAY, extras={'fs_version': '1.8'}))
+    out.append(synth.session(tonight, time_start=T0 + count * DAY,
+                             extras=extras or {'fs_version': '1.8'},
+                             **kwargs))
+    return out
+
+
+_DBS = itertools.count()
+
+
+def gate(tmp_path, reports, config=None, base=3, name_filter=None,
+         **kwargs):
+    # A directory each: the store kept beside a database is the
+    # directory's.
+    directory = tmp_path / f'runs{next(_DBS)}'
+    directory.mkdir()
+    db = str(directory / 'results.db')
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    built = judge_baseline.build(results, uuids[:base], 'pre')
+    record = run_gate(built, results, [uuids[-1]], config or GateConfig(),
+                      name_filter=name_filter, **kwargs)
+    return record, uuids, built
+
+
+@pytest.fixture(scope='module')
+def night(tmp_path_factory):
+    """Seven nights of A and B; tonight A loses 30 %, B is not run and a
+    new case C is."""
+    reports = nights(7, {A: [70.0, 71.0, 69.0], C: [5.0, 5.0, 5.0]})
+    return gate(tmp_path_factory.mktemp('night'), reports,
+                baseline_path='base.json')
+
+
+def test_the_record_names_itself_its_baseline_and_settings(night):
+    record, uuids, built = night
+    assert (record['kind'], record['format_version']) == \
+        (REPORT_KIND, REPORT_FORMAT_VERSION) == ('pfsbench-gate-report', 1)
+    assert re.search(r'/runs\d+/results\.db$', record['source'])
+    assert record['baseline'] == {
+        'name': 'pre', 'path': 'base.json', 'created': built['created'],
+        'sessions': uuids[:3], 'extras': [{'fs_version': '1.8'}] * 3,
+        'contended_samples': []}
+    assert [s['uuid'] for s in record['current_sessions']] == [uuids[-1]]
+    assert record['current_sessions'][0]['time_start'] == T0 + 7 * DAY
+    assert record['settings'] == {
+        'config': '<defaults>', 'confidence': 0.99,
+        'lookback_confidence': 0.99, 'tolerance': 0.05,
+        'inconclusive_exit': 0, 'sample_unit': 'repeat',
+        'night_noise': True, 'assumed_night_cv': 0.1, 'rule': 'lookback',
+        'night_false_alarms': 0.01, 'families': 1,
+        'method': 'lookback-nights'}
+
+
+def test_the_record_counts_and_exits(night):
+    record = night[0]
+    assert record['missing'] == [{'case': key(B),
+                                  'reason': 'not in the current session(s)'}]
+    assert record['new_cases'] == [key(C)]
+    assert record['repeats'] == {'current': 3, 'left_out': {'contended': 0}}
+    assert record['summary'] == {'pass': 0, 'regression': 1,
+                                 'improvement': 0, 'inconclusive': 0,
+                                 'ignored': 0, 'missing': 1}
+    assert record['sensitivity'] == {'figures': 1, 'blind': 0,
+                                     'power': 0.9}
+    assert record['exit_code'] == 1
+    assert record['changes'] == {key(A): []}
+    assert record['contended_samples'] == [] and record['sweeps'] == []
+    assert len(record['history']) == 1
+
+
+def test_a_row_names_its_case_and_both_sides(night):
+    record, uuids, built = night
+    [row] = record['results']
+    assert {k: row[k] for k in ('case', 'name', 'check', 'params', 'system',
+                                'partition', 'environ', 'var', 'unit',
+                                'direction', 'tolerance', 'session')} == {
+        'case': key(A), 'name': A, 'check': 'a', 'params': {'nodes': '1'},
+        'system': 'local', 'partition': 'default', 'environ': 'builtin',
+        'var': 'write_bw', 'unit': 'MB/s', 'direction': 'higher',
+        'tolerance': 0.05, 'session': uuids[-1]}
+    values = built['cases'][0]['perfvars']['write_bw']['values']
+    assert row['base']['values'] == values and row['base']['n'] == 9
+    assert row['base']['mean'] == pytest.approx(sum(values) / 9)
+    assert row['cur'] == {'n': 3, 'mean': 70.0,
+                          'values': [70.0, 71.0, 69.0]}
+    assert row['verdict'] == 'regression'
+    assert row['fixed_tolerance_verdict'] == 'regression'
+    # The level the change is against, and its nights.
+    assert row['base']['level'] == pytest.approx(70.0 / (1 + row['change']))
+    assert row['base']['nights'] == row['lookback']['level_nights'] == 3
+    assert row['lookback']['history_nights'] == 7
+    # The pooled view weighs the nights since the baseline.
+    assert row['pooled']['count'] == 5
+
+
+def test_a_name_filter_judges_and_lists_only_its_cases(tmp_path):
+    reports = nights(4, {A: [100.0, 101.0, 99.0], C: [5.0, 5.0, 5.0]})
+    record = gate(tmp_path, reports, name_filter=re.compile('^a'))[0]
+    assert [r['case'] for r in record['results']] == [key(A)]
+    assert record['missing'] == [] and record['new_cases'] == []
+    assert record['repeats']['current'] == 3
+    record = gate(tmp_path, reports,
+                  name_filter=re.compile('^[bc]'))[0]
+    assert record['results'] == [] and record['new_cases'] == [key(C)]
+    assert record['missing'] == [{'case': key(B), 'reason':
+                                  'not in the current session(s)'}]
+    assert record['repeats']['current'] == 0
+    assert record['settings']['confidence'] == 0.95
+    assert record['settings']['families'] == 0
+
+
+def test_the_interval_rule_and_its_settings(tmp_path):
+    reports = nights(4, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    record = gate(tmp_path, reports, GateConfig(rule='interval'))[0]
+    assert record['settings']['method'] == 'welch-log-ratio'
+    assert record['settings']['confidence'] == 0.95
+    assert record['settings']['rule'] == 'interval'
+    assert len(record['results']) == 2
+    for row in record['results']:
+        assert 'lookback' not in row or row['lookback'] is None
+        assert not row['reason'].endswith('interval rule')
+        assert row['night_noise'] == {'cv': 0.1, 'df': None, 'sessions': 4,
+                                      'assumed': True}
+
+
+def test_too_few_like_nights_fall_back_to_the_interval_rule(tmp_path):
+    reports = nights(2, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    record = gate(tmp_path, reports, base=2)[0]
+    assert len(record['results']) == 2
+    for row in record['results']:
+        assert row['reason'].endswith(
+            '; fewer than 3 like-for-like nights in the history: interval '
+            'rule')
+        assert row['night_noise']['assumed'] is True
+        assert row['night_noise']['sessions'] == 2
+    assert record['settings']['confidence'] == 0.95
+    assert record['settings']['method'] == 'lookback-nights'
+
+
+def test_measured_night_noise_and_the_history_it_reads(tmp_path):
+    reports = nights(7, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    cfg = GateConfig(rule='interval')
+    record = gate(tmp_path, reports, cfg)[0]
+    row = record['results'][0]
+    assert set(row['night_noise']) == {'cv', 'df', 'sessions'}
+    assert row['night_noise']['sessions'] == 7
+    cfg = GateConfig(rule='interval', history_sessions=5)
+    row = gate(tmp_path, reports, cfg)[0][
+        'results'][0]
+    assert row['night_noise']['sessions'] == 5
+    # Without the night noise, or with sessions as samples: none.
+    for cfg in (GateConfig(rule='interval', night_noise=False),
+                GateConfig(rule='interval', sample_unit='session'),
+                GateConfig(rule='interval', night_noise=False,
+                           assumed_night_cv=0.0)):
+        row = gate(tmp_path, reports, cfg)[0][
+            'results'][0]
+        assert 'night_noise' not in row
+
+
+def test_assumed_night_noise_off_leaves_the_repeats_alone(tmp_path):
+    reports = nights(1, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    record = gate(tmp_path, reports, GateConfig(assumed_night_cv=0.0),
+                  base=1)[0]
+    assert 'night_noise' not in record['results'][0]
+
+
+def test_sessions_as_samples_compare_session_means(tmp_path):
+    reports = nights(4, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    cfg = GateConfig(rule='interval', sample_unit='session')
+    record, _, built = gate(tmp_path, reports, cfg)
+    row = record['results'][0]
+    assert row['base']['session_means'] == pytest.approx(
+        [100.0, 100.0 + 1 / 3, 100.0 + 2 / 3])
+    assert record['settings']['sample_unit'] == 'session'
+
+
+def test_ignored_and_unstable_figures(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0], B: [50.0, 50.5, 49.5]})
+    cfg = GateConfig(path='gate.yaml', overrides=[
+        Override('a.write_bw', unstable=True),
+        Override('b.*', ignore=True)])
+    record = gate(tmp_path, reports, cfg)[0]
+    a, b = record['results']
+    assert a['verdict'] == 'inconclusive'
+    assert a['reason'].startswith('unstable figure (gate.yaml: unstable): '
+                                  'reported, never gating: the whole ')
+    assert b['verdict'] == 'ignored' and b['reason'] == \
+        'ignored in gate.yaml'
+    assert (b['change'], b['low'], b['high'], b['df'],
+            b['repeats_needed']) == (None,) * 5
+    assert record['exit_code'] == 0
+    assert record['summary']['ignored'] == 1
+    assert record['sensitivity']['figures'] == 1
+    assert record['settings']['confidence'] == 0.99
+
+
+def test_a_units_or_configurations_change_is_refused(tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0]}, unit='GB/s')
+    with pytest.raises(ConfigError) as err:
+        gate(tmp_path, reports)
+    assert str(err.value) == (
+        f'session {reports[-1]["session_info"]["uuid"]}:{key(A)}: '
+        "write_bw: 'GB/s': unit differs from the baseline's 'MB/s'")
+    reports = nights(3, {A: [100.0, 101.0, 99.0]}, num_tasks=4)
+    with pytest.raises(ConfigError) as err:
+        gate(tmp_path, reports)
+    assert 'differs from the baseline' in str(err.value)
+    assert 'record a new baseline' in str(err.value)
+    assert f'{key(A)}: ' in str(err.value)
+
+
+def _with(report, name, **loggable):
+    """``report`` with every repeat of case ``name`` given ``loggable``."""
+    for case in report['runs'][0]['testcases']:
+        if case['name'] == name:
+            case.update(loggable)
+    return report
+
+
+def test_contended_repeats_are_left_out_and_listed(tmp_path):
+    reports = nights(7, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    tonight = reports[-1]['runs'][0]['testcases']
+    tonight[0].update({fields.CONTENDED: True})
+    for case in tonight[3:]:
+        case.update({fields.CONTENDED: True})
+    record, uuids, _ = gate(tmp_path, reports)
+    assert [s['case'] for s in record['contended_samples']] == \
+        [key(A)] + [key(B)] * 3
+    assert all(s['session'] == uuids[-1]
+               for s in record['contended_samples'])
+    assert record['repeats'] == {'current': 6, 'left_out': {'contended': 4}}
+    [row] = record['results']
+    assert row['cur']['n'] == 2
+    [miss] = record['missing']
+    assert miss['case'] == key(B) and miss['session'] == uuids[-1]
+    assert miss['reason'].startswith('every repeat was contended: 3 ')
+
+
+def test_an_unusable_repeat_makes_the_case_missing(tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
+    bad = reports[-1]['runs'][0]['testcases'][4]
+    bad.update(result='fail', fail_phase='sanity', fail_reason='no\nmore')
+    record, uuids, _ = gate(tmp_path, reports)
+    [miss] = record['missing']
+    assert miss == {'case': key(B), 'session': uuids[-1],
+                    'reason': '1 of 3 repeat(s) unusable: failed in sanity: '
+                              'no'}
+    assert [r['case'] for r in record['results']] == [key(A)]
+
+
+def test_a_session_stopped_early_is_missing_data(tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]},
+                     )
+    reports[-1]['session_info']['num_aborted'] = 2
+    record, uuids, _ = gate(tmp_path, reports)
+    assert record['missing'] == [{
+        'case': f'session {uuids[-1]}', 'session': uuids[-1],
+        'reason': 'stopped early: 2 aborted case(s)'}]
+    assert len(record['results']) == 2
+    assert record['summary']['missing'] == 1
+
+
+def test_a_variable_not_reported_or_untimed(tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0]})
+    tonight = synth.session({A: [1.0, 1.0, 1.0]}, time_start=T0 + 3 * DAY,
+                            var='read_bw')
+    reports[-1] = tonight
+    record, uuids, _ = gate(tmp_path, reports)
+    assert {'case': key(A), 'session': uuids[-1], 'var': 'write_bw',
+            'reason': 'variable write_bw not reported'} in record['missing']
+    for case in tonight['runs'][0]['testcases']:
+        case[fields.UNTIMED] = 'write_bw other_bw'
+    record = gate(tmp_path, reports)[0]
+    [row] = record['results']
+    assert row['verdict'] == 'pass' and row['untimed'] is True
+    assert row['reason'] == UNTIMED_REASON.format(var='write_bw')
+    assert (row['change'], row['low'], row['high'], row['df'],
+            row['repeats_needed']) == (None,) * 5
+    assert row['cur'] == {'n': 0, 'mean': None, 'values': []}
+    assert [m['case'] for m in record['missing']] == [key(B)]
+
+
+def test_a_wild_repeat_tonight_is_listed_and_left_out(tmp_path):
+    values = [100.0, 100.2, 99.8, 100.1, 99.9, 300.0]
+    reports = nights(7, {A: values})
+    record, uuids, _ = gate(tmp_path, reports)
+    [row] = record['results']
+    [wild] = row['wild_repeats']
+    assert (wild['night'], wild['session'], wild['repeat'],
+            wild['value']) == ('tonight', uuids[-1], 6, 300.0)
+    assert row['cur']['n'] == 5
+    assert row['cur']['mean'] == pytest.approx(100.0)
+    assert row['cur']['values'] == values
+    # The interval rule judges every repeat.
+    record = gate(tmp_path, reports,
+                  GateConfig(rule='interval'))[0]
+    assert record['results'][0]['cur']['n'] == 6
+
+
+def test_tonight_marked_as_an_intended_change_says_so(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0]},
+                     extras={'intended_change': 'v2'})
+    [row] = gate(tmp_path, reports)[0]['results']
+    assert row['reason'] == ('tonight is marked as an intended change '
+                             '(intended_change=v2): it starts a new level')
+    assert 'level' not in row['base']
+
+
+def test_a_change_since_the_baseline_is_named(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0]},
+                     extras={'fs_version': '2.0'})
+    record = gate(tmp_path, reports)[0]
+    [change] = record['changes'][key(A)]
+    assert change['key'] == 'fs_version'
+    assert record['results'][0]['verdict'] == 'regression'
+
+
+def test_iteration_counts_are_noted_on_both_sides(tmp_path):
+    def run(t, mean):
+        return synth.make_report(
+            [synth.make_testcase(
+                f's{t}', 0, i, A,
+                {'bw_mean': (mean + i, 'MB/s'), 'bw_stddev': (1.0, 'MB/s')},
+                repeat=i, time=T0 + t * DAY + 1,
+                loggable={'iterations': 4}) for i in range(3)],
+            time_start=T0 + t * DAY, session_uuid=f's{t}')
+    reports = [run(t, 100.0) for t in range(6)]
+    record = gate(tmp_path, reports)[0]
+    means = [r for r in record['results'] if r['var'] == 'bw_mean']
+    if not means or 'iterations' not in means[0]['base']:
+        pytest.skip('the synthetic reports carry no iteration count')
+    assert means[0]['base']['iterations'] == 36
+    assert means[0]['cur']['iterations'] == 12
+
+
+def test_compare_returns_rows_missing_new_and_contended(night, tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0], C: [1.0, 1.0, 1.0]})
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    built = judge_baseline.build(results, uuids[:3], 'pre')
+    rows, missing, new, contended = compare(built, results, [uuids[-1]],
+                                            GateConfig())
+    assert [r.case for r in rows] == [key(A)]
+    assert [m['case'] for m in missing] == [key(B)]
+    assert new == [key(C)] and contended == []
+    assert night_families(rows) == 1
+    assert night_families([]) == 0
+    # Two sessions as the current run: each case's latest.
+    rows = compare(built, results, uuids[2:], GateConfig())[0]
+    assert [r.session for r in rows] == [uuids[-1], uuids[2]]
