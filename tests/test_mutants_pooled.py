@@ -154,3 +154,165 @@ def test_cusum_alarms_only_above_its_interval_not_at_it():
     nights = [SAME] * 3 + [Moments(60.0, 4.0, 5)] * 3
     s = _cusum(nights)['statistic']
     assert _cusum(nights, h=s)['regression'] is False
+
+
+# By hand: the rules as docs/gate.md ("Pooled nights") states them, on
+# nights of unequal spread and count, from the lookback rule's public
+# level and noise functions.
+
+from pfsbench.gate.judge import lookback  # noqa: E402
+from pfsbench.gate.statistics.stats import (min_p_bound, t_cdf,  # noqa: E402
+                                            t_quantile)
+
+UNEQUAL = [Moments(100.0, 9.0, 4), Moments(102.0, 1.0, 6),
+           Moments(98.0, 25.0, 3), Moments(101.0, 4.0, 5)]
+
+
+def _x_e(night, cv2):
+    """A night's log mean and its within-night variance, never below the
+    level's pooled one."""
+    own = night.variance / (night.n * night.mean ** 2)
+    return math.log(night.mean), max(own, cv2 / night.n)
+
+
+def _cusum_by_hand(level, nights, noise, tolerance, direction, h):
+    sign = 1.0 if direction == 'higher' else -1.0
+    cv2 = lookback.pooled_cv2(level)
+    mu, var_mu = lookback.level(level, noise[0], cv2)
+    s, start = 0.0, 0
+    pairs = [_x_e(n, cv2) for n in nights]
+    for i, (x, e) in enumerate(pairs):
+        s = max(0.0, s - sign * (x - mu) / math.sqrt(noise[0] + e + var_mu)
+                - 0.5)
+        if s == 0.0:
+            start = i + 1
+    start = min(start, len(nights) - 1)
+    d = sum(x for x, _ in pairs[start:]) / (len(nights) - start) - mu
+    alarm = s > h and sign * d < -lookback.log_margin(tolerance, direction)
+    return s, start, d, alarm
+
+
+@pytest.mark.parametrize('direction, scale', [('higher', 0.8),
+                                              ('lower', 1.25)])
+def test_cusum_by_hand_on_nights_of_unequal_spread(direction, scale):
+    nights = [Moments(100.0 / scale ** 0.2, 1.0, 3),
+              Moments(100.0 * scale, 36.0, 7),
+              Moments(95.0 * scale, 0.25, 2), Moments(97.0 * scale, 16.0, 4)]
+    out = pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+                            2.0, 7)
+    s, start, d, alarm = _cusum_by_hand(UNEQUAL, nights, (0.0004, 6), 0.05,
+                                        direction, 2.0)
+    assert alarm is True and start == 1
+    assert out['statistic'] == pytest.approx(s, rel=1e-12)
+    assert (out['start'], out['nights']) == (start, 3)
+    assert out['change'] == pytest.approx(math.expm1(d), rel=1e-12)
+    # Just above the statistic, no alarm; the change at the tolerance's
+    # margin is no loss beyond it.
+    assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+                             s * (1 + 1e-9), 7)['regression'] is False
+    assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+                             s * (1 - 1e-9), 7)['regression'] is True
+    loss = -math.expm1(d) if direction == 'higher' else math.expm1(d)
+    for tolerance, found in [(loss * (1 - 1e-9), True),
+                             (loss * (1 + 1e-9), False)]:
+        assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), tolerance,
+                                 direction, 2.0, 7)['regression'] is found
+
+
+def _window_by_hand(level, nights, noise, tolerance, direction, alpha):
+    sign = 1.0 if direction == 'higher' else -1.0
+    tau2, tau_df = noise
+    cv2 = lookback.pooled_cv2(level)
+    cv2_df = sum(n.n - 1 for n in level)
+    mean_e = sum(n.variance / (n.n * n.mean ** 2) for n in level) / len(level)
+    mu, var_mu = lookback.level(level, tau2, cv2)
+    share = tau2 / (tau2 + mean_e)
+    pairs = [_x_e(n, cv2) for n in nights]
+    margin = lookback.log_margin(tolerance, direction)
+    found = []
+    for k in range(2, len(nights) + 1):
+        win = pairs[-k:]
+        d = sum(x for x, _ in win) / k - mu
+        e = sum(e for _, e in win) / k
+        parts = [(tau2 / k + share * var_mu, tau_df),
+                 (e / k + (1 - share) * var_mu, cv2_df)]
+        se = math.sqrt(parts[0][0] + parts[1][0])
+        df = lookback.change_df(parts, tau_df)
+        each = sorted(sign * (x - mu) for x, _ in win)
+        rest = sum(each[1:]) / (k - 1)
+        beyond = sign * d < -margin and each[(k - 1) // 2] < -margin \
+            if k % 2 else sign * d < -margin and \
+            (each[k // 2 - 1] + each[k // 2]) / 2 < -margin
+        found.append({'k': k, 'd': d, 'se': se, 'df': df,
+                      'p': t_cdf(sign * d / se, df),
+                      'beyond': beyond and rest < -margin})
+    best = max(found, key=lambda f: (f['beyond'], -f['p']))
+    return best, [f['se'] for f in found]
+
+
+@pytest.mark.parametrize('direction, scale', [('higher', 0.85),
+                                              ('lower', 1.18)])
+def test_window_by_hand_on_nights_of_unequal_spread(direction, scale):
+    nights = [Moments(101.0, 4.0, 5), Moments(100.0 * scale, 36.0, 7),
+              Moments(96.0 * scale, 0.25, 2), Moments(99.0 * scale, 16.0, 4)]
+    noise = (0.0004, 6)
+    out = pooled.window_test(UNEQUAL, nights, noise, 0.05, direction, 0.005,
+                             7)
+    best, ses = _window_by_hand(UNEQUAL, nights, noise, 0.05, direction,
+                                0.005)
+    assert best['beyond'] and best['k'] == 3
+    assert (out['nights'], out['start']) == (3, 1)
+    assert out['windows'] == 3
+    assert out['raw_p'] == pytest.approx(best['p'], rel=1e-9)
+    assert out['ses'] == pytest.approx(ses, rel=1e-12)
+    assert out['se'] == pytest.approx(best['se'], rel=1e-12)
+    assert out['df'] == best['df']
+    assert out['p'] == pytest.approx(min_p_bound(best['p'], ses), rel=1e-9)
+    assert out['change'] == pytest.approx(math.expm1(best['d']), rel=1e-12)
+    each = pooled.window_level(0.005, ses)
+    assert out['window_alpha'] == each
+    half = t_quantile(1.0 - each, best['df']) * best['se']
+    assert (out['low'], out['high']) == pytest.approx(
+        (math.expm1(best['d'] - half), math.expm1(best['d'] + half)),
+        rel=1e-12)
+    assert out['regression'] is (out['p'] < 0.005)
+    assert out['regression'] is True
+
+
+def test_window_median_and_worst_night_must_be_beyond_the_tolerance():
+    ok = Moments(100.0, 4.0, 5)
+    lost = Moments(80.0, 2.56, 5)
+    # One lost night among kept ones: the mean may be beyond, never the
+    # median or the rest.
+    deep = Moments(40.0, 0.64, 5)
+    out = pooled.window_test(LEVEL, [ok, ok, deep], NOISE, 0.05, 'higher',
+                             0.005, 7)
+    assert out['regression'] is False
+    out = pooled.window_test(LEVEL, [ok, lost, lost], NOISE, 0.05,
+                             'higher', 0.005, 7)
+    assert out['regression'] is True and out['nights'] == 2
+    assert out['start'] == 1
+    # The longest window: max_nights of the newest.
+    out = pooled.window_test(LEVEL, [lost] * 6, NOISE, 0.05, 'higher',
+                             0.005, 4)
+    assert out['windows'] == 3 and len(out['ses']) == 3
+    assert pooled.window_test(LEVEL, [lost] * 6, NOISE, 0.05, 'higher',
+                              0.005, 1) is None
+    assert pooled.window_test([], [lost] * 3, NOISE, 0.05, 'higher',
+                              0.005, 7) is None
+
+
+def test_window_noise_leaves_the_windows_nights_out():
+    lost = Moments(80.0, 2.56, 5)
+    asked = []
+
+    def without(history):
+        asked.append(list(history))
+        return (0.0001 * len(history), 3 + len(history))
+    out = pooled.window_test(LEVEL, [lost] * 4, NOISE, 0.05, 'higher',
+                             0.005, 7, without)
+    assert [len(h) for h in asked] == [1, 2, 3]
+    plain = pooled.window_test(LEVEL, [lost] * 4, (0.0001, 4), 0.05,
+                               'higher', 0.005, 7)
+    assert out['ses'][0] == pytest.approx(plain['ses'][0], rel=1e-12)
+    assert out['ses'][1] != pytest.approx(plain['ses'][1], rel=1e-6)
