@@ -357,3 +357,63 @@ def test_split_at_markers():
         [[1, 2], [3], [4, 5]]
     assert lookback.split_at_markers([1, 2], [False, False]) == [[1, 2]]
     assert lookback.split_at_markers([], []) == []
+
+
+def _interval_by_hand(level, cur, tau2, tau_df, confidence):
+    """The interval as the module's docstring states it, with the level
+    from :func:`lookback.level` and the df from :func:`change_df`."""
+    spread = [n for n in level if n.n > 1]
+    cv2_df = sum(n.n - 1 for n in spread)
+    cv2 = (sum((n.n - 1) * n.variance / n.mean ** 2 for n in spread) /
+           cv2_df if cv2_df else None)
+    mu, var_mu = lookback.level(level, tau2, cv2)
+    own = cur.variance / (cur.n * cur.mean ** 2) if cur.n > 1 else 0.0
+    e_c, e_df = own, max(cur.n - 1, 1)
+    if cv2 is not None:
+        e_c = max(own, cv2 / cur.n)
+        grew = cur.n > 1 and f_sf(cur.variance / cur.mean ** 2 / cv2,
+                                  cur.n - 1, cv2_df) < 0.01
+        if not grew:
+            e_df = max(cv2_df, e_df)
+    es = [n.variance / (n.n * n.mean ** 2) if n.n > 1 else
+          (0.0 if cv2 is None else cv2 / n.n) for n in level]
+    mean_e = sum(es) / len(es)
+    share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
+    parts = [(tau2 + share * var_mu, max(tau_df, 1)),
+             (e_c + (1 - share) * var_mu, e_df)]
+    df = lookback.change_df(parts, tau_df)
+    half = t_quantile(0.5 + confidence / 2, df) * math.sqrt(
+        parts[0][0] + parts[1][0])
+    d = math.log(cur.mean) - mu
+    return d, half, df, var_mu, e_c
+
+
+@pytest.mark.parametrize('level, cur, tau2, tau_df', [
+    # Unequal level nights, tonight's spread like theirs.
+    ([_n(100.0, 0.01, 3), _n(104.0, 0.05, 8), Moments(97.0, None, 1),
+      _n(99.0, 0.03, 4)], _n(92.0, 0.02, 4), 0.0003, 5),
+    # Tonight's spread grew: its own degrees of freedom.
+    ([_n(100.0, 0.01, 3), _n(104.0, 0.02, 8), _n(99.0, 0.015, 4)],
+     _n(92.0, 0.3, 6), 0.0003, 9),
+    # Nights of one repeat: no pooled spread.
+    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
+     _n(95.0, 0.02, 3), 0.0004, 1),
+    # No night noise, no spread in the level: share 1.
+    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
+     _n(95.0, 0.02, 3), 0.0, 0),
+    # Tonight of one repeat against a spread.
+    ([_n(100.0, 0.02, 4), _n(101.0, 0.04, 2)], Moments(95.0, None, 1),
+     0.0002, 3),
+])
+def test_interval_by_hand_on_unequal_nights(level, cur, tau2, tau_df):
+    iv = lookback.interval(level, cur, (tau2, tau_df), 0.95)
+    d, half, df, var_mu, e_c = _interval_by_hand(level, cur, tau2, tau_df,
+                                                 0.95)
+    assert iv.df == df
+    assert (iv.change, iv.low, iv.high) == pytest.approx(
+        (math.expm1(d), math.expm1(d - half), math.expm1(d + half)),
+        rel=1e-12)
+    assert (iv.cv2_base, iv.cv2_cur) == pytest.approx((var_mu, e_c),
+                                                      rel=1e-12)
+    assert (iv.n_base, iv.n_cur, iv.night_floor, iv.confidence) == \
+        (len(level), cur.n, True, 0.95)
