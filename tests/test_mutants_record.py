@@ -45,8 +45,8 @@ def nights(count, tonight, extras=None, **kwargs):
 _DBS = itertools.count()
 
 
-def gate(tmp_path, reports, config=None, base=3, name_filter=None,
-         **kwargs):
+def stored(tmp_path, reports, base=3):
+    """``(results, uuids, baseline of the first ``base`` sessions)``."""
     # A directory each: the store kept beside a database is the
     # directory's.
     directory = tmp_path / f'runs{next(_DBS)}'
@@ -55,10 +55,20 @@ def gate(tmp_path, reports, config=None, base=3, name_filter=None,
     synth.write_database(db, reports)
     results = read_database(db)
     uuids = [r['session_info']['uuid'] for r in reports]
-    built = judge_baseline.build(results, uuids[:base], 'pre')
-    record = run_gate(built, results, [uuids[-1]], config or GateConfig(),
-                      name_filter=name_filter, **kwargs)
-    return record, uuids, built
+    return results, uuids, judge_baseline.build(results, uuids[:base], 'pre')
+
+
+def judge(found, config=None, name_filter=None, **kwargs):
+    """The gate's record of the last session of :func:`stored`."""
+    results, uuids, built = found
+    return run_gate(built, results, [uuids[-1]], config or GateConfig(),
+                    name_filter=name_filter, **kwargs)
+
+
+def gate(tmp_path, reports, config=None, base=3, name_filter=None,
+         **kwargs):
+    found = stored(tmp_path, reports, base)
+    return judge(found, config, name_filter, **kwargs), found[1], found[2]
 
 
 @pytest.fixture(scope='module')
@@ -134,12 +144,12 @@ def test_a_row_names_its_case_and_both_sides(night):
 
 def test_a_name_filter_judges_and_lists_only_its_cases(tmp_path):
     reports = nights(4, {A: [100.0, 101.0, 99.0], C: [5.0, 5.0, 5.0]})
-    record = gate(tmp_path, reports, name_filter=re.compile('^a'))[0]
+    found = stored(tmp_path, reports)
+    record = judge(found, name_filter=re.compile('^a'))
     assert [r['case'] for r in record['results']] == [key(A)]
     assert record['missing'] == [] and record['new_cases'] == []
     assert record['repeats']['current'] == 3
-    record = gate(tmp_path, reports,
-                  name_filter=re.compile('^[bc]'))[0]
+    record = judge(found, name_filter=re.compile('^[bc]'))
     assert record['results'] == [] and record['new_cases'] == [key(C)]
     assert record['missing'] == [{'case': key(B), 'reason':
                                   'not in the current session(s)'}]
@@ -178,23 +188,19 @@ def test_too_few_like_nights_fall_back_to_the_interval_rule(tmp_path):
 
 def test_measured_night_noise_and_the_history_it_reads(tmp_path):
     reports = nights(7, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5]})
-    cfg = GateConfig(rule='interval')
-    record = gate(tmp_path, reports, cfg)[0]
-    row = record['results'][0]
+    found = stored(tmp_path, reports)
+    row = judge(found, GateConfig(rule='interval'))['results'][0]
     assert set(row['night_noise']) == {'cv', 'df', 'sessions'}
     assert row['night_noise']['sessions'] == 7
     cfg = GateConfig(rule='interval', history_sessions=5)
-    row = gate(tmp_path, reports, cfg)[0][
-        'results'][0]
+    row = judge(found, cfg)['results'][0]
     assert row['night_noise']['sessions'] == 5
     # Without the night noise, or with sessions as samples: none.
     for cfg in (GateConfig(rule='interval', night_noise=False),
                 GateConfig(rule='interval', sample_unit='session'),
                 GateConfig(rule='interval', night_noise=False,
                            assumed_night_cv=0.0)):
-        row = gate(tmp_path, reports, cfg)[0][
-            'results'][0]
-        assert 'night_noise' not in row
+        assert 'night_noise' not in judge(found, cfg)['results'][0]
 
 
 def test_assumed_night_noise_off_leaves_the_repeats_alone(tmp_path):
@@ -323,8 +329,9 @@ def test_a_variable_not_reported_or_untimed(tmp_path):
 def test_a_wild_repeat_tonight_is_listed_and_left_out(tmp_path):
     values = [100.0, 100.2, 99.8, 100.1, 99.9, 300.0]
     reports = nights(7, {A: values})
-    record, uuids, _ = gate(tmp_path, reports)
-    [row] = record['results']
+    found = stored(tmp_path, reports)
+    uuids = found[1]
+    [row] = judge(found)['results']
     [wild] = row['wild_repeats']
     assert (wild['night'], wild['session'], wild['repeat'],
             wild['value']) == ('tonight', uuids[-1], 6, 300.0)
@@ -332,8 +339,7 @@ def test_a_wild_repeat_tonight_is_listed_and_left_out(tmp_path):
     assert row['cur']['mean'] == pytest.approx(100.0)
     assert row['cur']['values'] == values
     # The interval rule judges every repeat.
-    record = gate(tmp_path, reports,
-                  GateConfig(rule='interval'))[0]
+    record = judge(found, GateConfig(rule='interval'))
     assert record['results'][0]['cur']['n'] == 6
 
 
@@ -390,3 +396,67 @@ def test_compare_returns_rows_missing_new_and_contended(night, tmp_path):
     # Two sessions as the current run: each case's latest.
     rows = compare(built, results, uuids[2:], GateConfig())[0]
     assert [r.session for r in rows] == [uuids[-1], uuids[2]]
+
+
+def _contend(report, index, contention='busy'):
+    report['runs'][0]['testcases'][index].update(
+        {fields.CONTENDED: True, fields.CONTENTION: contention})
+    return report
+
+
+def test_a_cause_tonight_brings_is_judged_at_its_own_level(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0], B: [50.0, 50.5, 49.5]},
+                     extras={'fs_version': '2.0'})
+    record = gate(tmp_path, reports)[0]
+    a, b = record['results']
+    assert a['verdict'] == 'regression'
+    assert a['reason'].startswith(
+        "judged at its own level, outside the night's false-alarm budget: "
+        'tonight brings fs_version (')
+    assert a['lookback']['own_level'] is True
+    assert 'own_level' not in b['lookback']
+    # The same change the night before: tonight brings nothing new.
+    reports[-2]['session_info']['fs_version'] = '2.0'
+    record = gate(tmp_path, reports)[0]
+    assert 'own_level' not in record['results'][0]['lookback']
+    assert not record['results'][0]['reason'].startswith('judged at')
+
+
+def test_a_regression_on_a_contended_night_is_held(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0, 70.5], B: [50.0, 50.5, 49.5]})
+    _contend(reports[-1], 3)
+    record = gate(tmp_path, reports)[0]
+    a = record['results'][0]
+    assert a['verdict'] == 'inconclusive'
+    assert a['reason'].startswith('held: foreign load seen on 1 of 4 '
+                                  'repeat(s) of this case tonight')
+    assert record['exit_code'] == 0
+    # A cause in the provenance: it stays a regression.
+    reports[-1]['session_info']['fs_version'] = '2.0'
+    a = gate(tmp_path, reports)[0]['results'][0]
+    assert a['verdict'] == 'regression'
+
+
+def test_disturbed_nights_leave_the_pooled_view(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0], B: [50.0, 50.5, 49.5]})
+    _contend(reports[5], 0)
+    record = gate(tmp_path, reports)[0]
+    assert record['results'][0]['pooled']['count'] == 4
+    # Not with a cause named since the baseline.
+    reports[-1]['session_info']['fs_version'] = '2.0'
+    record = gate(tmp_path, reports)[0]
+    assert record['results'][0]['pooled']['count'] == 5
+    # Only the newest 2 x lookback.pooled.nights like nights are asked.
+    record = gate(tmp_path, nights(7, {A: [70.0, 71.0, 69.0]}),
+                  GateConfig(lookback_pooled_nights=2))[0]
+    assert record['results'][0]['pooled']['count'] == 2
+
+
+def test_what_changed_reads_tonights_uncontended_repeats(tmp_path):
+    reports = nights(7, {A: [100.0, 101.0, 99.0, 100.5]})
+    reports[-1]['runs'][0]['testcases'][3]['job_nodelist'] = ['n9']
+    record = gate(tmp_path, reports)[0]
+    assert [c['key'] for c in record['changes'][key(A)]] == ['job_nodelist']
+    _contend(reports[-1], 3)
+    record = gate(tmp_path, reports)[0]
+    assert record['changes'] == {key(A): []}
