@@ -427,3 +427,60 @@ def test_recent_nights_none_where_the_level_moves():
     early = _history([100.0, 101.0, 102.0], start=1, extras=kept)
     assert len(_recent(early, tonight)) == 2
     assert math.isfinite(_recent(early)[0][1].mean)
+
+
+def test_wild_entries_round_the_robust_z_to_a_tenth():
+    found = Moments(1.0, 0.0, 3, ((1, 9.0, 17.26),), 'x')
+    [entry] = samples.wild_entries('tonight', 'u', found)
+    assert entry['robust_z'] == 17.3 and entry['repeat'] == 2
+
+
+def test_like_for_like_a_missing_extra_is_not_the_text_none():
+    tonight = Session('t', 10.0)
+    nights = [Night(Session('0', 0.0, fs='None')), Night(Session('1', 1.0))]
+    got = samples.like_for_like(nights, tonight, (), ('fs',), 5)
+    assert [n.session.uuid for n in got] == ['1']
+
+
+def test_a_marked_tonight_without_history():
+    tonight = Session('t', 100 * DAY, intended_change='v2')
+    level, segments, note, _ = _lookback([], tonight)
+    assert level == [] and segments == []
+    assert note.startswith('tonight is marked as an intended change')
+    assert _recent([], tonight) == []
+
+
+def test_tonight_marked_as_the_newest_night_is_no_new_change():
+    # The newest night's marker, not the second's or the second newest.
+    kept = {4: {'intended_change': 'v3'}}
+    past = _history([100.0, 101.0, 102.0], extras=kept)
+    tonight = Session('t', 100 * DAY, intended_change='v3')
+    level, _, note, _ = _lookback(past, tonight)
+    assert note == '' and level == [past[2].found]
+    # The second newest night's marker is not the newest's.
+    past = _history([100.0, 101.0, 102.0], start=0,
+                    extras={1: {'intended_change': 'v3'}})
+    assert _recent(past, tonight) == []
+
+
+def test_a_baseline_index_one_past_its_sessions_names_the_index():
+    perfvar = {'values': WILD + [100.0, 101.0], 'session_index':
+               [2] * 6 + [1, 1]}
+    assert [e['session'] for e in _lookback([], perfvar=perfvar)[3]] == [2]
+
+
+def test_lookback_steps_in_means_below_one():
+    past = _history([0.5] * 4 + [0.8] * 4)
+    for night, m in zip(past, [0.5] * 4 + [0.8] * 4):
+        night.found = moments([m * 0.99, m, m * 1.01])
+    assert len(_lookback(past)[1]) == 2
+
+
+def test_lookback_steps_by_the_gates_min_segment():
+    means = [100.0] * 3 + [150.0] * 5
+    past = _history(means)
+    _, segments, _, _ = _lookback(past)
+    assert [len(s) for s in segments] == [3, 5]
+    cfg = GateConfig(changepoint_min_segment=4)
+    _, segments, _, _ = _lookback(past, config=cfg)
+    assert [len(s) for s in segments] != [3, 5]
