@@ -417,3 +417,59 @@ def test_interval_by_hand_on_unequal_nights(level, cur, tau2, tau_df):
                                                       rel=1e-12)
     assert (iv.n_base, iv.n_cur, iv.night_floor, iv.confidence) == \
         (len(level), cur.n, True, 0.95)
+
+
+def _settle_by_hand(level, cur, tau2, tau_df, detect, confidence, most,
+                    direction):
+    """The smallest repeats a night (2 or more) whose interval's half
+    width is below the margin, by a plain search."""
+    nights = list(level) + [cur]
+    spread = [n for n in nights if n.n > 1 and n.variance is not None]
+    dfs = sum(n.n - 1 for n in spread)
+    cv2 = sum((n.n - 1) * n.variance / n.mean ** 2 for n in spread) / dfs \
+        if dfs else 0.0
+    p = 0.5 + confidence / 2
+    margin = lookback.log_margin(detect, direction)
+
+    def half(r):
+        var_mu = lookback.level([Moments(n.mean, cv2 * n.mean ** 2, r)
+                                 for n in level], tau2, cv2)[1]
+        df = lookback.change_df([(tau2, max(tau_df, 1)),
+                                 (cv2 / r + var_mu,
+                                  max((r - 1) * (len(level) + 1), 1))],
+                                tau_df)
+        return t_quantile(p, df) * math.sqrt(tau2 + cv2 / r + var_mu)
+
+    if t_quantile(p, max(tau_df, 1)) * math.sqrt(
+            tau2 * (1 + 1 / len(level))) >= margin:
+        return None
+    for r in range(2, most + 1):
+        if half(r) < margin:
+            return r
+    return most + 1
+
+
+@pytest.mark.parametrize('level, cur, noise, detect, confidence, most, '
+                         'direction', [
+    ([_n(100.0, 0.1, 3), _n(120.0, 0.05, 6), Moments(90.0, None, 1)],
+     _n(100.0, 0.2, 4), (0.0002, 4), 0.1, 0.95, 1000, 'higher'),
+    ([_n(100.0, 0.1, 3), _n(120.0, 0.05, 6)], _n(100.0, 0.2, 4),
+     (0.0002, 0), 0.1, 0.99, 1000, 'lower'),
+    ([_n(100.0, 0.3, 2)] * 2, _n(100.0, 0.3, 2), (0.0, 3), 0.05, 0.9, 1000,
+     'higher'),
+    ([_n(100.0, 0.3, 2)] * 2, _n(100.0, 0.3, 2), (0.0, 3), 0.05, 0.9, 37,
+     'higher'),
+    ([_n(100.0, 0.3, 2)] * 2, _n(100.0, 0.3, 2), (0.0, 3), 0.05, 0.9, 3,
+     'lower'),
+    ([Moments(100.0, None, 1)] * 3, Moments(100.0, None, 1), (0.001, 2),
+     0.2, 0.95, 1000, 'higher'),
+    ([_n(100.0, 0.01, 5)] * 3, _n(100.0, 0.01, 5), (0.0, 2), 0.02, 0.95,
+     1000, 'higher'),
+])
+def test_repeats_to_settle_against_a_plain_search(level, cur, noise, detect,
+                                                  confidence, most,
+                                                  direction):
+    want = _settle_by_hand(level, cur, *noise, detect, confidence, most,
+                           direction)
+    assert lookback.repeats_to_settle(level, cur, noise, detect, confidence,
+                                      most, direction) == want
