@@ -460,3 +460,59 @@ def test_what_changed_reads_tonights_uncontended_repeats(tmp_path):
     _contend(reports[-1], 3)
     record = gate(tmp_path, reports)[0]
     assert record['changes'] == {key(A): []}
+
+
+def _case_tag(report, value):
+    for case in report['runs'][0]['testcases']:
+        case[fields.SERVER_PROVENANCE] = value
+    return report
+
+
+def test_each_cause_tonight_brings_is_named_the_case_level_too(tmp_path):
+    reports = nights(7, {A: [70.0, 71.0, 69.0]},
+                     extras={'fs_version': '2.0'})
+    for report in reports[:-1]:
+        _case_tag(report, 'lustre=2.15')
+    _case_tag(reports[-1], 'lustre=2.16')
+    [row] = gate(tmp_path, reports)[0]['results']
+    assert row['reason'].startswith(
+        "judged at its own level, outside the night's false-alarm budget: "
+        'tonight brings fs_version (file-system version), '
+        'server_provenance (server side (versions, servers, layout)); the '
+        'whole ')
+    # The case's change already on the night before: not tonight's.
+    _case_tag(reports[-2], 'lustre=2.16')
+    [row] = gate(tmp_path, reports)[0]['results']
+    assert row['reason'].startswith(
+        'judged at its own level, outside the night\'s false-alarm budget: '
+        'tonight brings fs_version (file-system version); the whole ')
+
+
+def test_a_regression_with_no_night_before_it(tmp_path):
+    # The baseline's session is newer than tonight: every change named
+    # since the baseline is tonight's.
+    older = synth.session({A: [60.0, 61.0, 59.0]}, time_start=T0 - DAY,
+                          extras={'fs_version': '2.0'})
+    newer = synth.session({A: [100.0, 101.0, 99.0]}, time_start=T0,
+                          extras={'fs_version': '1.8'})
+    results, uuids, built = stored(tmp_path, [newer, older], base=1)
+    [row] = run_gate(built, results, [uuids[-1]],
+                     GateConfig())['results']
+    assert row['verdict'] == 'regression'
+
+
+def test_the_interval_rule_lists_the_historys_wild_repeats(tmp_path):
+    values = [100.0, 100.2, 99.8, 100.1, 99.9, 300.0]
+    reports = nights(7, {A: [100.0, 101.0, 99.0]})
+    reports[4] = synth.session({A: values}, time_start=T0 + 4 * DAY)
+    found = stored(tmp_path, reports)
+    wild_night = found[1][4]
+    for config in (GateConfig(rule='interval'), GateConfig()):
+        [row] = judge(found, config)['results']
+        assert [(w['night'], w['session'], w['repeat'], w['value'])
+                for w in row['wild_repeats']] == \
+            [('history', wild_night, 6, 300.0)]
+    # Fewer than 5 nights measure no night noise: none is read.
+    [row] = judge(found, GateConfig(rule='interval',
+                                    history_sessions=3))['results']
+    assert 'wild_repeats' not in row
