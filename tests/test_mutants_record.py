@@ -516,3 +516,50 @@ def test_the_interval_rule_lists_the_historys_wild_repeats(tmp_path):
     [row] = judge(found, GateConfig(rule='interval',
                                     history_sessions=3))['results']
     assert 'wild_repeats' not in row
+
+
+VERDICT_KEYS = ('verdict', 'change', 'low', 'high', 'df', 'reason',
+                'repeats_needed')
+
+
+def _interval_verdict(row, base, nights, assumed):
+    from pfsbench.gate.judge.rule import judge as interval_rule
+
+    want = interval_rule(base, row['cur']['values'], 0.05, 'higher', 0.95,
+                         2, nights=nights, nights_assumed=assumed)
+    # The night's budget adds what the figure detects.
+    assert want['reason'] in row['reason']
+    return ({k: row[k] for k in VERDICT_KEYS if k != 'reason'},
+            {k: want[k] for k in VERDICT_KEYS if k != 'reason'})
+
+
+def test_the_interval_rule_takes_the_measured_or_assumed_night_noise(
+        tmp_path):
+    import math
+
+    from pfsbench.gate.statistics.stats import night_noise
+
+    # Nights far apart: their noise, not the repeats', widens tonight's
+    # interval.
+    means = [100.0, 108.0, 93.0, 104.0, 96.0, 110.0, 90.0]
+    reports = [synth.session({A: [m, m + 1.0, m - 1.0]},
+                             time_start=T0 + t * DAY)
+               for t, m in enumerate(means)]
+    reports.append(synth.session({A: [95.0, 96.0, 94.0]},
+                                 time_start=T0 + 7 * DAY))
+    found = stored(tmp_path, reports)
+    base = found[2]['cases'][0]['perfvars']['write_bw']['values']
+    tau2, df = night_noise(means)
+    [row] = judge(found, GateConfig(rule='interval'))['results']
+    assert row['night_noise'] == {'cv': pytest.approx(math.sqrt(tau2)),
+                                  'df': df, 'sessions': 7}
+    got, want = _interval_verdict(row, base, (tau2, df, 3), False)
+    assert got == want
+    # Fewer than 5 nights: the assumed noise, its square a variance.
+    cfg = GateConfig(rule='interval', history_sessions=4,
+                     assumed_night_cv=0.2)
+    [row] = judge(found, cfg)['results']
+    got, want = _interval_verdict(row, base, (0.2 ** 2, math.inf, 3), True)
+    assert got == want
+    assert row['night_noise'] == {'cv': 0.2, 'df': None, 'sessions': 4,
+                                  'assumed': True}
