@@ -474,6 +474,10 @@ def test_each_cause_tonight_brings_is_named_the_case_level_too(tmp_path):
     for report in reports[:-1]:
         _case_tag(report, 'lustre=2.15')
     _case_tag(reports[-1], 'lustre=2.16')
+    # A cause back at the baseline's is not brought.
+    for report in reports:
+        report['session_info']['kernel'] = '6.1'
+    reports[-2]['session_info']['kernel'] = '6.2'
     [row] = gate(tmp_path, reports)[0]['results']
     assert row['reason'].startswith(
         "judged at its own level, outside the night's false-alarm budget: "
@@ -563,3 +567,65 @@ def test_the_interval_rule_takes_the_measured_or_assumed_night_noise(
     assert got == want
     assert row['night_noise'] == {'cv': 0.2, 'df': None, 'sessions': 4,
                                   'assumed': True}
+
+
+def test_a_night_at_zero_falls_back_to_the_interval_rule(tmp_path):
+    reports = nights(7, {A: [0.0, 0.0, 0.0]})
+    [row] = gate(tmp_path, reports)[0]['results']
+    assert row['reason'].endswith(
+        '; 1 night(s) at 0 (no ratio on the log scale): interval rule')
+    assert 'lookback' not in row or row['lookback'] is None
+
+
+def test_a_short_night_measures_its_wild_repeats_by_the_history(tmp_path):
+    # Nights of 3 repeats: only the history's pooled scale finds one wild.
+    spread = [(0.4, -0.8, 0.3), (-0.5, 0.9, 0.1), (1.1, -0.2, -0.6),
+              (0.2, 0.6, -1.0), (-0.9, 0.3, 0.5), (0.7, -0.4, -0.1),
+              (-0.3, 1.0, -0.7), (0.6, -0.6, 0.2)]
+    reports = [synth.session({A: [100.0 * (1 + 0.01 * z) for z in zs]},
+                             time_start=T0 + t * DAY)
+               for t, zs in enumerate(spread)]
+    reports.append(synth.session({A: [100.0, 100.5, 300.0]},
+                                 time_start=T0 + 8 * DAY))
+    found = stored(tmp_path, reports)
+    [row] = judge(found)['results']
+    [wild] = row['wild_repeats']
+    assert (wild['night'], wild['repeat'], wild['value']) == \
+        ('tonight', 3, 300.0)
+    assert row['cur'] == {'n': 2, 'mean': 100.25,
+                          'values': [100.0, 100.5, 300.0]}
+
+
+def test_the_change_points_min_change_or_the_tolerance(tmp_path):
+    # A step of 8 % after the baseline splits the noise history where
+    # the smallest step is the tolerance (5 %), not where it is 50 %.
+    means = [100.0, 100.5, 99.5, 100.0, 108.0, 108.5, 107.5, 108.0, 108.2,
+             107.9]
+    reports = [synth.session({A: [m, m + 0.5, m - 0.5]},
+                             time_start=T0 + t * DAY)
+               for t, m in enumerate(means)]
+    reports.append(synth.session({A: [108.0, 108.5, 107.5]},
+                                 time_start=T0 + len(means) * DAY))
+    found = stored(tmp_path, reports)
+    found_by = {mc: judge(found, GateConfig(changepoint_min_change=mc))[
+        'results'][0]['lookback'] for mc in (None, 0.05, 0.5)}
+    assert found_by[None] == found_by[0.05]
+    assert (found_by[None]['df'], found_by[0.5]['df']) == (8, 9)
+    assert found_by[None]['night_cv'] < found_by[0.5]['night_cv']
+
+
+def test_a_baseline_night_of_3_repeats_is_measured_by_the_history(
+        tmp_path):
+    spread = [(0.4, -0.8, 0.3), (-0.5, 0.9, 0.1), (1.1, -0.2, -0.6),
+              (0.2, 0.6, -1.0), (-0.9, 0.3, 0.5), (0.7, -0.4, -0.1),
+              (-0.3, 1.0, -0.7), (0.6, -0.6, 0.2), (0.1, -0.3, 0.2)]
+    values = [[100.0 * (1 + 0.01 * z) for z in zs] for zs in spread]
+    # The baseline's third night: two nights before it measure no scale.
+    values[2][2] = 300.0
+    reports = [synth.session({A: v}, time_start=T0 + t * DAY)
+               for t, v in enumerate(values)]
+    found = stored(tmp_path, reports)
+    [row] = judge(found)['results']
+    assert [(w['night'], w['session'], w['repeat'], w['value'])
+            for w in row['wild_repeats']] == \
+        [('baseline', found[1][2], 3, 300.0)]
