@@ -400,3 +400,12 @@ def test_without_uncontended_lists_the_cases_lost_sorted():
         ('a', 1, '1 contended sample left out: no detail recorded'),
         ('z', 2, '2 contended samples left out: q; no detail recorded')]
     assert baseline.without_uncontended({'a', 'k', 'z'}, contended) == []
+
+
+def test_case_key_of_a_baseline_case():
+    key = baseline.case_key({'name': 'a %nodes=2', 'system': 's',
+                             'partition': 'p', 'environ': 'e',
+                             'perfvars': {}})
+    assert (key.name, key.system, key.partition, key.environ) == \
+        ('a %nodes=2', 's', 'p', 'e')
+    assert str(key) == 'a %nodes=2 @s:p+e'
