@@ -409,3 +409,49 @@ def test_case_key_of_a_baseline_case():
     assert (key.name, key.system, key.partition, key.environ) == \
         ('a %nodes=2', 's', 'p', 'e')
     assert str(key) == 'a %nodes=2 @s:p+e'
+
+
+def test_load_validates_and_marks_what_passed(tmp_path):
+    directory = str(tmp_path)
+    good = dict(_good(), name='pre')
+    path = baseline.save(good, directory)
+    assert baseline.load(directory, 'pre') == good
+    assert sorted(os.listdir(directory)) == ['.pre.checked', 'pre.json']
+    assert baseline.load(directory, 'pre') == good
+    bad = _good()
+    _pv(bad)['session_index'] = [0, 5]
+    baseline.save(bad, directory, force=True)
+    with pytest.raises(ConfigError) as refused:
+        baseline.load(directory, 'pre')
+    assert str(refused.value).startswith(
+        f'{path}:cases.0.perfvars.bw.session_index: [0, 5]: ')
+
+
+def test_list_names_of_the_baseline_files_only(tmp_path):
+    for name in ('pre.json', 'b.json', 'x.txt', '.pre.checked',
+                 'not a name.json', 'c.json.tmp', 'valid but.json'):
+        (tmp_path / name).write_text('{}')
+    assert baseline.list_names(str(tmp_path)) == ['b', 'pre']
+    assert baseline.list_names(str(tmp_path / 'none')) == []
+
+
+def test_delete_names_the_missing_file(tmp_path):
+    path = os.path.join(str(tmp_path), 'c.json')
+    with pytest.raises(MissingData) as refused:
+        baseline.delete(str(tmp_path), 'c')
+    assert str(refused.value) == f"{path}: baseline 'c' not found (known: " \
+        'none)'
+
+
+def test_lost_cases_name_every_session_chosen(tmp_path):
+    reports = [_night(t, {'a %nodes=1': [1.0]}) for t in range(2)]
+    for report in reports:
+        _loggable(report, 0, contended=True)
+    reports[0] = _night(0, {'a %nodes=1': [1.0], 'b %nodes=1': [2.0]})
+    _loggable(reports[0], 0, contended=True)
+    results, uuids = _results(tmp_path, reports)
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value).startswith(
+        f'1 case(s) with no uncontended repeat in session(s) {uuids[0]}, '
+        f'{uuids[1]}, which the baseline would not gate: ')
