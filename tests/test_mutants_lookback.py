@@ -473,3 +473,42 @@ def test_repeats_to_settle_against_a_plain_search(level, cur, noise, detect,
                            direction)
     assert lookback.repeats_to_settle(level, cur, noise, detect, confidence,
                                       most, direction) == want
+
+
+def test_drop_outliers_floor_reads_one_repeat_nights_by_the_pooled_spread():
+    # Single-repeat nights take the pooled spread (cv 10 %) as their own:
+    # the floor of the scale is then 10 %, and a night 10 % off is kept.
+    single = [Moments(m, None, 1) for m in
+              (100.0, 100.1, 99.9, 100.05, 99.95, 100.0, 100.02, 110.0)]
+    nights = single + [_n(100.0, 0.1, 5)]
+    kept, dropped = lookback.drop_outliers(nights, 3.5)
+    assert (len(kept), dropped) == (9, [])
+    # Without the spread night the floor is the MAD's, and it is dropped.
+    kept, dropped = lookback.drop_outliers(single + [_n(100.0, 0.0001, 5)],
+                                           3.5)
+    assert dropped == [single[7]]
+
+
+def test_noise_without_takes_equal_nights_in_their_order():
+    same = _n(100.0)
+    a = [same, same, _n(110.0), _n(95.0)]
+    b = [same, _n(52.0), _n(49.0), _n(51.0)]
+    without = lookback.NoiseWithout([a, b])
+    assert without([same, same]) == lookback.night_variance([a[2:], b])
+    assert without([same] * 3) == lookback.night_variance([a[2:], b[1:]])
+
+
+def test_noise_without_two_nights_of_one_segment():
+    a = [_n(100.0), _n(110.0), _n(95.0), _n(104.0), _n(90.0), _n(107.0)]
+    without = lookback.NoiseWithout([a])
+    assert without([a[1], a[3]]) == lookback.night_variance(
+        [[a[0], a[2], a[4], a[5]]])
+    assert without([a[3], a[1]]) == without([a[1], a[3]])
+
+
+def test_noise_without_nights_of_no_spread():
+    a = [Moments(100.0, 0.0, 3), _n(110.0), _n(95.0), _n(104.0),
+         Moments(98.0, 0.0, 4)]
+    without = lookback.NoiseWithout([a])
+    assert without([]) == lookback.night_variance([a])
+    assert without([a[3]]) == lookback.night_variance([a[:3] + a[4:]])
