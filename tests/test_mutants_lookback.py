@@ -512,3 +512,56 @@ def test_noise_without_nights_of_no_spread():
     without = lookback.NoiseWithout([a])
     assert without([]) == lookback.night_variance([a])
     assert without([a[3]]) == lookback.night_variance([a[:3] + a[4:]])
+
+
+def _tau2_by_hand(segments):
+    """night_variance by its docstring: one-repeat nights take the spread
+    pooled over every night with one (by degrees of freedom)."""
+    spread = [n for seg in segments for n in seg if n.n > 1]
+    dfs = sum(n.n - 1 for n in spread)
+    cv2 = sum((n.n - 1) * n.variance / n.mean ** 2 for n in spread) / dfs
+    ss = within = 0.0
+    df = count = 0
+    for seg in segments:
+        if len(seg) < 2:
+            continue
+        xs = [math.log(n.mean) for n in seg]
+        mean = sum(xs) / len(xs)
+        ss += sum((x - mean) ** 2 for x in xs)
+        within += sum(n.variance / (n.n * n.mean ** 2) if n.n > 1
+                      else cv2 / n.n for n in seg)
+        df += len(seg) - 1
+        count += len(seg)
+    return max(0.0, ss / df - within / count), df
+
+
+@pytest.mark.parametrize('scale', [1.0, 0.01])
+def test_night_variance_pools_unequal_spreads_for_one_repeat_nights(scale):
+    # Nights of 2 repeats and means below 1 count in the pooled spread;
+    # a short segment first is skipped, not the end.
+    a = [Moments(100.0 * scale, None, 1), _n(130.0 * scale, 0.08, 2),
+         _n(90.0 * scale, 0.01, 4), Moments(120.0 * scale, None, 1)]
+    b = [_n(50.0 * scale, 0.2, 3), Moments(70.0 * scale, None, 1),
+         _n(60.0 * scale, 0.03, 6)]
+    short = [_n(10.0 * scale, 0.02, 5)]
+    tau2, df = lookback.night_variance([short, a, b])
+    want = _tau2_by_hand([short, a, b])
+    assert df == want[1] == 5
+    assert tau2 == pytest.approx(want[0], rel=1e-12)
+    assert tau2 > 0
+    assert lookback.NoiseWithout([short, a, b])([]) == (tau2, df)
+
+
+def test_drop_outliers_one_repeat_nights_without_a_spread():
+    single = [Moments(m, None, 1) for m in
+              (100.0, 100.1, 99.9, 100.05, 99.95, 100.0, 100.02, 110.0)]
+    kept, dropped = lookback.drop_outliers(single, 3.5)
+    assert dropped == [single[7]] and len(kept) == 7
+
+
+def test_spread_grew_of_two_repeats_and_at_exactly_its_level():
+    night = _n(100.0, 0.5, 2)
+    assert lookback.spread_grew(night, 0.0004, 20)
+    night = _n(100.0, 0.1, 5)
+    p = f_sf(night.variance / night.mean ** 2 / 0.002, 4, 20)
+    assert not lookback.spread_grew(night, 0.002, 20, alpha=p)
