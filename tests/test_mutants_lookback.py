@@ -404,6 +404,21 @@ def _interval_by_hand(level, cur, tau2, tau_df, confidence):
     # Tonight of one repeat against a spread.
     ([_n(100.0, 0.02, 4), _n(101.0, 0.04, 2)], Moments(95.0, None, 1),
      0.0002, 3),
+    # A history of many nights: Satterthwaite's df, not the history's,
+    # decides (the night noise's share of the level, the repeats' df).
+    ([_n(100.0, 0.01, 3), _n(104.0, 0.05, 8), Moments(97.0, None, 1),
+      _n(99.0, 0.03, 4)], _n(92.0, 0.02, 4), 0.00001, 1000),
+    ([_n(100.0, 0.01, 3), _n(104.0, 0.02, 8), _n(99.0, 0.015, 4)],
+     _n(92.0, 0.3, 6), 0.00001, 1000),
+    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
+     _n(95.0, 0.02, 2), 0.00001, 1000),
+    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
+     _n(95.0, 0.02, 3), 0.0, 1000),
+    ([_n(0.5, 0.02, 4), _n(0.52, 0.04, 3)], _n(0.45, 0.01, 3), 0.00001,
+     1000),
+    # Level nights of 2 repeats count one degree of freedom each.
+    ([_n(100.0, 0.03, 2), _n(101.0, 0.05, 2), _n(99.0, 0.04, 2)],
+     _n(92.0, 0.04, 2), 0.00001, 1000),
 ])
 def test_interval_by_hand_on_unequal_nights(level, cur, tau2, tau_df):
     iv = lookback.interval(level, cur, (tau2, tau_df), 0.95)
@@ -464,6 +479,25 @@ def _settle_by_hand(level, cur, tau2, tau_df, detect, confidence, most,
     ([Moments(100.0, None, 1)] * 3, Moments(100.0, None, 1), (0.001, 2),
      0.2, 0.95, 1000, 'higher'),
     ([_n(100.0, 0.01, 5)] * 3, _n(100.0, 0.01, 5), (0.0, 2), 0.02, 0.95,
+     1000, 'higher'),
+    # Many nights of history: the repeats' df decides.
+    ([_n(100.0, 0.1, 3), _n(120.0, 0.05, 6)], _n(100.0, 0.2, 4),
+     (0.00001, 1000), 0.1, 0.95, 1000, 'higher'),
+    ([_n(100.0, 0.3, 2)] * 4, _n(100.0, 0.3, 2), (0.0, 1000), 0.05, 0.99,
+     1000, 'lower'),
+    # One level night of 2 repeats: few degrees of freedom, a few repeats.
+    ([_n(100.0, 0.05, 2)], _n(100.0, 0.05, 2), (0.0, 1000), 0.1, 0.95, 1000,
+     'higher'),
+    ([_n(100.0, 0.1, 2)], _n(100.0, 0.1, 2), (0.0, 1000), 0.3, 0.95, 1000,
+     'higher'),
+    ([_n(100.0, 0.2, 2)], _n(100.0, 0.2, 2), (0.0, 1000), 0.3, 0.95, 1000,
+     'higher'),
+    ([_n(100.0, 0.1, 2)], _n(100.0, 0.1, 2), (0.003, 1000), 0.3, 0.95,
+     1000, 'higher'),
+    ([_n(100.0, 0.2, 2)] * 2, _n(100.0, 0.2, 2), (0.01, 1000), 0.4, 0.95,
+     1000, 'higher'),
+    # One night of history: t(1).
+    ([_n(100.0, 0.05, 3)] * 3, _n(100.0, 0.05, 3), (0.0004, 1), 0.1, 0.95,
      1000, 'higher'),
 ])
 def test_repeats_to_settle_against_a_plain_search(level, cur, noise, detect,
@@ -565,3 +599,25 @@ def test_spread_grew_of_two_repeats_and_at_exactly_its_level():
     night = _n(100.0, 0.1, 5)
     p = f_sf(night.variance / night.mean ** 2 / 0.002, 4, 20)
     assert not lookback.spread_grew(night, 0.002, 20, alpha=p)
+
+
+def test_interval_refuses_a_level_night_at_zero_not_below_one():
+    with pytest.raises(NotEnoughSamples,
+                       match='^means must be positive for a ratio$'):
+        lookback.interval([_n(1.0), Moments(0.0, 0.0, 3)], _n(1.0),
+                          (0.01, 5))
+    iv = lookback.interval([_n(0.5), _n(0.6)], _n(0.5), (0.0001, 5))
+    assert iv.n_base == 2
+
+
+def test_repeats_to_settle_by_default_caps_at_1000_higher_is_better():
+    level = [_n(100.0, 1.0, 3)] * 4
+    cur = _n(100.0, 1.0, 3)
+    assert lookback.repeats_to_settle(level, cur, (0.0, 100), 0.01,
+                                      0.95) == 1001
+    level = [_n(100.0, 0.1, 3)] * 4
+    cur = _n(100.0, 0.1, 3)
+    assert lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1,
+                                      0.95) == \
+        lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1, 0.95,
+                                   1000, 'higher')
