@@ -316,3 +316,30 @@ def test_window_noise_leaves_the_windows_nights_out():
                                'higher', 0.005, 7)
     assert out['ses'][0] == pytest.approx(plain['ses'][0], rel=1e-12)
     assert out['ses'][1] != pytest.approx(plain['ses'][1], rel=1e-6)
+
+
+def test_pooled_test_window_passes_every_argument_on():
+    nights = [Moments(101.0, 4.0, 5), Moments(85.0, 36.0, 7),
+              Moments(82.0, 0.25, 2), Moments(84.0, 16.0, 4),
+              Moments(83.0, 9.0, 6)]
+
+    def without(history):
+        return (0.0004 + 0.0001 * len(history), 6 + len(history))
+
+    for direction, scale in (('higher', 1.0), ('lower', 1.2)):
+        shown = [Moments(n.mean * scale, n.variance * scale ** 2, n.n)
+                 for n in nights]
+        for args in [(0.05, direction, 0.005, 3, without),
+                     (0.1, direction, 0.02, 7, without),
+                     (0.05, direction, 0.005, 7, None)]:
+            want = pooled.window_test(UNEQUAL, shown, (0.0004, 6), *args)
+            got = pooled.pooled_test('window', UNEQUAL, shown, (0.0004, 6),
+                                     *args[:4], noise_without=args[4])
+            assert got == want
+    # The arguments differ in what they give.
+    outs = [pooled.pooled_test('window', UNEQUAL, nights, (0.0004, 6), *a)
+            for a in [(0.05, 'higher', 0.005, 7), (0.2, 'higher', 0.005, 7),
+                      (0.05, 'lower', 0.005, 7), (0.05, 'higher', 0.5, 7),
+                      (0.05, 'higher', 0.005, 3)]]
+    assert len({repr(o) for o in outs}) == 5
+    assert outs[0]['regression'] is True
