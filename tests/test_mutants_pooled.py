@@ -343,3 +343,67 @@ def test_pooled_test_window_passes_every_argument_on():
                       (0.05, 'higher', 0.005, 3)]]
     assert len({repr(o) for o in outs}) == 5
     assert outs[0]['regression'] is True
+
+
+def _detect_inputs_by_hand(level, count, tau2, tau_df, tolerance,
+                           direction):
+    spread = [n for n in level if n.n > 1]
+    dfs = sum(n.n - 1 for n in spread)
+    cv2 = (sum((n.n - 1) * n.variance / n.mean ** 2 for n in spread) / dfs
+           if dfs else 0.0)
+    var_mu = lookback.level(level, tau2, cv2)[1]
+    e = cv2 / (sum(n.n for n in level) / len(level))
+    share = tau2 / (tau2 + e) if tau2 + e > 0 else 1.0
+    parts = [(tau2 / count + share * var_mu, max(tau_df, 1)),
+             (e / count + (1 - share) * var_mu, max(dfs, 1))]
+    df = lookback.change_df(parts, tau_df)
+    return {'se': math.sqrt(parts[0][0] + parts[1][0]),
+            'df': None if math.isinf(df) else df,
+            'ses': [math.sqrt((tau2 + e) / k + var_mu)
+                    for k in range(2, count + 1)],
+            'tolerance': tolerance, 'direction': direction}
+
+
+@pytest.mark.parametrize('level, count, noise', [
+    (UNEQUAL + [Moments(99.0, None, 1)], 4, (0.0004, 1000)),
+    (UNEQUAL, 6, (0.00001, 1000)),
+    ([Moments(100.0, 4.0, 2), Moments(97.0, 1.0, 2)], 3, (0.0002, 1000)),
+    ([Moments(100.0, None, 1), Moments(97.0, None, 1)], 5, (0.0004, 8)),
+    ([Moments(100.0, 0.0, 3), Moments(97.0, 0.0, 3)], 3, (0.0, 1000)),
+    ([Moments(0.5, 0.0004, 3), Moments(0.52, 0.0001, 5)], 3,
+     (0.00002, 1000)),
+    ([Moments(100.0, 4.0, 2), Moments(97.0, None, 1)], 3, (0.00001, 1000)),
+])
+def test_detect_inputs_by_hand(level, count, noise):
+    got = pooled.detect_inputs(level, count, noise, 0.05, 'higher', 7)
+    want = _detect_inputs_by_hand(level, count, *noise, 0.05, 'higher')
+    assert got['df'] == want['df']
+    assert got['se'] == pytest.approx(want['se'], rel=1e-12)
+    assert got['ses'] == pytest.approx(want['ses'], rel=1e-12)
+    assert (got['tolerance'], got['direction']) == (0.05, 'higher')
+
+
+def test_detects_at_by_hand_in_each_direction():
+    from itertools import product
+
+    from pfsbench.gate.judge.sensitivity import smallest_log_loss
+
+    # (A small error: the tolerance's margin, of its direction, decides.)
+    for direction, df, se in product(('higher', 'lower'), (3.0, None),
+                                     (0.02, 0.002)):
+        inputs = {'se': se, 'df': df, 'ses': [0.03, 0.025, 0.02],
+                  'tolerance': 0.05, 'direction': direction}
+        delta = smallest_log_loss(
+            se, math.inf if df is None else df,
+            pooled.window_level(0.01, inputs['ses']), 0.05, direction,
+            'lookback', 0.8)
+        want = (math.expm1(delta) if direction == 'lower'
+                else -math.expm1(-delta))
+        assert pooled.detects_at(inputs, 0.01, 0.8) == \
+            pytest.approx(want, rel=1e-12)
+    # A loss of all of a higher-is-better figure is none it finds; a
+    # lower-is-better one may double.
+    wide = {'se': 50.0, 'df': None, 'ses': [50.0], 'tolerance': 0.05,
+            'direction': 'higher'}
+    assert pooled.detects_at(wide, 0.01) is None
+    assert pooled.detects_at(dict(wide, direction='lower'), 0.01) > 1.0
