@@ -171,7 +171,8 @@ UNEQUAL = [Moments(100.0, 9.0, 4), Moments(102.0, 1.0, 6),
 def _x_e(night, cv2):
     """A night's log mean and its within-night variance, never below the
     level's pooled one."""
-    own = night.variance / (night.n * night.mean ** 2)
+    own = night.variance / (night.n * night.mean ** 2) if night.n > 1 \
+        else 0.0
     return math.log(night.mean), max(own, cv2 / night.n)
 
 
@@ -223,8 +224,9 @@ def _window_by_hand(level, nights, noise, tolerance, direction, alpha):
     sign = 1.0 if direction == 'higher' else -1.0
     tau2, tau_df = noise
     cv2 = lookback.pooled_cv2(level)
-    cv2_df = sum(n.n - 1 for n in level)
-    mean_e = sum(n.variance / (n.n * n.mean ** 2) for n in level) / len(level)
+    cv2_df = max(sum(n.n - 1 for n in level), 1)
+    mean_e = sum(n.variance / (n.n * n.mean ** 2) if n.n > 1 else cv2 / n.n
+                 for n in level) / len(level)
     mu, var_mu = lookback.level(level, tau2, cv2)
     share = tau2 / (tau2 + mean_e)
     pairs = [_x_e(n, cv2) for n in nights]
@@ -250,15 +252,22 @@ def _window_by_hand(level, nights, noise, tolerance, direction, alpha):
     return best, [f['se'] for f in found]
 
 
-@pytest.mark.parametrize('direction, scale', [('higher', 0.85),
-                                              ('lower', 1.18)])
-def test_window_by_hand_on_nights_of_unequal_spread(direction, scale):
+@pytest.mark.parametrize('direction, scale, level, noise', [
+    ('higher', 0.85, UNEQUAL, (0.0004, 6)),
+    ('lower', 1.18, UNEQUAL, (0.0004, 6)),
+    # Many nights of history: Satterthwaite's df decides (the night
+    # noise's share of the level, the level nights' spread).
+    ('higher', 0.85, UNEQUAL + [Moments(99.0, None, 1)], (0.0004, 1000)),
+    ('lower', 1.18, [Moments(100.0, 4.0, 2), Moments(101.0, 9.0, 2),
+                     Moments(99.0, None, 1)], (0.00002, 1000)),
+])
+def test_window_by_hand_on_nights_of_unequal_spread(direction, scale, level,
+                                                    noise):
     nights = [Moments(101.0, 4.0, 5), Moments(100.0 * scale, 36.0, 7),
               Moments(96.0 * scale, 0.25, 2), Moments(99.0 * scale, 16.0, 4)]
-    noise = (0.0004, 6)
-    out = pooled.window_test(UNEQUAL, nights, noise, 0.05, direction, 0.005,
+    out = pooled.window_test(level, nights, noise, 0.05, direction, 0.005,
                              7)
-    best, ses = _window_by_hand(UNEQUAL, nights, noise, 0.05, direction,
+    best, ses = _window_by_hand(level, nights, noise, 0.05, direction,
                                 0.005)
     assert best['beyond'] and best['k'] == 3
     assert (out['nights'], out['start']) == (3, 1)
@@ -276,7 +285,6 @@ def test_window_by_hand_on_nights_of_unequal_spread(direction, scale):
         (math.expm1(best['d'] - half), math.expm1(best['d'] + half)),
         rel=1e-12)
     assert out['regression'] is (out['p'] < 0.005)
-    assert out['regression'] is True
 
 
 def test_window_median_and_worst_night_must_be_beyond_the_tolerance():
@@ -407,3 +415,41 @@ def test_detects_at_by_hand_in_each_direction():
             'direction': 'higher'}
     assert pooled.detects_at(wide, 0.01) is None
     assert pooled.detects_at(dict(wide, direction='lower'), 0.01) > 1.0
+
+
+def test_window_of_two_nights_and_a_median_not_beyond():
+    ok, lost = Moments(100.0, 4.0, 5), Moments(80.0, 2.56, 5)
+    out = pooled.window_test(LEVEL, [ok, lost], NOISE, 0.05, 'higher',
+                             0.005, 7)
+    assert (out['windows'], out['nights'], len(out['ses'])) == (1, 2, 1)
+    # Two deep nights before three ordinary ones: the mean of the five,
+    # and of the four without the worst, is beyond; their median is not.
+    deep = Moments(30.0, 0.36, 5)
+    out = pooled.window_test(LEVEL, [deep, deep, ok, ok, ok], NOISE, 0.05,
+                             'higher', 0.005, 7)
+    assert out['regression'] is False and out['beyond'] is False
+
+
+def test_window_margin_of_a_lower_is_better_figure():
+    # A rise of 5.1 %: beyond ln(1.05), within -ln(0.95).
+    level = [Moments(100.0, 0.01, 20)] * 5
+    risen = [Moments(105.1, 0.01, 20)] * 4
+    out = pooled.window_test(level, risen, (0.0, 100), 0.05, 'lower',
+                             0.005, 7)
+    assert out['beyond'] is True and out['regression'] is True
+
+
+@pytest.mark.parametrize('direction, scale', [('higher', 0.8),
+                                              ('lower', 1.25)])
+def test_cusum_by_hand_with_a_one_repeat_level_night(direction, scale):
+    level = UNEQUAL + [Moments(99.0, None, 1)]
+    nights = [Moments(100.0 / scale ** 0.2, 1.0, 3),
+              Moments(100.0 * scale, 36.0, 7),
+              Moments(95.0 * scale, 0.25, 2), Moments(97.0 * scale, 16.0, 4)]
+    out = pooled.cusum_test(level, nights, (0.0004, 6), 0.05, direction,
+                            2.0, 7)
+    s, start, d, alarm = _cusum_by_hand(level, nights, (0.0004, 6), 0.05,
+                                        direction, 2.0)
+    assert out['statistic'] == pytest.approx(s, rel=1e-12)
+    assert (out['start'], out['regression']) == (start, alarm)
+    assert out['change'] == pytest.approx(math.expm1(d), rel=1e-12)
