@@ -453,3 +453,39 @@ def test_cusum_by_hand_with_a_one_repeat_level_night(direction, scale):
     assert out['statistic'] == pytest.approx(s, rel=1e-12)
     assert (out['start'], out['regression']) == (start, alarm)
     assert out['change'] == pytest.approx(math.expm1(d), rel=1e-12)
+
+
+def _plain_window_level(alpha, ses):
+    """The windows' level by a plain bisection of 30 steps in log p, on
+    the standard errors' neighbour ratios rounded to 0.001."""
+    scaled = [1.0]
+    for short, long in zip(ses, ses[1:]):
+        scaled.append(scaled[-1] * (round(min(1.0, long / short), 3)
+                                    if short > 0 else 1.0))
+    low, high = alpha / len(scaled), alpha
+    for _ in range(30):
+        mid = math.sqrt(low * high)
+        if min_p_bound(mid, scaled) > alpha:
+            high = mid
+        else:
+            low = mid
+    return low
+
+
+@pytest.mark.parametrize('alpha, ses', [
+    (0.005, [0.03, 0.025, 0.02]),
+    (0.01, [0.05, 0.05]),
+    (0.05, [0.04, 0.031, 0.026, 0.023, 0.021, 0.02]),
+    (0.005, [0.02, 0.04, 0.01]),
+    (0.01, [0.0, 0.02, 0.015]),
+    (0.001, [0.1, 0.05, 0.0333, 0.025, 0.02]),
+])
+def test_window_level_is_the_plain_bisection(alpha, ses):
+    got = pooled.window_level(alpha, ses)
+    assert got == _plain_window_level(alpha, ses)
+    assert alpha / len(ses) <= got <= alpha
+
+
+def test_window_level_of_one_window_is_alpha():
+    assert pooled.window_level(0.01, [0.02]) == 0.01
+    assert pooled.window_level(0.01, []) == 0.01
