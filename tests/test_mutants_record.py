@@ -526,15 +526,18 @@ VERDICT_KEYS = ('verdict', 'change', 'low', 'high', 'df', 'reason',
                 'repeats_needed')
 
 
-def _interval_verdict(row, base, nights, assumed):
+def _interval_verdict(row, base, nights, assumed, confidence=0.95,
+                      min_samples=2, detect=None):
     from pfsbench.gate.judge.rule import judge as interval_rule
 
-    want = interval_rule(base, row['cur']['values'], 0.05, 'higher', 0.95,
-                         2, nights=nights, nights_assumed=assumed)
+    want = interval_rule(base, row['cur']['values'], 0.05, 'higher',
+                         confidence, min_samples, nights=nights,
+                         nights_assumed=assumed, detect=detect)
     # The night's budget adds what the figure detects.
     assert want['reason'] in row['reason']
-    return ({k: row[k] for k in VERDICT_KEYS if k != 'reason'},
-            {k: want[k] for k in VERDICT_KEYS if k != 'reason'})
+    keys = [k for k in want if k != 'reason']
+    assert set(VERDICT_KEYS) - {'reason'} <= set(keys)
+    return {k: row[k] for k in keys}, {k: want[k] for k in keys}
 
 
 def test_the_interval_rule_takes_the_measured_or_assumed_night_noise(
@@ -629,3 +632,35 @@ def test_a_baseline_night_of_3_repeats_is_measured_by_the_history(
     assert [(w['night'], w['session'], w['repeat'], w['value'])
             for w in row['wild_repeats']] == \
         [('baseline', found[1][2], 3, 300.0)]
+
+
+def test_the_interval_rule_takes_the_settings_samples_and_detect(tmp_path):
+    import math
+
+    from pfsbench.gate.judge.rule import judge as interval_rule
+
+    reports = nights(3, {A: [100.0, 101.0, 99.0]})
+    found = stored(tmp_path, reports)
+    base = found[2]['cases'][0]['perfvars']['write_bw']['values']
+    floor = (0.02 ** 2, math.inf, 3)
+    verdicts = []
+    for min_samples, detect in ((4, 0.2), (2, 0.2), (2, None)):
+        cfg = GateConfig(rule='interval', confidence=0.8,
+                         min_samples=min_samples, lookback_detect=detect,
+                         assumed_night_cv=0.02)
+        [row] = judge(found, cfg)['results']
+        got, want = _interval_verdict(row, base, floor, True, 0.8,
+                                      min_samples, detect)
+        assert got == want
+        verdicts.append(row['verdict'])
+    # Too few repeats, else a pass.
+    assert verdicts == ['inconclusive', 'pass', 'pass']
+    # Sessions as samples: one a session, at least one tonight.
+    cfg = GateConfig(rule='interval', sample_unit='session',
+                     confidence=0.8, min_samples=4, lookback_detect=0.2)
+    [row] = judge(found, cfg)['results']
+    want = interval_rule(row['base']['session_means'], [100.0], 0.05,
+                         'higher', 0.8, 1, detect=0.2)
+    assert {k: row[k] for k in VERDICT_KEYS if k != 'reason'} == \
+        {k: want[k] for k in VERDICT_KEYS if k != 'reason'}
+    assert row['verdict'] == 'pass'
