@@ -388,32 +388,31 @@ def _interval_by_hand(level, cur, tau2, tau_df, confidence):
     return d, half, df, var_mu, e_c
 
 
+#: Unequal level nights and tonight's spread like theirs; tonight's
+#: spread grew (its own degrees of freedom).
+UNEQUAL = [([_n(100.0, 0.01, 3), _n(104.0, 0.05, 8), Moments(97.0, None, 1),
+             _n(99.0, 0.03, 4)], _n(92.0, 0.02, 4)),
+           ([_n(100.0, 0.01, 3), _n(104.0, 0.02, 8), _n(99.0, 0.015, 4)],
+            _n(92.0, 0.3, 6))]
+#: Two nights of one repeat: no pooled spread.
+SINGLE = [Moments(100.0, None, 1), Moments(103.0, None, 1)]
+
+
 @pytest.mark.parametrize('level, cur, tau2, tau_df', [
-    # Unequal level nights, tonight's spread like theirs.
-    ([_n(100.0, 0.01, 3), _n(104.0, 0.05, 8), Moments(97.0, None, 1),
-      _n(99.0, 0.03, 4)], _n(92.0, 0.02, 4), 0.0003, 5),
-    # Tonight's spread grew: its own degrees of freedom.
-    ([_n(100.0, 0.01, 3), _n(104.0, 0.02, 8), _n(99.0, 0.015, 4)],
-     _n(92.0, 0.3, 6), 0.0003, 9),
-    # Nights of one repeat: no pooled spread.
-    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
-     _n(95.0, 0.02, 3), 0.0004, 1),
+    (*UNEQUAL[0], 0.0003, 5),
+    (*UNEQUAL[1], 0.0003, 9),
+    (SINGLE, _n(95.0, 0.02, 3), 0.0004, 1),
     # No night noise, no spread in the level: share 1.
-    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
-     _n(95.0, 0.02, 3), 0.0, 0),
+    (SINGLE, _n(95.0, 0.02, 3), 0.0, 0),
     # Tonight of one repeat against a spread.
     ([_n(100.0, 0.02, 4), _n(101.0, 0.04, 2)], Moments(95.0, None, 1),
      0.0002, 3),
     # A history of many nights: Satterthwaite's df, not the history's,
     # decides (the night noise's share of the level, the repeats' df).
-    ([_n(100.0, 0.01, 3), _n(104.0, 0.05, 8), Moments(97.0, None, 1),
-      _n(99.0, 0.03, 4)], _n(92.0, 0.02, 4), 0.00001, 1000),
-    ([_n(100.0, 0.01, 3), _n(104.0, 0.02, 8), _n(99.0, 0.015, 4)],
-     _n(92.0, 0.3, 6), 0.00001, 1000),
-    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
-     _n(95.0, 0.02, 2), 0.00001, 1000),
-    ([Moments(100.0, None, 1), Moments(103.0, None, 1)],
-     _n(95.0, 0.02, 3), 0.0, 1000),
+    (*UNEQUAL[0], 0.00001, 1000),
+    (*UNEQUAL[1], 0.00001, 1000),
+    (SINGLE, _n(95.0, 0.02, 2), 0.00001, 1000),
+    (SINGLE, _n(95.0, 0.02, 3), 0.0, 1000),
     ([_n(0.5, 0.02, 4), _n(0.52, 0.04, 3)], _n(0.45, 0.01, 3), 0.00001,
      1000),
     # Level nights of 2 repeats count one degree of freedom each.

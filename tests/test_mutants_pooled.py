@@ -193,15 +193,18 @@ def _cusum_by_hand(level, nights, noise, tolerance, direction, h):
     return s, start, d, alarm
 
 
-@pytest.mark.parametrize('direction, scale', [('higher', 0.8),
-                                              ('lower', 1.25)])
-def test_cusum_by_hand_on_nights_of_unequal_spread(direction, scale):
+@pytest.mark.parametrize('direction, scale, level', [
+    ('higher', 0.8, UNEQUAL), ('lower', 1.25, UNEQUAL),
+    # A level night of one repeat takes the pooled spread.
+    ('higher', 0.8, UNEQUAL + [Moments(99.0, None, 1)]),
+    ('lower', 1.25, UNEQUAL + [Moments(99.0, None, 1)])])
+def test_cusum_by_hand_on_nights_of_unequal_spread(direction, scale, level):
     nights = [Moments(100.0 / scale ** 0.2, 1.0, 3),
               Moments(100.0 * scale, 36.0, 7),
               Moments(95.0 * scale, 0.25, 2), Moments(97.0 * scale, 16.0, 4)]
-    out = pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+    out = pooled.cusum_test(level, nights, (0.0004, 6), 0.05, direction,
                             2.0, 7)
-    s, start, d, alarm = _cusum_by_hand(UNEQUAL, nights, (0.0004, 6), 0.05,
+    s, start, d, alarm = _cusum_by_hand(level, nights, (0.0004, 6), 0.05,
                                         direction, 2.0)
     assert alarm is True and start == 1
     assert out['statistic'] == pytest.approx(s, rel=1e-12)
@@ -209,14 +212,14 @@ def test_cusum_by_hand_on_nights_of_unequal_spread(direction, scale):
     assert out['change'] == pytest.approx(math.expm1(d), rel=1e-12)
     # Just above the statistic, no alarm; the change at the tolerance's
     # margin is no loss beyond it.
-    assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+    assert pooled.cusum_test(level, nights, (0.0004, 6), 0.05, direction,
                              s * (1 + 1e-9), 7)['regression'] is False
-    assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), 0.05, direction,
+    assert pooled.cusum_test(level, nights, (0.0004, 6), 0.05, direction,
                              s * (1 - 1e-9), 7)['regression'] is True
     loss = -math.expm1(d) if direction == 'higher' else math.expm1(d)
     for tolerance, found in [(loss * (1 - 1e-9), True),
                              (loss * (1 + 1e-9), False)]:
-        assert pooled.cusum_test(UNEQUAL, nights, (0.0004, 6), tolerance,
+        assert pooled.cusum_test(level, nights, (0.0004, 6), tolerance,
                                  direction, 2.0, 7)['regression'] is found
 
 
@@ -438,21 +441,6 @@ def test_window_margin_of_a_lower_is_better_figure():
                              0.005, 7)
     assert out['beyond'] is True and out['regression'] is True
 
-
-@pytest.mark.parametrize('direction, scale', [('higher', 0.8),
-                                              ('lower', 1.25)])
-def test_cusum_by_hand_with_a_one_repeat_level_night(direction, scale):
-    level = UNEQUAL + [Moments(99.0, None, 1)]
-    nights = [Moments(100.0 / scale ** 0.2, 1.0, 3),
-              Moments(100.0 * scale, 36.0, 7),
-              Moments(95.0 * scale, 0.25, 2), Moments(97.0 * scale, 16.0, 4)]
-    out = pooled.cusum_test(level, nights, (0.0004, 6), 0.05, direction,
-                            2.0, 7)
-    s, start, d, alarm = _cusum_by_hand(level, nights, (0.0004, 6), 0.05,
-                                        direction, 2.0)
-    assert out['statistic'] == pytest.approx(s, rel=1e-12)
-    assert (out['start'], out['regression']) == (start, alarm)
-    assert out['change'] == pytest.approx(math.expm1(d), rel=1e-12)
 
 
 def _plain_window_level(alpha, ses):
