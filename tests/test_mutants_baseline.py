@@ -455,3 +455,44 @@ def test_lost_cases_name_every_session_chosen(tmp_path):
     assert str(err.value).startswith(
         f'1 case(s) with no uncontended repeat in session(s) {uuids[0]}, '
         f'{uuids[1]}, which the baseline would not gate: ')
+
+
+def test_validate_names_the_file_of_a_schema_error(tmp_path):
+    bad = dict(_good(), kind='other')
+    for checked in (None, (json.dumps(bad).encode(),
+                           str(tmp_path / '.b.checked'))):
+        with pytest.raises(ConfigError) as refused:
+            baseline.validate(bad, 'b.json', checked)
+        assert str(refused.value).startswith('b.json:')
+
+
+def test_validate_a_baseline_recorded_before_cases_kept_provenance():
+    data = _good()
+    del data['cases'][0]['provenance']
+    baseline.validate(data, 'b.json')
+
+
+def test_validate_shows_a_huge_time_by_its_first_40_characters():
+    stamp = 10 ** 50
+    message = _refused(lambda d: d['sessions'][1].update(time_start=stamp))
+    assert message == (f'b.json:sessions.1.time_start: {repr(stamp)[:40]}: '
+                       'not a time (seconds since 1970, years 1 to 9999)')
+
+
+def test_written_stamp_in_utc_to_the_second():
+    from pfsbench import __version__
+
+    stamp = baseline.written_stamp()
+    assert set(stamp) == {'created', 'pfsbench_version'}
+    assert stamp['pfsbench_version'] == __version__
+    assert stamp['created'].endswith('+00:00')
+    assert len(stamp['created']) == len('2026-11-29T14:06:24+00:00')
+
+
+def test_build_keeps_each_cases_tags_in_its_provenance(tmp_path):
+    report = _night(0, {'a %nodes=1': [1.0, 2.0]})
+    _loggable(report, 1, server_provenance='lustre=2.15')
+    results, uuids = _results(tmp_path, [report])
+    [case] = baseline.build(results, uuids, 'pre')['cases']
+    assert case['provenance'] == [{'session_index': 0, 'tags': {
+        'job_nodelist': 'n1', 'server_provenance': 'lustre=2.15'}}]
