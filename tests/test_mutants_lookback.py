@@ -620,3 +620,15 @@ def test_repeats_to_settle_by_default_caps_at_1000_higher_is_better():
                                       0.95) == \
         lookback.repeats_to_settle(level, cur, (0.0001, 10), 0.1, 0.95,
                                    1000, 'higher')
+
+
+def test_small_nights_read_by_their_own_spread():
+    # Nights of 2 repeats have a spread of their own; means below 1 count.
+    assert lookback.log_moments(_n(100.0, 0.1, 2)) == (
+        pytest.approx(math.log(100.0)), pytest.approx(0.01 / 2))
+    assert lookback.pooled_cv2([_n(0.5, 0.1, 3)]) == pytest.approx(0.01)
+    # One-repeat nights without a pooled spread weigh by the night noise.
+    one = [Moments(100.0, None, 1), Moments(120.0, None, 1)]
+    assert lookback.level(one, 0.01) == (
+        pytest.approx(math.log(math.sqrt(100.0 * 120.0))),
+        pytest.approx(0.005))
