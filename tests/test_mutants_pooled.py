@@ -477,3 +477,33 @@ def test_window_level_is_the_plain_bisection(alpha, ses):
 def test_window_level_of_one_window_is_alpha():
     assert pooled.window_level(0.01, [0.02]) == 0.01
     assert pooled.window_level(0.01, []) == 0.01
+
+
+def test_nights_of_no_spread_at_all():
+    # No night noise and no spread: the night noise's share is 1, and
+    # the degrees of freedom of the windows those of the history.
+    flat = [Moments(100.0, 0.0, 3)] * 2
+    nights = [Moments(90.0, 0.0, 3), Moments(91.0, 0.0, 3)]
+    out = pooled.window_test(flat, nights, (0.0, 10), 0.05, 'higher', 0.005,
+                             7)
+    assert out['df'] == 10.0
+    assert out['change'] == pytest.approx(math.sqrt(90.0 * 91.0) / 100 - 1)
+    inputs = pooled.detect_inputs(flat, 3, (0.0, math.inf), 0.05, 'higher',
+                                  7)
+    assert inputs['df'] is None
+    # A night without a spread of its own takes the level's, or none.
+    level = UNEQUAL + [Moments(99.0, None, 1)]
+    nights = [Moments(100.0, 4.0, 5), Moments(80.0, 0.0, 3),
+              Moments(82.0, None, 1)]
+    out = pooled.cusum_test(level, nights, (0.0004, 6), 0.05, 'higher', 2.0,
+                            7)
+    s = _cusum_by_hand(level, nights, (0.0004, 6), 0.05, 'higher', 2.0)[0]
+    assert out['statistic'] == pytest.approx(s, rel=1e-12)
+    single = [Moments(100.0, None, 1), Moments(98.0, None, 1)]
+    out = pooled.window_test(single, [Moments(90.0, None, 1)] * 2,
+                             (0.0004, 1000), 0.05, 'higher', 0.005, 7)
+    mu, var_mu = lookback.level(single, 0.0004)
+    se = math.sqrt(0.0004 / 2 + var_mu)
+    assert out['se'] == pytest.approx(se, rel=1e-12)
+    assert out['df'] == lookback.change_df([(0.0004 / 2 + var_mu, 1000),
+                                            (0.0, 1)], 1000)
