@@ -575,8 +575,11 @@ def test_the_interval_rule_takes_the_measured_or_assumed_night_noise(
 def test_a_night_at_zero_falls_back_to_the_interval_rule(tmp_path):
     reports = nights(7, {A: [0.0, 0.0, 0.0]})
     [row] = gate(tmp_path, reports)[0]['results']
-    assert row['reason'].endswith(
-        '; 1 night(s) at 0 (no ratio on the log scale): interval rule')
+    note = '; 1 night(s) at 0 (no ratio on the log scale): interval rule'
+    assert row['reason'].endswith(note)
+    # After the interval rule's own reason.
+    assert row['reason'][:-len(note)].startswith(
+        'means must be positive for a ratio')
     assert 'lookback' not in row or row['lookback'] is None
 
 
@@ -664,3 +667,38 @@ def test_the_interval_rule_takes_the_settings_samples_and_detect(tmp_path):
     assert {k: row[k] for k in VERDICT_KEYS if k != 'reason'} == \
         {k: want[k] for k in VERDICT_KEYS if k != 'reason'}
     assert row['verdict'] == 'pass'
+
+
+def test_the_interval_rule_reads_the_tools_iterations(tmp_path):
+    from pfsbench.gate.judge.rule import judge as interval_rule
+    from pfsbench.gate.statistics.stats import moments_from_summaries
+
+    def run(t, mean):
+        return synth.make_report(
+            [synth.make_testcase(
+                f's{t}', 0, i, A,
+                {'bw_mean': (mean + i, 'MB/s'), 'bw_stddev': (1.0, 'MB/s')},
+                repeat=i, time=T0 + t * DAY + 1,
+                loggable={'iterations': 4}) for i in range(3)],
+            time_start=T0 + t * DAY, session_uuid=f's{t}')
+    reports = [run(t, 100.0) for t in range(3)] + [run(3, 97.0)]
+    found = stored(tmp_path, reports)
+    base = [100.0, 101.0, 102.0] * 3
+    both = (moments_from_summaries(base, [1.0] * 9, [4] * 9),
+            moments_from_summaries([97.0, 98.0, 99.0], [1.0] * 3, [4] * 3))
+    cfg = GateConfig(rule='interval', assumed_night_cv=0.0)
+    [row] = [r for r in judge(found, cfg)['results'] if r['var'] == 'bw_mean']
+    want = interval_rule(base, [97.0, 98.0, 99.0], 0.05, 'higher', 0.95, 2,
+                         moments=both)
+    assert (row['low'], row['high'], row['df']) == \
+        (want['low'], want['high'], want['df'])
+    plain = interval_rule(base, [97.0, 98.0, 99.0], 0.05, 'higher', 0.95, 2)
+    assert (plain['low'], plain['df']) != (want['low'], want['df'])
+    # Sessions as samples: the iterations are not read, whatever the rule.
+    found = stored(tmp_path, reports[:1] + reports[3:], base=1)
+    cfg = GateConfig(sample_unit='session', assumed_night_cv=0.0)
+    [row] = [r for r in judge(found, cfg)['results'] if r['var'] == 'bw_mean']
+    want = interval_rule([101.0], [98.0], 0.05, 'higher', 0.95, 1)
+    assert row['base']['session_means'] == [101.0]
+    assert (row['low'], row['high'], row['df']) == \
+        (want['low'], want['high'], want['df'])
