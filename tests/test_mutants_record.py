@@ -372,11 +372,22 @@ def test_iteration_counts_are_noted_on_both_sides(tmp_path):
             time_start=T0 + t * DAY, session_uuid=f's{t}')
     reports = [run(t, 100.0) for t in range(6)]
     record = gate(tmp_path, reports)[0]
-    means = [r for r in record['results'] if r['var'] == 'bw_mean']
-    if not means or 'iterations' not in means[0]['base']:
-        pytest.skip('the synthetic reports carry no iteration count')
-    assert means[0]['base']['iterations'] == 36
-    assert means[0]['cur']['iterations'] == 12
+    [mean] = [r for r in record['results'] if r['var'] == 'bw_mean']
+    assert mean['base']['iterations'] == 36
+    assert mean['cur']['iterations'] == 12
+    # Not where the settings turn them off, nor for sessions as samples
+    # under the interval rule.
+    found = stored(tmp_path, reports)
+    for cfg in (GateConfig(iteration_moments=False),
+                GateConfig(rule='interval', sample_unit='session')):
+        [mean] = [r for r in judge(found, cfg)['results']
+                  if r['var'] == 'bw_mean']
+        assert 'iterations' not in mean['base']
+    for cfg in (GateConfig(rule='interval'),
+                GateConfig(sample_unit='session')):
+        [mean] = [r for r in judge(found, cfg)['results']
+                  if r['var'] == 'bw_mean']
+        assert mean['base']['iterations'] == 36
 
 
 def test_compare_returns_rows_missing_new_and_contended(night, tmp_path):
@@ -702,3 +713,22 @@ def test_the_interval_rule_reads_the_tools_iterations(tmp_path):
     assert row['base']['session_means'] == [101.0]
     assert (row['low'], row['high'], row['df']) == \
         (want['low'], want['high'], want['df'])
+
+
+def test_the_lookback_rule_takes_its_settings(tmp_path):
+    found = stored(tmp_path, nights(9, {A: [100.0, 101.0, 99.0]}))
+    [row] = judge(found)['results']
+    assert row['verdict'] == 'pass'
+    # At least 4 repeats: 3 are too few to pass.
+    [row] = judge(found, GateConfig(min_samples=4))['results']
+    assert row['verdict'] == 'inconclusive'
+    # The outlying nights' limit.
+    outliers = [judge(found, GateConfig(lookback_outlier_z=z))['results'][0][
+        'lookback']['outliers'] for z in (3.5, 0.5)]
+    assert outliers[0] < outliers[1]
+    # The CUSUM's decision interval.
+    found = stored(tmp_path, nights(7, {A: [70.0, 71.0, 69.0]}))
+    alarms = [judge(found, GateConfig(lookback_pooled='cusum',
+                                      lookback_cusum_h=h))['results'][0][
+        'pooled']['regression'] for h in (5.0, 1e6)]
+    assert alarms == [True, False]
