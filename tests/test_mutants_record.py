@@ -137,6 +137,8 @@ def test_a_row_names_its_case_and_both_sides(night):
     # The level the change is against, and its nights.
     assert row['base']['level'] == pytest.approx(70.0 / (1 + row['change']))
     assert row['base']['nights'] == row['lookback']['level_nights'] == 3
+    # The loss a pass must rule out: twice the tolerance by default.
+    assert row['lookback']['detect'] == 2 * 0.05
     assert row['lookback']['history_nights'] == 7
     # The pooled view weighs the nights since the baseline.
     assert row['pooled']['count'] == 5
@@ -388,6 +390,14 @@ def test_iteration_counts_are_noted_on_both_sides(tmp_path):
         [mean] = [r for r in judge(found, cfg)['results']
                   if r['var'] == 'bw_mean']
         assert mean['base']['iterations'] == 36
+    # The lookback rule judges tonight's iterations, not its repeats.
+    lows = [[r['low'] for r in judge(found, GateConfig(
+        iteration_moments=on, lookback_detect=0.2))['results']
+        if r['var'] == 'bw_mean'] for on in (True, False)]
+    assert lows[0] != lows[1]
+    [mean] = [r for r in judge(found, GateConfig(lookback_detect=0.2))[
+        'results'] if r['var'] == 'bw_mean']
+    assert mean['lookback']['detect'] == 0.2
 
 
 def test_compare_returns_rows_missing_new_and_contended(night, tmp_path):
