@@ -71,13 +71,14 @@ def gate(tmp_path, reports, config=None, base=3, name_filter=None,
     return judge(found, config, name_filter, **kwargs), found[1], found[2]
 
 
-@pytest.fixture(scope='module')
-def night(tmp_path_factory):
+@pytest.fixture
+def night(tmp_path):
     """Seven nights of A and B; tonight A loses 30 %, B is not run and a
-    new case C is."""
+    new case C is.  (Each test's own: mutmut maps a test to the functions
+    it calls, and a fixture shared by a module is called by its first
+    test only.)"""
     reports = nights(7, {A: [70.0, 71.0, 69.0], C: [5.0, 5.0, 5.0]})
-    return gate(tmp_path_factory.mktemp('night'), reports,
-                baseline_path='base.json')
+    return gate(tmp_path, reports, baseline_path='base.json')
 
 
 def test_the_record_names_itself_its_baseline_and_settings(night):
@@ -306,6 +307,9 @@ def test_a_session_stopped_early_is_missing_data(tmp_path):
         'reason': 'stopped early: 2 aborted case(s)'}]
     assert len(record['results']) == 2
     assert record['summary']['missing'] == 1
+    # Missing data without a regression: exit 3.
+    assert [r['verdict'] for r in record['results']] == ['pass', 'pass']
+    assert record['exit_code'] == 3
 
 
 def test_a_variable_not_reported_or_untimed(tmp_path):
@@ -400,7 +404,7 @@ def test_iteration_counts_are_noted_on_both_sides(tmp_path):
     assert mean['lookback']['detect'] == 0.2
 
 
-def test_compare_returns_rows_missing_new_and_contended(night, tmp_path):
+def test_compare_returns_rows_missing_new_and_contended(tmp_path):
     reports = nights(3, {A: [100.0, 101.0, 99.0], C: [1.0, 1.0, 1.0]})
     db = str(tmp_path / 'results.db')
     synth.write_database(db, reports)
@@ -732,6 +736,11 @@ def test_the_lookback_rule_takes_its_settings(tmp_path):
     # At least 4 repeats: 3 are too few to pass.
     [row] = judge(found, GateConfig(min_samples=4))['results']
     assert row['verdict'] == 'inconclusive'
+    # The lookback rule reads its own nights, whatever the interval
+    # rule's history and night noise.
+    for cfg in (GateConfig(night_noise=False), GateConfig(history_sessions=2)):
+        [row] = judge(found, cfg)['results']
+        assert row['lookback']['history_nights'] == 9
     # The outlying nights' limit.
     outliers = [judge(found, GateConfig(lookback_outlier_z=z))['results'][0][
         'lookback']['outliers'] for z in (3.5, 0.5)]
