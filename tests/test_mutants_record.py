@@ -253,9 +253,10 @@ def test_a_units_or_configurations_change_is_refused(tmp_path):
     reports = nights(3, {A: [100.0, 101.0, 99.0]}, num_tasks=4)
     with pytest.raises(ConfigError) as err:
         gate(tmp_path, reports)
-    assert 'differs from the baseline' in str(err.value)
-    assert 'record a new baseline' in str(err.value)
-    assert f'{key(A)}: ' in str(err.value)
+    assert str(err.value) == (
+        f'session {reports[-1]["session_info"]["uuid"]}:{key(A)}: '
+        "num_tasks: 4: differs from the baseline's 1: the run was "
+        'configured differently; record a new baseline')
 
 
 def _with(report, name, **loggable):
@@ -418,6 +419,12 @@ def test_compare_returns_rows_missing_new_and_contended(tmp_path):
     assert new == [key(C)] and contended == []
     assert night_families(rows) == 1
     assert night_families([]) == 0
+    # A case missing tonight before one that is not.
+    found = stored(tmp_path, nights(3, {B: [50.0, 50.5, 49.5]}))
+    rows, missing = compare(found[2], found[0], found[1][-1:],
+                            GateConfig())[:2]
+    assert [r.case for r in rows] == [key(B)]
+    assert [m['case'] for m in missing] == [key(A)]
     # Two sessions as the current run: each case's latest.
     rows = compare(built, results, uuids[2:], GateConfig())[0]
     assert [r.session for r in rows] == [uuids[-1], uuids[2]]
