@@ -368,16 +368,20 @@ def test_a_change_since_the_baseline_is_named(tmp_path):
     assert record['results'][0]['verdict'] == 'regression'
 
 
+def iterations_run(t, mean):
+    """Night ``t`` of case A's IOR-like ``bw_mean`` and ``bw_stddev`` over
+    4 iterations a repeat, 3 repeats from ``mean`` up."""
+    return synth.make_report(
+        [synth.make_testcase(
+            f's{t}', 0, i, A,
+            {'bw_mean': (mean + i, 'MB/s'), 'bw_stddev': (1.0, 'MB/s')},
+            repeat=i, time=T0 + t * DAY + 1,
+            loggable={'iterations': 4}) for i in range(3)],
+        time_start=T0 + t * DAY, session_uuid=f's{t}')
+
+
 def test_iteration_counts_are_noted_on_both_sides(tmp_path):
-    def run(t, mean):
-        return synth.make_report(
-            [synth.make_testcase(
-                f's{t}', 0, i, A,
-                {'bw_mean': (mean + i, 'MB/s'), 'bw_stddev': (1.0, 'MB/s')},
-                repeat=i, time=T0 + t * DAY + 1,
-                loggable={'iterations': 4}) for i in range(3)],
-            time_start=T0 + t * DAY, session_uuid=f's{t}')
-    reports = [run(t, 100.0) for t in range(6)]
+    reports = [iterations_run(t, 100.0) for t in range(6)]
     record = gate(tmp_path, reports)[0]
     [mean] = [r for r in record['results'] if r['var'] == 'bw_mean']
     assert mean['base']['iterations'] == 36
@@ -705,15 +709,8 @@ def test_the_interval_rule_reads_the_tools_iterations(tmp_path):
     from pfsbench.gate.judge.rule import judge as interval_rule
     from pfsbench.gate.statistics.stats import moments_from_summaries
 
-    def run(t, mean):
-        return synth.make_report(
-            [synth.make_testcase(
-                f's{t}', 0, i, A,
-                {'bw_mean': (mean + i, 'MB/s'), 'bw_stddev': (1.0, 'MB/s')},
-                repeat=i, time=T0 + t * DAY + 1,
-                loggable={'iterations': 4}) for i in range(3)],
-            time_start=T0 + t * DAY, session_uuid=f's{t}')
-    reports = [run(t, 100.0) for t in range(3)] + [run(3, 97.0)]
+    reports = [iterations_run(t, 100.0) for t in range(3)] + \
+        [iterations_run(3, 97.0)]
     found = stored(tmp_path, reports)
     base = [100.0, 101.0, 102.0] * 3
     both = (moments_from_summaries(base, [1.0] * 9, [4] * 9),
