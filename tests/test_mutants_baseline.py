@@ -212,3 +212,287 @@ LIVE = SimpleNamespace(dry_run=False)
 ])
 def test_unusable_reason_of_each_kind_of_record(record, session, why):
     assert baseline.unusable_reason(record, session) == why
+
+
+# build: a baseline from a results database -------------------------------
+
+DAY = 86400.0
+T0 = 1.7e9
+
+
+def _results(tmp_path, reports):
+    import synth
+    from pfsbench.store.runs import read_database
+
+    directory = tmp_path / f'runs{len(list(tmp_path.iterdir()))}'
+    directory.mkdir()
+    db = str(directory / 'results.db')
+    synth.write_database(db, reports)
+    return read_database(db), [r['session_info']['uuid'] for r in reports]
+
+
+def _night(t, values, **kwargs):
+    import synth
+
+    return synth.session(values, time_start=T0 + t * DAY,
+                         extras={'night': str(t)}, **kwargs)
+
+
+def _loggable(report, index, **fields):
+    report['runs'][0]['testcases'][index].update(fields)
+    return report
+
+
+def test_build_holds_every_sample_by_session_oldest_first(tmp_path):
+    reports = [_night(t, {'a %nodes=1': [100.0 + t, 101.0],
+                          'b %nodes=2': [5.0, 6.0 + t]}) for t in range(2)]
+    _loggable(reports[1], 0, job_nodelist=['n2'], iterations=4)
+    results, uuids = _results(tmp_path, reports)
+    built = baseline.build(results, [uuids[1], uuids[0]], 'pre')
+    assert (built['format_version'], built['kind'], built['name']) == \
+        (1, 'pfsbench-baseline', 'pre')
+    assert built['database'] == results.source
+    assert [s['uuid'] for s in built['sessions']] == uuids
+    assert [s['extras'] for s in built['sessions']] == \
+        [{'night': '0'}, {'night': '1'}]
+    assert built['contended_samples'] == [] and 'missing_cases' not in built
+    a, b = built['cases']
+    assert (a['name'], a['params'], a['system'], a['partition'],
+            a['environ'], a['config']) == \
+        ('a %nodes=1', {'nodes': '1'}, 'local', 'default', 'builtin',
+         {'num_tasks': 1})
+    assert 'config_session' not in a
+    assert a['perfvars'] == {'write_bw': {
+        'unit': 'MB/s', 'values': [100.0, 101.0, 101.0, 101.0],
+        'session_index': [0, 0, 1, 1]}}
+    assert b['perfvars']['write_bw']['values'] == [5.0, 6.0, 5.0, 7.0]
+    assert a['provenance'] == [
+        {'session_index': 0, 'tags': {'job_nodelist': 'n1'}},
+        {'session_index': 1, 'tags': {'job_nodelist': 'n1,n2'}}]
+    assert b['provenance'][1] == {'session_index': 1,
+                                  'tags': {'job_nodelist': 'n1'}}
+
+
+def test_build_keeps_iteration_counts_where_every_sample_has_one(tmp_path):
+    reports = [_night(t, {'a %nodes=1': [100.0, 101.0],
+                          'b %nodes=1': [5.0, 6.0]}) for t in range(2)]
+    for report in reports:
+        for i in range(4):
+            _loggable(report, i, iterations=3 + i)
+    _loggable(reports[1], 2, iterations=None)
+    results, uuids = _results(tmp_path, reports)
+    a, b = baseline.build(results, uuids, 'pre')['cases']
+    assert a['perfvars']['write_bw']['iterations'] == [3, 4, 3, 4]
+    assert 'iterations' not in b['perfvars']['write_bw']
+
+
+def test_build_with_a_name_filter_takes_its_cases_only(tmp_path):
+    import re
+
+    reports = [_night(0, {'a %nodes=1': [1.0, 2.0], 'b %nodes=1': [1.0]})]
+    results, uuids = _results(tmp_path, reports)
+    built = baseline.build(results, uuids, 'pre', re.compile('^b'))
+    assert [c['name'] for c in built['cases']] == ['b %nodes=1']
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre', re.compile('^z'))
+    assert str(err.value) == f'no test case selected from session(s) ' \
+        f'{uuids[0]}'
+
+
+def test_build_refuses_a_session_stopped_early(tmp_path):
+    reports = [_night(0, {'a %nodes=1': [1.0]}),
+               _night(1, {'a %nodes=1': [1.0]})]
+    reports[1]['session_info']['num_aborted'] = 2
+    results, uuids = _results(tmp_path, reports)
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value) == (f'session {uuids[1]}: stopped early (2 '
+                              'aborted case(s)); choose other sessions')
+
+
+def test_build_refuses_an_unusable_record_naming_it(tmp_path):
+    report = _night(0, {'a %nodes=1': [1.0, 2.0]})
+    _loggable(report, 1, result='fail', fail_phase='sanity',
+              fail_reason='bad')
+    results, uuids = _results(tmp_path, [report])
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value) == (f'session {uuids[0]}: a %nodes=1 '
+                              '@local:default+builtin: failed in sanity: bad')
+
+
+def test_build_refuses_a_unit_or_configuration_that_changed(tmp_path):
+    reports = [_night(0, {'a %nodes=1': [1.0]}),
+               _night(1, {'a %nodes=1': [1.0]}, unit='GB/s')]
+    results, uuids = _results(tmp_path, reports)
+    with pytest.raises(ConfigError) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value) == (
+        f"session {uuids[1]}:a %nodes=1 @local:default+builtin: write_bw: "
+        "'GB/s': unit differs from 'MB/s' in an earlier session")
+    reports = [_night(0, {'a %nodes=1': [1.0]}),
+               _night(1, {'a %nodes=1': [1.0]}, num_tasks=4)]
+    results, uuids = _results(tmp_path, reports)
+    with pytest.raises(ConfigError) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value) == (
+        f'session {uuids[1]}:a %nodes=1 @local:default+builtin: num_tasks: '
+        f'4: differs from 1 in session {uuids[0]}; sessions with different '
+        'parameters cannot form one baseline')
+
+
+CONTENTION = 'busy: 40 % from 2 other clients (n7; n8)'
+
+
+def test_build_lists_contended_samples_and_lost_cases(tmp_path):
+    report = _night(0, {'a %nodes=1': [1.0, 2.0], 'b %nodes=1': [3.0, 4.0],
+                        'c %nodes=1': [5.0]})
+    for i in (0, 2, 3, 4):
+        _loggable(report, i, contended=True, contention=CONTENTION)
+    results, uuids = _results(tmp_path, [report])
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value) == (
+        f'2 case(s) with no uncontended repeat in session(s) {uuids[0]}, '
+        'which the baseline would not gate: b %nodes=1 '
+        '@local:default+builtin (2 contended samples left out: '
+        f'{CONTENTION}; by foreign source: n7: 2, n8: 2); c %nodes=1 '
+        '@local:default+builtin (1 contended sample left out: '
+        f'{CONTENTION}; by foreign source: n7: 1, n8: 1); choose other '
+        'sessions, or record without them with --allow-missing')
+    built = baseline.build(results, uuids, 'pre', allow_missing=True)
+    assert built['missing_cases'] == ['b %nodes=1 @local:default+builtin',
+                                      'c %nodes=1 @local:default+builtin']
+    assert [c['name'] for c in built['cases']] == ['a %nodes=1']
+    assert sorted((s['case'], s['session'], s['contention'])
+                  for s in built['contended_samples']) == \
+        [('a %nodes=1 @local:default+builtin', uuids[0], CONTENTION)] + \
+        [('b %nodes=1 @local:default+builtin', uuids[0], CONTENTION)] * 2 + \
+        [('c %nodes=1 @local:default+builtin', uuids[0], CONTENTION)]
+    # Every case contended: none selected, and why.
+    report = _night(1, {'a %nodes=1': [1.0]})
+    _loggable(report, 0, contended=True)
+    results, uuids = _results(tmp_path, [report])
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre', allow_missing=True)
+    assert str(err.value) == (
+        f'no test case selected from session(s) {uuids[0]} (1 contended '
+        'sample left out: no detail recorded)')
+
+
+def test_contended_note_names_each_contention_once_and_sources():
+    assert baseline.contended_note([]) == ''
+    samples = [{'contention': 'x'}, {'contention': ''}, {'contention': 'x'},
+               {}, {'contention': 'from 1 other job (j1; j2)'},
+               {'contention': 'from 3 other jobs (j2)'}]
+    assert baseline.contended_note(samples) == (
+        '6 contended samples left out: x; no detail recorded; from 1 other '
+        'job (j1; j2); from 3 other jobs (j2); by foreign source: j2: 2, '
+        'j1: 1')
+    assert baseline.contended_note([{'contention': 'y'}]) == \
+        '1 contended sample left out: y'
+
+
+def test_without_uncontended_lists_the_cases_lost_sorted():
+    contended = [{'case': 'z', 'contention': 'q'}, {'case': 'a'},
+                 {'case': 'k', 'contention': 'q'}, {'case': 'z'}]
+    assert baseline.without_uncontended({'k'}, contended) == [
+        ('a', 1, '1 contended sample left out: no detail recorded'),
+        ('z', 2, '2 contended samples left out: q; no detail recorded')]
+    assert baseline.without_uncontended({'a', 'k', 'z'}, contended) == []
+
+
+def test_case_key_of_a_baseline_case():
+    key = baseline.case_key({'name': 'a %nodes=2', 'system': 's',
+                             'partition': 'p', 'environ': 'e',
+                             'perfvars': {}})
+    assert (key.name, key.system, key.partition, key.environ) == \
+        ('a %nodes=2', 's', 'p', 'e')
+    assert str(key) == 'a %nodes=2 @s:p+e'
+
+
+def test_load_validates_and_marks_what_passed(tmp_path):
+    directory = str(tmp_path)
+    good = dict(_good(), name='pre')
+    path = baseline.save(good, directory)
+    assert baseline.load(directory, 'pre') == good
+    assert sorted(os.listdir(directory)) == ['.pre.checked', 'pre.json']
+    assert baseline.load(directory, 'pre') == good
+    bad = _good()
+    _pv(bad)['session_index'] = [0, 5]
+    baseline.save(bad, directory, force=True)
+    with pytest.raises(ConfigError) as refused:
+        baseline.load(directory, 'pre')
+    assert str(refused.value).startswith(
+        f'{path}:cases.0.perfvars.bw.session_index: [0, 5]: ')
+
+
+def test_list_names_of_the_baseline_files_only(tmp_path):
+    for name in ('pre.json', 'b.json', 'x.txt', '.pre.checked',
+                 'not a name.json', 'c.json.tmp', 'valid but.json'):
+        (tmp_path / name).write_text('{}')
+    assert baseline.list_names(str(tmp_path)) == ['b', 'pre']
+    assert baseline.list_names(str(tmp_path / 'none')) == []
+
+
+def test_delete_names_the_missing_file(tmp_path):
+    path = os.path.join(str(tmp_path), 'c.json')
+    with pytest.raises(MissingData) as refused:
+        baseline.delete(str(tmp_path), 'c')
+    assert str(refused.value) == f"{path}: baseline 'c' not found (known: " \
+        'none)'
+
+
+def test_lost_cases_name_every_session_chosen(tmp_path):
+    reports = [_night(t, {'a %nodes=1': [1.0]}) for t in range(2)]
+    for report in reports:
+        _loggable(report, 0, contended=True)
+    reports[0] = _night(0, {'a %nodes=1': [1.0], 'b %nodes=1': [2.0]})
+    _loggable(reports[0], 0, contended=True)
+    results, uuids = _results(tmp_path, reports)
+    with pytest.raises(MissingData) as err:
+        baseline.build(results, uuids, 'pre')
+    assert str(err.value).startswith(
+        f'1 case(s) with no uncontended repeat in session(s) {uuids[0]}, '
+        f'{uuids[1]}, which the baseline would not gate: ')
+
+
+def test_validate_names_the_file_of_a_schema_error(tmp_path):
+    bad = dict(_good(), kind='other')
+    for checked in (None, (json.dumps(bad).encode(),
+                           str(tmp_path / '.b.checked'))):
+        with pytest.raises(ConfigError) as refused:
+            baseline.validate(bad, 'b.json', checked)
+        assert str(refused.value).startswith('b.json:')
+
+
+def test_validate_a_baseline_recorded_before_cases_kept_provenance():
+    data = _good()
+    del data['cases'][0]['provenance']
+    baseline.validate(data, 'b.json')
+
+
+def test_validate_shows_a_huge_time_by_its_first_40_characters():
+    stamp = 10 ** 50
+    message = _refused(lambda d: d['sessions'][1].update(time_start=stamp))
+    assert message == (f'b.json:sessions.1.time_start: {repr(stamp)[:40]}: '
+                       'not a time (seconds since 1970, years 1 to 9999)')
+
+
+def test_written_stamp_in_utc_to_the_second():
+    from pfsbench import __version__
+
+    stamp = baseline.written_stamp()
+    assert set(stamp) == {'created', 'pfsbench_version'}
+    assert stamp['pfsbench_version'] == __version__
+    assert stamp['created'].endswith('+00:00')
+    assert len(stamp['created']) == len('2026-11-29T14:06:24+00:00')
+
+
+def test_build_keeps_each_cases_tags_in_its_provenance(tmp_path):
+    report = _night(0, {'a %nodes=1': [1.0, 2.0]})
+    _loggable(report, 1, server_provenance='lustre=2.15')
+    results, uuids = _results(tmp_path, [report])
+    [case] = baseline.build(results, uuids, 'pre')['cases']
+    assert case['provenance'] == [{'session_index': 0, 'tags': {
+        'job_nodelist': 'n1', 'server_provenance': 'lustre=2.15'}}]
