@@ -507,3 +507,44 @@ def test_nights_of_no_spread_at_all():
     assert out['se'] == pytest.approx(se, rel=1e-12)
     assert out['df'] == lookback.change_df([(0.0004 / 2 + var_mu, 1000),
                                             (0.0, 1)], 1000)
+
+
+def _clear_pooled_caches():
+    """Forget the levels already found, whatever function caches them
+    (a level read from a cache costs no evaluation, and the count below
+    must see at least one)."""
+    for function in vars(pooled).values():
+        if hasattr(function, 'cache_clear'):
+            function.cache_clear()
+
+
+#: Windows' standard errors and the ``min_p_bound`` evaluations the
+#: level takes now (measured with the secant placement; a plain 30-step
+#: bisection takes 30): a change that costs evaluations fails here.
+EVALUATIONS = [
+    (0.005, [0.03, 0.025, 0.02], 6),
+    (0.01, [0.05, 0.05], 28),
+    (0.05, [0.04, 0.031, 0.026, 0.023, 0.021, 0.02], 7),
+    (0.005, [0.02, 0.04, 0.01], 5),
+    (0.01, [0.0, 0.02, 0.015], 6),
+    (0.001, [0.1, 0.05, 0.0333, 0.025, 0.02], 6),
+    (0.01, [0.05, 0.035, 0.029, 0.025, 0.022, 0.02, 0.019], 7),
+    (0.0201, [0.3, 0.1, 0.03], 7),
+    (0.003, [0.05] + [0.049] * 6, 8),
+    (0.02, [0.1, 0.0707, 0.0577, 0.05, 0.0447, 0.0408, 0.0378], 6),
+]
+
+
+@pytest.mark.parametrize('alpha, ses, most', EVALUATIONS)
+def test_window_level_costs_few_evaluations(monkeypatch, alpha, ses, most):
+    calls = []
+
+    def counted(p, scaled):
+        calls.append(p)
+        return min_p_bound(p, scaled)
+
+    want = _plain_window_level(alpha, ses)
+    _clear_pooled_caches()
+    monkeypatch.setattr(pooled, 'min_p_bound', counted)
+    assert pooled.window_level(alpha, ses) == want
+    assert 1 <= len(calls) <= most
