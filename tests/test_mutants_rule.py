@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pfsbench.gate.judge import lookback
+from pfsbench.gate.judge import lookback, pooled
 from pfsbench.gate.judge.rule import (decide, exit_code, figure_p,
                                       fixed_tolerance_verdict,
                                       hold_disturbed, judge, judge_nights,
@@ -711,3 +711,128 @@ def test_judge_nights_figure_p_takes_tonight_as_the_shortest_window():
     alone = _judged_with(tonight, None, None)
     assert 0.0 < 2.0 * alone['lookback']['p'] < out['lookback']['p'] < \
         out['pooled']['p']
+
+
+@pytest.mark.parametrize('direction, confidence', [('higher', 0.90),
+                                                   ('lower', 0.95)])
+def test_judge_nights_carries_the_interval_and_tonights_p(direction,
+                                                          confidence):
+    nights, _ = _history()
+    tonight = moments([0.97, 0.99, 0.96])
+    out = judge_nights(nights[-5:], tonight, [nights], 0.05, direction,
+                       0.10, confidence=confidence)
+    iv = lookback.interval(nights[-5:], tonight,
+                           lookback.night_variance([nights]), confidence)
+    assert math.isfinite(iv.df)
+    assert (out['change'], out['low'], out['high'], out['df']) == \
+        (iv.change, iv.low, iv.high, iv.df)
+    assert f'{confidence:.0%} interval' in out['reason']
+    assert out['lookback']['p'] == tonight_p(iv, direction)
+    assert out['sensitivity']['inputs']['direction'] == direction
+
+
+def _with_lasting(level, days=4):
+    """:func:`_history`'s nights, then ``days`` at ``level`` (the
+    ``recent`` nights, which the history holds too), and tonight at
+    ``level``."""
+    nights, _ = _history()
+    recent = _lasting(level, days)
+    tonight = moments([level, level * 1.01, level * 0.99])
+    return nights, recent, nights + [n for _, n in recent], tonight
+
+
+def _without(segment):
+    """The night noise of ``segment`` without the nights given, or None."""
+    def noise(nights):
+        rest = list(segment)
+        for night in nights:
+            rest.remove(night)
+        return lookback.night_variance([rest])
+    return noise
+
+
+@pytest.mark.parametrize('direction, level', [('higher', 0.97),
+                                              ('lower', 1.03)])
+def test_judge_nights_pools_against_the_noise_without_the_window(direction,
+                                                                 level):
+    # The recent nights are in the history too: the window and the
+    # pooled nights' sensitivity read the noise of the nights outside it.
+    nights, recent, history, tonight = _with_lasting(level)
+    out = judge_nights(nights[-5:], tonight, [history], 0.01, direction,
+                       0.10, recent=recent,
+                       pooled={'rule': 'window', 'nights': 7})
+    noise = lookback.night_variance([history])
+    without = _without(history)
+    used = [n for _, n in recent] + [tonight]
+    found = pooled.pooled_test('window', nights[-5:], used, noise, 0.01,
+                               direction, 0.025, 7, noise_without=without)
+    assert found['p'] != pooled.pooled_test(
+        'window', nights[-5:], used, noise, 0.01, direction, 0.025, 7)['p']
+    got = out['pooled']
+    assert (got['p'], got['change'], got['low'], got['high']) == \
+        (found['p'], found['change'], found['low'], found['high'])
+    inputs = pooled.detect_inputs(nights[-5:], 5, without(used[:-1]), 0.01,
+                                  direction, 7)
+    assert got['detect_inputs'] == inputs
+    assert inputs['direction'] == direction
+    iv = lookback.interval(nights[-5:], tonight, noise)
+    assert out['lookback']['p'] == figure_p(tonight_p(iv, direction), found,
+                                            tonight_se(iv)[0])
+
+
+@pytest.mark.parametrize('settings, regression', [
+    ({}, True),                     # 5.3 night errors, above 5
+    ({'cusum_h': 5.5}, False),
+    ({'cusum_h': 5.2}, True),
+])
+def test_judge_nights_cusum_at_its_decision_interval(settings, regression):
+    nights, recent, history, tonight = _with_lasting(0.98)
+    found = pooled.pooled_test(
+        'cusum', nights[-5:], [n for _, n in recent] + [tonight],
+        lookback.night_variance([history]), 0.01, 'higher', 0.025, 7)
+    assert 5.2 < found['statistic'] < 5.5
+    out = judge_nights(nights[-5:], tonight, [history], 0.01, 'higher',
+                       0.10, recent=recent,
+                       pooled={'rule': 'cusum', 'nights': 7, **settings})
+    assert out['pooled']['regression'] is regression
+    assert (out['verdict'] == 'regression') is regression
+
+
+def test_judge_nights_leaves_a_zero_night_out_of_the_pooled_nights():
+    nights, recent, history, tonight = _with_lasting(0.97)
+    zero = (recent[0][0] - 86400.0, Moments(0.0, 0.0, 3))
+    settings = {'rule': 'window', 'nights': 7}
+    with_zero = judge_nights(nights[-5:], tonight, [history], 0.01,
+                             'higher', 0.10, recent=[zero] + recent,
+                             pooled=settings)
+    out = judge_nights(nights[-5:], tonight, [history], 0.01, 'higher',
+                       0.10, recent=recent, pooled=settings)
+    assert with_zero['pooled'] == out['pooled']
+    assert out['pooled']['count'] == 5
+
+
+def test_judge_nights_pools_nothing_without_recent_nights():
+    nights, _, history, tonight = _with_lasting(0.97)
+    for recent in (None, []):
+        out = judge_nights(nights[-5:], tonight, [history], 0.01, 'higher',
+                           0.10, recent=recent,
+                           pooled={'rule': 'window', 'nights': 7})
+        assert 'pooled' not in out and out['verdict'] in ('pass',
+                                                          'inconclusive')
+
+
+def test_judge_nights_a_night_of_enough_samples_has_no_short_note():
+    nights, _ = _history()
+    out = judge_nights(nights[-5:], moments([0.8, 0.81]), [nights], 0.05,
+                       'higher', 0.10, min_samples=2)
+    assert out['verdict'] == 'regression'
+    assert 'current sample(s)' not in out['reason']
+
+
+def test_judge_nights_a_short_inconclusive_night_has_no_short_note():
+    wide = [moments([x, x * 1.01, x * 0.99])
+            for x in (1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.7, 1.25)]
+    out = judge_nights(wide[-5:], moments([0.95]), [wide], 0.05, 'higher',
+                       0.10, min_samples=2)
+    assert out['verdict'] == 'inconclusive'
+    assert 'current sample(s)' not in out['reason']
