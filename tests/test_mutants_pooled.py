@@ -548,3 +548,77 @@ def test_window_level_costs_few_evaluations(monkeypatch, alpha, ses, most):
     monkeypatch.setattr(pooled, 'min_p_bound', counted)
     assert pooled.window_level(alpha, ses) == want
     assert 1 <= len(calls) <= most
+
+
+def _flat_at_the_level(alpha):
+    """Rises as ``2.4 p`` to ``alpha``, stays there to ``alpha / 1.6``,
+    then rises as ``1.6 p``."""
+    return lambda p, ses: min(max(2.4 * p, alpha), max(1.6 * p, alpha))
+
+
+def _steps(alpha):
+    """Flat in eighths of ``alpha``: evaluations of equal value."""
+    return lambda p, ses: math.floor(3.0 * p / alpha * 8.0) / 8.0 * alpha
+
+
+def _jump(alpha):
+    """``p`` below ``alpha / 2``, ``3 p`` from there: a step over the
+    level."""
+    return lambda p, ses: p if p < alpha / 2.0 else 3.0 * p
+
+
+def _straight(alpha):
+    return lambda p, ses: 2.5 * p
+
+
+@pytest.mark.parametrize('shape', [_flat_at_the_level, _steps, _jump,
+                                   _straight])
+@pytest.mark.parametrize('alpha', [0.00731, 0.0137])
+def test_window_level_is_the_bisection_of_any_rising_bound(monkeypatch,
+                                                           shape, alpha):
+    # Whatever the bound's shape (flat at the level, in steps, a jump
+    # over it), each midpoint goes to the side the plain bisection puts
+    # it on: the level is the plain bisection's to the bit.
+    bound = shape(alpha)
+    low, high = alpha / 3, alpha
+    for _ in range(30):
+        mid = math.sqrt(low * high)
+        if bound(mid, None) > alpha:
+            high = mid
+        else:
+            low = mid
+    _clear_pooled_caches()
+    monkeypatch.setattr(pooled, 'min_p_bound', bound)
+    assert pooled.window_level(alpha, [0.03, 0.02, 0.01]) == low
+
+
+def _plain_level_of(bound, alpha):
+    """The plain bisection's level of ``bound`` (3 windows) and its
+    midpoints."""
+    low, high, mids = alpha / 3, alpha, []
+    for _ in range(30):
+        mids.append(math.sqrt(low * high))
+        if bound(mids[-1], None) > alpha:
+            high = mids[-1]
+        else:
+            low = mids[-1]
+    return low, mids
+
+
+@pytest.mark.parametrize('step', [23, 25, 26])
+def test_window_level_where_the_bound_jumps_at_a_midpoint(monkeypatch,
+                                                          step):
+    # The secant's points close in on the jump from below to within the
+    # bracket's margin; the midpoint on the jump is still above.
+    alpha = 0.0137
+    _, mids = _plain_level_of(
+        lambda p, ses: p if p < alpha / 2 else 3.0 * p, alpha)
+    jump = mids[step]
+
+    def bound(p, ses):
+        return p if p < jump else 3.0 * p
+
+    want, _ = _plain_level_of(bound, alpha)
+    _clear_pooled_caches()
+    monkeypatch.setattr(pooled, 'min_p_bound', bound)
+    assert pooled.window_level(alpha, [0.03, 0.02, 0.01]) == want
