@@ -836,3 +836,18 @@ def test_judge_nights_a_short_inconclusive_night_has_no_short_note():
                        0.10, min_samples=2)
     assert out['verdict'] == 'inconclusive'
     assert 'current sample(s)' not in out['reason']
+
+
+def test_judge_nights_window_leaving_too_few_nights_takes_the_whole_noise():
+    # The history is 2 nights and the 4 recent ones: without the window's
+    # nights too few remain for the noise, and the whole history's is
+    # taken.
+    nights, recent, _, tonight = _with_lasting(0.97)
+    history = nights[-2:] + [n for _, n in recent]
+    out = judge_nights(nights[-5:], tonight, [history], 0.01, 'higher',
+                       0.10, recent=recent,
+                       pooled={'rule': 'window', 'nights': 7})
+    noise = lookback.night_variance([history])
+    assert _without(history)([n for _, n in recent]) is None
+    assert out['pooled']['detect_inputs'] == pooled.detect_inputs(
+        nights[-5:], 5, noise, 0.01, 'higher', 7)
