@@ -443,21 +443,28 @@ def test_window_margin_of_a_lower_is_better_figure():
 
 
 
+def _plain_bisection(bound, alpha, windows):
+    """The level ``bound(p) = alpha`` by a plain bisection of 30 steps in
+    log p between ``alpha / windows`` and ``alpha``, and its midpoints."""
+    low, high, mids = alpha / windows, alpha, []
+    for _ in range(30):
+        mids.append(math.sqrt(low * high))
+        if bound(mids[-1]) > alpha:
+            high = mids[-1]
+        else:
+            low = mids[-1]
+    return low, mids
+
+
 def _plain_window_level(alpha, ses):
-    """The windows' level by a plain bisection of 30 steps in log p, on
-    the standard errors' neighbour ratios rounded to 0.001."""
+    """The windows' level by a plain bisection, on the standard errors'
+    neighbour ratios rounded to 0.001."""
     scaled = [1.0]
     for short, long in zip(ses, ses[1:]):
         scaled.append(scaled[-1] * (round(min(1.0, long / short), 3)
                                     if short > 0 else 1.0))
-    low, high = alpha / len(scaled), alpha
-    for _ in range(30):
-        mid = math.sqrt(low * high)
-        if min_p_bound(mid, scaled) > alpha:
-            high = mid
-        else:
-            low = mid
-    return low
+    return _plain_bisection(lambda p: min_p_bound(p, scaled), alpha,
+                            len(scaled))[0]
 
 
 @pytest.mark.parametrize('alpha, ses', [
@@ -580,29 +587,10 @@ def test_window_level_is_the_bisection_of_any_rising_bound(monkeypatch,
     # over it), each midpoint goes to the side the plain bisection puts
     # it on: the level is the plain bisection's to the bit.
     bound = shape(alpha)
-    low, high = alpha / 3, alpha
-    for _ in range(30):
-        mid = math.sqrt(low * high)
-        if bound(mid, None) > alpha:
-            high = mid
-        else:
-            low = mid
+    want, _ = _plain_bisection(lambda p: bound(p, None), alpha, 3)
     _clear_pooled_caches()
     monkeypatch.setattr(pooled, 'min_p_bound', bound)
-    assert pooled.window_level(alpha, [0.03, 0.02, 0.01]) == low
-
-
-def _plain_level_of(bound, alpha):
-    """The plain bisection's level of ``bound`` (3 windows) and its
-    midpoints."""
-    low, high, mids = alpha / 3, alpha, []
-    for _ in range(30):
-        mids.append(math.sqrt(low * high))
-        if bound(mids[-1], None) > alpha:
-            high = mids[-1]
-        else:
-            low = mids[-1]
-    return low, mids
+    assert pooled.window_level(alpha, [0.03, 0.02, 0.01]) == want
 
 
 @pytest.mark.parametrize('step', [23, 25, 26])
@@ -611,14 +599,14 @@ def test_window_level_where_the_bound_jumps_at_a_midpoint(monkeypatch,
     # The secant's points close in on the jump from below to within the
     # bracket's margin; the midpoint on the jump is still above.
     alpha = 0.0137
-    _, mids = _plain_level_of(
-        lambda p, ses: p if p < alpha / 2 else 3.0 * p, alpha)
+    _, mids = _plain_bisection(lambda p: p if p < alpha / 2 else 3.0 * p,
+                               alpha, 3)
     jump = mids[step]
 
     def bound(p, ses):
         return p if p < jump else 3.0 * p
 
-    want, _ = _plain_level_of(bound, alpha)
+    want, _ = _plain_bisection(lambda p: bound(p, None), alpha, 3)
     _clear_pooled_caches()
     monkeypatch.setattr(pooled, 'min_p_bound', bound)
     assert pooled.window_level(alpha, [0.03, 0.02, 0.01]) == want
