@@ -229,20 +229,29 @@ def _merged(uuids, times, pos, use, cols):
     return out
 
 
-def history(results, rows, config, jobs=1, lazy=False):
+def history_series(results, cases, config):
+    """The history's series of the cases named ``cases`` (strings; more
+    than the judged rows' is no harm): :func:`history`'s ``series``, to
+    be computed while other processes judge the cases."""
+    ordered = results.ordered_sessions()[-config.history_sessions:]
+    return _series(results, cases, ordered)
+
+
+def history(results, rows, config, jobs=1, lazy=False, series=None):
     """Per-session means of every compared variable, with change points
     (failed and contended records left out; ``jobs`` processes seek them,
     each for a contiguous part of ``rows``).  ``lazy``: each figure's
     points are :class:`Points`, made when first read (JSON writes them
-    with :func:`plain`), else lists.
+    with :func:`plain`), else lists.  ``series``: what
+    :func:`history_series` returned for at least the rows' cases.
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
         baseline band and the change points (each naming the session where
         the step began and the tags that differ from the session before).
     """
-    ordered = results.ordered_sessions()[-config.history_sessions:]
-    series, keys = _series(results, {r.case for r in rows}, ordered)
+    series, keys = series or history_series(
+        results, {r.case for r in rows}, config)
 
     # Each figure's means as one array: a forked child reads them
     # without copying the pages of the points' dicts.
