@@ -267,10 +267,11 @@ def history(results, rows, config, jobs=1, lazy=False, series=None):
         return [_change(results, uuids, c, keys.get(rows[i].case))
                 for c in found]
 
-    # This process seeks a third of the steps, then reads the tags at
+    # This process seeks two fifths of the steps, then reads the tags at
     # them while the children seek theirs (the figures mostly step at the
     # same few sessions, whose tags it has then read), and builds the
-    # points.
+    # points (while a child labels the rows: docs/gate-evidence.md,
+    # "Speed: a year of nightlies").
     early = {}
 
     def tags_meanwhile(part, found):
@@ -278,7 +279,7 @@ def history(results, rows, config, jobs=1, lazy=False, series=None):
                      for i, steps_i in zip(part, found))
 
     steps = [found for part in ordered_map(part_steps, range(len(rows)),
-                                           jobs, first=1 / 3,
+                                           jobs, first=2 / 5,
                                            meanwhile=tags_meanwhile)
              for found in part]
     out = []
