@@ -157,3 +157,29 @@ def test_an_unwritable_mark_checks_each_time(tmp_path, monkeypatch):
     assert checks == [path, path]
     # Nothing of the failed mark stays beside the baseline.
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith('.tmp')]
+
+
+def test_repeats_that_say_the_same_are_read_once_and_summed_up_alike(
+        tmp_path):
+    # Every repeat on one node; one repeat of dd_b contended: its row
+    # differs from its siblings', the others collapse to one a case.
+    uuid = f'{9:08d}-0000-4000-8000-000000000000'
+    cases = [synth.make_testcase(
+        uuid, 0, 3 * c + r, name, {'write_bw': (400.0 + r, 'MB/s')},
+        repeat=r, time=9 * DAY + r, nodelist=('n1',),
+        loggable={'contended': (name, r) == ('dd_b', 1),
+                  'contention': 'busy' if (name, r) == ('dd_b', 1) else ''})
+        for c, name in enumerate(CASES) for r in range(3)]
+    url = str(tmp_path / 'pfsbench-store.sqlite')
+    with store.open_store(url) as conn:
+        store.ingest_report(conn, synth.make_report(
+            cases, time_start=9 * DAY, session_uuid=uuid), 'r.json')
+        queried = store.read_results(conn, 'local')
+        loaded = store.read_results(conn, 'local')
+    rows = queried._summaries[uuid]()
+    assert len(loaded.by_session(uuid)) == 9 and len(rows) == 4
+    summary = queried.case_summary(uuid)
+    assert summary == loaded.case_summary(uuid)
+    assert len(summary) == 3
+    assert {k.name for k, s in summary.items() if s.contended} == {'dd_b'}
+    assert all(s.nodes == frozenset({'n1'}) for s in summary.values())

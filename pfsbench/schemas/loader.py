@@ -9,12 +9,6 @@ import json
 import math
 from importlib import resources
 
-import jsonschema
-import referencing
-import referencing.jsonschema
-
-_BASE = jsonschema.Draft202012Validator
-
 
 def _is_integer(checker, value):
     return isinstance(value, int) and not isinstance(value, bool)
@@ -28,9 +22,18 @@ def _is_number(checker, value):
     return isinstance(value, float) and math.isfinite(value)
 
 
-_Validator = jsonschema.validators.extend(
-    _BASE, type_checker=_BASE.TYPE_CHECKER.redefine_many({
-        'integer': _is_integer, 'number': _is_number}))
+@functools.lru_cache(maxsize=None)
+def _validator_class():
+    """Draft 2020-12 with pfsbench's integer and number types (jsonschema
+    is imported here, when a document is first checked: a command whose
+    files passed before does not spend its import time on it)."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    return jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine_many({
+            'integer': _is_integer, 'number': _is_number}))
+
 
 @functools.lru_cache(maxsize=None)
 def load(name):
@@ -50,6 +53,9 @@ def _retrieve(uri):
     # Without its "$schema", a schema is validated by the validator class
     # that reached it (jsonschema picks the class from "$schema", which
     # would drop pfsbench's integer and number types).
+    import referencing
+    import referencing.jsonschema
+
     contents = {k: v for k, v in load(uri).items() if k != '$schema'}
     return referencing.Resource.from_contents(
         contents, default_specification=referencing.jsonschema.DRAFT202012)
@@ -57,8 +63,10 @@ def _retrieve(uri):
 
 @functools.lru_cache(maxsize=None)
 def validator(ref):
+    import referencing
+
     registry = referencing.Registry(retrieve=_retrieve)
-    return _Validator({'$ref': ref}, registry=registry)
+    return _validator_class()({'$ref': ref}, registry=registry)
 
 
 def default(name, key):

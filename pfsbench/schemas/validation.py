@@ -9,8 +9,6 @@ import math
 import os
 from importlib import resources
 
-import jsonschema
-
 from pfsbench.core.errors import ConfigError
 from pfsbench.schemas.loader import validator
 
@@ -136,6 +134,8 @@ def check_foreign(document, schema, file, key_of):
     Raises:
         ConfigError: the first problem, as :func:`check` words it.
     """
+    import jsonschema
+
     validator = jsonschema.Draft7Validator(schema)
     _raise_first(document, validator.iter_errors(document), file, key_of)
 

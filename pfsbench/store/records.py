@@ -52,17 +52,20 @@ def loader(url, uuid, target):
 def summary_loader(url, uuid, target):
     """A function that reads, when first called, what the gate asks of
     session ``uuid``'s cases (of ``target`` only, if given) without their
-    figures: ``[(CaseKey, contended, nodelist, tags), ...]``, one per
-    record, from one query (a connection of its own).  Its ``contended``
-    attribute reads only the keys of the cases with a repeat left out as
-    contended (the night's view of the nights before it asks no more)."""
+    figures: ``[(CaseKey, contended, nodelist, tags), ...]``, each
+    distinct one of its records once, from one query (a connection of
+    its own).  Its ``contended`` attribute reads only the keys of the
+    cases with a repeat left out as contended (the night's view of the
+    nights before it asks no more)."""
     where = ' WHERE session = ?' + (
         '' if target is None else ' AND target = ?')
     args = [uuid] + ([] if target is None else [target])
 
     def load():
-        query = ('SELECT name, rf_system, partition, environ, contended, '
-                 'nodelist, tags FROM pfsbench_cases' + where)
+        # A case's repeats mostly say the same: each distinct row once
+        # (the summary merges them by key, in no particular order).
+        query = ('SELECT DISTINCT name, rf_system, partition, environ, '
+                 'contended, nodelist, tags FROM pfsbench_cases' + where)
         with open_store(url, create=False, migrate=False) as conn:
             rows = conn.execute(query, args).fetchall()
         # Each key, node list and tag text decoded once (a session's

@@ -229,20 +229,29 @@ def _merged(uuids, times, pos, use, cols):
     return out
 
 
-def history(results, rows, config, jobs=1, lazy=False):
+def history_series(results, cases, config):
+    """The history's series of the cases named ``cases`` (strings; more
+    than the judged rows' is no harm): :func:`history`'s ``series``, to
+    be computed while other processes judge the cases."""
+    ordered = results.ordered_sessions()[-config.history_sessions:]
+    return _series(results, cases, ordered)
+
+
+def history(results, rows, config, jobs=1, lazy=False, series=None):
     """Per-session means of every compared variable, with change points
     (failed and contended records left out; ``jobs`` processes seek them,
     each for a contiguous part of ``rows``).  ``lazy``: each figure's
     points are :class:`Points`, made when first read (JSON writes them
-    with :func:`plain`), else lists.
+    with :func:`plain`), else lists.  ``series``: what
+    :func:`history_series` returned for at least the rows' cases.
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
         baseline band and the change points (each naming the session where
         the step began and the tags that differ from the session before).
     """
-    ordered = results.ordered_sessions()[-config.history_sessions:]
-    series, keys = _series(results, {r.case for r in rows}, ordered)
+    series, keys = series or history_series(
+        results, {r.case for r in rows}, config)
 
     # Each figure's means as one array: a forked child reads them
     # without copying the pages of the points' dicts.
@@ -258,10 +267,11 @@ def history(results, rows, config, jobs=1, lazy=False):
         return [_change(results, uuids, c, keys.get(rows[i].case))
                 for c in found]
 
-    # This process seeks a third of the steps, then reads the tags at
+    # This process seeks two fifths of the steps, then reads the tags at
     # them while the children seek theirs (the figures mostly step at the
     # same few sessions, whose tags it has then read), and builds the
-    # points.
+    # points (while a child labels the rows: docs/gate-evidence.md,
+    # "Speed: a year of nightlies").
     early = {}
 
     def tags_meanwhile(part, found):
@@ -269,7 +279,7 @@ def history(results, rows, config, jobs=1, lazy=False):
                      for i, steps_i in zip(part, found))
 
     steps = [found for part in ordered_map(part_steps, range(len(rows)),
-                                           jobs, first=1 / 3,
+                                           jobs, first=2 / 5,
                                            meanwhile=tags_meanwhile)
              for found in part]
     out = []

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.history import provenance
-from pfsbench.gate.history.past import history, history_means, past_nights
+from pfsbench.gate.history.past import (history, history_means,
+                                        history_series, past_nights)
 from pfsbench.gate.history.results import like_tags
 from pfsbench.gate.judge import budget
 from pfsbench.gate.judge.baseline import (case_key, contended_note,
@@ -101,12 +102,14 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
 
 
 def _compare(baseline, results, session_uuids, config, name_filter=None,
-             jobs=1, beside=None):
-    """:func:`compare`, and ``beside(rows)`` of the judged rows
+             jobs=1, beside=None, prepare=None):
+    """:func:`compare`, and ``beside(rows, prepared)`` of the judged rows
     (:class:`~pfsbench.gate.judge.rows.VarRow`, before the night's
     labels: it must not read a reason or sensitivity) computed here while
     a child labels them: ``(rows, missing, new_cases, contended,
-    beside's result or None)``."""
+    beside's result or None)``.  ``prepared`` is ``prepare(names)`` of
+    the selected cases' names, computed here while children judge cases
+    (None without ``prepare``)."""
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
     keys = {case_key(c): c for c in cases}
@@ -128,8 +131,15 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
         return judge_cases(baseline, results, keys, part, current, past,
                            config)
 
+    prepared = []
+
+    def meanwhile(part, found):
+        if prepare is not None:
+            prepared.append(prepare({str(k) for k in keys}))
+
     rows, missing, contended, causes = [], [], [], {}
-    for found in ordered_map(judge_part, sorted(keys), jobs):
+    for found in ordered_map(judge_part, sorted(keys), jobs,
+                             meanwhile=meanwhile):
         rows += found[0]
         missing += found[1]
         contended += found[2]
@@ -141,7 +151,8 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
     tasks = [lambda: budget.label_detects(rows, found)]
     if beside is not None:
         judged = [VarRow(**row) for row in rows]
-        tasks = [lambda: beside(judged), lambda: _labels(rows, found)]
+        tasks = [lambda: beside(judged, prepared[0] if prepared else None),
+                 lambda: _labels(rows, found)]
     done = [out for part in ordered_map(
         lambda part: [task() for task in part], tasks, jobs)
         for out in part]
@@ -648,8 +659,11 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
     # The history reads no label: it is sought while a child labels.
     rows, missing, new_cases, contended, hist = _compare(
         baseline, results, session_uuids, config, name_filter, jobs,
-        lambda judged: history(results, judged, config, jobs, lazy)
-        if with_history else [])
+        lambda judged, series: history(results, judged, config, jobs, lazy,
+                                       series)
+        if with_history else [],
+        (lambda names: history_series(results, names, config))
+        if with_history else None)
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1

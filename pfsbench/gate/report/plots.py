@@ -280,8 +280,7 @@ def _pooled_marks(plot, pts, row):
     tonight) and, where they found a lasting loss, the night the shift
     began (a solid line)."""
     pooled = (row.pooled if row is not None else None) or {}
-    days = {svg.day(p['time']): p['time'] for p in pts}
-    first = days.get(pooled.get('first'))
+    first = _time_of_day(pts, pooled.get('first'))
     if first is None or not pts:
         return
     x0, x1 = plot.x(first), plot.x(pts[-1]['time'])
@@ -293,7 +292,7 @@ def _pooled_marks(plot, pts, row):
              f'fill-opacity="0.08"><title>pooled window: the '
              f'{count} nights since {pooled["first"]} '
              'judged together</title></rect>')
-    since = days.get(pooled.get('since'))
+    since = _time_of_day(pts, pooled.get('since'))
     if since is not None and pooled.get('regression'):
         sx = plot.x(since)
         plot.add(f'<g class="shift-start" data-night="{pooled["since"]}">'
@@ -302,6 +301,16 @@ def _pooled_marks(plot, pts, row):
                  f'<text x="{sx - 3:.1f}" y="{plot.floor - 4}" '
                  f'text-anchor="end" fill="#b35900" {svg.HALO}>shift began '
                  f'{pooled["since"]}</text></g>')
+
+
+def _time_of_day(pts, day):
+    """The time of the newest of ``pts`` on the UTC ``day`` (None: no
+    such point, or no day); sought from the newest back, as the pooled
+    window's nights are the newest (a plot's points are a year)."""
+    if day is None:
+        return None
+    return next((p['time'] for p in reversed(pts)
+                 if svg.day(p['time']) == day), None)
 
 
 def _provenance_mark(plot, pts, change):
