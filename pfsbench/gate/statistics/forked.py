@@ -9,6 +9,8 @@ A child shares the parent's memory until it writes to it; it opens no
 connection it inherited (the results store's loaders open their own).  A
 part whose child failed in any way is computed again in this process,
 where its error, if any, is raised as one process would raise it.
+Pickles cross only the pipe this process made to its own fork, never a
+file: nothing another user could write is ever unpickled.
 """
 
 import gc
