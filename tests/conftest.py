@@ -23,6 +23,10 @@ from pathlib import Path
 import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
+# The throw-away PostgreSQL (tests/pgcluster.py), one for the session:
+# a module that imports these fixtures itself starts its own.
+from pgcluster import pg_cluster, pg_url  # noqa: F401
+
 REPO = Path(__file__).resolve().parents[1]
 # The recorded tool outputs and the seeds live in the repository: a clone's
 # tests read nothing beside it (tests/data/fixtures/README.md).

@@ -20,7 +20,8 @@ reframe   starts the ``reframe`` command (``run_reframe``, the verbs and
 slurm     needs the localhost Slurm cluster (the ``localslurm`` fixture,
           ``slurm_env``, ``LOCALSLURM``)
 root      asks whether it runs as root (``os.geteuid``), or skips unless
-          root
+          root; or starts the throw-away PostgreSQL (tests/pgcluster.py,
+          or a fixture of :data:`SERVER_FIXTURES` with no server given)
 tool      needs a real benchmark build or Spack found on this machine
           (a ``/opt/...`` build's path, ``shutil.which`` of a benchmark,
           a skip reason naming IOR, mdtest, bonnie++, fio, iozone, io500
@@ -40,6 +41,7 @@ runs); under-marking shows as a slow fast lane, which ``--durations`` names.
 
 import ast
 import functools
+import os
 import re
 from pathlib import Path
 
@@ -62,6 +64,12 @@ _NAMES = {
               'run_streams_on_localslurm'},
     'root': {'geteuid', 'getuid'},
 }
+#: Fixtures that give a test a PostgreSQL server: the running one their
+#: variable names, else the throw-away cluster (tests/pgcluster.py) that
+#: the root lane's store tests start.  With the variable set the test
+#: starts nothing and stays pure: a mutation run of the fast lane gives
+#: it its server so (docs/mutation.md, "store/db.py").
+SERVER_FIXTURES = {'mutation_pg': 'PFSBENCH_MUTATION_PG'}
 #: Strings a test passes as a command that starts reframe: check-config
 #: and nightly-plan list their cases through ``reframe --describe``; the
 #: scripts run whole ReFrame sessions.
@@ -208,6 +216,9 @@ def lanes_of(mentions, skip_reasons=()):
     names = {m for m in mentions if isinstance(m, str)}
     texts = {m.value for m in mentions if isinstance(m, Text)}
     lanes = {lane for lane, used in _NAMES.items() if names & used}
+    if any(name in names and not os.environ.get(variable)
+           for name, variable in SERVER_FIXTURES.items()):
+        lanes.add('root')
     if texts & _REFRAME_COMMANDS:
         lanes.add('reframe')
     if any(_TOOL_STRING.match(t) for t in texts) or \

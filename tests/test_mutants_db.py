@@ -3,14 +3,15 @@
 functions: the mutants bench/mutation.py found the store's tests letting
 through (docs/mutation.md).  SQLite, and PostgreSQL as far as no
 server is needed: pure and fast.  The tests of a PostgreSQL server
-(:func:`mutation_pg`) run where ``PFSBENCH_MUTATION_PG`` names one, as a
-mutation run of the fast lane gives it; elsewhere they skip, and the root
-lane's tests of the store run on a throw-away cluster."""
+(:func:`mutation_pg`) use the one ``PFSBENCH_MUTATION_PG`` names, as a
+mutation run of the fast lane gives it; else the root lane's throw-away
+cluster (tests/pgcluster.py), where tests/lanes.py routes them."""
 
 import os
 import sqlite3
 import time
 
+import lanes
 import pytest
 
 from pfsbench.core.errors import ConfigError, ResultsError
@@ -19,17 +20,19 @@ from pfsbench.store import db
 #: A running PostgreSQL server's URL (its password in ``PGPASSFILE``, as
 #: a site keeps it) for the PostgreSQL tests of a mutation run, whose
 #: lane starts no cluster (docs/mutation.md, "store/db.py").
-PG_SERVER = 'PFSBENCH_MUTATION_PG'
+PG_SERVER = lanes.SERVER_FIXTURES['mutation_pg']
 
 
 @pytest.fixture
-def mutation_pg():
-    """A fresh database on ``$PFSBENCH_MUTATION_PG``'s server, dropped
-    after the test; skips where the variable is not set."""
+def mutation_pg(request):
+    """A fresh database for a test of a PostgreSQL server, dropped after
+    the test: on ``$PFSBENCH_MUTATION_PG``'s server where the variable
+    names one, else in the throw-away cluster (``pg_url``, which skips,
+    saying why, where PostgreSQL cannot start)."""
     server = os.environ.get(PG_SERVER)
     if not server:
-        pytest.skip(f'{PG_SERVER} names no PostgreSQL server '
-                    '(docs/mutation.md)')
+        yield request.getfixturevalue('pg_url')
+        return
     import psycopg
     name = f'pfsbench_mut_{os.getpid()}_{time.monotonic_ns()}'
     with psycopg.connect(server, autocommit=True) as admin:
@@ -39,6 +42,18 @@ def mutation_pg():
     finally:
         with psycopg.connect(server, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE {name} WITH (FORCE)')
+
+
+def test_the_server_tests_start_a_cluster_only_where_none_is_given(
+        monkeypatch):
+    # The root lane starts the throw-away cluster; a mutation run's fast
+    # lane gives its server and keeps these tests.
+    monkeypatch.delenv(PG_SERVER, raising=False)
+    assert lanes.lanes_of({'mutation_pg', 'tmp_path'}) == {'root'}
+    monkeypatch.setenv(PG_SERVER, 'postgresql://ann@h/db')
+    assert lanes.lanes_of({'mutation_pg', 'tmp_path'}) == set()
+    monkeypatch.setenv(PG_SERVER, '')
+    assert lanes.lanes_of({'mutation_pg'}) == {'root'}
 
 
 def test_a_sqlite_url_is_its_path_and_the_directory_is_made(tmp_path):

@@ -2,8 +2,9 @@
 """The dashboards' views (pfsbench.store.views) through their public
 functions: the mutants bench/mutation.py found the store's tests letting
 through (docs/mutation.md).  SQLite's views pure and fast; PostgreSQL's
-where ``PFSBENCH_MUTATION_PG`` names a server
-(:func:`test_mutants_db.mutation_pg`): the same rows on both dialects."""
+on the server ``PFSBENCH_MUTATION_PG`` names, else on the root lane's
+throw-away cluster (:func:`test_mutants_db.mutation_pg`): the same rows
+on both dialects."""
 
 import datetime
 import sqlite3
