@@ -14,7 +14,6 @@ import pytest
 from pfsbench import store
 from pfsbench.store import triage, views
 import synth
-from pgcluster import pg_cluster, pg_url  # noqa: F401
 from test_store import store_url  # noqa: F401
 from test_store_roles import doc_sql, roles  # noqa: F401
 

@@ -15,7 +15,6 @@ from pfsbench.gate.history.keys import CaseKey
 from pfsbench.gate.report import svg as svgmod
 from pfsbench.gate.report import trends
 from pfsbench.store import triage
-from pgcluster import pg_cluster, pg_url  # noqa: F401
 
 DAY = 86400.0
 SVG = '{http://www.w3.org/2000/svg}'

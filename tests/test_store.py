@@ -15,7 +15,6 @@ from pfsbench import cli, store
 from pfsbench.core.errors import PfsbenchError
 from pfsbench.gate.history.results import read_reports
 import synth
-from pgcluster import pg_cluster, pg_url  # noqa: F401
 
 CASE1 = 'dd_stream_per_node %nodes=1'
 CASE2 = 'dd_stream_per_node %nodes=2'

@@ -12,7 +12,6 @@ import pytest
 
 from pfsbench import cli
 import synth
-from pgcluster import pg_cluster  # noqa: F401
 
 DOC = pathlib.Path(__file__).resolve().parent.parent / 'docs' / \
     'results-store.md'

@@ -19,7 +19,6 @@ import pytest
 from pfsbench import store
 from pfsbench.core import secrets
 import synth
-from pgcluster import pg_cluster, pg_url  # noqa: F401
 from test_store_roles import night, run
 
 DAY = 86400.0

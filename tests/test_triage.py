@@ -9,7 +9,6 @@ import json
 import pytest
 
 from pfsbench import store
-from pgcluster import pg_cluster, pg_url  # noqa: F401
 from test_store import (DAY, nightly, runs_dir_with_nights,  # noqa: F401
                         store_url, write_report)
 from test_notify import CASE, gate_record, run
