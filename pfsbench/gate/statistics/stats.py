@@ -264,10 +264,22 @@ def min_p_bound(p, ses):
 
     h = statistics.NormalDist().inv_cdf(p)
     low = statistics.NormalDist().cdf(h)
-    pairs = sum(both_below(h, min(1.0, long / short) if short > 0 else 1.0,
-                           low)
+    pairs = sum(_pair_below(h, min(1.0, long / short) if short > 0 else 1.0,
+                            low)
                 for short, long in zip(ses, ses[1:]))
     return min(1.0, max(p, count * p - pairs))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pair_below(h, rho, low):
+    """:func:`both_below` of one neighbour pair of :func:`min_p_bound`,
+    a pure function of its arguments (``low`` is ``Phi(h)``): a judged
+    figure's pooled p-value and its verdict's take the bound at the same
+    ``p`` over the same windows, and the windows' levels of one count
+    start their searches at the same midpoint, so a fifth of a night's
+    pairs are ones already computed (docs/gate-evidence.md, "Speed: a
+    year of nightlies")."""
+    return both_below(h, rho, low)
 
 
 def median_abs_dev(values):
@@ -279,8 +291,17 @@ def median_abs_dev(values):
     Returns:
         median(|x - median(values)|).
     """
-    med = statistics.median(values)
-    return statistics.median(abs(x - med) for x in values)
+    # Sorted first: the deviations of sorted values fall then rise, two
+    # runs the median's sort merges at once; the same values, so the
+    # same median.  Not where one is NaN (no order: as written).
+    ordered = sorted(values)
+    med = statistics.median(ordered)
+    deviations = [abs(x - med) for x in ordered]
+    if math.isnan(sum(deviations)):
+        med = statistics.median(values)
+        return statistics.median(abs(x - med) for x in values)
+
+    return statistics.median(deviations)
 
 
 def diff_sigma(x):

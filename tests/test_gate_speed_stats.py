@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The statistics' faster paths give the bits of the rules as written:
+the windows' bound with its neighbour pairs cached, the MAD over sorted
+values, the change points' positivity check, logs and running sums
+(docs/gate-evidence.md, "Speed: a year of nightlies")."""
+
+import math
+import random
+import statistics
+
+import pytest
+
+from pfsbench.gate.statistics import changepoints as cp
+from pfsbench.gate.statistics import stats
+
+
+def plain_min_p_bound(p, ses):
+    """Hunter's bound as written: every neighbour pair's ``both_below``
+    computed where it is added."""
+    count = len(ses)
+    if count <= 1 or p <= 0.0:
+        return p
+    if p >= 1.0:
+        return 1.0
+    h = statistics.NormalDist().inv_cdf(p)
+    low = statistics.NormalDist().cdf(h)
+    pairs = sum(stats.both_below(h, min(1.0, long / short)
+                                 if short > 0 else 1.0, low)
+                for short, long in zip(ses, ses[1:]))
+    return min(1.0, max(p, count * p - pairs))
+
+
+def _bound_cases(rand):
+    cases = []
+    for _ in range(120):
+        ses = [rand.uniform(0.01, 1.0)]
+        for _ in range(rand.randint(0, 30)):
+            ses.append(ses[-1] * rand.choice([1.0, 0.97, 0.0,
+                                              rand.uniform(0.5, 1.2)]))
+        inside = rand.uniform(1e-7, 0.2)
+        cases.append((rand.choice([0.0, 1.0, inside, inside, inside]), ses))
+    return cases
+
+
+def test_min_p_bound_with_cached_pairs_is_the_plain_rule_to_the_bit():
+    cases = _bound_cases(random.Random(4707))
+    assert sum(len(ses) > 1 and 0.0 < p < 1.0 for p, ses in cases) > 60
+    plain = [plain_min_p_bound(p, ses) for p, ses in cases]
+    stats._pair_below.cache_clear()
+    cold = [stats.min_p_bound(p, ses) for p, ses in cases]
+    # Again, every pair now read from the cache; then the windows one
+    # shorter (the same pairs but the first).
+    warm = [stats.min_p_bound(p, ses) for p, ses in cases]
+    assert stats._pair_below.cache_info().hits > 500
+    assert cold == plain and warm == plain
+    shorter = [stats.min_p_bound(p, ses[1:]) for p, ses in cases]
+    assert shorter == [plain_min_p_bound(p, ses[1:]) for p, ses in cases]
+
+
+def test_a_pair_is_cached_by_its_own_arguments():
+    # Two figures at the same p whose windows differ: each pair its own.
+    stats._pair_below.cache_clear()
+    one = stats.min_p_bound(0.003, [0.05, 0.04, 0.035])
+    two = stats.min_p_bound(0.003, [0.05, 0.03, 0.035])
+    assert one == plain_min_p_bound(0.003, [0.05, 0.04, 0.035])
+    assert two == plain_min_p_bound(0.003, [0.05, 0.03, 0.035])
+    assert one != two
+
+
+def plain_median_abs_dev(values):
+    med = statistics.median(values)
+    return statistics.median(abs(x - med) for x in values)
+
+
+def test_median_abs_dev_is_the_rule_as_written_to_the_bit():
+    rand = random.Random(4711)
+    pool = [0.0, -0.0, 1.0, -1.0, 2.5, math.inf, -math.inf, math.nan]
+    lists = []
+    for _ in range(600):
+        n = rand.randint(1, 30)
+        if rand.random() < 0.3:
+            values = [rand.choice(pool + [rand.gauss(0.0, 1.0)])
+                      for _ in range(n)]
+        else:
+            values = [rand.choice([rand.gauss(0.0, 1.0), 0.5, -0.5])
+                      for _ in range(n)]
+        lists.append(values)
+    assert sum(any(v != v for v in values) for values in lists) > 20
+    for values in lists:
+        got = stats.median_abs_dev(values)
+        want = plain_median_abs_dev(values)
+        assert repr(got) == repr(want), values
+    assert stats.median_abs_dev([1.0, 2.0, 4.0, 10.0]) == 1.5
+
+
+def test_median_abs_dev_of_a_nan_keeps_the_written_order():
+    # With a NaN the sort is no order: the values' own order decides,
+    # as written.
+    values = [5.0, 1.0, math.nan, 2.0]
+    assert repr(plain_median_abs_dev(values)) == 'nan'
+    assert repr(stats.median_abs_dev(values)) == 'nan'
+
+
+def plain_detect(values, threshold=5.0, min_segment=3, min_change=0.0,
+                 sigma_floor=1e-4):
+    """:func:`changepoints.detect` as written: a generator's positivity
+    check, a list of logs, running sums appended one by one, each split's
+    statistic as the docstring's formula (T squared, no root)."""
+    if any(v is None or v <= 0 for v in values):
+        raise ValueError('change-point detection needs positive values')
+    n = len(values)
+    if n < 2 * min_segment:
+        return []
+    x = cp.median3([math.log(v) for v in values])
+    sigma = max(cp.noise_sigma(x), sigma_floor)
+    prefix = [0.0]
+    for v in x:
+        prefix.append(prefix[-1] + v)
+    found = []
+
+    def search(lo, hi):
+        size = hi - lo
+        if size - 2 * min_segment + 1 < 1:
+            return
+        base, total = prefix[lo], prefix[hi] - prefix[lo]
+        scores = []
+        for nl in range(min_segment, size - min_segment + 1):
+            product = float(nl * (size - nl))
+            sums = prefix[lo + nl]
+            scores.append((float(nl) * total - float(size) *
+                           (sums - base)) ** 2 / product)
+        best_k = lo + min_segment + scores.index(max(scores))
+        nl, nr = best_k - lo, hi - best_k
+        step = (prefix[hi] - prefix[best_k]) / nr - \
+            (prefix[best_k] - base) / nl
+        best = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
+        if best <= threshold or abs(math.expm1(step)) < min_change:
+            return
+        found.append((best_k, best))
+        search(lo, best_k)
+        search(best_k, hi)
+
+    search(0, n)
+    return cp._refit(sorted(found), x)
+
+
+def _series(rand):
+    for _ in range(60):
+        n = rand.randint(0, 120)
+        level, values = 100.0, []
+        for _ in range(n):
+            if rand.random() < 0.03:
+                level *= rand.choice([0.7, 0.85, 1.2, 1.5])
+            values.append(level * math.exp(rand.gauss(0.0, 0.03)))
+        yield values
+
+
+def test_detect_is_the_plain_rule_to_the_bit():
+    series = list(_series(random.Random(4712)))
+    found = [cp.detect(v, min_change=0.05) for v in series]
+    assert sum(len(points) for points in found) > 20
+    assert found == [plain_detect(v, min_change=0.05) for v in series]
+
+
+@pytest.mark.parametrize('values', [
+    [1.0, 2.0, None, 3.0, 4.0, 5.0],
+    [1.0, 2.0, 3.0, 0.0, 4.0, 5.0],
+    [-1.0],
+    [1.0, 1.0, 1.0, 1.0, 1.0, -0.0],
+])
+def test_detect_refuses_a_value_not_positive(values):
+    with pytest.raises(ValueError, match='positive values'):
+        cp.detect(values)
