@@ -171,3 +171,72 @@ def test_detect_is_the_plain_rule_to_the_bit():
 def test_detect_refuses_a_value_not_positive(values):
     with pytest.raises(ValueError, match='positive values'):
         cp.detect(values)
+
+
+def _segments(rand):
+    """Segments of a history's nights: spreads of their own or not, a
+    night of one repeat, a night far out (an outlier to clamp)."""
+    from pfsbench.gate.statistics.stats import Moments
+    own = rand.random() < 0.5
+    segments = []
+    for _ in range(rand.randint(0, 3)):
+        seg = []
+        for _ in range(rand.randint(1, 14)):
+            n = rand.choice([2, 3, 5] if own else [1, 2, 3])
+            variance = rand.choice([0.0, rand.uniform(0.1, 40.0)] if own
+                                   else [None, 0.0, rand.uniform(0.1, 40.0)])
+            seg.append(Moments(rand.uniform(80, 120), variance, n))
+        if rand.random() < 0.3:
+            seg.append(Moments(400.0, 4.0, 3))
+        segments.append(seg)
+    return segments
+
+
+def test_history_noise_is_night_variance_to_the_bit():
+    from pfsbench.gate.judge import lookback, rule
+    rand = random.Random(4713)
+    checked = 0
+    for _ in range(400):
+        segments = _segments(rand)
+        level = [n for seg in segments for n in seg][:6]
+        kept = [lookback.drop_outliers(seg, 3.5, clamp=True)[0]
+                for seg in segments]
+        want = lookback.night_variance(kept)
+        got = rule._without_outliers(level, segments, 3.5)
+        if want is None:
+            assert got is None
+            continue
+        checked += 1
+        assert got.noise == want
+        assert got.segments == kept
+        # Its noise without nights is the segments' own.
+        flat = [n for seg in kept for n in seg]
+        window = flat[-3:]
+        fresh = lookback.NoiseWithout(kept)
+        assert got.rest(window) == fresh(window)
+    assert checked > 150
+
+
+def test_judge_nights_takes_the_history_nights_terms_once(monkeypatch):
+    from pfsbench.gate.judge import lookback, rule
+    from pfsbench.gate.statistics.stats import Moments
+    made = []
+    real = lookback._terms
+
+    def counted(night):
+        made.append(night)
+        return real(night)
+
+    monkeypatch.setattr(lookback, '_terms', counted)
+    rand = random.Random(4714)
+    history = [Moments(rand.uniform(95, 105), 4.0, 3) for _ in range(20)]
+    recent = [(1_795_000_000 + 86_400 * day, Moments(90.0, 4.0, 3))
+              for day in range(4)]
+    history += [n for _, n in recent]
+    out = rule.judge_nights(history[:5], Moments(90.0, 4.0, 3), [history],
+                            0.01, 'higher', 0.10, recent=recent,
+                            pooled={'rule': 'window', 'nights': 7})
+    assert out['pooled'] is not None and out['pooled']['nights'] >= 2
+    # The noise and the windows' noise without their nights: each
+    # history night's terms once.
+    assert len(made) == len(history)
