@@ -55,12 +55,9 @@ def _with_plain_rule(monkeypatch, fn, cases):
     """``fn(*case)`` of each case with the cached nodes, then with the
     plain rule in their place."""
     pooled._window_level.cache_clear()
-    stats._pair_below.cache_clear()
     fast = [fn(*case) for case in cases]
     monkeypatch.setattr(stats, 'both_below', plain_both_below)
     pooled._window_level.cache_clear()
-    # The pairs the fast run cached are computed again by the plain rule.
-    stats._pair_below.cache_clear()
     plain = [fn(*case) for case in cases]
     pooled._window_level.cache_clear()
     return fast, plain

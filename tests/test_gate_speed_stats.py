@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The statistics' faster paths give the bits of the rules as written:
-the windows' bound with its neighbour pairs cached, the MAD over sorted
-values, the change points' positivity check, logs and running sums
-(docs/gate-evidence.md, "Speed: a year of nightlies")."""
+the MAD over sorted values, the change points' positivity check, logs
+and running sums, the history's noise taken with the windows' noise
+without their nights (docs/gate-evidence.md, "Speed: a year of
+nightlies")."""
 
 import math
 import random
@@ -12,59 +13,6 @@ import pytest
 
 from pfsbench.gate.statistics import changepoints as cp
 from pfsbench.gate.statistics import stats
-
-
-def plain_min_p_bound(p, ses):
-    """Hunter's bound as written: every neighbour pair's ``both_below``
-    computed where it is added."""
-    count = len(ses)
-    if count <= 1 or p <= 0.0:
-        return p
-    if p >= 1.0:
-        return 1.0
-    h = statistics.NormalDist().inv_cdf(p)
-    low = statistics.NormalDist().cdf(h)
-    pairs = sum(stats.both_below(h, min(1.0, long / short)
-                                 if short > 0 else 1.0, low)
-                for short, long in zip(ses, ses[1:]))
-    return min(1.0, max(p, count * p - pairs))
-
-
-def _bound_cases(rand):
-    cases = []
-    for _ in range(120):
-        ses = [rand.uniform(0.01, 1.0)]
-        for _ in range(rand.randint(0, 30)):
-            ses.append(ses[-1] * rand.choice([1.0, 0.97, 0.0,
-                                              rand.uniform(0.5, 1.2)]))
-        inside = rand.uniform(1e-7, 0.2)
-        cases.append((rand.choice([0.0, 1.0, inside, inside, inside]), ses))
-    return cases
-
-
-def test_min_p_bound_with_cached_pairs_is_the_plain_rule_to_the_bit():
-    cases = _bound_cases(random.Random(4707))
-    assert sum(len(ses) > 1 and 0.0 < p < 1.0 for p, ses in cases) > 60
-    plain = [plain_min_p_bound(p, ses) for p, ses in cases]
-    stats._pair_below.cache_clear()
-    cold = [stats.min_p_bound(p, ses) for p, ses in cases]
-    # Again, every pair now read from the cache; then the windows one
-    # shorter (the same pairs but the first).
-    warm = [stats.min_p_bound(p, ses) for p, ses in cases]
-    assert stats._pair_below.cache_info().hits > 500
-    assert cold == plain and warm == plain
-    shorter = [stats.min_p_bound(p, ses[1:]) for p, ses in cases]
-    assert shorter == [plain_min_p_bound(p, ses[1:]) for p, ses in cases]
-
-
-def test_a_pair_is_cached_by_its_own_arguments():
-    # Two figures at the same p whose windows differ: each pair its own.
-    stats._pair_below.cache_clear()
-    one = stats.min_p_bound(0.003, [0.05, 0.04, 0.035])
-    two = stats.min_p_bound(0.003, [0.05, 0.03, 0.035])
-    assert one == plain_min_p_bound(0.003, [0.05, 0.04, 0.035])
-    assert two == plain_min_p_bound(0.003, [0.05, 0.03, 0.035])
-    assert one != two
 
 
 def plain_median_abs_dev(values):

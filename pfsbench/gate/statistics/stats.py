@@ -264,22 +264,10 @@ def min_p_bound(p, ses):
 
     h = statistics.NormalDist().inv_cdf(p)
     low = statistics.NormalDist().cdf(h)
-    pairs = sum(_pair_below(h, min(1.0, long / short) if short > 0 else 1.0,
-                            low)
+    pairs = sum(both_below(h, min(1.0, long / short) if short > 0 else 1.0,
+                           low)
                 for short, long in zip(ses, ses[1:]))
     return min(1.0, max(p, count * p - pairs))
-
-
-@functools.lru_cache(maxsize=4096)
-def _pair_below(h, rho, low):
-    """:func:`both_below` of one neighbour pair of :func:`min_p_bound`,
-    a pure function of its arguments (``low`` is ``Phi(h)``): a judged
-    figure's pooled p-value and its verdict's take the bound at the same
-    ``p`` over the same windows, and the windows' levels of one count
-    start their searches at the same midpoint, so a fifth of a night's
-    pairs are ones already computed (docs/gate-evidence.md, "Speed: a
-    year of nightlies")."""
-    return both_below(h, rho, low)
 
 
 def median_abs_dev(values):
