@@ -188,3 +188,36 @@ def test_judge_nights_takes_the_history_nights_terms_once(monkeypatch):
     # The noise and the windows' noise without their nights: each
     # history night's terms once.
     assert len(made) == len(history)
+
+
+def test_window_test_weighs_the_level_as_lookback_level_to_the_bit():
+    # The level nights' log moments are taken once and weighed at each
+    # window's noise: the best window's change and error are the ones
+    # lookback.level gives from the nights themselves.
+    from pfsbench.gate.judge import lookback, pooled
+    from pfsbench.gate.statistics.stats import Moments
+    rand = random.Random(4715)
+    checked = 0
+    for _ in range(200):
+        level = [Moments(rand.uniform(90, 110),
+                         rand.choice([None, 0.0, rand.uniform(1, 30)]),
+                         rand.choice([1, 2, 3, 5]))
+                 for _ in range(rand.randint(1, 12))]
+        nights = [Moments(rand.uniform(80, 105), rand.uniform(1, 30), 3)
+                  for _ in range(rand.randint(2, 8))]
+        tau2 = rand.choice([0.0, rand.uniform(1e-4, 0.01)])
+        noise = {}
+
+        def without(window):
+            noise[len(window) + 1] = (tau2 * (1 + len(window) / 10), 20)
+            return noise[len(window) + 1]
+
+        found = pooled.window_test(level, nights, (tau2, 20), 0.02, 'higher',
+                                   0.005, 7, noise_without=without)
+        cv2 = lookback.pooled_cv2(level)
+        k = found['nights']
+        mu, var_mu = lookback.level(level, noise[k][0], cv2)
+        xs = [lookback.log_moments(n, cv2)[0] for n in nights[-7:][-k:]]
+        assert found['d'] == statistics.fmean(xs) - mu
+        checked += var_mu > 0
+    assert checked > 100

@@ -286,7 +286,12 @@ def level(nights, tau2, cv2=None):
     Returns:
         ``(level, variance of level)``.
     """
-    pairs = [log_moments(n, cv2) for n in nights]
+    return level_of([log_moments(n, cv2) for n in nights], tau2)
+
+
+def level_of(pairs, tau2):
+    """:func:`level` of the nights' :func:`log_moments` ``pairs`` (the
+    pooled windows weigh the same level nights at each window's noise)."""
     weights = [1.0 / (tau2 + (e or 0.0)) if tau2 + (e or 0.0) > 0 else 1e12
                for _, e in pairs]
     total = sum(weights)
