@@ -221,3 +221,23 @@ def test_window_test_weighs_the_level_as_lookback_level_to_the_bit():
         assert found['d'] == statistics.fmean(xs) - mu
         checked += var_mu > 0
     assert checked > 100
+
+
+def test_lookback_nights_lists_the_wild_repeats_of_history_nights_in_order():
+    # Nights that left no repeat out are passed over; the others list
+    # theirs in the history's order, as every night's wild_entries.
+    import test_mutants_samples as ts
+    from pfsbench.gate.judge import samples
+    from pfsbench.gate.statistics.stats import moments, night_moments
+    wild = night_moments(ts.WILD)
+    assert wild.left_out
+    found = [moments([99.0, 100.0, 101.0]), wild, moments([98.0, 99.0]),
+             night_moments([100.0, 100.1, 99.9, 100.2, 99.8, 10.0]), wild]
+    past = [ts.Night(ts.Session(f'h{i}', (2 + i) * ts.DAY), n)
+            for i, n in enumerate(found)]
+    _, _, _, got = ts._lookback(past)
+    plain = [w for night in past
+             for w in samples.wild_entries('history', night.session.uuid,
+                                           night.found)]
+    assert len(plain) == 3
+    assert got == plain

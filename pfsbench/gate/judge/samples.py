@@ -221,8 +221,9 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
             splits[c.index] = True
 
     segments = split_at_markers([n for _, n in history], splits)
-    # Every history night is read (the noise, and the level's share).
-    wild = [w for s, n in history
+    # Every history night is read (the noise, and the level's share);
+    # a night that left no repeat out lists none.
+    wild = [w for s, n in history if n.left_out
             for w in wild_entries('history', s.uuid, n)]
     value = tonight.extras.get(marker) or None
     if value and value != (values[-1] if values else None):
