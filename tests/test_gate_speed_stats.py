@@ -241,3 +241,34 @@ def test_lookback_nights_lists_the_wild_repeats_of_history_nights_in_order():
                                            night.found)]
     assert len(plain) == 3
     assert got == plain
+
+
+def test_like_for_like_matches_session_extras_as_tag_reads_them():
+    import test_mutants_samples as ts
+    from pfsbench.gate.judge import samples
+    rand = random.Random(4716)
+    names = ['job_nodelist', 'target_path', 'ior_api', 'level']
+    # A level of 3 is tagged '3': str of the extra.
+    pick = {'target_path': ['/a', '/a', None], 'ior_api': ['POSIX', 'MPIIO'],
+            'level': [3, '3', None]}
+    checked = 0
+    for _ in range(300):
+        past = []
+        for day in range(rand.randint(0, 30)):
+            extras = {k: rand.choice(v) for k, v in pick.items()
+                      if rand.random() < 0.8}
+            like = (('job_nodelist', rand.choice(['n1', 'n2'])),)
+            night = ts.Night(ts.Session(f'h{day}', day * ts.DAY, **extras),
+                             like=like)
+            past.append(night)
+        tonight = ts.Session('t', 99 * ts.DAY,
+                             **{k: rand.choice(v) for k, v in pick.items()})
+        tonight_like = (('job_nodelist', 'n1'),)
+        got = samples.like_for_like(past, tonight, tonight_like, names, 12)
+        wanted = [(n, samples._tag(tonight_like, tonight, n)) for n in names]
+        plain = [night for night in past
+                 if all(samples._tag(night.like, night.session, n) == v
+                        for n, v in wanted)][-12:]
+        assert got == plain
+        checked += len(got)
+    assert checked > 100
