@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The statistics' faster paths give the bits of the rules as written:
-the MAD over sorted values, the change points' positivity check, logs
-and running sums, the history's noise taken with the windows' noise
-without their nights (docs/gate-evidence.md, "Speed: a year of
-nightlies")."""
+"""The judge's and the statistics' faster paths give the bits of the
+rules as written: the MAD over sorted values, the change points'
+positivity check, logs and running sums, the history's noise taken with
+the windows' noise without their nights, the level nights' log moments
+taken once, the wild repeats and the like-for-like extras of the history
+nights (docs/gate-evidence.md, "Speed: a year of nightlies")."""
 
 import math
 import random
@@ -49,49 +50,6 @@ def test_median_abs_dev_of_a_nan_keeps_the_written_order():
     assert repr(stats.median_abs_dev(values)) == 'nan'
 
 
-def plain_detect(values, threshold=5.0, min_segment=3, min_change=0.0,
-                 sigma_floor=1e-4):
-    """:func:`changepoints.detect` as written: a generator's positivity
-    check, a list of logs, running sums appended one by one, each split's
-    statistic as the docstring's formula (T squared, no root)."""
-    if any(v is None or v <= 0 for v in values):
-        raise ValueError('change-point detection needs positive values')
-    n = len(values)
-    if n < 2 * min_segment:
-        return []
-    x = cp.median3([math.log(v) for v in values])
-    sigma = max(cp.noise_sigma(x), sigma_floor)
-    prefix = [0.0]
-    for v in x:
-        prefix.append(prefix[-1] + v)
-    found = []
-
-    def search(lo, hi):
-        size = hi - lo
-        if size - 2 * min_segment + 1 < 1:
-            return
-        base, total = prefix[lo], prefix[hi] - prefix[lo]
-        scores = []
-        for nl in range(min_segment, size - min_segment + 1):
-            product = float(nl * (size - nl))
-            sums = prefix[lo + nl]
-            scores.append((float(nl) * total - float(size) *
-                           (sums - base)) ** 2 / product)
-        best_k = lo + min_segment + scores.index(max(scores))
-        nl, nr = best_k - lo, hi - best_k
-        step = (prefix[hi] - prefix[best_k]) / nr - \
-            (prefix[best_k] - base) / nl
-        best = abs(step) / (sigma * math.sqrt(1.0 / nl + 1.0 / nr))
-        if best <= threshold or abs(math.expm1(step)) < min_change:
-            return
-        found.append((best_k, best))
-        search(lo, best_k)
-        search(best_k, hi)
-
-    search(0, n)
-    return cp._refit(sorted(found), x)
-
-
 def _series(rand):
     for _ in range(60):
         n = rand.randint(0, 120)
@@ -104,6 +62,9 @@ def _series(rand):
 
 
 def test_detect_is_the_plain_rule_to_the_bit():
+    # The rule as written (logs in a list, running sums appended one by
+    # one): tests/test_gate_speed_equal.py's, here at a smallest step.
+    from test_gate_speed_equal import plain_detect
     series = list(_series(random.Random(4712)))
     found = [cp.detect(v, min_change=0.05) for v in series]
     assert sum(len(points) for points in found) > 20
