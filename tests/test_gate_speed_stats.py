@@ -129,14 +129,9 @@ def test_history_noise_is_night_variance_to_the_bit():
 def test_judge_nights_takes_the_history_nights_terms_once(monkeypatch):
     from pfsbench.gate.judge import lookback, rule
     from pfsbench.gate.statistics.stats import Moments
-    made = []
-    real = lookback._terms
-
-    def counted(night):
-        made.append(night)
-        return real(night)
-
-    monkeypatch.setattr(lookback, '_terms', counted)
+    made, real = [], lookback._terms
+    monkeypatch.setattr(lookback, '_terms',
+                        lambda night: made.append(night) or real(night))
     rand = random.Random(4714)
     history = [Moments(rand.uniform(95, 105), 4.0, 3) for _ in range(20)]
     recent = [(1_795_000_000 + 86_400 * day, Moments(90.0, 4.0, 3))
