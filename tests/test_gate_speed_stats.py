@@ -228,3 +228,42 @@ def test_like_for_like_matches_session_extras_as_tag_reads_them():
         assert got == plain
         checked += len(got)
     assert checked > 100
+
+
+def test_noise_without_finds_a_night_by_its_values():
+    # A night equal in value is the night (as list.remove), its wild
+    # repeats aside; one that differs in mean, variance or count is not.
+    from dataclasses import replace
+    from pfsbench.gate.judge import lookback
+    from pfsbench.gate.statistics.stats import Moments
+    base = [Moments(100.0 + 3 * i, 4.0 + i, 3) for i in range(7)]
+    without = lookback.NoiseWithout([base])
+
+    def plain(nights):
+        rest = list(base)
+        for night in nights:
+            if night in rest:
+                rest.remove(night)
+        return lookback.night_variance([rest])
+
+    windows = [[replace(base[2], left_out=((0, 1.0, 9.0),))],
+               [Moments(106.0, 6.0, 3)], [Moments(106.0, 6.0, 4)],
+               [Moments(106.0, 6.5, 3)], [Moments(106.5, 6.0, 3)],
+               [base[1], base[1]], [base[0], base[3], base[5]]]
+    got = [without(w) for w in windows]
+    assert got == [plain(w) for w in windows]
+    assert got[0] == got[1] != got[2] == got[3] == got[4] == without([])
+    assert got[5] == plain([base[1]]) != got[6]
+
+
+def test_noise_without_a_nan_night_is_that_night_only():
+    # A NaN mean equals only the same float: the night itself is taken
+    # out (one degree of freedom fewer), a new NaN night is not.
+    from pfsbench.gate.judge import lookback
+    from pfsbench.gate.statistics.stats import Moments
+    odd = Moments(float('nan'), 4.0, 3)
+    nights = [Moments(100.0 + 3 * i, 4.0 + i, 3) for i in range(6)] + [odd]
+    without = lookback.NoiseWithout([nights])
+    _, df = without([])
+    assert without([odd])[1] == df - 1
+    assert without([Moments(float('nan'), 4.0, 3)])[1] == df
