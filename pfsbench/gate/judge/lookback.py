@@ -239,11 +239,14 @@ class NoiseWithout:
 
     def __init__(self, segments):
         self._segments = [[_terms(n) for n in seg] for seg in segments]
-        # Where each night is, in order: (segment, position) by value.
+        # Where each night is, in order: (segment, position) by value,
+        # keyed by the fields a night's equality compares (a tuple hashes
+        # in C; the class's hash is a Python call per look-up).
         self._where = {}
         for i, seg in enumerate(self._segments):
             for j, (night, _, _, _) in enumerate(seg):
-                self._where.setdefault(night, []).append((i, j))
+                self._where.setdefault(
+                    (night.mean, night.variance, night.n), []).append((i, j))
         # Where every night has its own within-night variance, the pooled
         # one (over the nights left) is not read: each segment's log
         # means and variances are fixed.
@@ -258,11 +261,12 @@ class NoiseWithout:
         would), or ``None`` as :func:`night_variance`."""
         taken, used = set(), {}
         for night in nights:
-            places = self._where.get(night, ())
-            at = used.get(night, 0)
+            key = (night.mean, night.variance, night.n)
+            places = self._where.get(key, ())
+            at = used.get(key, 0)
             if at < len(places):
                 taken.add(places[at])
-                used[night] = at + 1
+                used[key] = at + 1
         if not self._own:
             return _variance_of([[t for j, t in enumerate(seg)
                                   if (i, j) not in taken]
@@ -286,7 +290,12 @@ def level(nights, tau2, cv2=None):
     Returns:
         ``(level, variance of level)``.
     """
-    pairs = [log_moments(n, cv2) for n in nights]
+    return level_of([log_moments(n, cv2) for n in nights], tau2)
+
+
+def level_of(pairs, tau2):
+    """:func:`level` of the nights' :func:`log_moments` ``pairs`` (the
+    pooled windows weigh the same level nights at each window's noise)."""
     weights = [1.0 / (tau2 + (e or 0.0)) if tau2 + (e or 0.0) > 0 else 1e12
                for _, e in pairs]
     total = sum(weights)

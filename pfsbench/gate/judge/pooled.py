@@ -98,8 +98,8 @@ def window_test(level_nights, nights, noise, tolerance, direction,
     sign = 1.0 if direction == 'higher' else -1.0
     cv2 = lookback.pooled_cv2(level_nights)
     cv2_df = max(sum(n.n - 1 for n in level_nights if n.n > 1), 1)
-    mean_e = statistics.fmean([lookback.log_moments(n, cv2)[1] or 0.0
-                               for n in level_nights])
+    level_pairs = [lookback.log_moments(n, cv2) for n in level_nights]
+    mean_e = statistics.fmean([e or 0.0 for _, e in level_pairs])
     pairs = [_night(n, cv2) for n in nights]
     windows = len(nights) - 1
     best = None
@@ -110,7 +110,7 @@ def window_test(level_nights, nights, noise, tolerance, direction,
         # its noise.
         tau2, tau_df = (noise_without(nights[-k:-1]) if noise_without
                         else noise)
-        mu, var_mu = lookback.level(level_nights, tau2, cv2)
+        mu, var_mu = lookback.level_of(level_pairs, tau2)
         share = tau2 / (tau2 + mean_e) if tau2 + mean_e > 0 else 1.0
         win = pairs[-k:]
         d = statistics.fmean([x for x, _ in win]) - mu

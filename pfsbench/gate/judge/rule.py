@@ -290,13 +290,16 @@ def _short_night(n, min_samples, source):
 class _History:
     """The like-for-like nights of one figure, outlying nights left out:
     the ``level`` nights, the history's ``segments`` (split at intended
-    changes), how many nights were ``outliers`` and the night-to-night
-    ``noise`` ``(variance, df)`` of the segments."""
+    changes), how many nights were ``outliers``, the night-to-night
+    ``noise`` ``(variance, df)`` of the segments and ``rest``, their
+    :class:`~pfsbench.gate.judge.lookback.NoiseWithout` (``None``: made
+    where needed)."""
 
     level: list
     segments: list
     outliers: int
     noise: tuple
+    rest: object = None
 
     def basis(self):
         """What a lookback reason says the verdict stands on."""
@@ -360,12 +363,16 @@ def _without_outliers(level, segments, outlier_z):
         kept.append(ok)
         dropped += len(out)
 
-    noise = lookback.night_variance(kept)
+    # The noise without no night is the segments' night_variance; the
+    # pooled windows read it without theirs: each night's terms taken
+    # once for both.
+    rest = lookback.NoiseWithout(kept)
+    noise = rest(())
     if noise is None:
         return None
 
     level_kept, level_out = lookback.drop_outliers(level, outlier_z)
-    return _History(level_kept, kept, dropped + len(level_out), noise)
+    return _History(level_kept, kept, dropped + len(level_out), noise, rest)
 
 
 def _lookback_record(history, detect):
@@ -496,7 +503,7 @@ def judge_nights(level, current, segments, tolerance, direction,
     together = _pooled(history.level, current, recent, history.noise,
                        tolerance, direction, confidence, pooled, out,
                        segments=history.segments,
-                       tonight_se=tonight_se(iv)[0])
+                       tonight_se=tonight_se(iv)[0], rest=history.rest)
     if together is not None and together['regression']:
         verdict = 'regression'
 
@@ -556,9 +563,10 @@ def tonight_p(iv, direction):
     return t_cdf(loss / se, df)
 
 
-def _noise_without(segments, noise):
+def _noise_without(segments, noise, rest=None):
     """``f(nights)``: the night noise of ``segments`` without ``nights``
-    (the window's history nights), or ``noise`` where too few remain.
+    (the window's history nights), or ``noise`` where too few remain
+    (``rest``: the segments' :class:`lookback.NoiseWithout`, if made).
 
     A lasting loss is in every night of the window: read as history, its
     step would count as night noise (on the MooseFS month,
@@ -568,7 +576,8 @@ def _noise_without(segments, noise):
     judged against the noise of the nights outside it."""
     if not segments:
         return lambda nights: noise
-    rest = lookback.NoiseWithout(segments)
+    if rest is None:
+        rest = lookback.NoiseWithout(segments)
 
     def without(nights):
         if not nights:
@@ -579,7 +588,8 @@ def _noise_without(segments, noise):
 
 
 def _pooled(level, current, recent, noise, tolerance, direction,
-            confidence, settings, out, segments=None, tonight_se=None):
+            confidence, settings, out, segments=None, tonight_se=None,
+            rest=None):
     """The nights since the level began, with tonight, judged together
     (:mod:`pfsbench.gate.judge.pooled`); fills ``out['pooled']`` and
     lowers ``out['lookback']['p']`` to the pooled one where smaller.
@@ -596,7 +606,7 @@ def _pooled(level, current, recent, noise, tolerance, direction,
     times = [t for t, _ in recent] + [None]
     alpha = (1.0 - confidence) / 2.0
     most = settings.get('nights', 7)
-    without = _noise_without(segments, noise)
+    without = _noise_without(segments, noise, rest)
     found = pooled_test(settings['rule'], level, nights, noise,
                            tolerance, direction, alpha, most,
                            settings.get('cusum_h', 5.0),

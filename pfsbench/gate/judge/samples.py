@@ -116,6 +116,18 @@ def _tag(like, session, name):
     return None if value is None else str(value)
 
 
+def _extras_match(got, wanted):
+    """Whether a session's extras ``got`` hold each ``(name, value)`` of
+    ``wanted`` as :func:`_tag` reads a session extra (``str`` of it, or
+    ``None``): the check of every night of every case, in one loop."""
+    for name, value in wanted:
+        found = got.get(name)
+        if (None if found is None else str(found)) != value:
+            return False
+
+    return True
+
+
 def like_for_like(past, tonight, tonight_like, names, limit):
     """The newest ``limit`` nights of a case's history that ran like
     tonight: every tag in ``names`` equal to tonight's (the case's
@@ -154,8 +166,7 @@ def like_for_like(past, tonight, tonight_like, names, limit):
                  if name not in tags])
 
         ok, extras = found
-        if ok and all(_tag((), night.session, name) == value
-                      for name, value in extras):
+        if ok and _extras_match(night.session.extras, extras):
             out.append(night)
 
     out.reverse()
@@ -221,8 +232,9 @@ def lookback_nights(past, tonight, baseline, perfvar, var, config,
             splits[c.index] = True
 
     segments = split_at_markers([n for _, n in history], splits)
-    # Every history night is read (the noise, and the level's share).
-    wild = [w for s, n in history
+    # Every history night is read (the noise, and the level's share);
+    # a night that left no repeat out lists none.
+    wild = [w for s, n in history if n.left_out
             for w in wild_entries('history', s.uuid, n)]
     value = tonight.extras.get(marker) or None
     if value and value != (values[-1] if values else None):

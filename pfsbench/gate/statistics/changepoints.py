@@ -21,6 +21,7 @@ a millisecond per level.
 """
 
 import functools
+import itertools
 import math
 import statistics
 from dataclasses import dataclass
@@ -94,18 +95,18 @@ def detect(values, threshold=5.0, min_segment=3, min_change=0.0,
     Returns:
         A list of :class:`ChangePoint`, by index.
     """
-    if any(v is None or v <= 0 for v in values):
-        raise ValueError('change-point detection needs positive values')
+    for v in values:
+        if v is None or v <= 0:
+            raise ValueError('change-point detection needs positive values')
 
     n = len(values)
     if n < 2 * min_segment:
         return []
 
-    x = median3([math.log(v) for v in values])
+    x = median3(list(map(math.log, values)))
     sigma = max(noise_sigma(x), sigma_floor)
-    prefix = [0.0]
-    for v in x:
-        prefix.append(prefix[-1] + v)
+    # The running sums, each the previous one plus the next value.
+    prefix = list(itertools.accumulate(x, initial=0.0))
 
     found = []
 

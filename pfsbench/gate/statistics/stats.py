@@ -279,8 +279,17 @@ def median_abs_dev(values):
     Returns:
         median(|x - median(values)|).
     """
-    med = statistics.median(values)
-    return statistics.median(abs(x - med) for x in values)
+    # Sorted first: the deviations of sorted values fall then rise, two
+    # runs the median's sort merges at once; the same values, so the
+    # same median.  Not where one is NaN (no order: as written).
+    ordered = sorted(values)
+    med = statistics.median(ordered)
+    deviations = [abs(x - med) for x in ordered]
+    if math.isnan(sum(deviations)):
+        med = statistics.median(values)
+        return statistics.median(abs(x - med) for x in values)
+
+    return statistics.median(deviations)
 
 
 def diff_sigma(x):
