@@ -2,7 +2,11 @@
 """The gate's serial start made cheaper reads and decides the same: the
 sessions read without their kept figures, the kept figures still used
 only where this pfsbench kept them (docs/gate-evidence.md, "Speed: a year
-of nightlies")."""
+of nightlies"), and settings checked against their schema once per
+unchanged file, as a baseline is."""
+
+import subprocess
+import sys
 
 from pfsbench import store
 from pfsbench.store import ingest, records, series
@@ -59,3 +63,53 @@ def test_kept_figures_of_another_stamp_are_computed_from_the_rows(
                                    100, False)
     (columns,) = got.cases.values()
     assert list(columns.columns['write_bw'][0]) == [401.0, 401.0, 421.0]
+
+
+def _load_in_child(path):
+    """``(loaded, jsonschema imported)`` of gate settings loaded by a
+    fresh interpreter (the tolerance, or the error's message)."""
+    code = ('import sys\n'
+            'from pfsbench.core.errors import ConfigError\n'
+            'from pfsbench.gate.judge import config\n'
+            'try:\n'
+            f'    print(config.load({str(path)!r}).tolerance)\n'
+            'except ConfigError as err:\n'
+            '    print(err)\n'
+            'print("jsonschema" in sys.modules)\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                         text=True, check=True).stdout.split('\n')
+    return out[0], out[1] == 'True'
+
+
+def test_settings_that_passed_are_not_checked_again_until_they_change(
+        tmp_path):
+    path = tmp_path / 'gate.yaml'
+    path.write_text('tolerance: 0.07\n')
+    assert _load_in_child(path) == ('0.07', True)
+    assert (tmp_path / '.gate.yaml.checked').exists()
+    assert _load_in_child(path) == ('0.07', False)
+    # Other bytes under the same mark: checked, refused, and not marked.
+    path.write_text('tolerance: "x"\n')
+    bad = f"{path}:tolerance: 'x': expected a number in (0.0, 10.0]"
+    assert _load_in_child(path) == (bad, True)
+    assert _load_in_child(path) == (bad, True)
+    # The checks the schema cannot state run each time.
+    path.write_text('tolerance: 0.07\nlookback:\n  detect: 0.1\n')
+    assert _load_in_child(path)[0] == '0.07'
+    path.write_text('tolerance: 0.07\nlookback:\n  detect: 0.01\n')
+    for _ in range(2):
+        assert _load_in_child(path)[0].startswith(
+            f'{path}:lookback.detect: 0.01: must be at least the tolerance')
+
+
+def test_settings_errors_name_the_file_as_before(tmp_path):
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text('tolerance: [1,\n  x: {\n')
+    assert _load_in_child(bad)[0] == (
+        f'{bad}:<yaml>: None: while parsing a flow node did not find '
+        f'expected node content   in "{bad}", line 3, column 1')
+    latin = tmp_path / 'latin.yaml'
+    latin.write_bytes(b'tolerance: 0.05\nname: "\xff"\n')
+    assert _load_in_child(latin)[0] == (
+        f'{latin}:<yaml>: None: not UTF-8: byte 0xff at offset 23')
+    assert not (tmp_path / '.bad.yaml.checked').exists()
