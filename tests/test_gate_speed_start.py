@@ -5,6 +5,8 @@ only where this pfsbench kept them (docs/gate-evidence.md, "Speed: a year
 of nightlies"), and settings checked against their schema once per
 unchanged file, as a baseline is."""
 
+import hashlib
+import json
 import subprocess
 import sys
 
@@ -113,3 +115,19 @@ def test_settings_errors_name_the_file_as_before(tmp_path):
     assert _load_in_child(latin)[0] == (
         f'{latin}:<yaml>: None: not UTF-8: byte 0xff at offset 23')
     assert not (tmp_path / '.bad.yaml.checked').exists()
+
+
+def test_the_schemas_fingerprint_is_importlib_resources_listing():
+    from importlib import resources
+
+    from pfsbench.schemas import loader, validation
+    sha = hashlib.sha256()
+    files = resources.files('pfsbench.schemas')
+    listed = sorted(files.iterdir(), key=lambda e: e.name)
+    for entry in listed:
+        if entry.is_file() and entry.name.endswith(('.json', '.py')):
+            sha.update(entry.name.encode() + b'\0' + entry.read_bytes())
+    assert sum(e.name.endswith('.json') for e in listed) >= 5
+    assert validation.fingerprint() == sha.hexdigest()
+    assert loader.load('gate.json') == json.loads(
+        files.joinpath('gate.json').read_text())
