@@ -3,8 +3,10 @@
 sessions read without their kept figures, the kept figures still used
 only where this pfsbench kept them (docs/gate-evidence.md, "Speed: a year
 of nightlies"), and settings checked against their schema once per
-unchanged file, as a baseline is."""
+unchanged file, as a baseline is; what the command made frozen for the
+interpreter's exit."""
 
+import gc
 import hashlib
 import json
 import subprocess
@@ -131,3 +133,26 @@ def test_the_schemas_fingerprint_is_importlib_resources_listing():
     assert validation.fingerprint() == sha.hexdigest()
     assert loader.load('gate.json') == json.loads(
         files.joinpath('gate.json').read_text())
+
+
+def test_what_the_command_made_is_frozen_for_the_exit(tmp_path, capsys):
+    from pfsbench.cli import entry
+    from pfsbench.gate.judge import baseline
+    from pfsbench.store.runs import read_database
+
+    reports = list(synth.nightly_history(6, 2, repeats=3, noise=0.04,
+                                         variables=('write_bw',)))
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    baseline.save(baseline.build(read_database(db), uuids[:3], 'pre'),
+                  str(tmp_path), force=True)
+    gc.unfreeze()
+    try:
+        code = entry.main(['gate', '-b', 'pre', '--db', db, '--jobs', '1',
+                           '--baseline-dir', str(tmp_path)])
+        assert code in (0, 1) and gc.isenabled()
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+    assert 'pfsbench gate:' in capsys.readouterr().out
