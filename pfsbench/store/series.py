@@ -88,7 +88,7 @@ def _figures_of(conn, uuids, target):
     kept by this pfsbench (their stamp is :data:`FIGURES_STAMP`) for every
     target, else from the rows."""
     out, keys = {}, {}
-    if target is None and uuids:
+    if target is None:
         marks = ','.join('?' * len(uuids))
         for uuid, blob in conn.execute(
                 f'SELECT uuid, figures FROM pfsbench_sessions WHERE uuid '
