@@ -156,3 +156,24 @@ def test_what_the_command_made_is_frozen_for_the_exit(tmp_path, capsys):
     finally:
         gc.unfreeze()
     assert 'pfsbench gate:' in capsys.readouterr().out
+
+
+def test_the_settings_mark_is_beside_them_and_spares_the_check(
+        tmp_path, monkeypatch):
+    from pfsbench.gate.judge import config
+    from pfsbench.schemas import validation
+
+    path = tmp_path / 'gate.yaml'
+    path.write_text('tolerance: 0.07\n')
+    monkeypatch.chdir(tmp_path.parent)
+    checks = []
+    real = validation.check
+    monkeypatch.setattr(validation, 'check', lambda *a, **k: (
+        checks.append(a[2]), real(*a, **k)))
+    assert config.load(str(path)).tolerance == 0.07
+    assert checks == [str(path)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        '.gate.yaml.checked', 'gate.yaml']
+    assert len((tmp_path / '.gate.yaml.checked').read_text().strip()) == 64
+    assert config.load(str(path)).tolerance == 0.07
+    assert checks == [str(path)]
