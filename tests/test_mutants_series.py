@@ -30,11 +30,11 @@ def _kept(conn):
 
 
 def _sync(conn, system='alpha', target=None, keep=True, lag=0, chunk=100):
-    sessions, stamps = records.sessions_of(
+    sessions = records.sessions_of(
         conn, None if system == series.EVERY_CLUSTER else system)
     return series.synced_series(
         conn, None if system == series.EVERY_CLUSTER else system, target,
-        sessions, stamps, chunk, keep, lag)
+        sessions, chunk, keep, lag)
 
 
 def test_scope_is_the_targets_json_as_written():
@@ -181,16 +181,14 @@ def test_writing_it_waits_at_most_half_a_second_for_another_writer(
 def test_by_default_a_new_night_is_written_and_no_night_is_an_empty_series(
         tmp_path):
     with open_store(str(tmp_path / 's.sqlite')) as conn:
-        empty = series.synced_series(conn, 'alpha', None, {}, {}, 100, True)
+        empty = series.synced_series(conn, 'alpha', None, {}, 100, True)
         assert isinstance(empty, series.Series) and empty.uuids == []
         _ingest(conn, 1)
-        sessions, stamps = records.sessions_of(conn, 'alpha')
-        series.synced_series(conn, 'alpha', None, sessions, stamps, 100,
-                             True)
+        sessions = records.sessions_of(conn, 'alpha')
+        series.synced_series(conn, 'alpha', None, sessions, 100, True)
         _ingest(conn, 2)
-        sessions, stamps = records.sessions_of(conn, 'alpha')
-        series.synced_series(conn, 'alpha', None, sessions, stamps, 100,
-                             True)
+        sessions = records.sessions_of(conn, 'alpha')
+        series.synced_series(conn, 'alpha', None, sessions, 100, True)
         assert _kept(conn)[('alpha', None)] == (2, 'alpha-02')
 
 
@@ -267,9 +265,9 @@ def test_a_postgresql_role_writes_the_series_only_with_its_privileges(
         conn = _AsPostgres(url, privileged)
         try:
             conn.postgres = True
-            sessions, stamps = records.sessions_of(conn, 'alpha')
-            got = series.synced_series(conn, 'alpha', None, sessions,
-                                       stamps, 100, True)
+            sessions = records.sessions_of(conn, 'alpha')
+            got = series.synced_series(conn, 'alpha', None, sessions, 100,
+                                       True)
             conn.postgres = False
             assert got.uuids == ['alpha-01']
             assert _kept(conn) == kept

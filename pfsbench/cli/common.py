@@ -7,7 +7,6 @@ import argparse
 import os
 import sys
 import textwrap
-import traceback
 
 from pfsbench.core import secrets
 from pfsbench.core.errors import PfsbenchError
@@ -142,7 +141,10 @@ def run_verb(args):
 
 def print_traceback(err):
     """``err``'s traceback on stderr, every password taken out of it
-    (a driver's message may quote a connection string)."""
+    (a driver's message may quote a connection string).  The traceback
+    module is imported here: a command that ends well never needs it."""
+    import traceback
+
     text = ''.join(traceback.format_exception(type(err), err,
                                               err.__traceback__))
     sys.stderr.write(secrets.scrub(text))

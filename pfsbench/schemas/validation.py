@@ -7,10 +7,9 @@ import functools
 import hashlib
 import math
 import os
-from importlib import resources
 
 from pfsbench.core.errors import ConfigError
-from pfsbench.schemas.loader import validator
+from pfsbench.schemas.loader import DIRECTORY, validator
 
 #: How a message names each JSON type.
 _TYPE_WORDS = {
@@ -83,10 +82,13 @@ def fingerprint():
     """The sha256 of this package's files (the schemas and the code that
     validates with them), in name order."""
     sha = hashlib.sha256()
-    files = resources.files(__package__)
-    for entry in sorted(files.iterdir(), key=lambda e: e.name):
-        if entry.is_file() and entry.name.endswith(('.json', '.py')):
-            sha.update(entry.name.encode() + b'\0' + entry.read_bytes())
+    with os.scandir(DIRECTORY) as entries:
+        files = sorted((e for e in entries if e.is_file() and
+                        e.name.endswith(('.json', '.py'))),
+                       key=lambda e: e.name)
+    for entry in files:
+        with open(entry.path, 'rb') as fp:
+            sha.update(entry.name.encode() + b'\0' + fp.read())
     return sha.hexdigest()
 
 

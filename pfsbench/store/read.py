@@ -63,9 +63,8 @@ def read_results(conn, system, *, newest=None, newest_since=None,
         uuids: only these sessions (instead of ``newest``).
         source: what messages name (default: the store and cluster).
     """
-    sessions, stamps = sessions_of(conn, system)
-    series = synced_series(conn, system, target, sessions, stamps, chunk,
-                           keep, lag)
+    sessions = sessions_of(conn, system)
+    series = synced_series(conn, system, target, sessions, chunk, keep, lag)
 
     order = list(sessions)
     if uuids is not None:

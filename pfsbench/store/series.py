@@ -44,8 +44,7 @@ def scope(target):
     return json.dumps(target, ensure_ascii=False)
 
 
-def synced_series(conn, system, target, sessions, stamps, chunk, keep,
-                  lag=0):
+def synced_series(conn, system, target, sessions, chunk, keep, lag=0):
     """The cluster's kept series brought up to date with ``sessions``
     (``system`` None: every cluster's): a session gone is dropped, new
     ones are appended, a session older than the newest kept one starts
@@ -73,7 +72,7 @@ def synced_series(conn, system, target, sessions, stamps, chunk, keep,
         # A chunk at a time: a year's figures need not be held at once.
         for start in range(0, len(new), chunk):
             part = new[start:start + chunk]
-            figures = _figures_of(conn, part, stamps, target)
+            figures = _figures_of(conn, part, target)
             for uuid in part:
                 series.add(sessions[uuid], figures[uuid])
     elif series is None:
@@ -84,17 +83,17 @@ def synced_series(conn, system, target, sessions, stamps, chunk, keep,
     return series
 
 
-def _figures_of(conn, uuids, stamps, target):
+def _figures_of(conn, uuids, target):
     """``{uuid: session_figures}``: as kept at ingest where they were
-    kept by this pfsbench for every target, else from the rows."""
+    kept by this pfsbench (their stamp is :data:`FIGURES_STAMP`) for every
+    target, else from the rows."""
     out, keys = {}, {}
-    kept = [u for u in uuids if stamps[u] == FIGURES_STAMP] \
-        if target is None else []
-    if kept:
-        marks = ','.join('?' * len(kept))
+    if target is None:
+        marks = ','.join('?' * len(uuids))
         for uuid, blob in conn.execute(
                 f'SELECT uuid, figures FROM pfsbench_sessions WHERE uuid '
-                f'IN ({marks})', kept):
+                f'IN ({marks}) AND figures_stamp = ?',
+                [*uuids, FIGURES_STAMP]):
             try:
                 found = codec.loads(blob)
             except codec.Damaged:
@@ -184,12 +183,11 @@ def refresh_series(conn, system, lag=0):
     except conn.errors:
         conn.rollback()
         return 0
-    sessions, stamps = sessions_of(conn, system)
+    sessions = sessions_of(conn, system)
     for where in sorted(scopes):
         try:
             target = json.loads(where)
         except ValueError:
             continue
-        synced_series(conn, system, target, sessions, stamps, 100, True,
-                      lag)
+        synced_series(conn, system, target, sessions, 100, True, lag)
     return len(sessions)

@@ -8,6 +8,7 @@ style); the defaults are :class:`GateConfig`'s.
 """
 
 import fnmatch
+import io
 import os
 from dataclasses import dataclass, field
 
@@ -154,18 +155,25 @@ _CHANGEPOINT_ATTRS = {'threshold': 'changepoint_threshold',
                       'min_change': 'changepoint_min_change'}
 
 
-def parse(data, path):
+def parse(data, path, checked=None):
     """Validate a decoded gate.yaml and return a :class:`GateConfig`.
 
     Args:
         data: the decoded YAML (``None`` for an empty file).
         path: the file, for messages.
+        checked: ``(content, mark)``: the file's bytes and the mark that
+            spares the schema check of bytes that passed it before
+            (:func:`pfsbench.schemas.check_once`); the other checks run
+            each time.
 
     Raises:
         ConfigError: a key, type or range the schema refuses.
     """
     _check_store(data, path)
-    schemas.check(data, SCHEMA, path)
+    if checked is None:
+        schemas.check(data, SCHEMA, path)
+    else:
+        schemas.check_once(data, SCHEMA, path, *checked)
     data = data or {}
     cfg = GateConfig(path=path)
     for key, value in data.items():
@@ -237,12 +245,30 @@ def load(path=None):
         path = DEFAULT_PATH
 
     try:
-        with open(path) as fp:
-            data = yamlfile.safe_load(fp)
+        with open(path, 'rb') as fp:
+            content = fp.read()
+        data = yamlfile.safe_load(_text_stream(content, path))
     except FileNotFoundError:
         raise ConfigError(path, '<file>', path, 'no such file') from None
     except yaml.YAMLError as err:
         raise ConfigError(path, '<yaml>', None,
                           str(err).replace('\n', ' ')) from None
 
-    return parse(data, path)
+    return parse(data, path, (content, checked_mark(path)))
+
+
+def _text_stream(content, path):
+    """``content`` read as ``open(path)`` reads the file (the same
+    decoding, and the name YAML's messages give): the bytes parsed are
+    the bytes whose check the mark records."""
+    raw = io.BytesIO(content)
+    raw.name = path
+    return io.TextIOWrapper(raw)
+
+
+def checked_mark(path):
+    """The file beside the settings recording that their bytes passed
+    the schema (:func:`pfsbench.schemas.check_once`), as a baseline's
+    (docs/gate-method.md)."""
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f'.{name}.checked')
