@@ -9,9 +9,18 @@ import subprocess
 import sys
 import weakref
 
+import pytest
+
 import synth
 from pfsbench.cli import entry
-from pfsbench.gate.judge import baseline
+from pfsbench.gate.history import past
+from pfsbench.gate.judge import (baseline, config as gate_config, pooled,
+                                 record as record_module)
+from pfsbench.gate.judge.record import compare, run_gate, what_changed
+from pfsbench.gate.judge.rows import VarRow, rendering
+from pfsbench.gate.judge.sweeps import sweeps
+from pfsbench.gate.report import html, render, render_all
+from pfsbench.gate.statistics import forked
 from pfsbench.store.runs import read_database
 
 
@@ -65,3 +74,100 @@ def test_what_the_command_leaves_to_its_exit_keeps_output_and_exit_code(
     assert out.stdout.startswith('buffered ')
     assert 'pfsbench gate:' in out.stdout
     assert out.stdout.endswith('atexit ran\n')
+
+
+def _judged(tmp_path, cases=6):
+    """``(results, baseline, current uuids)`` of a history that steps
+    down at its 22nd night (regressions and change points)."""
+    reports = list(synth.nightly_history(30, cases, repeats=3, noise=0.04,
+                                         step_night=22, step=-0.15,
+                                         variables=('write_bw', 'read_bw')))
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    results = read_database(db)
+    return results, baseline.build(results, uuids[:3], 'pre'), uuids[-1:]
+
+
+def test_change_points_sought_where_the_cases_were_judged_are_the_history(
+        tmp_path):
+    results, base, current = _judged(tmp_path, cases=7)
+    config = gate_config.GateConfig()
+    rows = compare(base, results, current, config)[0]
+    alone = past.history(results, rows, config)
+    assert sum(bool(h['changepoints']) for h in alone) >= 6
+    # The steps of row dicts in their order, each part's joined.
+    dicts = [r.as_dict() for r in rows]
+    steps = past.history_steps(results, dicts[:5], config) + \
+        past.history_steps(results, dicts[5:], config)
+    assert past.history(results, rows, config, steps=steps) == alone
+    assert past.history(results, rows, config,
+                        steps=steps[::-1]) != alone
+    for jobs in (1, 2, 3):
+        pooled._window_level.cache_clear()
+        record = run_gate(base, results, current, config, jobs=jobs)
+        assert record['history'] == alone, jobs
+        final = [VarRow.from_dict(r) for r in record['results']]
+        assert record['changes'] == what_changed(base, results, final)
+        assert record['changes'] and any(record['changes'].values())
+        assert record['sweeps'] == sweeps(results, current, None)
+
+
+def test_without_history_nothing_is_sought(tmp_path, monkeypatch):
+    results, base, current = _judged(tmp_path, cases=3)
+    config = gate_config.GateConfig()
+    monkeypatch.setattr(record_module, 'history_steps',
+                        lambda *a: pytest.fail('sought'))
+    monkeypatch.setattr(record_module, 'history_series',
+                        lambda *a: pytest.fail('prepared'))
+    for jobs in (1, 2):
+        out = run_gate(base, results, current, config, jobs=jobs,
+                       with_history=False)
+        assert out['history'] == [] and out['changes']
+        assert out['summary']['regression'] > 0
+
+
+def test_the_process_preparing_the_series_judges_fewer_cases(tmp_path,
+                                                              monkeypatch):
+    assert record_module.PREPARING == 0.025
+    assert record_module._preparing_share(1) == 1.0
+    assert record_module._preparing_share(2) == (1 - 0.025) / 2
+    assert record_module._preparing_share(3) == (1 - 0.05) / 3
+    assert forked.parts_of(list(range(500)), 2,
+                           record_module._preparing_share(2))[0] == \
+        list(range(244))
+    results, base, current = _judged(tmp_path, cases=3)
+    config = gate_config.GateConfig()
+    shares, real = [], record_module.ordered_map
+
+    def spy(fn, items, jobs, first=None, meanwhile=None):
+        shares.append(first)
+        return real(fn, items, jobs, first, meanwhile)
+
+    monkeypatch.setattr(record_module, 'ordered_map', spy)
+    run_gate(base, results, current, config, jobs=3)
+    run_gate(base, results, current, config, jobs=3, with_history=False)
+    # The cases' maps (the labels' takes no share).
+    assert shares[0] == (1 - 0.05) / 3 and shares[2] is None
+
+
+def test_html_drawn_apart_from_its_plots_is_html_drawn_whole(tmp_path):
+    results, base, current = _judged(tmp_path, cases=9)
+    config = gate_config.GateConfig()
+    pooled._window_level.cache_clear()
+    record = run_gate(base, results, current, config)
+    fmts = ['junit', 'html', 'text', 'html']
+    for plots in (-1, 0, 1, 4, 60):
+        whole = [render(record, fmt, plots) for fmt in fmts]
+        drawn = whole[1].count('<svg ')
+        assert drawn >= min(max(plots, 0), 9), plots
+        for jobs in (2, 3, 5):
+            assert render_all(record, fmts, jobs, max_plots=plots) == \
+                whole, (plots, jobs)
+    with rendering(record):
+        shown = html.history_plots(record, 4)
+        parts = html.html_parts(record, 4)
+    assert len(shown) == 4 and parts.count(None) == 4
+    # The cases that need attention are plotted first.
+    assert [fig.verdict for _, fig in shown][0] == 'regression'
+    assert html.fill(parts, html.draw(shown)) == render(record, 'html', 4)

@@ -237,13 +237,26 @@ def history_series(results, cases, config):
     return _series(results, cases, ordered)
 
 
-def history(results, rows, config, jobs=1, lazy=False, series=None):
+def history_steps(results, rows, config):
+    """The change points of each of ``rows``' figures (row dicts:
+    ``case``, ``var``, ``tolerance``), in their order: :func:`history`'s
+    ``steps``, sought in the process that judged the rows
+    (docs/gate-evidence.md, "Speed: a year of nightlies")."""
+    series, _ = history_series(results, {r['case'] for r in rows}, config)
+    return [_steps(_means(series[r['case']].get(r['var'], [])),
+                   r['tolerance'], config) for r in rows]
+
+
+def history(results, rows, config, jobs=1, lazy=False, series=None,
+            steps=None):
     """Per-session means of every compared variable, with change points
     (failed and contended records left out; ``jobs`` processes seek them,
     each for a contiguous part of ``rows``).  ``lazy``: each figure's
     points are :class:`Points`, made when first read (JSON writes them
     with :func:`plain`), else lists.  ``series``: what
-    :func:`history_series` returned for at least the rows' cases.
+    :func:`history_series` returned for at least the rows' cases;
+    ``steps``: what :func:`history_steps` returned for ``rows`` (then
+    none are sought here).
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
@@ -278,10 +291,10 @@ def history(results, rows, config, jobs=1, lazy=False, series=None):
         early.update((i, changes_of(i, steps_i))
                      for i, steps_i in zip(part, found))
 
-    steps = [found for part in ordered_map(part_steps, range(len(rows)),
-                                           jobs, first=2 / 5,
-                                           meanwhile=tags_meanwhile)
-             for found in part]
+    if steps is None:
+        steps = [found for part in ordered_map(
+            part_steps, range(len(rows)), jobs, first=2 / 5,
+            meanwhile=tags_meanwhile) for found in part]
     out = []
     for i, (row, found) in enumerate(zip(rows, steps)):
         points = series[row.case].get(row.var, [])
