@@ -105,7 +105,45 @@ def _lists_html(record):
     ]
 
 
+def history_plots(record, max_plots=60):
+    """The history plots of the HTML report, in its order: ``(history,
+    figure)`` each (:func:`pfsbench.gate.report.plots.history_svg`'s
+    arguments), at most ``max_plots``: the cases that need attention
+    first, then the others, each its worst figure, most severe first."""
+    cases = case_rows(record)
+    histories = _histories(record)
+    notes = attention(cases)
+    noted = {id(c) for c in notes}
+    chosen = [c for c in notes if (c.case, c.primary.var) in histories]
+    chosen += [c for c in cases if id(c) not in noted and
+               (c.case, c.primary.var) in histories]
+    return [(histories[(c.case, c.primary.var)], c.primary)
+            for c in chosen[:max(0, max_plots)]]
+
+
+def draw(shown):
+    """The SVGs of :func:`history_plots`' ``shown``."""
+    return [plots.history_svg(hist, fig) for hist, fig in shown]
+
+
 def render_html(record, max_plots=60, all_figures=False, triage=None):
+    shown = history_plots(record, max_plots)
+    return fill(html_parts(record, max_plots, all_figures, triage),
+                draw(shown))
+
+
+def fill(parts, svgs):
+    """The HTML of :func:`html_parts`' ``parts`` with the history plots'
+    ``svgs`` (:func:`draw`, perhaps drawn in another process meanwhile)
+    in their places."""
+    svgs = iter(svgs)
+    return '\n'.join(next(svgs) if part is None else part
+                     for part in parts) + '\n'
+
+
+def html_parts(record, max_plots=60, all_figures=False, triage=None):
+    """The lines of :func:`render_html`, ``None`` where a history plot
+    goes (:func:`history_plots`' in their order; :func:`fill`)."""
     esc = html.escape
     verdict, counts = headline(record)
     st = record['settings']
@@ -132,7 +170,7 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
             out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
             hist = histories.get((c.case, c.primary.var))
             if hist is not None and plotted < max_plots:
-                out.append(plots.history_svg(hist, c.primary))
+                out.append(None)
                 plotted += 1
 
             out.append('</div>')
@@ -194,12 +232,10 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
                        'most severe first.')
 
         out.append('</p>')
-        for c in shown:
-            out.append(plots.history_svg(histories[(c.case, c.primary.var)],
-                                         c.primary))
+        out += [None] * len(shown)
 
     out.append(f'<p class="small">pfsbench {esc(record["pfsbench_version"])}'
                f', created {esc(record["created"])}, source '
                f'<code>{esc(str(record["source"]))}</code></p>')
     out.append('</body></html>')
-    return '\n'.join(out) + '\n'
+    return out
