@@ -103,6 +103,7 @@ def test_change_points_sought_where_the_cases_were_judged_are_the_history(
     assert past.history(results, rows, config, steps=steps) == alone
     assert past.history(results, rows, config,
                         steps=steps[::-1]) != alone
+    assert past.history(results, rows, config, jobs=2) == alone
     for jobs in (1, 2, 3):
         pooled._window_level.cache_clear()
         record = run_gate(base, results, current, config, jobs=jobs)

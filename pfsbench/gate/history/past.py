@@ -266,12 +266,9 @@ def history(results, rows, config, jobs=1, lazy=False, series=None,
     series, keys = series or history_series(
         results, {r.case for r in rows}, config)
 
-    # Each figure's means as one array: a forked child reads them
-    # without copying the pages of the points' dicts.
-    means = [_means(series[row.case].get(row.var, [])) for row in rows]
-
     def part_steps(part):
-        return [_steps(means[i], rows[i].tolerance, config) for i in part]
+        return [_steps(_means(series[rows[i].case].get(rows[i].var, [])),
+                       rows[i].tolerance, config) for i in part]
 
     def changes_of(i, found):
         points = series[rows[i].case].get(rows[i].var, [])
@@ -280,33 +277,20 @@ def history(results, rows, config, jobs=1, lazy=False, series=None,
         return [_change(results, uuids, c, keys.get(rows[i].case))
                 for c in found]
 
-    # This process seeks two fifths of the steps, then reads the tags at
-    # them while the children seek theirs (the figures mostly step at the
-    # same few sessions, whose tags it has then read), and builds the
-    # points (while a child labels the rows: docs/gate-evidence.md,
-    # "Speed: a year of nightlies").
-    early = {}
-
-    def tags_meanwhile(part, found):
-        early.update((i, changes_of(i, steps_i))
-                     for i, steps_i in zip(part, found))
-
     if steps is None:
         steps = [found for part in ordered_map(
-            part_steps, range(len(rows)), jobs, first=2 / 5,
-            meanwhile=tags_meanwhile) for found in part]
+            part_steps, range(len(rows)), jobs) for found in part]
     out = []
     for i, (row, found) in enumerate(zip(rows, steps)):
         points = series[row.case].get(row.var, [])
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}
-        changes = early[i] if i in early else changes_of(i, found)
         out.append({'case': row.case, 'check': row.check,
                     'var': row.var, 'unit': row.unit,
                     'points': points if lazy else list(points),
                     'baseline': band,
-                    'changepoints': changes})
+                    'changepoints': changes_of(i, found)})
 
     return out
 
