@@ -37,6 +37,19 @@ def _gate_dir(tmp_path, nights=8):
     return db
 
 
+def test_the_command_turns_the_collector_back_on(tmp_path, capsys,
+                                                 monkeypatch):
+    db = _gate_dir(tmp_path)
+    module = entry.verb_module('gate')
+    real, seen = module.run_gate, []
+    monkeypatch.setattr(module, 'run_gate', lambda *a, **k: (
+        seen.append(gc.isenabled()) or real(*a, **k)))
+    code = entry.main(['gate', '-b', 'pre', '--db', db,
+                       '--baseline-dir', str(tmp_path)])
+    assert code in (0, 1) and seen == [False] and gc.isenabled()
+    assert 'pfsbench gate:' in capsys.readouterr().out
+
+
 def test_the_command_leaves_only_its_last_run_to_the_exit(tmp_path, capsys,
                                                           monkeypatch):
     db = _gate_dir(tmp_path)
@@ -69,7 +82,7 @@ def test_what_the_command_leaves_to_its_exit_keeps_output_and_exit_code(
             f"sys.exit(entry.main(['gate', '-b', 'pre', '--db', {db!r}, "
             f"'--baseline-dir', {str(tmp_path)!r}]))\n")
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, check=False)
     assert out.returncode == 1, out.stderr
     assert out.stdout.startswith('buffered ')
     assert 'pfsbench gate:' in out.stdout
@@ -170,5 +183,5 @@ def test_html_drawn_apart_from_its_plots_is_html_drawn_whole(tmp_path):
         parts = html.html_parts(record, 4)
     assert len(shown) == 4 and parts.count(None) == 4
     # The cases that need attention are plotted first.
-    assert [fig.verdict for _, fig in shown][0] == 'regression'
+    assert shown[0][1].verdict == 'regression'
     assert html.fill(parts, html.draw(shown)) == render(record, 'html', 4)
