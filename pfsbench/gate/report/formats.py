@@ -83,11 +83,10 @@ def _render_item(record, fmts, i, apart, options):
     if not apart or (i != _PLOTS and fmts[i] != 'html'):
         return render(record, fmts[i], **options)
 
-    from pfsbench.gate.report.html import draw, history_plots, html_parts
+    from pfsbench.gate.report.html import drawn_plots, html_parts
     with rendering(record):
-        if i == _PLOTS:
-            return draw(history_plots(record, options.get('max_plots', 60)))
-        return html_parts(record, **options)
+        return (drawn_plots if i == _PLOTS else html_parts)(record,
+                                                            **options)
 
 
 def _render(record, fmt, max_plots, all_figures, triage):

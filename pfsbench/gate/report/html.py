@@ -105,37 +105,35 @@ def _lists_html(record):
     ]
 
 
-def history_plots(record, max_plots=60):
-    """The history plots of the HTML report, in its order: ``(history,
-    figure)`` each (:func:`pfsbench.gate.report.plots.history_svg`'s
-    arguments), at most ``max_plots``: the cases that need attention
-    first, then the others, each its worst figure, most severe first."""
-    cases = case_rows(record)
-    histories = _histories(record)
+def _plotted(cases, histories, max_plots):
+    """``(needing attention, the others with a history, the plotted)``
+    of ``cases``: at most ``max_plots`` plotted, those needing attention
+    first (each case its worst figure's history, most severe first)."""
     notes = attention(cases)
     noted = {id(c) for c in notes}
+    rest = [c for c in cases if id(c) not in noted and
+            (c.case, c.primary.var) in histories]
     chosen = [c for c in notes if (c.case, c.primary.var) in histories]
-    chosen += [c for c in cases if id(c) not in noted and
-               (c.case, c.primary.var) in histories]
-    return [(histories[(c.case, c.primary.var)], c.primary)
-            for c in chosen[:max(0, max_plots)]]
+    return notes, rest, (chosen + rest)[:max(0, max_plots)]
 
 
-def draw(shown):
-    """The SVGs of :func:`history_plots`' ``shown``."""
-    return [plots.history_svg(hist, fig) for hist, fig in shown]
+def drawn_plots(record, max_plots=60, all_figures=False, triage=None):
+    """The SVGs of the HTML report's history plots, in its order
+    (:func:`fill` puts them in :func:`html_parts`' places)."""
+    histories = _histories(record)
+    return [plots.history_svg(histories[(c.case, c.primary.var)], c.primary)
+            for c in _plotted(case_rows(record), histories, max_plots)[2]]
 
 
 def render_html(record, max_plots=60, all_figures=False, triage=None):
-    shown = history_plots(record, max_plots)
     return fill(html_parts(record, max_plots, all_figures, triage),
-                draw(shown))
+                drawn_plots(record, max_plots))
 
 
 def fill(parts, svgs):
     """The HTML of :func:`html_parts`' ``parts`` with the history plots'
-    ``svgs`` (:func:`draw`, perhaps drawn in another process meanwhile)
-    in their places."""
+    ``svgs`` (:func:`drawn_plots`, perhaps drawn in another process
+    meanwhile) in their places."""
     svgs = iter(svgs)
     return '\n'.join(next(svgs) if part is None else part
                      for part in parts) + '\n'
@@ -148,8 +146,8 @@ def html_parts(record, max_plots=60, all_figures=False, triage=None):
     verdict, counts = headline(record)
     st = record['settings']
     cases = case_rows(record)
-    histories = _histories(record)
-    plotted = 0
+    notes, rest, chosen = _plotted(cases, _histories(record), max_plots)
+    plotted = {id(c) for c in chosen}
     out = [
         '<!DOCTYPE html><html><head><meta charset="utf-8">',
         f'<title>pfsbench gate: {esc(verdict)}</title>',
@@ -161,17 +159,14 @@ def html_parts(record, max_plots=60, all_figures=False, triage=None):
         f'{esc(budget_text(st))}.</p>',
     ]
     note = pooled_note(shown_rows(cases, all_figures))
-    notes = attention(cases)
     if notes:
         out.append('<h2>Needs attention</h2><p class="small">Most severe '
                    'first: why, what changed since the baseline, and the '
                    'history of the case\'s worst figure.</p>')
         for c in notes:
             out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
-            hist = histories.get((c.case, c.primary.var))
-            if hist is not None and plotted < max_plots:
+            if id(c) in plotted:
                 out.append(None)
-                plotted += 1
 
             out.append('</div>')
 
@@ -218,15 +213,12 @@ def html_parts(record, max_plots=60, all_figures=False, triage=None):
             out.append(plots.scaling_svg(title, xparam, lines))
 
     out += sweeps.html_parts(record, max_plots)
-    noted = {id(c) for c in notes}
-    rest = [c for c in cases if id(c) not in noted and
-            (c.case, c.primary.var) in histories]
-    if rest and plotted < max_plots:
+    shown = [c for c in rest if id(c) in plotted]
+    if shown:
         out.append('<h2>History</h2><p class="small">One plot per case, '
                    'its worst figure: per-session mean, baseline band '
                    '(min..max of the baseline samples) and change points '
                    '(dotted, with the step size).')
-        shown = rest[:max_plots - plotted]
         if len(rest) > len(shown):
             out.append(f' {len(shown)} of {len(rest)} cases shown, the '
                        'most severe first.')
