@@ -103,12 +103,13 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
 
 
 def _compare(baseline, results, session_uuids, config, name_filter=None,
-             jobs=1, beside=None, prepare=None, seek=None):
+             jobs=1, beside=None, prepare=None, seek=None, alongside=None):
     """:func:`compare`, and ``beside(rows, prepared, sought)`` of the
     judged rows (:class:`~pfsbench.gate.judge.rows.VarRow`, before the
     night's labels: it must not read a reason or sensitivity) computed
-    here while a child labels them: ``(rows, missing, new_cases,
-    contended, beside's result or None)``.  ``prepared`` is
+    here while a child labels them, ``alongside(rows)`` in that child
+    (its result must pickle): ``(rows, missing, new_cases, contended,
+    (beside's result, alongside's or None) or None)``.  ``prepared`` is
     ``prepare(names)`` of the selected cases' names, computed here while
     children judge cases (None without ``prepare``); ``sought`` is
     ``seek(rows)`` of each part's row dicts, computed in the process that
@@ -161,12 +162,13 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
         judged = [VarRow(**row) for row in rows]
         tasks = [lambda: beside(judged, prepared[0] if prepared else None,
                                 sought if seek is not None else None),
-                 lambda: _labels(rows, found)]
+                 lambda: (_labels(rows, found), alongside(judged)
+                          if alongside is not None else None)]
     done = [out for part in ordered_map(
         lambda part: [task() for task in part], tasks, jobs)
         for out in part]
     if beside is not None:
-        _relabel(rows, done[1])
+        _relabel(rows, done[1][0])
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -184,7 +186,7 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
                         if key not in keys and
                         (name_filter is None or name_filter.search(key.name))})
     return rows, missing, new_cases, contended, \
-        done[0] if beside is not None else None
+        (done[0], done[1][1]) if beside is not None else None
 
 
 #: The history's series (``prepare``) as a share of judging the cases and
@@ -679,20 +681,25 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
+    # What reads no label is built while a child labels: the history
+    # here (each part's change points sought where it was judged), what
+    # changed and the sweeps in that child (docs/gate-evidence.md, "Speed:
+    # a year of nightlies").
     def beside(judged, series, steps):
-        # What reads no label: built while a child labels.
-        return (history(results, judged, config, jobs, lazy, series, steps)
-                if with_history else [],
-                what_changed(baseline, results, judged),
+        return history(results, judged, config, jobs, lazy, series,
+                       steps) if with_history else []
+
+    def alongside(judged):
+        return (what_changed(baseline, results, judged),
                 sweeps(results, session_uuids, name_filter))
 
-    # Each part's change points are sought where it was judged.
-    rows, missing, new_cases, contended, (hist, changes, swept) = _compare(
-        baseline, results, session_uuids, config, name_filter, jobs,
-        beside, (lambda names: history_series(results, names, config))
-        if with_history else None,
-        (lambda part: history_steps(results, part, config))
-        if with_history else None)
+    rows, missing, new_cases, contended, (hist, (changes, swept)) = \
+        _compare(baseline, results, session_uuids, config, name_filter,
+                 jobs, beside,
+                 (lambda names: history_series(results, names, config))
+                 if with_history else None,
+                 (lambda part: history_steps(results, part, config))
+                 if with_history else None, alongside)
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1
