@@ -681,19 +681,19 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
-    # What reads no label is built while a child labels: the history
-    # here (each part's change points sought where it was judged), what
-    # changed and the sweeps in that child (docs/gate-evidence.md, "Speed:
+    # What reads no label is built while a child labels: the history and
+    # the sweeps here (each part's change points sought where it was
+    # judged), what changed in that child (docs/gate-evidence.md, "Speed:
     # a year of nightlies").
     def beside(judged, series, steps):
-        return history(results, judged, config, jobs, lazy, series,
-                       steps) if with_history else []
-
-    def alongside(judged):
-        return (what_changed(baseline, results, judged),
+        return (history(results, judged, config, jobs, lazy, series, steps)
+                if with_history else [],
                 sweeps(results, session_uuids, name_filter))
 
-    rows, missing, new_cases, contended, (hist, (changes, swept)) = \
+    def alongside(judged):
+        return what_changed(baseline, results, judged)
+
+    rows, missing, new_cases, contended, ((hist, swept), changes) = \
         _compare(baseline, results, session_uuids, config, name_filter,
                  jobs, beside,
                  (lambda names: history_series(results, names, config))
