@@ -5,6 +5,7 @@ what one process gives (docs/gate-evidence.md, "Speed: a year of
 nightlies")."""
 
 import gc
+import re
 import subprocess
 import sys
 import weakref
@@ -13,6 +14,7 @@ import pytest
 
 import synth
 from pfsbench.cli import entry
+from pfsbench.core import fields
 from pfsbench.gate.history import past
 from pfsbench.gate.judge import (baseline, config as gate_config, pooled,
                                  record as record_module)
@@ -195,3 +197,105 @@ def test_html_drawn_apart_from_its_plots_is_html_drawn_whole(tmp_path):
     at = parts.index(None)
     assert parts[at - 1].startswith('<div class="regression">')
     assert html.fill(parts, drawn) == render(record, 'html', 4)
+
+
+def test_the_history_is_given_the_prepared_series_and_the_parts_steps(
+        tmp_path, monkeypatch):
+    results, base, current = _judged(tmp_path, cases=5)
+    config = gate_config.GateConfig()
+    given, real = [], record_module.history
+
+    def spy(results, rows, config, jobs=1, lazy=False, series=None,
+            steps=None):
+        given.append((len(rows), series, steps))
+        return real(results, rows, config, jobs, lazy, series, steps)
+
+    monkeypatch.setattr(record_module, 'history', spy)
+    alone = run_gate(base, results, current, config)['history']
+    for jobs in (1, 2):
+        assert run_gate(base, results, current, config,
+                        jobs=jobs)['history'] == alone
+    assert len(given) == 3
+    for count, series, steps in given:
+        # What the parent prepared, and each row's steps, none sought
+        # again.
+        assert count == 10 and len(series[0]) == 5 and len(steps) == 10
+        assert sum(map(bool, steps)) >= 8
+
+
+def test_compare_labels_its_rows_as_the_record_does(tmp_path):
+    results, base, current = _judged(tmp_path, cases=3)
+    config = gate_config.GateConfig()
+    rows = compare(base, results, current, config)[0]
+    record = run_gate(base, results, current, config)
+    assert [r.reason for r in rows] == \
+        [r['reason'] for r in record['results']]
+    assert all('detects >=' in r.reason for r in rows)
+
+
+def test_the_records_defaults_counts_and_points(tmp_path):
+    results, base, current = _judged(tmp_path, cases=3)
+    config = gate_config.GateConfig()
+    record = run_gate(base, results, current, config)
+    assert record['baseline']['path'] == ''
+    assert record['baseline']['contended_samples'] == []
+    verdicts = [r['verdict'] for r in record['results']]
+    assert verdicts.count('regression') >= 2
+    assert record['summary'] == {
+        **{v: verdicts.count(v) for v in
+           ('pass', 'regression', 'improvement', 'inconclusive',
+            'ignored')}, 'missing': 0}
+    assert all(type(h['points']) is list for h in record['history'])
+    lazy = run_gate(base, results, current, config, lazy=True)
+    assert all(isinstance(h['points'], past.Points)
+               for h in lazy['history'])
+    assert lazy['history'] == record['history']
+    # The baseline's own contended samples, named in the record.
+    base['contended_samples'] = [{'case': 'x', 'session': 's'}]
+    assert run_gate(base, results, current, config)['baseline'][
+        'contended_samples'] == [{'case': 'x', 'session': 's'}]
+
+
+def test_each_parts_missing_cases_and_contended_samples_are_kept(tmp_path):
+    night = {'a %nodes=1': [100.0, 101.0, 99.0],
+             'b %nodes=1': [50.0, 50.5, 49.5]}
+    reports = [synth.session(night, time_start=1.7e9 + t * 86400.0)
+               for t in range(8)]
+    # Tonight every repeat of the first case was contended: it is
+    # missing, its samples listed.
+    for case in reports[-1]['runs'][0]['testcases'][:3]:
+        case[fields.CONTENDED] = True
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = baseline.build(results, uuids[:3], 'pre')
+    one = run_gate(base, results, uuids[-1:], gate_config.GateConfig())
+    assert [m['case'] for m in one['missing']] == \
+        ['a %nodes=1 @local:default+builtin']
+    assert len(one['contended_samples']) == 3
+    two = run_gate(base, results, uuids[-1:], gate_config.GateConfig(),
+                   jobs=2)
+    assert (two['missing'], two['contended_samples']) == \
+        (one['missing'], one['contended_samples'])
+
+
+def test_the_sweeps_are_the_name_filters(tmp_path):
+    night = {f'chk %nodes={n} %mode=a': [100.0 * n, 101.0 * n, 99.0 * n]
+             for n in (1, 2, 4)}
+    reports = [synth.session(night, time_start=1.7e9 + t * 86400.0)
+               for t in range(6)]
+    for report in reports:
+        for case in report['runs'][0]['testcases']:
+            case['num_tasks'] = int(case['name'].split('=')[1].split()[0])
+    db = str(tmp_path / 'results.db')
+    synth.write_database(db, reports)
+    results = read_database(db)
+    uuids = [r['session_info']['uuid'] for r in reports]
+    base = baseline.build(results, uuids[:3], 'pre')
+    some = re.compile('nodes=[12] ')
+    record = run_gate(base, results, uuids[-1:], gate_config.GateConfig(),
+                      name_filter=some)
+    assert record['sweeps'] == sweeps(results, uuids[-1:], some) != \
+        sweeps(results, uuids[-1:], None)
+    assert record['sweeps']
