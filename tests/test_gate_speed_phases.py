@@ -250,6 +250,10 @@ def test_the_records_defaults_counts_and_points(tmp_path):
     assert all(isinstance(h['points'], past.Points)
                for h in lazy['history'])
     assert lazy['history'] == record['history']
+    # A baseline written without them lists none; else its own.
+    del base['contended_samples']
+    assert run_gate(base, results, current, config)['baseline'][
+        'contended_samples'] == []
     # The baseline's own contended samples, named in the record.
     base['contended_samples'] = [{'case': 'x', 'session': 's'}]
     assert run_gate(base, results, current, config)['baseline'][
