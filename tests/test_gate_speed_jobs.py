@@ -201,23 +201,3 @@ def test_the_default_is_the_cores_this_process_may_use(monkeypatch):
     monkeypatch.setattr(os, 'cpu_count', lambda: None)
     assert forked.default_jobs() == 1
 
-
-def test_the_command_turns_the_collector_back_on(tmp_path, capsys,
-                                                 monkeypatch):
-    import gc
-
-    reports = list(synth.nightly_history(8, 2, repeats=3, noise=0.04,
-                                         variables=('write_bw',)))
-    db = str(tmp_path / 'results.db')
-    synth.write_database(db, reports)
-    uuids = [r['session_info']['uuid'] for r in reports]
-    baseline.save(baseline.build(read_database(db), uuids[:3], 'pre'),
-                  str(tmp_path), force=True)
-    module = entry.verb_module('gate')
-    real, seen = module.run_gate, []
-    monkeypatch.setattr(module, 'run_gate', lambda *a, **k: (
-        seen.append(gc.isenabled()) or real(*a, **k)))
-    code = entry.main(['gate', '-b', 'pre', '--db', db,
-                       '--baseline-dir', str(tmp_path)])
-    assert code in (0, 1) and seen == [False] and gc.isenabled()
-    assert 'pfsbench gate:' in capsys.readouterr().out

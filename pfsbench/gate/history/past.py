@@ -237,13 +237,26 @@ def history_series(results, cases, config):
     return _series(results, cases, ordered)
 
 
-def history(results, rows, config, jobs=1, lazy=False, series=None):
+def history_steps(results, rows, config):
+    """The change points of each of ``rows``' figures (row dicts:
+    ``case``, ``var``, ``tolerance``), in their order: :func:`history`'s
+    ``steps``, sought in the process that judged the rows
+    (docs/gate-evidence.md, "Speed: a year of nightlies")."""
+    series, _ = history_series(results, {r['case'] for r in rows}, config)
+    return [_steps(_means(series[r['case']].get(r['var'], [])),
+                   r['tolerance'], config) for r in rows]
+
+
+def history(results, rows, config, jobs=1, lazy=False, series=None,
+            steps=None):
     """Per-session means of every compared variable, with change points
     (failed and contended records left out; ``jobs`` processes seek them,
     each for a contiguous part of ``rows``).  ``lazy``: each figure's
     points are :class:`Points`, made when first read (JSON writes them
     with :func:`plain`), else lists.  ``series``: what
-    :func:`history_series` returned for at least the rows' cases.
+    :func:`history_series` returned for at least the rows' cases;
+    ``steps``: what :func:`history_steps` returned for ``rows`` (then
+    none are sought here).
 
     Returns:
         A list of dicts, one per row in ``rows``, with the series, the
@@ -253,12 +266,9 @@ def history(results, rows, config, jobs=1, lazy=False, series=None):
     series, keys = series or history_series(
         results, {r.case for r in rows}, config)
 
-    # Each figure's means as one array: a forked child reads them
-    # without copying the pages of the points' dicts.
-    means = [_means(series[row.case].get(row.var, [])) for row in rows]
-
     def part_steps(part):
-        return [_steps(means[i], rows[i].tolerance, config) for i in part]
+        return [_steps(_means(series[rows[i].case].get(rows[i].var, [])),
+                       rows[i].tolerance, config) for i in part]
 
     def changes_of(i, found):
         points = series[rows[i].case].get(rows[i].var, [])
@@ -267,33 +277,20 @@ def history(results, rows, config, jobs=1, lazy=False, series=None):
         return [_change(results, uuids, c, keys.get(rows[i].case))
                 for c in found]
 
-    # This process seeks two fifths of the steps, then reads the tags at
-    # them while the children seek theirs (the figures mostly step at the
-    # same few sessions, whose tags it has then read), and builds the
-    # points (while a child labels the rows: docs/gate-evidence.md,
-    # "Speed: a year of nightlies").
-    early = {}
-
-    def tags_meanwhile(part, found):
-        early.update((i, changes_of(i, steps_i))
-                     for i, steps_i in zip(part, found))
-
-    steps = [found for part in ordered_map(part_steps, range(len(rows)),
-                                           jobs, first=2 / 5,
-                                           meanwhile=tags_meanwhile)
-             for found in part]
+    if steps is None:
+        steps = [found for part in ordered_map(
+            part_steps, range(len(rows)), jobs) for found in part]
     out = []
     for i, (row, found) in enumerate(zip(rows, steps)):
         points = series[row.case].get(row.var, [])
         base_vals = row.base['values']
         band = {'mean': statistics.fmean(base_vals),
                 'min': min(base_vals), 'max': max(base_vals)}
-        changes = early[i] if i in early else changes_of(i, found)
         out.append({'case': row.case, 'check': row.check,
                     'var': row.var, 'unit': row.unit,
                     'points': points if lazy else list(points),
                     'baseline': band,
-                    'changepoints': changes})
+                    'changepoints': changes_of(i, found)})
 
     return out
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pfsbench.core.errors import ConfigError
 from pfsbench.gate.history import provenance
 from pfsbench.gate.history.past import (history, history_means,
-                                        history_series, past_nights)
+                                        history_series, history_steps,
+                                        past_nights)
 from pfsbench.gate.history.results import like_tags
 from pfsbench.gate.judge import budget
 from pfsbench.gate.judge.baseline import (case_key, contended_note,
@@ -102,14 +103,18 @@ def compare(baseline, results, session_uuids, config, name_filter=None,
 
 
 def _compare(baseline, results, session_uuids, config, name_filter=None,
-             jobs=1, beside=None, prepare=None):
-    """:func:`compare`, and ``beside(rows, prepared)`` of the judged rows
-    (:class:`~pfsbench.gate.judge.rows.VarRow`, before the night's
-    labels: it must not read a reason or sensitivity) computed here while
-    a child labels them: ``(rows, missing, new_cases, contended,
-    beside's result or None)``.  ``prepared`` is ``prepare(names)`` of
-    the selected cases' names, computed here while children judge cases
-    (None without ``prepare``)."""
+             jobs=1, beside=None, prepare=None, seek=None, alongside=None):
+    """:func:`compare`, and ``beside(rows, prepared, sought)`` of the
+    judged rows (:class:`~pfsbench.gate.judge.rows.VarRow`, before the
+    night's labels: it must not read a reason or sensitivity) computed
+    here while a child labels them, ``alongside(rows)`` in that child
+    (its result must pickle): ``(rows, missing, new_cases, contended,
+    (beside's result, alongside's or None) or None)``.  ``prepared`` is
+    ``prepare(names)`` of the selected cases' names, computed here while
+    children judge cases (None without ``prepare``); ``sought`` is
+    ``seek(rows)`` of each part's row dicts, computed in the process that
+    judged them, the lists joined in the rows' order (None without
+    ``seek``)."""
     cases = [c for c in baseline['cases']
              if name_filter is None or name_filter.search(c['name'])]
     keys = {case_key(c): c for c in cases}
@@ -128,8 +133,9 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
                 max(config.history_sessions,
                     config.lookback_nights if lookback else 0),
                 {k: keys[k].get('config', {}) for k in part})
-        return judge_cases(baseline, results, keys, part, current, past,
-                           config)
+        found = judge_cases(baseline, results, keys, part, current, past,
+                            config)
+        return found + (seek(found[0]) if seek is not None else [],)
 
     prepared = []
 
@@ -137,13 +143,16 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
         if prepare is not None:
             prepared.append(prepare({str(k) for k in keys}))
 
-    rows, missing, contended, causes = [], [], [], {}
+    rows, missing, contended, causes, sought = [], [], [], {}, []
     for found in ordered_map(judge_part, sorted(keys), jobs,
+                             first=None if prepare is None
+                             else _preparing_share(jobs),
                              meanwhile=meanwhile):
         rows += found[0]
         missing += found[1]
         contended += found[2]
         causes.update(found[3])
+        sought += found[4]
 
     # The night's false-alarm budget: Holm over its independent figures,
     # but for the cases whose night brings a change the provenance names.
@@ -151,13 +160,15 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
     tasks = [lambda: budget.label_detects(rows, found)]
     if beside is not None:
         judged = [VarRow(**row) for row in rows]
-        tasks = [lambda: beside(judged, prepared[0] if prepared else None),
-                 lambda: _labels(rows, found)]
+        tasks = [lambda: beside(judged, prepared[0] if prepared else None,
+                                sought if seek is not None else None),
+                 lambda: (_labels(rows, found), alongside(judged)
+                          if alongside is not None else None)]
     done = [out for part in ordered_map(
         lambda part: [task() for task in part], tasks, jobs)
         for out in part]
     if beside is not None:
-        _relabel(rows, done[1])
+        _relabel(rows, done[1][0])
     rows = [VarRow(**row) for row in rows]
 
     # A session that stopped early is missing data even where its finished
@@ -175,7 +186,21 @@ def _compare(baseline, results, session_uuids, config, name_filter=None,
                         if key not in keys and
                         (name_filter is None or name_filter.search(key.name))})
     return rows, missing, new_cases, contended, \
-        done[0] if beside is not None else None
+        (done[0], done[1][1]) if beside is not None else None
+
+
+#: The history's series (``prepare``) as a share of judging the cases and
+#: seeking their change points, on a year of nightlies
+#: (docs/gate-evidence.md, "Speed: a year of nightlies").
+PREPARING = 0.025
+
+
+def _preparing_share(jobs):
+    """This process's share of the cases where it also prepares the
+    history's series while ``jobs - 1`` others judge theirs: all finish
+    together."""
+    jobs = max(1, int(jobs))
+    return (1 - PREPARING * (jobs - 1)) / jobs
 
 
 def _labels(rows, found):
@@ -656,14 +681,25 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         The report record (a JSON-serialisable dict) that every format
         renders; ``record['exit_code']`` is the gate's exit code.
     """
-    # The history reads no label: it is sought while a child labels.
-    rows, missing, new_cases, contended, hist = _compare(
-        baseline, results, session_uuids, config, name_filter, jobs,
-        lambda judged, series: history(results, judged, config, jobs, lazy,
-                                       series)
-        if with_history else [],
-        (lambda names: history_series(results, names, config))
-        if with_history else None)
+    # What reads no label is built while a child labels: the history and
+    # the sweeps here (each part's change points sought where it was
+    # judged), what changed in that child (docs/gate-evidence.md, "Speed:
+    # a year of nightlies").
+    def beside(judged, series, steps):
+        return (history(results, judged, config, jobs, lazy, series, steps)
+                if with_history else [],
+                sweeps(results, session_uuids, name_filter))
+
+    def alongside(judged):
+        return what_changed(baseline, results, judged)
+
+    rows, missing, new_cases, contended, ((hist, swept), changes) = \
+        _compare(baseline, results, session_uuids, config, name_filter,
+                 jobs, beside,
+                 (lambda names: history_series(results, names, config))
+                 if with_history else None,
+                 (lambda part: history_steps(results, part, config))
+                 if with_history else None, alongside)
     summary = {v: 0 for v in VERDICTS if v != 'missing'}
     for row in rows:
         summary[row.verdict] += 1
@@ -714,8 +750,8 @@ def run_gate(baseline, results, session_uuids, config, name_filter=None,
         'repeats': current_repeats(baseline, results, session_uuids,
                                    name_filter, contended),
         'history': hist,
-        'changes': what_changed(baseline, results, rows),
-        'sweeps': sweeps(results, session_uuids, name_filter),
+        'changes': changes,
+        'sweeps': swept,
         'summary': {**summary, 'missing': len(missing)},
         'sensitivity': sensitivity,
     }

@@ -51,15 +51,42 @@ def render_all(record, fmts, jobs=1, **options):
     """``[render(record, fmt, **options) for fmt in fmts]``, ``jobs``
     processes rendering contiguous parts of them
     (:func:`~pfsbench.gate.statistics.forked.ordered_map`), the longest
-    apart: the same texts."""
+    first, HTML's history plots last: the same texts."""
     order = sorted(range(len(fmts)), key=lambda i: _BY_COST.index(fmts[i]))
+    # HTML (this process's) is drawn apart from its history plots, which
+    # the last part draws (half of HTML's time: docs/gate-evidence.md,
+    # "Speed: a year of nightlies").
+    apart = jobs > 1 and 'html' in fmts
+    items = order + [_PLOTS] if apart else order
 
     def render_part(part):
-        return [render(record, fmts[i], **options) for i in part]
+        return [_render_item(record, fmts, i, apart, options) for i in part]
 
-    texts = dict(zip(order, (text for part in ordered_map(
-        render_part, order, jobs) for text in part)))
-    return [texts[i] for i in range(len(fmts))]
+    done = dict(zip(items, (text for part in ordered_map(
+        render_part, items, jobs) for text in part)))
+    if apart:
+        from pfsbench.gate.report.html import fill
+        svgs = done.pop(_PLOTS)
+        done = {i: fill(text, svgs) if isinstance(text, list) else text
+                for i, text in done.items()}
+    return [done[i] for i in range(len(fmts))]
+
+
+#: :func:`render_all`'s item of HTML's history plots.
+_PLOTS = -1
+
+
+def _render_item(record, fmts, i, apart, options):
+    """:func:`render_all`'s item ``i``: ``fmts[i]`` rendered, or with
+    ``apart`` HTML's lines without its plots, or the plots' SVGs
+    (``_PLOTS``)."""
+    if not apart or (i != _PLOTS and fmts[i] != 'html'):
+        return render(record, fmts[i], **options)
+
+    from pfsbench.gate.report.html import drawn_plots, html_parts
+    with rendering(record):
+        return (drawn_plots if i == _PLOTS else html_parts)(record,
+                                                            **options)
 
 
 def _render(record, fmt, max_plots, all_figures, triage):

@@ -105,13 +105,49 @@ def _lists_html(record):
     ]
 
 
+def _plotted(cases, histories, max_plots):
+    """``(needing attention, the others with a history, the plotted)``
+    of ``cases``: at most ``max_plots`` plotted, those needing attention
+    first (each case its worst figure's history, most severe first)."""
+    notes = attention(cases)
+    noted = {id(c) for c in notes}
+    rest = [c for c in cases if id(c) not in noted and
+            (c.case, c.primary.var) in histories]
+    chosen = [c for c in notes if (c.case, c.primary.var) in histories]
+    return notes, rest, (chosen + rest)[:max(0, max_plots)]
+
+
+def drawn_plots(record, max_plots=60, all_figures=False, triage=None):
+    """The SVGs of the HTML report's history plots, in its order
+    (:func:`fill` puts them in :func:`html_parts`' places)."""
+    histories = _histories(record)
+    return [plots.history_svg(histories[(c.case, c.primary.var)], c.primary)
+            for c in _plotted(case_rows(record), histories, max_plots)[2]]
+
+
 def render_html(record, max_plots=60, all_figures=False, triage=None):
+    return fill(html_parts(record, max_plots, all_figures, triage),
+                drawn_plots(record, max_plots))
+
+
+def fill(parts, svgs):
+    """The HTML of :func:`html_parts`' ``parts`` with the history plots'
+    ``svgs`` (:func:`drawn_plots`, perhaps drawn in another process
+    meanwhile) in their places."""
+    svgs = iter(svgs)
+    return '\n'.join(next(svgs) if part is None else part
+                     for part in parts) + '\n'
+
+
+def html_parts(record, max_plots=60, all_figures=False, triage=None):
+    """The lines of :func:`render_html`, ``None`` where a history plot
+    goes (:func:`history_plots`' in their order; :func:`fill`)."""
     esc = html.escape
     verdict, counts = headline(record)
     st = record['settings']
     cases = case_rows(record)
-    histories = _histories(record)
-    plotted = 0
+    notes, rest, chosen = _plotted(cases, _histories(record), max_plots)
+    plotted = {id(c) for c in chosen}
     out = [
         '<!DOCTYPE html><html><head><meta charset="utf-8">',
         f'<title>pfsbench gate: {esc(verdict)}</title>',
@@ -123,17 +159,14 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
         f'{esc(budget_text(st))}.</p>',
     ]
     note = pooled_note(shown_rows(cases, all_figures))
-    notes = attention(cases)
     if notes:
         out.append('<h2>Needs attention</h2><p class="small">Most severe '
                    'first: why, what changed since the baseline, and the '
                    'history of the case\'s worst figure.</p>')
         for c in notes:
             out.append(f'<div class="{esc(c.verdict)}">' + _notes_html(c))
-            hist = histories.get((c.case, c.primary.var))
-            if hist is not None and plotted < max_plots:
-                out.append(plots.history_svg(hist, c.primary))
-                plotted += 1
+            if id(c) in plotted:
+                out.append(None)
 
             out.append('</div>')
 
@@ -180,26 +213,21 @@ def render_html(record, max_plots=60, all_figures=False, triage=None):
             out.append(plots.scaling_svg(title, xparam, lines))
 
     out += sweeps.html_parts(record, max_plots)
-    noted = {id(c) for c in notes}
-    rest = [c for c in cases if id(c) not in noted and
-            (c.case, c.primary.var) in histories]
-    if rest and plotted < max_plots:
+    shown = [c for c in rest if id(c) in plotted]
+    if shown:
         out.append('<h2>History</h2><p class="small">One plot per case, '
                    'its worst figure: per-session mean, baseline band '
                    '(min..max of the baseline samples) and change points '
                    '(dotted, with the step size).')
-        shown = rest[:max_plots - plotted]
         if len(rest) > len(shown):
             out.append(f' {len(shown)} of {len(rest)} cases shown, the '
                        'most severe first.')
 
         out.append('</p>')
-        for c in shown:
-            out.append(plots.history_svg(histories[(c.case, c.primary.var)],
-                                         c.primary))
+        out += [None] * len(shown)
 
     out.append(f'<p class="small">pfsbench {esc(record["pfsbench_version"])}'
                f', created {esc(record["created"])}, source '
                f'<code>{esc(str(record["source"]))}</code></p>')
     out.append('</body></html>')
-    return '\n'.join(out) + '\n'
+    return out
