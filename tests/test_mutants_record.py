@@ -755,3 +755,33 @@ def test_the_lookback_rule_takes_its_settings(tmp_path):
                                       lookback_cusum_h=h))['results'][0][
         'pooled']['regression'] for h in (5.0, 1e6)]
     assert alarms == [True, False]
+
+
+def test_rows_labelled_in_a_child_are_the_rows_labelled_here(tmp_path):
+    # Two families (checks a and b) at a budget of 0.004: the night's
+    # level (0.002) moves each row's sensitivity, reason and pooled
+    # detects from its rule's own (0.005).
+    found = stored(tmp_path, nights(7, {A: [70.0, 71.0, 69.0],
+                                        B: [50.0, 50.5, 49.5]}))
+    cfg = GateConfig(night_false_alarms=0.004)
+    here = judge(found, cfg)
+    assert here['settings']['families'] == 2
+    rows = here['results']
+    assert [r['verdict'] for r in rows] == ['regression', 'pass']
+    assert all(r['sensitivity']['alpha'] == pytest.approx(0.002) and
+               'detects >=' in r['reason'] for r in rows)
+    own = judge(found)['results']
+    assert len(own) == 2 and all(
+        r['pooled']['detects'] > o['pooled']['detects']
+        for r, o in zip(rows, own))
+    assert judge(found, cfg, jobs=2)['results'] == rows
+
+
+def test_compare_judges_only_the_cases_its_filter_names(tmp_path):
+    results, uuids, built = stored(
+        tmp_path, nights(3, {A: [100.0, 101.0, 99.0], B: [50.0, 50.5, 49.5],
+                             C: [1.0, 1.0, 1.0]}))
+    rows, missing, new, _ = compare(built, results, uuids[-1:], GateConfig(),
+                                    re.compile('^b'))
+    assert [r.case for r in rows] == [key(B)]
+    assert missing == [] and new == []
