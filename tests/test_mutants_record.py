@@ -785,3 +785,57 @@ def test_compare_judges_only_the_cases_its_filter_names(tmp_path):
                                     re.compile('^b'))
     assert [r.case for r in rows] == [key(B)]
     assert missing == [] and new == []
+
+
+def test_the_lookback_rule_reads_its_newest_like_nights(tmp_path):
+    found = stored(tmp_path, nights(9, {A: [100.0, 101.0, 99.0]}))
+    [row] = judge(found, GateConfig(lookback_nights=5))['results']
+    assert row['lookback']['history_nights'] == 5
+
+
+def test_only_the_newest_like_nights_are_asked_if_disturbed(tmp_path):
+    # Nights 3-7 after the baseline (0-2) saw foreign load; the pooled
+    # view (2 nights: tonight and 1) asks the newest 4, so night 3 is
+    # the one beside tonight.
+    reports = nights(8, {A: [70.0, 71.0, 69.0]})
+    for report in reports[3:8]:
+        _contend(report, 0)
+    found = stored(tmp_path, reports)
+    [row] = judge(found, GateConfig(lookback_pooled_nights=2))['results']
+    assert row['pooled']['count'] == 2
+    assert row['pooled']['first'] == '2023-11-17'        # T0 + 3 days
+
+
+def test_a_change_of_minus_100_percent_shows_no_level(tmp_path):
+    # 1e-20 of the level: the change rounds to -1.0 (no level to show).
+    [row] = gate(tmp_path, nights(7, {A: [1e-20, 1.1e-20, 0.9e-20]}))[0][
+        'results']
+    assert row['change'] == -1.0 and row['lookback'] is not None
+    assert 'level' not in row['base'] and 'nights' not in row['base']
+
+
+def test_tonights_repeats_in_two_units_are_named(tmp_path):
+    reports = nights(3, {A: [100.0, 101.0, 99.0]})
+    perf = reports[-1]['runs'][0]['testcases'][1]['perfvalues']
+    [name] = perf
+    perf[name][4] = 'GB/s'
+    with pytest.raises(ConfigError) as err:
+        gate(tmp_path, reports)
+    assert str(err.value).endswith(
+        "write_bw: 'GB/s, MB/s': unit differs from the baseline's 'MB/s'")
+
+
+def test_an_ignored_figure_is_not_judged_by_the_nights(tmp_path):
+    # Unknown units (no direction) and a wild repeat tonight: an ignored
+    # figure keeps every repeat, lists none wild, has no fixed verdict.
+    values = [100.0, 100.2, 99.8, 100.1, 99.9, 300.0]
+    reports = [synth.session({A: values[:5]}, time_start=T0 + t * DAY,
+                             unit='widgets') for t in range(7)]
+    reports.append(synth.session({A: values}, time_start=T0 + 7 * DAY,
+                                 unit='widgets'))
+    cfg = GateConfig(path='gate.yaml', overrides=[Override('a.*',
+                                                           ignore=True)])
+    [row] = gate(tmp_path, reports, cfg)[0]['results']
+    assert (row['verdict'], row['direction']) == ('ignored', None)
+    assert row['cur']['n'] == 6 and 'wild_repeats' not in row
+    assert row['fixed_tolerance_verdict'] is None
